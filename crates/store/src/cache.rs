@@ -1,0 +1,201 @@
+//! The in-memory cache above a [`Backend`]: kube-apiserver's watch cache, but
+//! also the only read path.
+//!
+//! The current state is a persistent ordered map keyed like etcd keys
+//! (`/registry/<resource>/<namespace>/<name>`), so a [`Snapshot`] is an O(1)
+//! clone and every read answers from exactly one revision. The cache is fed
+//! only by the backend's ordered event stream.
+
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use imbl::OrdMap;
+use tokio::sync::watch;
+
+use crate::backend::{Backend, BackendError, Committed, Event, EventKind, EventSink, KeyValue, Txn};
+use crate::Revision;
+
+/// Turns stored bytes into the cached object type.
+pub trait Codec: Send + Sync + 'static {
+    type Object: Send + Sync + 'static;
+    /// Decode one stored value. Must not fail: an undecodable value becomes an
+    /// object that says so (kube can still delete such objects).
+    fn decode(&self, kv: &KeyValue) -> Self::Object;
+}
+
+/// One cached key.
+pub struct Entry<O> {
+    pub create_revision: Revision,
+    pub mod_revision: Revision,
+    pub object: Arc<O>,
+}
+
+impl<O> Clone for Entry<O> {
+    fn clone(&self) -> Self {
+        Entry { create_revision: self.create_revision, mod_revision: self.mod_revision, object: self.object.clone() }
+    }
+}
+
+/// The whole state at one revision.
+pub struct Snapshot<O> {
+    pub revision: Revision,
+    pub objects: OrdMap<String, Entry<O>>,
+}
+
+impl<O> Clone for Snapshot<O> {
+    fn clone(&self) -> Self {
+        Snapshot { revision: self.revision, objects: self.objects.clone() }
+    }
+}
+
+impl<O> Snapshot<O> {
+    pub fn get(&self, key: &str) -> Option<&Entry<O>> {
+        self.objects.get(key)
+    }
+
+    /// Every entry whose key starts with `prefix`, in key order, starting
+    /// strictly after `after` when given (continue tokens).
+    pub fn range<'a>(
+        &'a self,
+        prefix: &'a str,
+        after: Option<&'a str>,
+    ) -> impl Iterator<Item = (&'a String, &'a Entry<O>)> + 'a {
+        let start = match after {
+            Some(after) if after >= prefix => std::ops::Bound::Excluded(after.to_string()),
+            _ => std::ops::Bound::Included(prefix.to_string()),
+        };
+        self.objects
+            .range((start, std::ops::Bound::Unbounded))
+            .take_while(move |(key, _)| key.starts_with(prefix))
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+    #[error("timed out waiting for revision {wanted} (cache at {current})")]
+    RevisionTimeout { wanted: Revision, current: Revision },
+}
+
+struct Cache<C: Codec> {
+    codec: C,
+    current: RwLock<Arc<Snapshot<C::Object>>>,
+    /// Serialises appliers; readers never take it.
+    apply_lock: Mutex<()>,
+    revision: watch::Sender<Revision>,
+}
+
+impl<C: Codec> EventSink for Cache<C> {
+    fn apply(&self, revision: Revision, events: &[Event]) {
+        let _guard = self.apply_lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut objects = match self.current.read() {
+            Ok(current) => current.objects.clone(),
+            Err(poisoned) => poisoned.into_inner().objects.clone(),
+        };
+        for event in events {
+            match event.kind {
+                EventKind::Put => {
+                    let object = Arc::new(self.codec.decode(&event.kv));
+                    objects.insert(
+                        event.kv.key.clone(),
+                        Entry {
+                            create_revision: event.kv.create_revision,
+                            mod_revision: event.kv.mod_revision,
+                            object,
+                        },
+                    );
+                }
+                EventKind::Delete => {
+                    objects.remove(&event.kv.key);
+                }
+            }
+        }
+        let snapshot = Arc::new(Snapshot { revision, objects });
+        match self.current.write() {
+            Ok(mut current) => *current = snapshot,
+            Err(poisoned) => *poisoned.into_inner() = snapshot,
+        }
+        self.revision.send_replace(revision);
+    }
+}
+
+/// The store the API layer talks to.
+pub struct Store<C: Codec> {
+    backend: Arc<dyn Backend>,
+    cache: Arc<Cache<C>>,
+}
+
+impl<C: Codec> Clone for Store<C> {
+    fn clone(&self) -> Self {
+        Store { backend: self.backend.clone(), cache: self.cache.clone() }
+    }
+}
+
+impl<C: Codec> Store<C> {
+    /// Load everything from `backend` and follow its event stream from there.
+    pub async fn open(backend: Arc<dyn Backend>, codec: C) -> Result<Self, StoreError> {
+        let loaded = backend.load().await?;
+        let mut objects = OrdMap::new();
+        for kv in &loaded.kvs {
+            let object = Arc::new(codec.decode(kv));
+            objects.insert(
+                kv.key.clone(),
+                Entry { create_revision: kv.create_revision, mod_revision: kv.mod_revision, object },
+            );
+        }
+        let (revision, _) = watch::channel(loaded.revision);
+        let cache = Arc::new(Cache {
+            codec,
+            current: RwLock::new(Arc::new(Snapshot { revision: loaded.revision, objects })),
+            apply_lock: Mutex::new(()),
+            revision,
+        });
+        backend.watch(loaded.revision + 1, cache.clone()).await?;
+        Ok(Store { backend, cache })
+    }
+
+    pub fn backend(&self) -> &Arc<dyn Backend> {
+        &self.backend
+    }
+
+    pub fn codec(&self) -> &C {
+        &self.cache.codec
+    }
+
+    /// The latest state the cache holds (kube's resourceVersion "0": any).
+    pub fn snapshot(&self) -> Arc<Snapshot<C::Object>> {
+        match self.cache.current.read() {
+            Ok(current) => current.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    /// A snapshot at least as new as the backend's current revision (a consistent read).
+    pub async fn consistent_snapshot(&self, timeout: Duration) -> Result<Arc<Snapshot<C::Object>>, StoreError> {
+        let revision = self.backend.current_revision().await?;
+        self.wait_for(revision, timeout).await?;
+        Ok(self.snapshot())
+    }
+
+    /// Wait until the cache has applied `revision`.
+    pub async fn wait_for(&self, revision: Revision, timeout: Duration) -> Result<(), StoreError> {
+        let mut receiver = self.cache.revision.subscribe();
+        let reached = tokio::time::timeout(timeout, receiver.wait_for(|current| *current >= revision)).await;
+        match reached {
+            Ok(Ok(_)) => Ok(()),
+            _ => Err(StoreError::RevisionTimeout { wanted: revision, current: *self.cache.revision.borrow() }),
+        }
+    }
+
+    /// Commit and wait until the cache shows the result, so the writer reads its own write.
+    pub async fn commit(&self, txn: Txn) -> Result<Committed, StoreError> {
+        let committed = self.backend.commit(txn).await?;
+        self.wait_for(committed.revision, Duration::from_secs(60)).await?;
+        Ok(committed)
+    }
+
+    pub async fn close(&self) -> Result<(), StoreError> {
+        Ok(self.backend.close().await?)
+    }
+}
