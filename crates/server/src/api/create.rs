@@ -1,0 +1,61 @@
+//! POST: create (`handlers/create.go`, `registry/generic/registry/store.go` `Create`).
+
+use std::sync::Arc;
+
+use ferrokube_store::{BackendError, Expect, Op, StoreError, Txn};
+use serde_json::Value;
+
+use super::resource::{check_type, decode_body, require_namespace, Target};
+use super::{strategy, write, Api, ApiRequest, ApiResponse};
+use crate::object;
+use crate::status::{Result, Status};
+
+pub(super) async fn create(api: &Arc<Api>, request: &ApiRequest, target: &Target<'_>) -> Result<ApiResponse> {
+    let mut body = decode_body(request)?;
+    check_type(&mut body, &target.resource.api_version(), target.resource.kind)?;
+    let dry_run = write::dry_run(request)?;
+    write::settle_namespace(target, &mut body)?;
+    require_namespace(api, target)?;
+    create_object(api, target, body, dry_run).await.map(|created| ApiResponse::json(201, &created))
+}
+
+/// Fill system metadata, validate and store a new object; returns it as stored.
+pub(super) async fn create_object(api: &Api, target: &Target<'_>, mut body: Value, dry_run: bool) -> Result<Value> {
+    let errors = write::validate_meta(target, &body, true);
+    if !errors.is_empty() {
+        return Err(write::invalid(target, &body, &errors));
+    }
+    if object::name(&body).is_empty() {
+        let generated = crate::names::generate(object::meta_str(&body, "generateName"));
+        if let Some(metadata) = object::metadata_mut(&mut body) {
+            metadata.insert("name".into(), Value::String(generated));
+        }
+    }
+    let name = object::name(&body).to_string();
+    if let Some(metadata) = object::metadata_mut(&mut body) {
+        // rest.BeforeCreate / FillObjectMetaSystemFields.
+        metadata.insert("uid".into(), Value::String(uuid::Uuid::new_v4().to_string()));
+        metadata.insert("creationTimestamp".into(), Value::String(object::now_rfc3339()));
+        for system in ["resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"] {
+            metadata.remove(system);
+        }
+    }
+    strategy::prepare_for_create(target.resource, &mut body);
+    strategy::namespace_name_label(target.resource, &mut body);
+    crate::defaults::apply(target.resource, &mut body);
+    if dry_run {
+        return Ok(body);
+    }
+    let key = target.key(&name);
+    let txn = Txn::single(Op::Put { key, value: object::storage_bytes(&body), expect: Expect::Absent });
+    match write::commit(api, txn).await {
+        Ok(committed) => {
+            object::set_resource_version(&mut body, committed.revision);
+            Ok(body)
+        }
+        Err(StoreError::Backend(BackendError::PreconditionFailed { .. })) => {
+            Err(Status::already_exists(&target.group_resource(), &name))
+        }
+        Err(other) => Err(write::map_store_error(target, &name, other)),
+    }
+}

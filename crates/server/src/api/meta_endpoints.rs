@@ -1,0 +1,168 @@
+//! Everything that is not a resource: `/`, `/version`, health checks,
+//! OpenAPI documents and discovery.
+
+use serde_json::json;
+
+use super::{Api, ApiRequest, ApiResponse};
+use crate::discovery;
+use crate::negotiate::{negotiate, Representation};
+use crate::openapi::Document;
+use crate::route::{Endpoint, HealthCheck, Method};
+use crate::status::{Result, Status};
+
+/// The Kubernetes version we serve, and ours.
+pub const KUBE_MAJOR: &str = "1";
+pub const KUBE_MINOR: &str = "34";
+pub fn git_version() -> String {
+    format!("v1.34.0-ferrokube.{}", env!("CARGO_PKG_VERSION"))
+}
+
+pub(super) fn handle(api: &Api, request: &ApiRequest, endpoint: Endpoint) -> Result<ApiResponse> {
+    if !matches!(request.method, Method::Get | Method::Head) {
+        return Err(Status::method_not_allowed());
+    }
+    match endpoint {
+        Endpoint::Root => Ok(root(api)),
+        Endpoint::Version => Ok(ApiResponse::json(200, &version())),
+        Endpoint::Health(check, single) => Ok(health(api, request, check, single.as_deref())),
+        Endpoint::OpenApiV2 => openapi(request, api.openapi.v2().map_err(Status::internal)?),
+        Endpoint::OpenApiV3Index => openapi(request, api.openapi.v3_index().map_err(Status::internal)?),
+        Endpoint::OpenApiV3(path) => match api.openapi.v3_group_version(&path).map_err(Status::internal)? {
+            Some(document) => openapi(request, document),
+            None => Err(Status::no_such_resource()),
+        },
+        Endpoint::CoreVersions => discovery_root(api, request, true),
+        Endpoint::Groups => discovery_root(api, request, false),
+        Endpoint::Group(name) => discovery::group(&api.registry, &name)
+            .map(|body| ApiResponse::json(200, &body))
+            .ok_or_else(Status::no_such_resource),
+        Endpoint::Resources { group, version } => discovery::resource_list(&api.registry, &group, &version)
+            .map(|body| ApiResponse::json(200, &body))
+            .ok_or_else(Status::no_such_resource),
+        Endpoint::NotFound | Endpoint::Resource(_) => Ok(ApiResponse::text(404, "404 page not found\n")),
+    }
+}
+
+pub fn version() -> serde_json::Value {
+    json!({
+        "major": KUBE_MAJOR,
+        "minor": KUBE_MINOR,
+        "emulationMajor": KUBE_MAJOR,
+        "emulationMinor": KUBE_MINOR,
+        "minCompatibilityMajor": KUBE_MAJOR,
+        "minCompatibilityMinor": "33",
+        "gitVersion": git_version(),
+        "gitCommit": "",
+        "gitTreeState": "clean",
+        "buildDate": "1970-01-01T00:00:00Z",
+        "goVersion": "n/a (ferrokube is written in Rust)",
+        "compiler": "rustc",
+        "platform": format!("{}/{}", std::env::consts::OS, match std::env::consts::ARCH {
+            "x86_64" => "amd64",
+            "aarch64" => "arm64",
+            other => other,
+        }),
+    })
+}
+
+fn root(api: &Api) -> ApiResponse {
+    let mut paths = vec![
+        "/api".to_string(),
+        "/api/v1".to_string(),
+        "/apis".to_string(),
+        "/healthz".to_string(),
+        "/livez".to_string(),
+        "/openapi/v2".to_string(),
+        "/openapi/v3".to_string(),
+        "/readyz".to_string(),
+        "/version".to_string(),
+    ];
+    for group in api.registry.groups().iter().filter(|group| !group.name.is_empty()) {
+        paths.push(format!("/apis/{}", group.name));
+        for version in &group.versions {
+            paths.push(format!("/apis/{}/{version}", group.name));
+        }
+    }
+    paths.sort();
+    ApiResponse::json(200, &json!({ "paths": paths }))
+}
+
+/// `/healthz`, `/livez`, `/readyz` as kube's `healthz` package prints them.
+fn health(api: &Api, request: &ApiRequest, check: HealthCheck, single: Option<&str>) -> ApiResponse {
+    let (name, mut checks) = match check {
+        HealthCheck::Healthz => ("healthz", vec![("ping", true), ("log", true), ("etcd", true)]),
+        HealthCheck::Livez => ("livez", vec![("ping", true), ("log", true), ("etcd", true)]),
+        HealthCheck::Readyz => ("readyz", vec![("ping", true), ("log", true), ("etcd", true), ("etcd-readiness", true)]),
+    };
+    if check == HealthCheck::Readyz {
+        checks.push(("shutdown", !api.is_shutting_down()));
+    }
+    if let Some(single) = single {
+        return match checks.iter().find(|(check, _)| *check == single) {
+            Some((_, true)) => ApiResponse::text(200, "ok"),
+            Some((_, false)) => ApiResponse::text(500, "internal server error: check failed\n"),
+            None => ApiResponse::text(404, "404 page not found\n"),
+        };
+    }
+    let excluded = request.query.all("exclude");
+    let healthy = checks.iter().filter(|(check, _)| !excluded.contains(check)).all(|(_, ok)| *ok);
+    let verbose = request.query.get("verbose").is_some() || !healthy;
+    if !verbose {
+        return ApiResponse::text(200, "ok");
+    }
+    let mut text = String::new();
+    for (check, ok) in &checks {
+        if excluded.contains(check) {
+            text.push_str(&format!("[+]{check} excluded: ok\n"));
+        } else if *ok {
+            text.push_str(&format!("[+]{check} ok\n"));
+        } else {
+            text.push_str(&format!("[-]{check} failed: reason withheld\n"));
+        }
+    }
+    if healthy {
+        text.push_str(&format!("{name} check passed\n"));
+        ApiResponse::text(200, text)
+    } else {
+        text.push_str(&format!("{name} check failed\n"));
+        ApiResponse::text(500, text)
+    }
+}
+
+/// An OpenAPI document with kube's caching headers; `If-None-Match` answers 304.
+fn openapi(request: &ApiRequest, document: &Document) -> Result<ApiResponse> {
+    let matches = request
+        .header("if-none-match")
+        .is_some_and(|tags| tags.split(',').any(|tag| tag.trim() == document.etag || tag.trim() == "*"));
+    let cache_control = if request.query.get("hash").is_some() {
+        "public, immutable"
+    } else {
+        "no-cache, private"
+    };
+    if matches {
+        let mut response = ApiResponse::bytes(304, "application/json", bytes::Bytes::new());
+        response.headers.clear();
+        return Ok(response
+            .with_header(http::header::ETAG, document.etag.clone())
+            .with_header(http::header::CACHE_CONTROL, cache_control));
+    }
+    Ok(ApiResponse::bytes(200, "application/json", document.json.clone())
+        .with_header(http::header::ETAG, document.etag.clone())
+        .with_header(http::header::CACHE_CONTROL, cache_control)
+        .with_header(http::header::VARY, "Accept"))
+}
+
+fn discovery_root(api: &Api, request: &ApiRequest, core: bool) -> Result<ApiResponse> {
+    let offers = [
+        Representation::Json,
+        Representation::AggregatedDiscovery("v2"),
+        Representation::AggregatedDiscovery("v2beta1"),
+    ];
+    let representation = negotiate(request.header("accept"), &offers)?;
+    let body = match representation {
+        Representation::AggregatedDiscovery(version) => discovery::aggregated(&api.registry, core, version),
+        _ if core => discovery::core_versions(&api.server_address),
+        _ => discovery::group_list(&api.registry),
+    };
+    Ok(ApiResponse::represented(200, representation, &body).with_header(http::header::VARY, "Accept"))
+}

@@ -1,0 +1,107 @@
+//! The `scale` subresource: autoscaling/v1 `Scale` views of
+//! deployments, replicasets, statefulsets and replicationcontrollers
+//! (`pkg/registry/apps/deployment/storage/storage.go` `ScaleREST`).
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use super::resource::{check_type, decode_body, read_current, Target};
+use super::update::update_object;
+use super::{write, Api, ApiRequest, ApiResponse};
+use crate::object;
+use crate::status::{FieldError, Result, Status};
+
+/// `metav1.FormatLabelSelector` of a LabelSelector, or of a plain map (replication controllers).
+fn selector_string(selector: Option<&Value>, plain_map: bool) -> String {
+    let Some(selector) = selector else { return String::new() };
+    let mut parts = Vec::new();
+    let labels = if plain_map { selector.as_object() } else { selector.get("matchLabels").and_then(Value::as_object) };
+    if let Some(labels) = labels {
+        let mut pairs: Vec<(&String, &Value)> = labels.iter().collect();
+        pairs.sort_by(|a, b| a.0.cmp(b.0));
+        for (key, value) in pairs {
+            parts.push(format!("{key}={}", value.as_str().unwrap_or("")));
+        }
+    }
+    if !plain_map {
+        for expression in selector.get("matchExpressions").and_then(Value::as_array).into_iter().flatten() {
+            let key = expression.get("key").and_then(Value::as_str).unwrap_or("");
+            let values: Vec<&str> = expression
+                .get("values")
+                .and_then(Value::as_array)
+                .map(|values| values.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            match expression.get("operator").and_then(Value::as_str).unwrap_or("") {
+                "In" => parts.push(format!("{key} in ({})", values.join(","))),
+                "NotIn" => parts.push(format!("{key} notin ({})", values.join(","))),
+                "Exists" => parts.push(key.to_string()),
+                "DoesNotExist" => parts.push(format!("!{key}")),
+                _ => {}
+            }
+        }
+    }
+    parts.join(",")
+}
+
+fn scale_of(target: &Target<'_>, parent: &Value) -> Value {
+    let metadata = object::metadata(parent).cloned().unwrap_or_default();
+    let pick = |field: &str| metadata.get(field).cloned().unwrap_or(Value::Null);
+    let plain_map = target.resource.kind == "ReplicationController";
+    json!({
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": {
+            "name": pick("name"),
+            "namespace": pick("namespace"),
+            "uid": pick("uid"),
+            "resourceVersion": pick("resourceVersion"),
+            "creationTimestamp": pick("creationTimestamp"),
+        },
+        "spec": {"replicas": parent.pointer("/spec/replicas").and_then(Value::as_i64).unwrap_or(1)},
+        "status": {
+            "replicas": parent.pointer("/status/replicas").and_then(Value::as_i64).unwrap_or(0),
+            "selector": selector_string(parent.pointer("/spec/selector"), plain_map),
+        },
+    })
+}
+
+pub(super) async fn get(api: &Arc<Api>, _request: &ApiRequest, target: &Target<'_>) -> Result<ApiResponse> {
+    let name = target.name.unwrap_or_default();
+    let snapshot = api.store.snapshot();
+    let (_, parent) = read_current(&snapshot, &target.key(name))?
+        .ok_or_else(|| Status::not_found(&target.group_resource(), name))?;
+    Ok(ApiResponse::json(200, &scale_of(target, &parent)))
+}
+
+pub(super) async fn update(api: &Arc<Api>, request: &ApiRequest, target: &Target<'_>) -> Result<ApiResponse> {
+    let mut body = decode_body(request)?;
+    check_type(&mut body, "autoscaling/v1", "Scale")?;
+    let dry_run = write::dry_run(request)?;
+    let name = target.name.unwrap_or_default();
+    let replicas = match body.pointer("/spec/replicas") {
+        None => 0,
+        Some(value) => value.as_i64().filter(|replicas| *replicas >= 0).ok_or_else(|| {
+            let error = FieldError::invalid("spec.replicas", &value.to_string(), "must be greater than or equal to 0");
+            Status::invalid("autoscaling", "Scale", name, &[error])
+        })?,
+    };
+    let snapshot = api.store.snapshot();
+    let (_, mut parent) = read_current(&snapshot, &target.key(name))?
+        .ok_or_else(|| Status::not_found(&target.group_resource(), name))?;
+    let precondition = object::resource_version(&body).to_string();
+    if let Some(spec) = parent.get_mut("spec").and_then(Value::as_object_mut) {
+        spec.insert("replicas".into(), json!(replicas));
+    }
+    if let Some(metadata) = object::metadata_mut(&mut parent) {
+        // The Scale's resourceVersion is the parent's: a stale one is a conflict.
+        if precondition.is_empty() {
+            metadata.remove("resourceVersion");
+        } else {
+            metadata.insert("resourceVersion".into(), Value::String(precondition));
+        }
+    }
+    let parent_target = Target { subresource: None, ..*target };
+    let (_, stored) = update_object(api, &parent_target, parent, dry_run).await?;
+    Ok(ApiResponse::json(200, &scale_of(target, &stored)))
+}

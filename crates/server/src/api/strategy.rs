@@ -1,0 +1,206 @@
+//! Per-kind semantics on create and update, where Kubernetes has them
+//! (upstream `pkg/registry/<group>/<resource>/strategy.go`: `PrepareForCreate`,
+//! `PrepareForUpdate`, the status strategies' spec/status split, and
+//! `metadata.generation`).
+
+use serde_json::{json, Map, Value};
+
+use crate::registry::ResourceDef;
+
+fn has_status_subresource(resource: &ResourceDef) -> bool {
+    resource.subresource("status").is_some()
+}
+
+/// `PrepareForCreate`: status is not settable on create for kinds with a
+/// status subresource (kube resets it to its zero or initial value), and the
+/// generation starts at 1.
+pub fn prepare_for_create(resource: &ResourceDef, object: &mut Value) {
+    let Some(map) = object.as_object_mut() else { return };
+    if has_status_subresource(resource) {
+        match (resource.group, resource.kind) {
+            // Nodes may carry status on create (kubelet registers that way).
+            ("", "Node") => {}
+            ("", "Pod") => {
+                let qos = pod_qos_class(map.get("spec"));
+                map.insert("status".into(), json!({"phase": "Pending", "qosClass": qos}));
+            }
+            ("", "Namespace") => {
+                map.insert("status".into(), json!({"phase": "Active"}));
+            }
+            ("", "PersistentVolumeClaim") | ("", "PersistentVolume") => {
+                map.insert("status".into(), json!({"phase": "Pending"}));
+            }
+            ("", "Service") => {
+                map.insert("status".into(), json!({"loadBalancer": {}}));
+            }
+            _ => {
+                map.insert("status".into(), json!({}));
+            }
+        }
+    }
+    if (resource.group, resource.kind) == ("", "Namespace") {
+        // namespace strategy: the `kubernetes` finalizer, and the name label (NamespaceDefaultLabelName).
+        let spec = map.entry("spec").or_insert_with(|| json!({}));
+        if let Some(spec) = spec.as_object_mut() {
+            spec.insert("finalizers".into(), json!(["kubernetes"]));
+        }
+    }
+    if resource.has_generation {
+        if let Some(metadata) = map.get_mut("metadata").and_then(Value::as_object_mut) {
+            metadata.insert("generation".into(), json!(1));
+        }
+    }
+}
+
+/// Labels every namespace carries (`kubernetes.io/metadata.name`), set on create and update.
+pub fn namespace_name_label(resource: &ResourceDef, object: &mut Value) {
+    if (resource.group, resource.kind) != ("", "Namespace") {
+        return;
+    }
+    let name = crate::object::name(object).to_string();
+    if let Some(metadata) = crate::object::metadata_mut(object) {
+        let labels = metadata.entry("labels").or_insert_with(|| json!({}));
+        if let Some(labels) = labels.as_object_mut() {
+            labels.insert("kubernetes.io/metadata.name".into(), Value::String(name));
+        }
+    }
+}
+
+/// The pod QoS class from container requests and limits (`qos.GetPodQOS`), simplified:
+/// Guaranteed when every container sets equal cpu and memory limits and requests,
+/// BestEffort when none sets any, Burstable otherwise.
+fn pod_qos_class(spec: Option<&Value>) -> &'static str {
+    let containers: Vec<&Value> = ["containers", "initContainers"]
+        .iter()
+        .filter_map(|field| spec.and_then(|spec| spec.get(*field)).and_then(Value::as_array))
+        .flatten()
+        .collect();
+    let resources = |container: &Value, kind: &str| -> Map<String, Value> {
+        container
+            .get("resources")
+            .and_then(|resources| resources.get(kind))
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let any = containers.iter().any(|c| !resources(c, "requests").is_empty() || !resources(c, "limits").is_empty());
+    if !any {
+        return "BestEffort";
+    }
+    let guaranteed = containers.iter().all(|container| {
+        let limits = resources(container, "limits");
+        let requests = resources(container, "requests");
+        ["cpu", "memory"].iter().all(|name| {
+            limits.get(*name).is_some() && requests.get(*name).is_none_or(|request| Some(request) == limits.get(*name))
+        })
+    });
+    if guaranteed {
+        "Guaranteed"
+    } else {
+        "Burstable"
+    }
+}
+
+/// `PrepareForUpdate` for the main resource and for `/status`:
+/// through the main resource the old status is kept; through `/status` only
+/// the status changes (`metav1.ResetObjectMetaForStatus` keeps the old
+/// metadata's labels, annotations, finalizers, owner references).
+/// Returns whether the spec changed (for the generation bump).
+pub fn prepare_for_update(resource: &ResourceDef, subresource: Option<&str>, old: &Value, new: &mut Value) -> bool {
+    if subresource == Some("status") {
+        let status = new.get("status").cloned();
+        let mut merged = old.clone();
+        if let Some(map) = merged.as_object_mut() {
+            match status {
+                Some(status) => map.insert("status".into(), status),
+                None => map.remove("status"),
+            };
+        }
+        // Keep the resourceVersion precondition the client sent.
+        let resource_version = crate::object::resource_version(new).to_string();
+        *new = merged;
+        if let Some(metadata) = crate::object::metadata_mut(new) {
+            metadata.insert("resourceVersion".into(), Value::String(resource_version));
+        }
+        return false;
+    }
+    if has_status_subresource(resource) && (resource.group, resource.kind) != ("", "Node") {
+        if let Some(map) = new.as_object_mut() {
+            match old.get("status") {
+                Some(status) => map.insert("status".into(), status.clone()),
+                None => map.remove("status"),
+            };
+        }
+    }
+    if (resource.group, resource.kind) == ("", "Namespace") {
+        // spec.finalizers only change through /finalize.
+        if let (Some(map), Some(spec)) = (new.as_object_mut(), old.get("spec")) {
+            map.insert("spec".into(), spec.clone());
+        }
+    }
+    spec_changed(old, new)
+}
+
+/// Everything but metadata and status, compared (kube compares `Spec`; kinds
+/// without a spec, like ConfigMaps, have no generation).
+fn spec_changed(old: &Value, new: &Value) -> bool {
+    let strip = |value: &Value| -> Map<String, Value> {
+        value
+            .as_object()
+            .map(|map| {
+                map.iter()
+                    .filter(|(key, _)| !matches!(key.as_str(), "metadata" | "status" | "apiVersion" | "kind"))
+                    .map(|(key, value)| (key.clone(), value.clone()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    strip(old) != strip(new)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::Registry;
+
+    fn def(group: &str, plural: &str) -> &'static ResourceDef {
+        let registry = Registry::new(crate::registry::RESOURCES);
+        registry.lookup(group, "v1", plural).expect("served")
+    }
+
+    #[test]
+    fn create_resets_status_and_starts_generation() {
+        let deployments = def("apps", "deployments");
+        let mut object = json!({"metadata": {"name": "d"}, "spec": {"replicas": 2}, "status": {"replicas": 9}});
+        prepare_for_create(deployments, &mut object);
+        assert_eq!(object["status"], json!({}));
+        assert_eq!(object["metadata"]["generation"], json!(1));
+        let configmaps = def("", "configmaps");
+        let mut config = json!({"metadata": {"name": "c"}, "data": {"a": "b"}});
+        prepare_for_create(configmaps, &mut config);
+        assert!(config["metadata"].get("generation").is_none());
+    }
+
+    #[test]
+    fn update_splits_spec_and_status() {
+        let deployments = def("apps", "deployments");
+        let old = json!({"metadata": {"name": "d", "labels": {"a": "1"}}, "spec": {"replicas": 1}, "status": {"replicas": 1}});
+        let mut main = json!({"metadata": {"name": "d"}, "spec": {"replicas": 3}, "status": {"replicas": 7}});
+        assert!(prepare_for_update(deployments, None, &old, &mut main));
+        assert_eq!(main["status"], json!({"replicas": 1}), "main resource keeps old status");
+        let mut status = json!({"metadata": {"name": "d", "resourceVersion": "5"}, "spec": {"replicas": 9}, "status": {"replicas": 2}});
+        assert!(!prepare_for_update(deployments, Some("status"), &old, &mut status));
+        assert_eq!(status["spec"], json!({"replicas": 1}), "status update keeps old spec");
+        assert_eq!(status["status"], json!({"replicas": 2}));
+        assert_eq!(status["metadata"]["labels"], json!({"a": "1"}));
+        assert_eq!(status["metadata"]["resourceVersion"], json!("5"));
+    }
+
+    #[test]
+    fn pod_qos_classes() {
+        assert_eq!(pod_qos_class(Some(&json!({"containers": [{"name": "a"}]}))), "BestEffort");
+        let limits = json!({"cpu": "1", "memory": "1Gi"});
+        assert_eq!(pod_qos_class(Some(&json!({"containers": [{"resources": {"limits": limits}}]}))), "Guaranteed");
+        assert_eq!(pod_qos_class(Some(&json!({"containers": [{"resources": {"requests": {"cpu": "1"}}}]}))), "Burstable");
+    }
+}

@@ -1,0 +1,104 @@
+//! What create and update share: ObjectMeta rules, validation, dry-run and
+//! the commit with its error mapping.
+
+use ferrokube_store::{BackendError, Committed, StoreError, Txn};
+use serde_json::Value;
+
+use super::resource::Target;
+use super::Api;
+use crate::names;
+use crate::object;
+use crate::status::{FieldError, Result, Status};
+
+/// `dryRun=All` (any other value is rejected as kube's ValidateDryRun does).
+pub fn dry_run(request: &super::ApiRequest) -> Result<bool> {
+    let values = request.query.all("dryRun");
+    if values.is_empty() {
+        return Ok(false);
+    }
+    if values.iter().all(|value| *value == "All") {
+        return Ok(true);
+    }
+    let rendered = format!("[]string{{{}}}", values.iter().map(|v| format!("{v:?}")).collect::<Vec<_>>().join(", "));
+    Err(Status {
+        code: 400,
+        reason: "BadRequest",
+        message: format!("Invalid dry run value: {rendered}: supported values: \"All\""),
+        details: None,
+    })
+}
+
+/// `ValidateObjectMeta` for name, generateName and namespace.
+pub fn validate_meta(target: &Target<'_>, object: &Value, is_create: bool) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    let name = object::name(object);
+    let generate_name = object::meta_str(object, "generateName");
+    if name.is_empty() {
+        if is_create && generate_name.is_empty() {
+            errors.push(FieldError::required("metadata.name", "name or generateName is required"));
+        }
+    } else {
+        for message in names::validate(target.resource.name_rule, name, false) {
+            errors.push(FieldError::invalid("metadata.name", name, message));
+        }
+    }
+    if !generate_name.is_empty() {
+        for message in names::validate(target.resource.name_rule, generate_name, true) {
+            errors.push(FieldError::invalid("metadata.generateName", generate_name, message));
+        }
+    }
+    if target.resource.namespaced {
+        let namespace = object::namespace(object);
+        if namespace.is_empty() {
+            errors.push(FieldError::required("metadata.namespace", ""));
+        } else {
+            for message in names::dns1123_label(namespace) {
+                errors.push(FieldError::invalid("metadata.namespace", namespace, message));
+            }
+        }
+    }
+    errors
+}
+
+pub fn invalid(target: &Target<'_>, object: &Value, errors: &[FieldError]) -> Status {
+    Status::invalid(target.resource.group, target.resource.kind, object::name(object), errors)
+}
+
+/// Put the URL's namespace into the object, or 400 when the body names another
+/// (`rest.BeforeCreate` / `BeforeUpdate`); cluster-scoped objects lose any namespace.
+pub fn settle_namespace(target: &Target<'_>, object: &mut Value) -> Result<()> {
+    let body_namespace = object::namespace(object).to_string();
+    let Some(metadata) = object::metadata_mut(object) else {
+        return Err(Status::bad_request("object has no metadata"));
+    };
+    if target.resource.namespaced {
+        let namespace = target.namespace.unwrap_or_default();
+        if !body_namespace.is_empty() && body_namespace != namespace {
+            return Err(Status::bad_request(
+                "the namespace of the provided object does not match the namespace sent on the request",
+            ));
+        }
+        metadata.insert("namespace".into(), Value::String(namespace.to_string()));
+    } else {
+        metadata.remove("namespace");
+    }
+    Ok(())
+}
+
+/// Store errors as kube reports them.
+pub fn map_store_error(target: &Target<'_>, name: &str, error: StoreError) -> Status {
+    match error {
+        StoreError::Backend(BackendError::PreconditionFailed { actual: Some(_), .. }) => {
+            Status::conflict(&target.group_resource(), name)
+        }
+        StoreError::Backend(BackendError::PreconditionFailed { actual: None, .. }) => {
+            Status::not_found(&target.group_resource(), name)
+        }
+        StoreError::RevisionTimeout { .. } => Status::timeout(error.to_string(), 1),
+        other => Status::internal(other),
+    }
+}
+
+pub async fn commit(api: &Api, txn: Txn) -> std::result::Result<Committed, StoreError> {
+    api.store.commit(txn).await
+}

@@ -1,0 +1,340 @@
+//! Defaults kube-apiserver applies on every write, for the fields clients
+//! rely on (upstream `pkg/apis/core/v1/defaults.go`, `pkg/apis/apps/v1/defaults.go`,
+//! `pkg/apis/batch/v1/defaults.go`, and the default admission plugins
+//! `ServiceAccount`, `Priority`, `DefaultTolerationSeconds` for pods).
+//! Defaulting is idempotent: applying it twice changes nothing.
+
+use serde_json::{json, Map, Value};
+
+use crate::registry::ResourceDef;
+
+fn set_default(map: &mut Map<String, Value>, field: &str, value: Value) {
+    if map.get(field).is_none_or(Value::is_null) {
+        map.insert(field.to_string(), value);
+    }
+}
+
+fn object_at<'a>(value: &'a mut Value, path: &[&str]) -> Option<&'a mut Map<String, Value>> {
+    let mut current = value;
+    for field in path {
+        current = current.as_object_mut()?.get_mut(*field)?;
+    }
+    current.as_object_mut()
+}
+
+fn each_object(value: Option<&mut Value>, mut apply: impl FnMut(&mut Map<String, Value>)) {
+    if let Some(items) = value.and_then(Value::as_array_mut) {
+        for item in items.iter_mut().filter_map(Value::as_object_mut) {
+            apply(item);
+        }
+    }
+}
+
+pub fn apply(resource: &ResourceDef, object: &mut Value) {
+    match (resource.group, resource.kind) {
+        ("", "Pod") => pod(object),
+        ("", "PodTemplate") => template_at(object, &["template"]),
+        ("", "ReplicationController") => replication_controller(object),
+        ("", "Service") => service(object),
+        ("", "Secret") => {
+            if let Some(map) = object.as_object_mut() {
+                set_default(map, "type", json!("Opaque"));
+            }
+        }
+        ("", "PersistentVolumeClaim") => {
+            if let Some(spec) = object_at(object, &["spec"]) {
+                set_default(spec, "volumeMode", json!("Filesystem"));
+            }
+        }
+        ("", "PersistentVolume") => {
+            if let Some(spec) = object_at(object, &["spec"]) {
+                set_default(spec, "persistentVolumeReclaimPolicy", json!("Retain"));
+                set_default(spec, "volumeMode", json!("Filesystem"));
+            }
+        }
+        ("apps", "Deployment") => deployment(object),
+        ("apps", "ReplicaSet") => {
+            if let Some(spec) = object_at(object, &["spec"]) {
+                set_default(spec, "replicas", json!(1));
+            }
+            template_at(object, &["spec", "template"]);
+        }
+        ("apps", "StatefulSet") => stateful_set(object),
+        ("apps", "DaemonSet") => daemon_set(object),
+        ("batch", "Job") => {
+            job_spec(object_at(object, &["spec"]));
+            template_at(object, &["spec", "template"]);
+        }
+        ("batch", "CronJob") => cron_job(object),
+        _ => {}
+    }
+}
+
+fn deployment(object: &mut Value) {
+    if let Some(spec) = object_at(object, &["spec"]) {
+        set_default(spec, "replicas", json!(1));
+        set_default(spec, "revisionHistoryLimit", json!(10));
+        set_default(spec, "progressDeadlineSeconds", json!(600));
+        set_default(spec, "strategy", json!({}));
+        if let Some(strategy) = spec.get_mut("strategy").and_then(Value::as_object_mut) {
+            set_default(strategy, "type", json!("RollingUpdate"));
+            if strategy.get("type") == Some(&json!("RollingUpdate")) {
+                set_default(strategy, "rollingUpdate", json!({}));
+                if let Some(rolling) = strategy.get_mut("rollingUpdate").and_then(Value::as_object_mut) {
+                    set_default(rolling, "maxUnavailable", json!("25%"));
+                    set_default(rolling, "maxSurge", json!("25%"));
+                }
+            }
+        }
+    }
+    template_at(object, &["spec", "template"]);
+}
+
+fn stateful_set(object: &mut Value) {
+    if let Some(spec) = object_at(object, &["spec"]) {
+        set_default(spec, "replicas", json!(1));
+        set_default(spec, "podManagementPolicy", json!("OrderedReady"));
+        set_default(spec, "revisionHistoryLimit", json!(10));
+        set_default(spec, "updateStrategy", json!({}));
+        if let Some(strategy) = spec.get_mut("updateStrategy").and_then(Value::as_object_mut) {
+            set_default(strategy, "type", json!("RollingUpdate"));
+            if strategy.get("type") == Some(&json!("RollingUpdate")) {
+                set_default(strategy, "rollingUpdate", json!({}));
+                if let Some(rolling) = strategy.get_mut("rollingUpdate").and_then(Value::as_object_mut) {
+                    set_default(rolling, "partition", json!(0));
+                }
+            }
+        }
+        set_default(
+            spec,
+            "persistentVolumeClaimRetentionPolicy",
+            json!({"whenDeleted": "Retain", "whenScaled": "Retain"}),
+        );
+    }
+    template_at(object, &["spec", "template"]);
+}
+
+fn daemon_set(object: &mut Value) {
+    if let Some(spec) = object_at(object, &["spec"]) {
+        set_default(spec, "revisionHistoryLimit", json!(10));
+        set_default(spec, "updateStrategy", json!({}));
+        if let Some(strategy) = spec.get_mut("updateStrategy").and_then(Value::as_object_mut) {
+            set_default(strategy, "type", json!("RollingUpdate"));
+            if strategy.get("type") == Some(&json!("RollingUpdate")) {
+                set_default(strategy, "rollingUpdate", json!({}));
+                if let Some(rolling) = strategy.get_mut("rollingUpdate").and_then(Value::as_object_mut) {
+                    set_default(rolling, "maxUnavailable", json!(1));
+                    set_default(rolling, "maxSurge", json!(0));
+                }
+            }
+        }
+    }
+    template_at(object, &["spec", "template"]);
+}
+
+/// `SetDefaults_Job`.
+fn job_spec(spec: Option<&mut Map<String, Value>>) {
+    let Some(spec) = spec else { return };
+    if spec.get("completions").is_none() && spec.get("parallelism").is_none() {
+        spec.insert("completions".into(), json!(1));
+    }
+    set_default(spec, "parallelism", json!(1));
+    set_default(spec, "backoffLimit", json!(6));
+    set_default(spec, "completionMode", json!("NonIndexed"));
+    set_default(spec, "suspend", json!(false));
+    if spec.get("podFailurePolicy").is_none() {
+        set_default(spec, "podReplacementPolicy", json!("TerminatingOrFailed"));
+    }
+    set_default(spec, "manualSelector", Value::Null);
+    if spec.get("manualSelector") == Some(&Value::Null) {
+        spec.remove("manualSelector");
+    }
+}
+
+fn cron_job(object: &mut Value) {
+    if let Some(spec) = object_at(object, &["spec"]) {
+        set_default(spec, "concurrencyPolicy", json!("Allow"));
+        set_default(spec, "suspend", json!(false));
+        set_default(spec, "successfulJobsHistoryLimit", json!(3));
+        set_default(spec, "failedJobsHistoryLimit", json!(1));
+    }
+    job_spec(object_at(object, &["spec", "jobTemplate", "spec"]));
+    template_at(object, &["spec", "jobTemplate", "spec", "template"]);
+}
+
+fn replication_controller(object: &mut Value) {
+    let template_labels = object.pointer("/spec/template/metadata/labels").cloned();
+    if let (Some(labels), Some(spec)) = (template_labels.clone(), object_at(object, &["spec"])) {
+        set_default(spec, "selector", labels);
+    }
+    if let Some(spec) = object_at(object, &["spec"]) {
+        set_default(spec, "replicas", json!(1));
+    }
+    if let (Some(labels), Some(metadata)) = (template_labels, object_at(object, &["metadata"])) {
+        set_default(metadata, "labels", labels);
+    }
+    template_at(object, &["spec", "template"]);
+}
+
+fn service(object: &mut Value) {
+    let Some(spec) = object_at(object, &["spec"]) else { return };
+    set_default(spec, "type", json!("ClusterIP"));
+    set_default(spec, "sessionAffinity", json!("None"));
+    let external_name = spec.get("type") == Some(&json!("ExternalName"));
+    if !external_name {
+        set_default(spec, "internalTrafficPolicy", json!("Cluster"));
+    }
+    each_object(spec.get_mut("ports"), |port| {
+        set_default(port, "protocol", json!("TCP"));
+        if let Some(number) = port.get("port").cloned() {
+            set_default(port, "targetPort", number);
+        }
+    });
+}
+
+/// A PodTemplateSpec at `path`: its pod spec gets `SetDefaults_PodSpec`.
+fn template_at(object: &mut Value, path: &[&str]) {
+    let mut full: Vec<&str> = path.to_vec();
+    full.push("spec");
+    if let Some(spec) = object_at(object, &full) {
+        pod_spec(spec);
+    }
+}
+
+fn pod(object: &mut Value) {
+    let Some(spec) = object_at(object, &["spec"]) else { return };
+    pod_spec(spec);
+    set_default(spec, "enableServiceLinks", json!(true));
+    // Admission: ServiceAccount, Priority, DefaultTolerationSeconds.
+    set_default(spec, "serviceAccountName", json!("default"));
+    if let Some(name) = spec.get("serviceAccountName").cloned() {
+        set_default(spec, "serviceAccount", name);
+    }
+    set_default(spec, "priority", json!(0));
+    set_default(spec, "preemptionPolicy", json!("PreemptLowerPriority"));
+    set_default(spec, "tolerations", json!([]));
+    if let Some(tolerations) = spec.get_mut("tolerations").and_then(Value::as_array_mut) {
+        for key in ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"] {
+            let present = tolerations.iter().any(|toleration| {
+                toleration.get("key").and_then(Value::as_str) == Some(key)
+                    || (toleration.get("key").is_none()
+                        && toleration.get("operator").and_then(Value::as_str) == Some("Exists"))
+            });
+            if !present {
+                tolerations.push(json!({
+                    "key": key, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300
+                }));
+            }
+        }
+    }
+}
+
+/// `SetDefaults_PodSpec` and the container defaults inside it.
+fn pod_spec(spec: &mut Map<String, Value>) {
+    set_default(spec, "restartPolicy", json!("Always"));
+    set_default(spec, "terminationGracePeriodSeconds", json!(30));
+    set_default(spec, "dnsPolicy", json!("ClusterFirst"));
+    set_default(spec, "securityContext", json!({}));
+    set_default(spec, "schedulerName", json!("default-scheduler"));
+    for field in ["containers", "initContainers"] {
+        each_object(spec.get_mut(field), container);
+    }
+    each_object(spec.get_mut("volumes"), |volume| {
+        for source in ["configMap", "secret"] {
+            if let Some(source) = volume.get_mut(source).and_then(Value::as_object_mut) {
+                set_default(source, "defaultMode", json!(420));
+            }
+        }
+    });
+}
+
+/// `SetDefaults_Container`, ports and probes.
+fn container(container: &mut Map<String, Value>) {
+    set_default(container, "terminationMessagePath", json!("/dev/termination-log"));
+    set_default(container, "terminationMessagePolicy", json!("File"));
+    set_default(container, "resources", json!({}));
+    let image = container.get("image").and_then(Value::as_str).unwrap_or("").to_string();
+    set_default(container, "imagePullPolicy", json!(image_pull_policy(&image)));
+    each_object(container.get_mut("ports"), |port| set_default(port, "protocol", json!("TCP")));
+    for probe in ["livenessProbe", "readinessProbe", "startupProbe"] {
+        if let Some(probe) = container.get_mut(probe).and_then(Value::as_object_mut) {
+            set_default(probe, "timeoutSeconds", json!(1));
+            set_default(probe, "periodSeconds", json!(10));
+            set_default(probe, "successThreshold", json!(1));
+            set_default(probe, "failureThreshold", json!(3));
+            if let Some(http) = probe.get_mut("httpGet").and_then(Value::as_object_mut) {
+                set_default(http, "scheme", json!("HTTP"));
+            }
+        }
+    }
+}
+
+/// `Always` for `:latest` or an untagged image (no digest), otherwise `IfNotPresent`.
+fn image_pull_policy(image: &str) -> &'static str {
+    if image.contains('@') {
+        return "IfNotPresent";
+    }
+    let last_segment = image.rsplit('/').next().unwrap_or(image);
+    match last_segment.rsplit_once(':') {
+        Some((_, "latest")) | None => "Always",
+        Some(_) => "IfNotPresent",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::Registry;
+
+    fn defaulted(group: &str, plural: &str, mut object: Value) -> Value {
+        let registry = Registry::new(crate::registry::RESOURCES);
+        let resource = registry.lookup(group, "v1", plural).expect("served");
+        apply(resource, &mut object);
+        let once = object.clone();
+        apply(resource, &mut object);
+        assert_eq!(once, object, "defaulting is idempotent");
+        object
+    }
+
+    #[test]
+    fn deployment_defaults_match_kube() {
+        let object = defaulted(
+            "apps",
+            "deployments",
+            json!({"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "nginx", "ports": [{"containerPort": 80}]}]}}}}),
+        );
+        assert_eq!(object["spec"]["replicas"], json!(1));
+        assert_eq!(object["spec"]["strategy"], json!({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}}));
+        let pod_spec = &object["spec"]["template"]["spec"];
+        assert_eq!(pod_spec["restartPolicy"], json!("Always"));
+        assert_eq!(pod_spec["containers"][0]["imagePullPolicy"], json!("Always"));
+        assert_eq!(pod_spec["containers"][0]["ports"][0]["protocol"], json!("TCP"));
+        assert!(pod_spec.get("serviceAccountName").is_none(), "admission defaults are for pods only");
+    }
+
+    #[test]
+    fn image_pull_policies() {
+        for (image, policy) in [
+            ("nginx", "Always"),
+            ("nginx:latest", "Always"),
+            ("nginx:1.25", "IfNotPresent"),
+            ("localhost:5000/app", "Always"),
+            ("localhost:5000/app:v1", "IfNotPresent"),
+            ("nginx@sha256:abc", "IfNotPresent"),
+        ] {
+            assert_eq!(image_pull_policy(image), policy, "{image}");
+        }
+    }
+
+    #[test]
+    fn pod_and_job_defaults() {
+        let pod = defaulted("", "pods", json!({"spec": {"containers": [{"name": "c", "image": "busybox:1"}]}}));
+        assert_eq!(pod["spec"]["serviceAccountName"], json!("default"));
+        assert_eq!(pod["spec"]["tolerations"].as_array().map(Vec::len), Some(2));
+        let job = defaulted("batch", "jobs", json!({"spec": {"template": {"spec": {"containers": []}}}}));
+        assert_eq!((job["spec"]["completions"].clone(), job["spec"]["parallelism"].clone()), (json!(1), json!(1)));
+        assert_eq!(job["spec"]["backoffLimit"], json!(6));
+        let service = defaulted("", "services", json!({"spec": {"ports": [{"port": 80}]}}));
+        assert_eq!(service["spec"]["ports"][0]["targetPort"], json!(80));
+    }
+}

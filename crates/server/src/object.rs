@@ -1,0 +1,173 @@
+//! Objects as the store caches them, and the ObjectMeta accessors handlers share.
+//!
+//! Objects are unstructured `serde_json::Value` trees. The stored bytes carry
+//! no `metadata.resourceVersion` (as kube-apiserver stores them in etcd); the
+//! cache sets it from the key's mod revision on decode
+//! (`storage/etcd3/store.go`, `decode` → `versioner.UpdateObject`).
+
+use std::sync::OnceLock;
+
+use bytes::Bytes;
+use ferrokube_store::{Codec, KeyValue};
+use serde_json::{Map, Value};
+
+/// One cached object version.
+pub enum StoredObject {
+    Decoded {
+        value: Value,
+        /// The JSON encoding, produced once per object version on first read.
+        json: OnceLock<Bytes>,
+    },
+    /// Stored bytes that do not decode (kube can only delete such objects).
+    Corrupt { error: String },
+}
+
+impl StoredObject {
+    pub fn value(&self) -> Option<&Value> {
+        match self {
+            StoredObject::Decoded { value, .. } => Some(value),
+            StoredObject::Corrupt { .. } => None,
+        }
+    }
+
+    /// The JSON encoding, cached.
+    pub fn json(&self) -> Option<&Bytes> {
+        match self {
+            StoredObject::Decoded { value, json } => {
+                Some(json.get_or_init(|| Bytes::from(serde_json::to_vec(value).unwrap_or_default())))
+            }
+            StoredObject::Corrupt { .. } => None,
+        }
+    }
+}
+
+/// Decodes stored JSON and stamps `metadata.resourceVersion`.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ObjectCodec;
+
+impl Codec for ObjectCodec {
+    type Object = StoredObject;
+
+    fn decode(&self, kv: &KeyValue) -> StoredObject {
+        match serde_json::from_slice::<Value>(&kv.value) {
+            Ok(mut value) if value.is_object() => {
+                set_resource_version(&mut value, kv.mod_revision);
+                StoredObject::Decoded { value, json: OnceLock::new() }
+            }
+            Ok(_) => StoredObject::Corrupt { error: "stored value is not a JSON object".into() },
+            Err(error) => StoredObject::Corrupt { error: error.to_string() },
+        }
+    }
+}
+
+/// The storage form of an object: JSON without `metadata.resourceVersion`.
+pub fn storage_bytes(object: &Value) -> Bytes {
+    let mut object = object.clone();
+    if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+        metadata.remove("resourceVersion");
+    }
+    Bytes::from(serde_json::to_vec(&object).unwrap_or_default())
+}
+
+pub fn set_resource_version(object: &mut Value, revision: i64) {
+    if let Some(metadata) = metadata_mut(object) {
+        metadata.insert("resourceVersion".into(), Value::String(revision.to_string()));
+    }
+}
+
+/// `metadata`, created as an empty map when missing or not a map.
+pub fn metadata_mut(object: &mut Value) -> Option<&mut Map<String, Value>> {
+    let map = object.as_object_mut()?;
+    let metadata = map.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
+    if !metadata.is_object() {
+        *metadata = Value::Object(Map::new());
+    }
+    metadata.as_object_mut()
+}
+
+pub fn metadata(object: &Value) -> Option<&Map<String, Value>> {
+    object.get("metadata").and_then(Value::as_object)
+}
+
+/// A string field of `metadata`, `""` when missing.
+pub fn meta_str<'a>(object: &'a Value, field: &str) -> &'a str {
+    metadata(object).and_then(|metadata| metadata.get(field)).and_then(Value::as_str).unwrap_or("")
+}
+
+pub fn name(object: &Value) -> &str {
+    meta_str(object, "name")
+}
+
+pub fn namespace(object: &Value) -> &str {
+    meta_str(object, "namespace")
+}
+
+pub fn resource_version(object: &Value) -> &str {
+    meta_str(object, "resourceVersion")
+}
+
+pub fn labels(object: &Value) -> Option<&Map<String, Value>> {
+    metadata(object).and_then(|metadata| metadata.get("labels")).and_then(Value::as_object)
+}
+
+/// RFC 3339 UTC timestamp with second precision, as `metav1.Time` marshals.
+pub fn rfc3339(time: std::time::SystemTime) -> String {
+    let seconds = time.duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
+    let days = seconds.div_euclid(86_400);
+    let second_of_day = seconds.rem_euclid(86_400);
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
+    let month = if month_index < 10 { month_index + 3 } else { month_index - 9 };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        second_of_day / 3600,
+        second_of_day % 3600 / 60,
+        second_of_day % 60
+    )
+}
+
+pub fn now_rfc3339() -> String {
+    rfc3339(std::time::SystemTime::now())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, UNIX_EPOCH};
+
+    #[test]
+    fn formats_rfc3339() {
+        let cases = [
+            (0, "1970-01-01T00:00:00Z"),
+            (951_782_400, "2000-02-29T00:00:00Z"),
+            (1_795_348_650, "2026-11-22T11:57:30Z"),
+            (4_102_444_799, "2099-12-31T23:59:59Z"),
+        ];
+        for (seconds, expected) in cases {
+            assert_eq!(rfc3339(UNIX_EPOCH + Duration::from_secs(seconds)), expected);
+        }
+    }
+
+    #[test]
+    fn decode_stamps_resource_version_and_flags_corruption() {
+        let kv = |value: &str| KeyValue {
+            key: "/registry/configmaps/default/a".into(),
+            value: Bytes::from(value.to_string()),
+            create_revision: 3,
+            mod_revision: 7,
+        };
+        let decoded = ObjectCodec.decode(&kv(r#"{"metadata":{"name":"a"}}"#));
+        assert_eq!(decoded.value().map(resource_version), Some("7"));
+        assert!(matches!(ObjectCodec.decode(&kv("{not json")), StoredObject::Corrupt { .. }));
+        assert!(matches!(ObjectCodec.decode(&kv("[1]")), StoredObject::Corrupt { .. }));
+        let stored = storage_bytes(decoded.value().expect("decoded"));
+        assert_eq!(&stored[..], br#"{"metadata":{"name":"a"}}"#);
+    }
+}
