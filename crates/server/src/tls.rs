@@ -1,0 +1,222 @@
+//! The serving TLS configuration.
+//!
+//! Follows kube-apiserver's secure serving setup
+//! (`staging/src/k8s.io/apiserver/pkg/server/secure_serving.go`): TLS 1.2 and
+//! 1.3, ALPN `h2` then `http/1.1`, and client certificates requested but not
+//! required, so that requests without one still reach `/healthz`, `/readyz`
+//! or a bearer-token authenticator.
+//!
+//! One difference: kube-apiserver uses `tls.RequestClientCert` and verifies
+//! the certificate in its x509 authenticator (an untrusted certificate gives
+//! 401); here rustls verifies a presented certificate against the CA during
+//! the handshake, so an untrusted one fails the handshake instead.
+
+use std::sync::Arc;
+
+use rustls::pki_types::CertificateDer;
+use rustls::server::WebPkiClientVerifier;
+use rustls::{RootCertStore, ServerConfig, ServerConnection};
+
+use crate::pki::{Pki, PkiError};
+
+/// ALPN protocol ids, in the server's order of preference.
+pub const ALPN_H2: &[u8] = b"h2";
+pub const ALPN_HTTP11: &[u8] = b"http/1.1";
+
+/// Errors of [`server_config`].
+#[derive(Debug, thiserror::Error)]
+pub enum TlsError {
+    #[error("loading tls material: {0}")]
+    Pki(#[from] PkiError),
+    #[error("adding the ca to the client trust store: {0}")]
+    TrustStore(rustls::Error),
+    #[error("building the client certificate verifier: {0}")]
+    ClientVerifier(#[from] rustls::server::VerifierBuilderError),
+    #[error("configuring tls: {0}")]
+    Config(#[from] rustls::Error),
+}
+
+/// The rustls server configuration for the API server's listener.
+pub fn server_config(pki: &Pki) -> Result<Arc<ServerConfig>, TlsError> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+
+    let mut roots = RootCertStore::empty();
+    roots
+        .add(pki.ca_cert_der()?)
+        .map_err(TlsError::TrustStore)?;
+    let client_verifier =
+        WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider.clone())
+            .allow_unauthenticated()
+            .build()?;
+
+    let mut config = ServerConfig::builder_with_provider(provider)
+        .with_protocol_versions(&[&rustls::version::TLS13, &rustls::version::TLS12])?
+        .with_client_cert_verifier(client_verifier)
+        .with_single_cert(pki.serving_cert_chain()?, pki.serving_key_der()?)?;
+    config.alpn_protocols = vec![ALPN_H2.to_vec(), ALPN_HTTP11.to_vec()];
+    Ok(Arc::new(config))
+}
+
+/// The verified client leaf certificate of a connection, if one was sent;
+/// feed it to [`crate::authn::Authenticator::authenticate`].
+pub fn peer_leaf_certificate(conn: &ServerConnection) -> Option<CertificateDer<'static>> {
+    conn.peer_certificates()?
+        .first()
+        .map(|c| c.clone().into_owned())
+}
+
+/// Whether the connection negotiated HTTP/2 through ALPN.
+pub fn negotiated_h2(conn: &ServerConnection) -> bool {
+    conn.alpn_protocol() == Some(ALPN_H2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::authn::user_from_peer_certificate;
+    use rustls::pki_types::ServerName;
+    use rustls::ClientConfig;
+    use tokio_rustls::{TlsAcceptor, TlsConnector};
+
+    struct Outcome {
+        client_alpn: Option<Vec<u8>>,
+        server_alpn: Option<Vec<u8>>,
+        server_h2: bool,
+        peer: Option<CertificateDer<'static>>,
+        version: Option<rustls::ProtocolVersion>,
+    }
+
+    fn client_config(
+        pki: &Pki,
+        with_cert: bool,
+        versions: &[&'static rustls::SupportedProtocolVersion],
+        alpn: &[&[u8]],
+    ) -> Arc<ClientConfig> {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let mut roots = RootCertStore::empty();
+        roots.add(pki.ca_cert_der().expect("ca")).expect("add ca");
+        let builder = ClientConfig::builder_with_provider(provider)
+            .with_protocol_versions(versions)
+            .expect("versions")
+            .with_root_certificates(roots);
+        let mut config = if with_cert {
+            builder
+                .with_client_auth_cert(
+                    pki.admin_cert_chain().expect("admin chain"),
+                    pki.admin_key_der().expect("admin key"),
+                )
+                .expect("client cert")
+        } else {
+            builder.with_no_client_auth()
+        };
+        config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+        Arc::new(config)
+    }
+
+    async fn handshake(
+        server: Arc<ServerConfig>,
+        client: Arc<ClientConfig>,
+        name: &str,
+    ) -> Result<Outcome, String> {
+        let (client_io, server_io) = tokio::io::duplex(64 * 1024);
+        let server_name = ServerName::try_from(name.to_string()).map_err(|e| e.to_string())?;
+        let (client_res, server_res) = tokio::join!(
+            TlsConnector::from(client).connect(server_name, client_io),
+            TlsAcceptor::from(server).accept(server_io),
+        );
+        let client = client_res.map_err(|e| format!("client: {e}"))?;
+        let server = server_res.map_err(|e| format!("server: {e}"))?;
+        let conn = server.get_ref().1;
+        Ok(Outcome {
+            client_alpn: client.get_ref().1.alpn_protocol().map(<[u8]>::to_vec),
+            server_alpn: conn.alpn_protocol().map(<[u8]>::to_vec),
+            server_h2: negotiated_h2(conn),
+            peer: peer_leaf_certificate(conn),
+            version: conn.protocol_version(),
+        })
+    }
+
+    fn new_pki() -> (tempfile::TempDir, Pki) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let pki = crate::pki::ensure(dir.path(), &[]).expect("pki");
+        (dir, pki)
+    }
+
+    const BOTH: &[&[u8]] = &[ALPN_H2, ALPN_HTTP11];
+    const TLS13: &[&rustls::SupportedProtocolVersion] = &[&rustls::version::TLS13];
+    const TLS12: &[&rustls::SupportedProtocolVersion] = &[&rustls::version::TLS12];
+
+    #[tokio::test]
+    async fn handshake_with_admin_certificate_negotiates_h2() {
+        let (_dir, pki) = new_pki();
+        let server = server_config(&pki).expect("server config");
+        for name in ["localhost", "127.0.0.1", "::1", "kubernetes.default.svc"] {
+            let out = handshake(server.clone(), client_config(&pki, true, TLS13, BOTH), name)
+                .await
+                .expect("handshake");
+            assert_eq!(out.client_alpn.as_deref(), Some(ALPN_H2), "{name}");
+            assert_eq!(out.server_alpn.as_deref(), Some(ALPN_H2));
+            assert!(out.server_h2);
+            assert_eq!(out.version, Some(rustls::ProtocolVersion::TLSv1_3));
+            let peer = out.peer.expect("server sees the client certificate");
+            let user = user_from_peer_certificate(peer.as_ref()).expect("user");
+            assert_eq!(user.name, "ferrokube-admin");
+            assert!(user.groups.iter().any(|g| g == "system:masters"));
+        }
+    }
+
+    #[tokio::test]
+    async fn handshake_over_tls12_with_certificate() {
+        let (_dir, pki) = new_pki();
+        let server = server_config(&pki).expect("server config");
+        let out = handshake(server, client_config(&pki, true, TLS12, BOTH), "localhost")
+            .await
+            .expect("handshake");
+        assert_eq!(out.version, Some(rustls::ProtocolVersion::TLSv1_2));
+        assert_eq!(out.server_alpn.as_deref(), Some(ALPN_H2));
+        assert!(out.peer.is_some());
+    }
+
+    #[tokio::test]
+    async fn handshake_without_client_certificate_succeeds() {
+        let (_dir, pki) = new_pki();
+        let server = server_config(&pki).expect("server config");
+        let out = handshake(
+            server.clone(),
+            client_config(&pki, false, TLS13, &[ALPN_HTTP11]),
+            "localhost",
+        )
+        .await
+        .expect("handshake");
+        assert!(out.peer.is_none());
+        assert_eq!(out.server_alpn.as_deref(), Some(ALPN_HTTP11));
+        assert!(!out.server_h2);
+        // No ALPN at all is fine too (HTTP/1.1 clients without ALPN).
+        let out = handshake(server, client_config(&pki, false, TLS12, &[]), "localhost")
+            .await
+            .expect("handshake");
+        assert_eq!(out.server_alpn, None);
+    }
+
+    #[tokio::test]
+    async fn certificate_from_another_ca_is_refused() {
+        let (_dir, pki) = new_pki();
+        let (_other_dir, other) = new_pki();
+        let server = server_config(&pki).expect("server config");
+        // Trust our server, present a client certificate of another CA.
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let mut roots = RootCertStore::empty();
+        roots.add(pki.ca_cert_der().expect("ca")).expect("add");
+        let client = ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .expect("versions")
+            .with_root_certificates(roots)
+            .with_client_auth_cert(
+                other.admin_cert_chain().expect("chain"),
+                other.admin_key_der().expect("key"),
+            )
+            .expect("client cert");
+        let result = handshake(server, Arc::new(client), "localhost").await;
+        assert!(result.is_err());
+    }
+}
