@@ -11,7 +11,7 @@ use super::list::Selection;
 use super::resource::{read_current, Target};
 use super::{write, Api, ApiRequest, ApiResponse};
 use crate::object;
-use crate::status::{Result, Status};
+use crate::status::{GroupResource, Result, Status};
 
 const MAX_RETRIES: usize = 16;
 
@@ -36,9 +36,9 @@ fn preconditions(request: &ApiRequest) -> Result<Preconditions> {
 }
 
 /// Kinds whose registry returns the deleted object rather than a `Status`
-/// (`ReturnDeletedObject` upstream).
+/// (`ReturnDeletedObject` upstream; see `ResourceDef::returns_deleted_object`).
 fn returns_deleted_object(target: &Target<'_>) -> bool {
-    matches!((target.resource.group, target.resource.plural), ("", "pods") | ("", "services") | ("", "namespaces"))
+    target.resource.returns_deleted_object
 }
 
 pub(super) async fn delete(api: &Arc<Api>, request: &ApiRequest, target: &Target<'_>) -> Result<ApiResponse> {
@@ -52,21 +52,25 @@ pub(super) async fn delete(api: &Arc<Api>, request: &ApiRequest, target: &Target
             return Err(Status::not_found(&target.group_resource(), name));
         };
         let uid = object::meta_str(&current, "uid");
+        // rest.BeforeDelete: the conflict names the kind, not the resource.
+        let kind = GroupResource::new(target.resource.group, target.resource.kind);
         if let Some(expected) = preconditions.uid.as_deref().filter(|expected| *expected != uid) {
             return Err(Status::conflict_because(
-                &target.group_resource(),
+                &kind,
                 name,
-                &format!("Precondition failed: UID in precondition: {expected}, UID in object meta: {uid}"),
+                &format!(
+                    "the UID in the precondition ({expected}) does not match the UID in record ({uid}). The object might have been deleted and then recreated"
+                ),
             ));
         }
         if let Some(expected) =
             preconditions.resource_version.as_deref().filter(|expected| *expected != revision.to_string())
         {
             return Err(Status::conflict_because(
-                &target.group_resource(),
+                &kind,
                 name,
                 &format!(
-                    "Precondition failed: ResourceVersion in precondition: {expected}, ResourceVersion in object meta: {revision}"
+                    "the ResourceVersion in the precondition ({expected}) does not match the ResourceVersion in record ({revision}). The object might have been modified"
                 ),
             ));
         }

@@ -214,7 +214,9 @@ mod tests {
                 },
             ],
         ),
-        res(
+        ResourceDef {
+            returns_deleted_object: true,
+            ..res(
             "",
             "Pod",
             "pods",
@@ -249,7 +251,8 @@ mod tests {
                     verbs: &["create", "delete", "get", "patch", "update"],
                 },
             ],
-        ),
+        )
+        },
         res(
             "apps",
             "Deployment",

@@ -63,6 +63,11 @@ pub struct ResourceDef {
     /// Upstream strategies that bump `metadata.generation` when the spec changes
     /// (every kind with a spec/status split, plus a few like CRDs).
     pub has_generation: bool,
+    /// Upstream generic registry `Store.ReturnDeletedObject` (or a custom
+    /// `REST.Delete` that answers the object, as namespaces and CRDs do):
+    /// when true, DELETE answers with the deleted object instead of a
+    /// `Status{status: Success, details}`.
+    pub returns_deleted_object: bool,
 }
 
 impl ResourceDef {

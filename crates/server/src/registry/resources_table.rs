@@ -23,6 +23,16 @@
 //! * `create_on_update` / `has_generation`: each `strategy.go`
 //!   (`AllowCreateOnUpdate()`, `PrepareForCreate` / `PrepareForUpdate`);
 //! * `name_rule`: `pkg/apis/<group>/validation/validation.go`.
+//! * `returns_deleted_object`: `ReturnDeletedObject: true` in each
+//!   `storage.go` (core: namespaces, persistentvolumeclaims,
+//!   persistentvolumes, pods, podtemplates, resourcequotas, serviceaccounts,
+//!   services; storage.k8s.io: csidrivers, csinodes, storageclasses,
+//!   volumeattachments, volumeattributesclasses; resource.k8s.io: all four),
+//!   plus CRDs, whose custom `REST.Delete` answers the object. Every `false`
+//!   was checked against its `storage.go` too (a custom `Delete` that only
+//!   guards and then delegates to `Store.Delete`, as priorityclasses' does,
+//!   answers a Status). Virtual kinds (bindings, reviews, componentstatuses)
+//!   serve no DELETE; they are `false`.
 //!
 //! Facts the `ResourceDef` fields cannot express exactly are noted next to
 //! the entry (look for "Note:").
@@ -103,6 +113,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: false,
+        returns_deleted_object: false,
     },
     ResourceDef {
         group: "",
@@ -120,6 +131,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: false,
+        returns_deleted_object: false,
     },
     ResourceDef {
         group: "",
@@ -136,6 +148,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: false,
+        returns_deleted_object: false,
     },
     ResourceDef {
         group: "",
@@ -152,6 +165,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: true,
         has_generation: false,
+        returns_deleted_object: false,
     },
     ResourceDef {
         group: "",
@@ -172,6 +186,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::PathSegment,
         create_on_update: true,
         has_generation: false,
+        returns_deleted_object: false,
     },
     ResourceDef {
         group: "",
@@ -188,6 +203,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: true,
         has_generation: false,
+        returns_deleted_object: false,
     },
     ResourceDef {
         group: "",
@@ -207,6 +223,9 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Label,
         create_on_update: false,
         has_generation: false,
+        // `ReturnDeletedObject: true`, and the custom `REST.Delete` answers the
+        // namespace itself (phase Terminating) on the first DELETE.
+        returns_deleted_object: true,
     },
     ResourceDef {
         group: "",
@@ -226,6 +245,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: false,
+        returns_deleted_object: false,
     },
     ResourceDef {
         group: "",
@@ -242,6 +262,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: false,
+        returns_deleted_object: true,
     },
     ResourceDef {
         group: "",
@@ -258,6 +279,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: false,
+        returns_deleted_object: true,
     },
     ResourceDef {
         group: "",
@@ -295,6 +317,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         // Since 1.33 (kubernetes#130181) pods always get generation 1 on
         // create and a bump on spec changes (also via ephemeralcontainers/resize).
         has_generation: true,
+        returns_deleted_object: true,
     },
     ResourceDef {
         group: "",
@@ -312,6 +335,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         create_on_update: false,
         // Generation = 1 on create, bumped when `template` changes.
         has_generation: true,
+        returns_deleted_object: true,
     },
     ResourceDef {
         group: "",
@@ -328,6 +352,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: true,
+        returns_deleted_object: false,
     },
     ResourceDef {
         group: "",
@@ -344,6 +369,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: false,
+        returns_deleted_object: true,
     },
     ResourceDef {
         group: "",
@@ -360,6 +386,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: false,
+        returns_deleted_object: false,
     },
     ResourceDef {
         group: "",
@@ -382,6 +409,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: false,
+        returns_deleted_object: true,
     },
     ResourceDef {
         group: "",
@@ -401,6 +429,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1035Label,
         create_on_update: true,
         has_generation: false,
+        returns_deleted_object: true,
     },
     // ------------------------------------------------------------------
     // apiregistration.k8s.io/v1
@@ -422,6 +451,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::PathSegment,
         create_on_update: false,
         has_generation: false,
+        returns_deleted_object: false,
     },
     // ------------------------------------------------------------------
     // apps/v1
@@ -441,6 +471,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: false,
+        returns_deleted_object: false,
     },
     ResourceDef {
         group: "apps",
@@ -457,6 +488,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: true,
+        returns_deleted_object: false,
     },
     ResourceDef {
         group: "apps",
@@ -473,6 +505,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: true,
+        returns_deleted_object: false,
     },
     ResourceDef {
         group: "apps",
@@ -489,6 +522,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: true,
+        returns_deleted_object: false,
     },
     ResourceDef {
         group: "apps",
@@ -507,6 +541,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Label,
         create_on_update: false,
         has_generation: true,
+        returns_deleted_object: false,
     },
     // ------------------------------------------------------------------
     // events.k8s.io/v1
@@ -527,6 +562,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: true,
         has_generation: false,
+        returns_deleted_object: false,
     },
     // ------------------------------------------------------------------
     // authentication.k8s.io/v1
@@ -547,6 +583,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::PathSegment,
         create_on_update: false,
         has_generation: false,
+        returns_deleted_object: false,
     },
     ResourceDef {
         group: "authentication.k8s.io",
@@ -563,6 +600,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::PathSegment,
         create_on_update: false,
         has_generation: false,
+        returns_deleted_object: false,
     },
     // ------------------------------------------------------------------
     // authorization.k8s.io/v1
@@ -582,6 +620,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::PathSegment,
         create_on_update: false,
         has_generation: false,
+        returns_deleted_object: false,
     },
     ResourceDef {
         group: "authorization.k8s.io",
@@ -598,6 +637,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::PathSegment,
         create_on_update: false,
         has_generation: false,
+        returns_deleted_object: false,
     },
     ResourceDef {
         group: "authorization.k8s.io",
@@ -614,6 +654,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::PathSegment,
         create_on_update: false,
         has_generation: false,
+        returns_deleted_object: false,
     },
     ResourceDef {
         group: "authorization.k8s.io",
@@ -630,6 +671,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::PathSegment,
         create_on_update: false,
         has_generation: false,
+        returns_deleted_object: false,
     },
     // ------------------------------------------------------------------
     // autoscaling/v2 (preferred) and autoscaling/v1: one storage, two versions
@@ -650,6 +692,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         create_on_update: false,
         // The HPA strategy never sets or bumps metadata.generation.
         has_generation: false,
+        returns_deleted_object: false,
     },
     ResourceDef {
         group: "autoscaling",
@@ -666,6 +709,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: false,
+        returns_deleted_object: false,
     },
     // ------------------------------------------------------------------
     // batch/v1
@@ -687,6 +731,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: true,
+        returns_deleted_object: false,
     },
     ResourceDef {
         group: "batch",
@@ -703,6 +748,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: true,
+        returns_deleted_object: false,
     },
     // ------------------------------------------------------------------
     // certificates.k8s.io/v1
@@ -734,6 +780,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::PathSegment,
         create_on_update: false,
         has_generation: false,
+        returns_deleted_object: false,
     },
     // ------------------------------------------------------------------
     // networking.k8s.io/v1
@@ -753,6 +800,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: true,
+        returns_deleted_object: false,
     },
     ResourceDef {
         group: "networking.k8s.io",
@@ -769,6 +817,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: true,
+        returns_deleted_object: false,
     },
     ResourceDef {
         group: "networking.k8s.io",
@@ -789,6 +838,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::PathSegment,
         create_on_update: false,
         has_generation: false,
+        returns_deleted_object: false,
     },
     ResourceDef {
         group: "networking.k8s.io",
@@ -805,6 +855,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: true,
+        returns_deleted_object: false,
     },
     ResourceDef {
         group: "networking.k8s.io",
@@ -821,6 +872,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: false,
+        returns_deleted_object: false,
     },
     // ------------------------------------------------------------------
     // policy/v1
@@ -841,6 +893,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         // The upstream doc comment says "true", the function returns false.
         create_on_update: false,
         has_generation: true,
+        returns_deleted_object: false,
     },
     // ------------------------------------------------------------------
     // rbac.authorization.k8s.io/v1
@@ -860,6 +913,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::PathSegment,
         create_on_update: true,
         has_generation: false,
+        returns_deleted_object: false,
     },
     ResourceDef {
         group: "rbac.authorization.k8s.io",
@@ -876,6 +930,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::PathSegment,
         create_on_update: true,
         has_generation: false,
+        returns_deleted_object: false,
     },
     ResourceDef {
         group: "rbac.authorization.k8s.io",
@@ -892,6 +947,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::PathSegment,
         create_on_update: true,
         has_generation: false,
+        returns_deleted_object: false,
     },
     ResourceDef {
         group: "rbac.authorization.k8s.io",
@@ -908,6 +964,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::PathSegment,
         create_on_update: true,
         has_generation: false,
+        returns_deleted_object: false,
     },
     // ------------------------------------------------------------------
     // storage.k8s.io/v1
@@ -931,6 +988,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         // does bump it when the spec changes. A bool cannot say that; false
         // matches the (much more common) create path.
         has_generation: false,
+        returns_deleted_object: true,
     },
     ResourceDef {
         group: "storage.k8s.io",
@@ -947,6 +1005,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: false,
+        returns_deleted_object: true,
     },
     ResourceDef {
         group: "storage.k8s.io",
@@ -963,6 +1022,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: false,
+        returns_deleted_object: false,
     },
     ResourceDef {
         group: "storage.k8s.io",
@@ -979,6 +1039,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: false,
+        returns_deleted_object: true,
     },
     ResourceDef {
         group: "storage.k8s.io",
@@ -995,6 +1056,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: false,
+        returns_deleted_object: true,
     },
     ResourceDef {
         group: "storage.k8s.io",
@@ -1011,6 +1073,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: false,
+        returns_deleted_object: true,
     },
     // ------------------------------------------------------------------
     // admissionregistration.k8s.io/v1
@@ -1031,6 +1094,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         create_on_update: false,
         // Generation = 1 on create, bumped when `webhooks` changes.
         has_generation: true,
+        returns_deleted_object: false,
     },
     ResourceDef {
         group: "admissionregistration.k8s.io",
@@ -1052,6 +1116,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         // The upstream doc comment says "true", the function returns false.
         create_on_update: false,
         has_generation: true,
+        returns_deleted_object: false,
     },
     ResourceDef {
         group: "admissionregistration.k8s.io",
@@ -1068,6 +1133,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: true,
+        returns_deleted_object: false,
     },
     ResourceDef {
         group: "admissionregistration.k8s.io",
@@ -1084,6 +1150,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: true,
+        returns_deleted_object: false,
     },
     // ------------------------------------------------------------------
     // apiextensions.k8s.io/v1
@@ -1109,6 +1176,11 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: true,
+        // Note: the CRD store leaves `ReturnDeletedObject` false, but the custom
+        // `REST.Delete` (customresourcedefinition/etcd.go) answers the CRD itself
+        // (finalizer added, deletionTimestamp set) on the first DELETE, so clients
+        // see the object, not a Status.
+        returns_deleted_object: true,
     },
     // ------------------------------------------------------------------
     // scheduling.k8s.io/v1
@@ -1131,6 +1203,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         // Note: upstream sets Generation = 1 on create but never bumps it
         // (PriorityClass has no spec, and `value` is immutable).
         has_generation: true,
+        returns_deleted_object: false,
     },
     // ------------------------------------------------------------------
     // coordination.k8s.io/v1
@@ -1150,6 +1223,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: true,
         has_generation: false,
+        returns_deleted_object: false,
     },
     // ------------------------------------------------------------------
     // node.k8s.io/v1
@@ -1169,6 +1243,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: true,
         has_generation: false,
+        returns_deleted_object: false,
     },
     // ------------------------------------------------------------------
     // discovery.k8s.io/v1
@@ -1189,6 +1264,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         create_on_update: false,
         // Generation = 1 on create, bumped on any change outside metadata.
         has_generation: true,
+        returns_deleted_object: false,
     },
     // ------------------------------------------------------------------
     // resource.k8s.io/v1 (DRA, GA and on by default in 1.34)
@@ -1208,6 +1284,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: true,
+        returns_deleted_object: true,
     },
     ResourceDef {
         group: "resource.k8s.io",
@@ -1224,6 +1301,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: false,
+        returns_deleted_object: true,
     },
     ResourceDef {
         group: "resource.k8s.io",
@@ -1240,6 +1318,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: false,
+        returns_deleted_object: true,
     },
     ResourceDef {
         group: "resource.k8s.io",
@@ -1256,6 +1335,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: true,
+        returns_deleted_object: true,
     },
     // ------------------------------------------------------------------
     // flowcontrol.apiserver.k8s.io/v1
@@ -1275,6 +1355,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: true,
+        returns_deleted_object: false,
     },
     ResourceDef {
         group: "flowcontrol.apiserver.k8s.io",
@@ -1295,6 +1376,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         name_rule: NameRule::Dns1123Subdomain,
         create_on_update: false,
         has_generation: true,
+        returns_deleted_object: false,
     },
 ];
 
@@ -1839,6 +1921,80 @@ mod tests {
             find("storage.k8s.io", "v1", "storageclasses").short_names,
             ["sc"]
         );
+    }
+
+    /// `ReturnDeletedObject: true` upstream (plus CRDs' custom `REST.Delete`):
+    /// DELETE answers the object. Everything else answers a `Status`.
+    #[test]
+    fn returns_deleted_object_matches_upstream_registries() {
+        let mut returning: Vec<String> = RESOURCES
+            .iter()
+            .filter(|r| r.returns_deleted_object)
+            .map(|r| format!("{}/{}", r.group, r.plural))
+            .collect();
+        returning.sort_unstable();
+        assert_eq!(
+            returning,
+            [
+                "/namespaces",
+                "/persistentvolumeclaims",
+                "/persistentvolumes",
+                "/pods",
+                "/podtemplates",
+                "/resourcequotas",
+                "/serviceaccounts",
+                "/services",
+                "apiextensions.k8s.io/customresourcedefinitions",
+                "resource.k8s.io/deviceclasses",
+                "resource.k8s.io/resourceclaims",
+                "resource.k8s.io/resourceclaimtemplates",
+                "resource.k8s.io/resourceslices",
+                "storage.k8s.io/csidrivers",
+                "storage.k8s.io/csinodes",
+                "storage.k8s.io/storageclasses",
+                "storage.k8s.io/volumeattachments",
+                "storage.k8s.io/volumeattributesclasses",
+            ]
+        );
+
+        for (group, plural) in [
+            ("", "pods"),
+            ("", "serviceaccounts"),
+            ("storage.k8s.io", "storageclasses"),
+            ("", "services"),
+            ("", "namespaces"),
+        ] {
+            assert!(
+                find(group, "v1", plural).returns_deleted_object,
+                "{group}/{plural}"
+            );
+        }
+        for (group, plural) in [
+            ("", "configmaps"),
+            ("", "secrets"),
+            ("", "nodes"),
+            ("", "events"),
+            ("events.k8s.io", "events"),
+            ("apps", "deployments"),
+            ("batch", "jobs"),
+            ("rbac.authorization.k8s.io", "roles"),
+            ("scheduling.k8s.io", "priorityclasses"),
+            ("storage.k8s.io", "csistoragecapacities"),
+            ("networking.k8s.io", "ipaddresses"),
+            ("apiregistration.k8s.io", "apiservices"),
+        ] {
+            assert!(
+                !find(group, "v1", plural).returns_deleted_object,
+                "{group}/{plural}"
+            );
+        }
+        // Both autoscaling versions share one store.
+        assert!(!find("autoscaling", "v1", "horizontalpodautoscalers").returns_deleted_object);
+        assert!(!find("autoscaling", "v2", "horizontalpodautoscalers").returns_deleted_object);
+        // Kinds without DELETE never claim to answer with an object.
+        for r in RESOURCES.iter().filter(|r| !r.has_verb("delete")) {
+            assert!(!r.returns_deleted_object, "{}", gvr(r));
+        }
     }
 
     #[test]
