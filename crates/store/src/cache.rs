@@ -7,13 +7,17 @@
 //! only by the backend's ordered event stream.
 
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use imbl::OrdMap;
 use tokio::sync::watch;
 
 use crate::backend::{Backend, BackendError, Committed, Event, EventKind, EventSink, KeyValue, Txn};
+use crate::history::{Change, History, HistoryError};
 use crate::Revision;
+
+/// How long changes stay readable for watches and exact-revision reads (kube: etcd's 5 minutes).
+pub const DEFAULT_HISTORY_WINDOW: Duration = Duration::from_secs(300);
 
 /// Turns stored bytes into the cached object type.
 pub trait Codec: Send + Sync + 'static {
@@ -21,6 +25,9 @@ pub trait Codec: Send + Sync + 'static {
     /// Decode one stored value. Must not fail: an undecodable value becomes an
     /// object that says so (kube can still delete such objects).
     fn decode(&self, kv: &KeyValue) -> Self::Object;
+    /// The last state of a deleted object as DELETED watch events carry it:
+    /// `previous` with its resourceVersion moved to the deleting `revision`.
+    fn deleted(&self, previous: &Self::Object, revision: Revision) -> Self::Object;
 }
 
 /// One cached key.
@@ -81,6 +88,7 @@ pub enum StoreError {
 struct Cache<C: Codec> {
     codec: C,
     current: RwLock<Arc<Snapshot<C::Object>>>,
+    history: RwLock<History<C::Object>>,
     /// Serialises appliers; readers never take it.
     apply_lock: Mutex<()>,
     revision: watch::Sender<Revision>,
@@ -93,22 +101,49 @@ impl<C: Codec> EventSink for Cache<C> {
             Ok(current) => current.objects.clone(),
             Err(poisoned) => poisoned.into_inner().objects.clone(),
         };
+        let mut changes = Vec::with_capacity(events.len());
         for event in events {
+            let key = &event.kv.key;
             match event.kind {
                 EventKind::Put => {
                     let object = Arc::new(self.codec.decode(&event.kv));
-                    objects.insert(
-                        event.kv.key.clone(),
-                        Entry {
-                            create_revision: event.kv.create_revision,
-                            mod_revision: event.kv.mod_revision,
-                            object,
-                        },
-                    );
+                    let previous = objects
+                        .insert(
+                            key.clone(),
+                            Entry {
+                                create_revision: event.kv.create_revision,
+                                mod_revision: event.kv.mod_revision,
+                                object: object.clone(),
+                            },
+                        )
+                        .map(|entry| entry.object);
+                    changes.push(Change {
+                        revision: event.kv.mod_revision,
+                        key: key.clone(),
+                        object,
+                        previous,
+                        deleted: false,
+                    });
                 }
                 EventKind::Delete => {
-                    objects.remove(&event.kv.key);
+                    if let Some(previous) = objects.remove(key) {
+                        let object = Arc::new(self.codec.deleted(&previous.object, event.kv.mod_revision));
+                        changes.push(Change {
+                            revision: event.kv.mod_revision,
+                            key: key.clone(),
+                            object,
+                            previous: Some(previous.object),
+                            deleted: true,
+                        });
+                    }
                 }
+            }
+        }
+        {
+            let now = Instant::now();
+            let mut history = self.history.write().unwrap_or_else(|poisoned| poisoned.into_inner());
+            for change in changes {
+                history.push(change, now);
             }
         }
         let snapshot = Arc::new(Snapshot { revision, objects });
@@ -135,6 +170,15 @@ impl<C: Codec> Clone for Store<C> {
 impl<C: Codec> Store<C> {
     /// Load everything from `backend` and follow its event stream from there.
     pub async fn open(backend: Arc<dyn Backend>, codec: C) -> Result<Self, StoreError> {
+        Self::open_with_history(backend, codec, DEFAULT_HISTORY_WINDOW).await
+    }
+
+    /// As [`Store::open`], keeping changes for watchers for `window`.
+    pub async fn open_with_history(
+        backend: Arc<dyn Backend>,
+        codec: C,
+        window: Duration,
+    ) -> Result<Self, StoreError> {
         let loaded = backend.load().await?;
         let mut objects = OrdMap::new();
         for kv in &loaded.kvs {
@@ -148,6 +192,7 @@ impl<C: Codec> Store<C> {
         let cache = Arc::new(Cache {
             codec,
             current: RwLock::new(Arc::new(Snapshot { revision: loaded.revision, objects })),
+            history: RwLock::new(History::new(loaded.revision, window)),
             apply_lock: Mutex::new(()),
             revision,
         });
@@ -193,6 +238,23 @@ impl<C: Codec> Store<C> {
         let committed = self.backend.commit(txn).await?;
         self.wait_for(committed.revision, Duration::from_secs(60)).await?;
         Ok(committed)
+    }
+
+    /// Up to `max` changes after `revision`, in revision order; `Expired` when
+    /// `revision` is older than the history window keeps.
+    pub fn changes_since(&self, revision: Revision, max: usize) -> Result<Vec<Arc<Change<C::Object>>>, HistoryError> {
+        let history = self.cache.history.read().unwrap_or_else(|poisoned| poisoned.into_inner());
+        history.since(revision, max)
+    }
+
+    /// The oldest revision a watch can start after.
+    pub fn oldest_watchable(&self) -> Revision {
+        self.cache.history.read().unwrap_or_else(|poisoned| poisoned.into_inner()).oldest()
+    }
+
+    /// Subscribe to the cache's revision: wakes whenever new changes were applied.
+    pub fn subscribe(&self) -> watch::Receiver<Revision> {
+        self.cache.revision.subscribe()
     }
 
     pub async fn close(&self) -> Result<(), StoreError> {

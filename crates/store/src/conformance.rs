@@ -139,7 +139,7 @@ pub async fn run(factory: &dyn Factory) {
         let loaded = backend.load().await.expect("load");
         let keys: Vec<&str> = loaded.kvs.iter().map(|kv| kv.key.as_str()).collect();
         assert_eq!(keys, ["/a", "/b", "/c"]);
-        assert!(loaded.kvs.iter().all(|kv| kv.value == Bytes::from(kv.key.clone())));
+        assert!(loaded.kvs.iter().all(|kv| kv.value == kv.key.clone()));
     })
     .await;
 

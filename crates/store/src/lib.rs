@@ -15,6 +15,7 @@
 
 mod backend;
 mod cache;
+mod history;
 pub mod conformance;
 mod local;
 mod memory;
@@ -24,7 +25,8 @@ pub use backend::{
     Backend, BackendError, BoxFuture, Committed, Event, EventKind, EventSink, Expect, KeyValue,
     Loaded, Op, Txn,
 };
-pub use cache::{Codec, Entry, Snapshot, Store, StoreError};
+pub use cache::{Codec, Entry, Snapshot, Store, StoreError, DEFAULT_HISTORY_WINDOW};
+pub use history::{Change, HistoryError};
 pub use local::{Disk, LocalBackend};
 pub use memory::MemoryDisk;
 pub use sqlite::{SqliteDisk, SqliteOptions};
