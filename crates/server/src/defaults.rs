@@ -240,10 +240,17 @@ fn pod_spec(spec: &mut Map<String, Value>) {
         each_object(spec.get_mut(field), container);
     }
     each_object(spec.get_mut("volumes"), |volume| {
-        for source in ["configMap", "secret"] {
+        for source in ["configMap", "secret", "downwardAPI", "projected"] {
             if let Some(source) = volume.get_mut(source).and_then(Value::as_object_mut) {
                 set_default(source, "defaultMode", json!(420));
             }
+        }
+        if let Some(items) = volume.get_mut("downwardAPI").and_then(|source| source.get_mut("items")) {
+            each_object(Some(items), |item| {
+                if let Some(field_ref) = item.get_mut("fieldRef").and_then(Value::as_object_mut) {
+                    set_default(field_ref, "apiVersion", json!("v1"));
+                }
+            });
         }
     });
 }
@@ -256,6 +263,12 @@ fn container(container: &mut Map<String, Value>) {
     let image = container.get("image").and_then(Value::as_str).unwrap_or("").to_string();
     set_default(container, "imagePullPolicy", json!(image_pull_policy(&image)));
     each_object(container.get_mut("ports"), |port| set_default(port, "protocol", json!("TCP")));
+    each_object(container.get_mut("env"), |env| {
+        // SetDefaults_ObjectFieldSelector.
+        if let Some(field_ref) = env.get_mut("valueFrom").and_then(|from| from.get_mut("fieldRef")).and_then(Value::as_object_mut) {
+            set_default(field_ref, "apiVersion", json!("v1"));
+        }
+    });
     for probe in ["livenessProbe", "readinessProbe", "startupProbe"] {
         if let Some(probe) = container.get_mut(probe).and_then(Value::as_object_mut) {
             set_default(probe, "timeoutSeconds", json!(1));

@@ -16,7 +16,7 @@ pub enum StoredObject {
     Decoded {
         value: Value,
         /// The JSON encoding, produced once per object version on first read.
-        json: OnceLock<Bytes>,
+        json: OnceLock<Encoded>,
     },
     /// Stored bytes that do not decode (kube can only delete such objects).
     Corrupt { error: String },
@@ -32,12 +32,67 @@ impl StoredObject {
 
     /// The JSON encoding, cached.
     pub fn json(&self) -> Option<&Bytes> {
+        self.encoded().map(|encoded| &encoded.bytes)
+    }
+
+    /// The JSON encoding as a list item: without `apiVersion` and `kind`, as
+    /// kube encodes items of built-in lists. Written as `{` + this slice.
+    pub fn item_body(&self) -> Option<Bytes> {
+        self.encoded().map(|encoded| encoded.bytes.slice(encoded.body_start..))
+    }
+
+    fn encoded(&self) -> Option<&Encoded> {
         match self {
-            StoredObject::Decoded { value, json } => {
-                Some(json.get_or_init(|| Bytes::from(serde_json::to_vec(value).unwrap_or_default())))
-            }
+            StoredObject::Decoded { value, json } => Some(json.get_or_init(|| Encoded::new(value))),
             StoredObject::Corrupt { .. } => None,
         }
+    }
+}
+
+/// One object's JSON with `apiVersion` and `kind` first, so that a list can
+/// reuse the same bytes without them.
+pub struct Encoded {
+    pub bytes: Bytes,
+    /// Offset of the first field after the type fields (or of the closing brace).
+    body_start: usize,
+}
+
+impl Encoded {
+    fn new(value: &Value) -> Self {
+        let Some(map) = value.as_object() else {
+            return Encoded { bytes: Bytes::from(serde_json::to_vec(value).unwrap_or_default()), body_start: 0 };
+        };
+        let mut out = Vec::with_capacity(512);
+        out.push(b'{');
+        let mut first = true;
+        let mut write_field = |out: &mut Vec<u8>, key: &str, value: &Value, first: &mut bool| {
+            if !*first {
+                out.push(b',');
+            }
+            *first = false;
+            let _ = serde_json::to_writer(&mut *out, key);
+            out.push(b':');
+            let _ = serde_json::to_writer(&mut *out, value);
+        };
+        for key in ["apiVersion", "kind"] {
+            if let Some(field) = map.get(key) {
+                write_field(&mut out, key, field, &mut first);
+            }
+        }
+        let mut body_start = None;
+        for (key, field) in map.iter().filter(|(key, _)| *key != "apiVersion" && *key != "kind") {
+            if body_start.is_none() {
+                if !first {
+                    out.push(b',');
+                    first = true;
+                }
+                body_start = Some(out.len());
+            }
+            write_field(&mut out, key, field, &mut first);
+        }
+        let body_start = body_start.unwrap_or(out.len());
+        out.push(b'}');
+        Encoded { bytes: Bytes::from(out), body_start }
     }
 }
 
@@ -56,6 +111,17 @@ impl Codec for ObjectCodec {
             }
             Ok(_) => StoredObject::Corrupt { error: "stored value is not a JSON object".into() },
             Err(error) => StoredObject::Corrupt { error: error.to_string() },
+        }
+    }
+
+    fn deleted(&self, previous: &StoredObject, revision: i64) -> StoredObject {
+        match previous {
+            StoredObject::Decoded { value, .. } => {
+                let mut value = value.clone();
+                set_resource_version(&mut value, revision);
+                StoredObject::Decoded { value, json: OnceLock::new() }
+            }
+            StoredObject::Corrupt { error } => StoredObject::Corrupt { error: error.clone() },
         }
     }
 }
@@ -168,6 +234,19 @@ mod tests {
         assert!(matches!(ObjectCodec.decode(&kv("{not json")), StoredObject::Corrupt { .. }));
         assert!(matches!(ObjectCodec.decode(&kv("[1]")), StoredObject::Corrupt { .. }));
         let stored = storage_bytes(decoded.value().expect("decoded"));
+        let typed = ObjectCodec.decode(&kv(r#"{"metadata":{"name":"a"},"kind":"ConfigMap","apiVersion":"v1","data":{"k":"v"}}"#));
+        let json = typed.json().expect("json");
+        assert_eq!(
+            &json[..],
+            br#"{"apiVersion":"v1","kind":"ConfigMap","data":{"k":"v"},"metadata":{"name":"a","resourceVersion":"7"}}"#
+        );
+        let reparsed: Value = serde_json::from_slice(json).expect("valid json");
+        assert_eq!(Some(&reparsed), typed.value());
+        assert_eq!(&typed.item_body().expect("item")[..], br#""data":{"k":"v"},"metadata":{"name":"a","resourceVersion":"7"}}"#);
+        let bare = Encoded::new(&serde_json::json!({"apiVersion": "v1", "kind": "X"}));
+        assert_eq!(&bare.bytes[bare.body_start..], b"}");
+        let untyped = Encoded::new(&serde_json::json!({"a": 1}));
+        assert_eq!(&untyped.bytes[untyped.body_start..], br#""a":1}"#);
         assert_eq!(&stored[..], br#"{"metadata":{"name":"a"}}"#);
     }
 }

@@ -43,8 +43,11 @@ impl Selection {
     }
 
     pub fn matches(&self, target: &Target<'_>, value: &Value) -> bool {
-        self.labels.matches(object::labels(value))
-            && self.fields.matches(target.resource.group, target.resource.kind, value)
+        self.matches_resource(target.resource, value)
+    }
+
+    pub fn matches_resource(&self, resource: &crate::registry::ResourceDef, value: &Value) -> bool {
+        self.labels.matches(object::labels(value)) && self.fields.matches(resource.group, resource.kind, value)
     }
 }
 
@@ -155,15 +158,17 @@ pub fn list_json(
         "metadata": metadata,
     });
     let head = serde_json::to_vec(&head).unwrap_or_default();
-    let size: usize = items.iter().filter_map(|item| item.json()).map(|json| json.len() + 1).sum();
+    let bodies: Vec<bytes::Bytes> = items.iter().filter_map(|item| item.item_body()).collect();
+    let size: usize = bodies.iter().map(|body| body.len() + 2).sum();
     let mut out = BytesMut::with_capacity(head.len() + size + 16);
     out.put_slice(&head[..head.len().saturating_sub(1)]);
     out.put_slice(b",\"items\":[");
-    for (index, json) in items.iter().filter_map(|item| item.json()).enumerate() {
+    for (index, body) in bodies.iter().enumerate() {
         if index > 0 {
             out.put_u8(b',');
         }
-        out.put_slice(json);
+        out.put_u8(b'{');
+        out.put_slice(body);
     }
     out.put_slice(b"]}");
     out.freeze()

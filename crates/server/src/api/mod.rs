@@ -11,6 +11,7 @@ mod resource;
 mod scale;
 mod strategy;
 mod update;
+mod watch;
 mod write;
 
 #[cfg(test)]

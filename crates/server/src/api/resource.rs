@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::{create, delete, get, list, scale, update, Api, ApiRequest, ApiResponse};
+use super::{create, delete, get, list, scale, update, watch, Api, ApiRequest, ApiResponse};
 use crate::object;
 use crate::registry::ResourceDef;
 use crate::route::{ResourcePath, Verb};
@@ -86,7 +86,8 @@ pub(super) async fn handle(api: &Arc<Api>, request: &ApiRequest, path: ResourceP
         Verb::Update => update::update(api, request, &target).await,
         Verb::Delete => delete::delete(api, request, &target).await,
         Verb::DeleteCollection => delete::delete_collection(api, request, &target).await,
-        Verb::Watch | Verb::Patch => {
+        Verb::Watch => watch::watch(api, request, &target).await,
+        Verb::Patch => {
             Err(Status::method_not_supported(&target.group_resource(), target.verb.as_str()))
         }
     }

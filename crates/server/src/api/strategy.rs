@@ -138,7 +138,11 @@ pub fn prepare_for_update(resource: &ResourceDef, subresource: Option<&str>, old
             map.insert("spec".into(), spec.clone());
         }
     }
-    spec_changed(old, new)
+    let annotations_changed = (resource.group, resource.kind) == ("apps", "Deployment")
+        && old.pointer("/metadata/annotations") != new.pointer("/metadata/annotations");
+    // Deployments also bump on annotation changes: they are copied to replica sets
+    // (`deployment/strategy.go` PrepareForUpdate).
+    spec_changed(old, new) || annotations_changed
 }
 
 /// Everything but metadata and status, compared (kube compares `Spec`; kinds

@@ -47,6 +47,7 @@ pub fn validate_meta(target: &Target<'_>, object: &Value, is_create: bool) -> Ve
             errors.push(FieldError::invalid("metadata.generateName", generate_name, message));
         }
     }
+    validate_labels_and_annotations(object, &mut errors);
     if target.resource.namespaced {
         let namespace = object::namespace(object);
         if namespace.is_empty() {
@@ -58,6 +59,41 @@ pub fn validate_meta(target: &Target<'_>, object: &Value, is_create: bool) -> Ve
         }
     }
     errors
+}
+
+/// Total size limit of all annotations (`TotalAnnotationSizeLimitB`).
+const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * 1024;
+
+/// `ValidateLabels` and `ValidateAnnotations` (`apimachinery/pkg/api/validation/objectmeta.go`).
+fn validate_labels_and_annotations(object: &Value, errors: &mut Vec<FieldError>) {
+    let Some(metadata) = object::metadata(object) else { return };
+    if let Some(labels) = metadata.get("labels").and_then(Value::as_object) {
+        for (key, value) in labels {
+            for message in crate::selector::is_qualified_name(key) {
+                errors.push(FieldError::invalid("metadata.labels", key, message));
+            }
+            let text = value.as_str().unwrap_or_default();
+            for message in crate::selector::is_valid_label_value(text) {
+                errors.push(FieldError::invalid("metadata.labels", text, message));
+            }
+        }
+    }
+    if let Some(annotations) = metadata.get("annotations").and_then(Value::as_object) {
+        let mut total = 0;
+        for (key, value) in annotations {
+            total += key.len() + value.as_str().map_or(0, str::len);
+            for message in crate::selector::is_qualified_name(&key.to_lowercase()) {
+                errors.push(FieldError::invalid("metadata.annotations", key, message));
+            }
+        }
+        if total > TOTAL_ANNOTATION_SIZE_LIMIT {
+            errors.push(FieldError {
+                kind: crate::status::FieldErrorKind::TooLong(TOTAL_ANNOTATION_SIZE_LIMIT),
+                field: "metadata.annotations".into(),
+                detail: String::new(),
+            });
+        }
+    }
 }
 
 pub fn invalid(target: &Target<'_>, object: &Value, errors: &[FieldError]) -> Status {

@@ -1,0 +1,334 @@
+//! WATCH: a stream of `{"type":…,"object":…}` events over one response
+//! (`endpoints/handlers/watch.go`, `storage/cacher/cache_watcher.go`).
+//!
+//! Each watcher reads the store's shared change log at its own pace: an
+//! event's object is encoded once per object version (its cached JSON) and
+//! shared by every watcher; a slow watcher only delays itself, and one that
+//! falls behind the history window gets a 410 Expired ERROR event and is
+//! closed, as kube's watch cache does.
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::{BufMut, Bytes, BytesMut};
+use ferrokube_store::{Change, HistoryError};
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+
+use super::get::OBJECT_REPRESENTATIONS;
+use super::list::Selection;
+use super::resource::Target;
+use super::{Api, ApiRequest, ApiResponse, ResponseBody};
+use crate::negotiate::{negotiate, Representation};
+use crate::object::{self, StoredObject};
+use crate::registry::ResourceDef;
+use crate::status::{FieldError, Result, Status};
+use crate::table;
+
+/// Events buffered per watcher before the watcher waits for its client.
+const WATCHER_BUFFER: usize = 128;
+/// Changes read from the log per step.
+const READ_BATCH: usize = 512;
+/// Bookmarks are sent about once a minute (kube: `bookmarkFrequency`).
+const BOOKMARK_INTERVAL: Duration = Duration::from_secs(60);
+/// kube-apiserver's `--min-request-timeout` default: watches end after a random time in [1800s, 3600s).
+const MIN_REQUEST_TIMEOUT: Duration = Duration::from_secs(1800);
+
+/// A response body fed by a channel.
+struct ChannelBody {
+    receiver: mpsc::Receiver<Bytes>,
+}
+
+impl http_body::Body for ChannelBody {
+    type Data = Bytes;
+    type Error = std::io::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        context: &mut Context<'_>,
+    ) -> Poll<Option<std::result::Result<http_body::Frame<Bytes>, Self::Error>>> {
+        self.receiver.poll_recv(context).map(|chunk| chunk.map(|bytes| Ok(http_body::Frame::data(bytes))))
+    }
+}
+
+/// Where the stream starts.
+enum Start {
+    /// Synthetic ADDED events for the state at this snapshot, then changes after it.
+    WithState { initial_events_end: bool },
+    /// Only changes after this revision.
+    After(i64),
+}
+
+struct Watcher {
+    api: Arc<Api>,
+    resource: &'static ResourceDef,
+    prefix: String,
+    selection: Selection,
+    representation: Representation,
+    bookmarks: bool,
+    sender: mpsc::Sender<Bytes>,
+}
+
+/// `ValidateListOptions` for watches (`apimachinery/pkg/apis/meta/internalversion/validation`).
+fn validate_watch_options(request: &ApiRequest) -> Result<()> {
+    let send_initial_events = request.query.get("sendInitialEvents");
+    let resource_version_match = request.query.get("resourceVersionMatch").unwrap_or("");
+    let mut errors = Vec::new();
+    if send_initial_events.is_some() && resource_version_match != "NotOlderThan" {
+        errors.push(FieldError::forbidden(
+            "resourceVersionMatch",
+            "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+        ));
+    }
+    if !resource_version_match.is_empty() {
+        if send_initial_events.is_none() {
+            errors.push(FieldError::forbidden(
+                "resourceVersionMatch",
+                "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+            ));
+        }
+        if resource_version_match != "NotOlderThan" {
+            errors.push(FieldError::not_supported("resourceVersionMatch", resource_version_match, &["NotOlderThan"]));
+        }
+        if request.query.get("continue").is_some_and(|token| !token.is_empty()) {
+            errors.push(FieldError::forbidden(
+                "resourceVersionMatch",
+                "resourceVersionMatch is forbidden when continue is provided",
+            ));
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(Status::invalid("meta.k8s.io", "ListOptions", "", &errors))
+    }
+}
+
+fn parse_revision(value: &str) -> Result<i64> {
+    value.parse::<i64>().ok().filter(|revision| *revision >= 0).ok_or_else(|| {
+        Status::bad_request(format!("invalid resource version: {value:?}"))
+    })
+}
+
+pub(super) async fn watch(api: &Arc<Api>, request: &ApiRequest, target: &Target<'_>) -> Result<ApiResponse> {
+    validate_watch_options(request)?;
+    let representation = negotiate(request.header("accept"), OBJECT_REPRESENTATIONS)?;
+    let mut selection = Selection::from_request(request, target)?;
+    if let Some(name) = target.name {
+        // `/watch/.../NAME` is a watch of one object: metadata.name=NAME.
+        let single = crate::selector::FieldSelector::parse(&format!("metadata.name={name}"))
+            .map_err(|error| Status::bad_request(error.to_string()))?;
+        selection.fields = single;
+    }
+    let resource_version = request.query.get("resourceVersion").unwrap_or("");
+    let send_initial_events = request.query.flag("sendInitialEvents");
+    let bookmarks = request.query.flag("allowWatchBookmarks");
+    let start = if send_initial_events {
+        if !resource_version.is_empty() && resource_version != "0" {
+            let wanted = parse_revision(resource_version)?;
+            api.store
+                .wait_for(wanted, Duration::from_secs(3))
+                .await
+                .map_err(|_| too_large_resource_version(wanted))?;
+        }
+        Start::WithState { initial_events_end: bookmarks }
+    } else if resource_version.is_empty() || resource_version == "0" {
+        Start::WithState { initial_events_end: false }
+    } else {
+        Start::After(parse_revision(resource_version)?)
+    };
+    let timeout = match request.query.int("timeoutSeconds")? {
+        Some(seconds) if seconds > 0 => Duration::from_secs(seconds as u64),
+        _ => {
+            let jitter = u64::from(uuid::Uuid::new_v4().as_bytes()[0]) * MIN_REQUEST_TIMEOUT.as_secs() / 256;
+            MIN_REQUEST_TIMEOUT + Duration::from_secs(jitter)
+        }
+    };
+    let (sender, receiver) = mpsc::channel(WATCHER_BUFFER);
+    let watcher = Watcher {
+        api: api.clone(),
+        resource: target.resource,
+        prefix: target.prefix(),
+        selection,
+        representation,
+        bookmarks,
+        sender,
+    };
+    tokio::spawn(async move { watcher.run(start, timeout).await });
+    let body = http_body_util::BodyExt::boxed(ChannelBody { receiver });
+    let mut response = ApiResponse::bytes(200, &representation.content_type(), Bytes::new());
+    response.body = ResponseBody::Stream(body);
+    Ok(response)
+}
+
+/// The 504 kube answers when a requested revision does not arrive in time.
+pub fn too_large_resource_version(wanted: i64) -> Status {
+    let mut status = Status::timeout(
+        format!("Timeout: Too large resource version: {wanted}, current: unknown"),
+        1,
+    );
+    if let Some(details) = status.details.as_mut() {
+        details.causes.push(crate::status::Cause {
+            reason: "ResourceVersionTooLarge".into(),
+            message: "Too large resource version".into(),
+            field: String::new(),
+        });
+    }
+    status
+}
+
+enum Kind {
+    Added,
+    Modified,
+    Deleted,
+}
+
+impl Kind {
+    fn as_str(&self) -> &'static str {
+        match self {
+            Kind::Added => "ADDED",
+            Kind::Modified => "MODIFIED",
+            Kind::Deleted => "DELETED",
+        }
+    }
+}
+
+impl Watcher {
+    async fn run(self, start: Start, timeout: Duration) {
+        let deadline = tokio::time::Instant::now() + timeout;
+        let mut revisions = self.api.store.subscribe();
+        let mut last = match start {
+            Start::After(revision) => revision,
+            Start::WithState { initial_events_end } => {
+                let snapshot = self.api.store.snapshot();
+                for (_, entry) in snapshot.range(&self.prefix, None) {
+                    let Some(value) = entry.object.value() else { continue };
+                    if self.selection.matches_resource(self.resource, value)
+                        && !self.send_object(Kind::Added, &entry.object).await
+                    {
+                        return;
+                    }
+                }
+                if initial_events_end && !self.send_bookmark(snapshot.revision, true).await {
+                    return;
+                }
+                snapshot.revision
+            }
+        };
+        let mut bookmark_at = tokio::time::Instant::now() + BOOKMARK_INTERVAL;
+        loop {
+            let head = *revisions.borrow_and_update();
+            match self.api.store.changes_since(last, READ_BATCH) {
+                Err(HistoryError::Expired { requested, oldest }) => {
+                    let status = Status::gone(format!("too old resource version: {requested} ({oldest})"));
+                    let _ = self.send_raw("ERROR", &serde_json::to_vec(&status.to_json()).unwrap_or_default()).await;
+                    return;
+                }
+                Ok(changes) if !changes.is_empty() => {
+                    for change in &changes {
+                        last = change.revision;
+                        if !self.send_change(change).await {
+                            return;
+                        }
+                    }
+                    continue;
+                }
+                Ok(_) => last = last.max(head),
+            }
+            tokio::select! {
+                changed = revisions.changed() => {
+                    if changed.is_err() {
+                        return;
+                    }
+                }
+                () = tokio::time::sleep_until(bookmark_at), if self.bookmarks => {
+                    bookmark_at = tokio::time::Instant::now() + BOOKMARK_INTERVAL;
+                    if !self.send_bookmark(last, false).await {
+                        return;
+                    }
+                }
+                () = tokio::time::sleep_until(deadline) => {
+                    if self.bookmarks {
+                        let _ = self.send_bookmark(last, false).await;
+                    }
+                    return;
+                }
+                () = self.sender.closed() => return,
+            }
+        }
+    }
+
+    /// Turn one change into at most one event for this watcher's selection
+    /// (kube turns MODIFIED into ADDED/DELETED when an object starts/stops matching).
+    async fn send_change(&self, change: &Change<StoredObject>) -> bool {
+        if !change.key.starts_with(&self.prefix) {
+            return true;
+        }
+        let matches = |object: &StoredObject| {
+            object.value().is_some_and(|value| self.selection.matches_resource(self.resource, value))
+        };
+        let was = change.previous.as_deref().is_some_and(matches);
+        if change.deleted {
+            return !was || self.send_object(Kind::Deleted, &change.object).await;
+        }
+        let is = matches(&change.object);
+        match (change.previous.is_some() && was, is) {
+            (true, true) => self.send_object(Kind::Modified, &change.object).await,
+            (false, true) => self.send_object(Kind::Added, &change.object).await,
+            (true, false) => {
+                // The last state that matched, at the revision it stopped matching.
+                let Some(previous) = change.previous.as_deref().and_then(StoredObject::value) else { return true };
+                let mut value = previous.clone();
+                object::set_resource_version(&mut value, change.revision);
+                self.send_value(Kind::Deleted, &value).await
+            }
+            (false, false) => true,
+        }
+    }
+
+    async fn send_object(&self, kind: Kind, object: &StoredObject) -> bool {
+        match (self.representation, object.json(), object.value()) {
+            (Representation::Table(_), _, Some(value)) => self.send_value(kind, value).await,
+            (_, Some(json), _) => self.send_raw(kind.as_str(), json).await,
+            _ => true,
+        }
+    }
+
+    async fn send_value(&self, kind: Kind, value: &Value) -> bool {
+        let encoded = match self.representation {
+            Representation::Table(version) => {
+                let empty = ApiRequest::new(crate::route::Method::Get, "/");
+                let revision = object::resource_version(value).parse().unwrap_or(0);
+                table::table(self.resource, version, std::slice::from_ref(value), revision, None, &empty)
+            }
+            _ => value.clone(),
+        };
+        self.send_raw(kind.as_str(), &serde_json::to_vec(&encoded).unwrap_or_default()).await
+    }
+
+    async fn send_bookmark(&self, revision: i64, initial_events_end: bool) -> bool {
+        let mut metadata = json!({"resourceVersion": revision.to_string()});
+        if initial_events_end {
+            metadata["annotations"] = json!({"k8s.io/initial-events-end": "true"});
+        }
+        let bookmark = json!({
+            "kind": self.resource.kind,
+            "apiVersion": self.resource.api_version(),
+            "metadata": metadata,
+        });
+        self.send_raw("BOOKMARK", &serde_json::to_vec(&bookmark).unwrap_or_default()).await
+    }
+
+    /// `{"type":TYPE,"object":OBJECT}\n`; false when the client is gone.
+    async fn send_raw(&self, kind: &str, object: &[u8]) -> bool {
+        let mut line = BytesMut::with_capacity(object.len() + 32);
+        line.put_slice(b"{\"type\":\"");
+        line.put_slice(kind.as_bytes());
+        line.put_slice(b"\",\"object\":");
+        line.put_slice(object);
+        line.put_slice(b"}\n");
+        self.sender.send(line.freeze()).await.is_ok()
+    }
+}
