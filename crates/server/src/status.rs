@@ -50,7 +50,7 @@ pub struct Status {
     pub code: u16,
     pub reason: &'static str,
     pub message: String,
-    pub details: Option<Details>,
+    pub details: Option<Box<Details>>,
 }
 
 impl std::fmt::Display for Status {
@@ -80,20 +80,20 @@ impl Status {
     /// `NewNotFound`.
     pub fn not_found(resource: &GroupResource, name: &str) -> Self {
         Status {
-            details: Some(details(resource, name)),
+            details: Some(Box::new(details(resource, name))),
             ..Status::new(404, "NotFound", format!("{resource} \"{name}\" not found"))
         }
     }
 
     /// The 404 for a path or resource the server does not serve (`NewGenericServerResponse` 404).
     pub fn no_such_resource() -> Self {
-        Status { details: Some(Details::default()), ..Status::new(404, "NotFound", "the server could not find the requested resource") }
+        Status { details: Some(Box::default()), ..Status::new(404, "NotFound", "the server could not find the requested resource") }
     }
 
     /// `NewAlreadyExists`.
     pub fn already_exists(resource: &GroupResource, name: &str) -> Self {
         Status {
-            details: Some(details(resource, name)),
+            details: Some(Box::new(details(resource, name))),
             ..Status::new(409, "AlreadyExists", format!("{resource} \"{name}\" already exists"))
         }
     }
@@ -110,7 +110,7 @@ impl Status {
     /// `NewConflict(qualifiedResource, name, err)`.
     pub fn conflict_because(resource: &GroupResource, name: &str, why: &str) -> Self {
         Status {
-            details: Some(details(resource, name)),
+            details: Some(Box::new(details(resource, name))),
             ..Status::new(409, "Conflict", format!("Operation cannot be fulfilled on {resource} \"{name}\": {why}"))
         }
     }
@@ -132,13 +132,13 @@ impl Status {
             })
             .collect();
         Status {
-            details: Some(Details {
+            details: Some(Box::new(Details {
                 name: name.to_string(),
                 group: group.to_string(),
                 kind: kind.to_string(),
                 causes,
                 retry_after_seconds: None,
-            }),
+            })),
             ..Status::new(422, "Invalid", format!("{qualified_kind} \"{name}\" is invalid: {aggregate}"))
         }
     }
@@ -150,7 +150,11 @@ impl Status {
     /// `NewMethodNotSupported`.
     pub fn method_not_supported(resource: &GroupResource, action: &str) -> Self {
         Status {
-            details: Some(Details { group: resource.group.clone(), kind: resource.resource.clone(), ..Details::default() }),
+            details: Some(Box::new(Details {
+                group: resource.group.clone(),
+                kind: resource.resource.clone(),
+                ..Details::default()
+            })),
             ..Status::new(
                 405,
                 "MethodNotAllowed",
@@ -197,16 +201,16 @@ impl Status {
         } else {
             format!("{resource} \"{name}\" is forbidden: {why}")
         };
-        Status { details: Some(details(resource, name)), ..Status::new(403, "Forbidden", message) }
+        Status { details: Some(Box::new(details(resource, name))), ..Status::new(403, "Forbidden", message) }
     }
 
     /// `NewInternalError`.
     pub fn internal(error: impl std::fmt::Display) -> Self {
         Status {
-            details: Some(Details {
+            details: Some(Box::new(Details {
                 causes: vec![Cause { reason: String::new(), message: error.to_string(), field: String::new() }],
                 ..Details::default()
-            }),
+            })),
             ..Status::new(500, "InternalError", format!("Internal error occurred: {error}"))
         }
     }
@@ -219,7 +223,7 @@ impl Status {
     /// `NewServerTimeout`-style 504 (used when a resource version never arrives).
     pub fn timeout(message: impl Into<String>, retry_after_seconds: u32) -> Self {
         Status {
-            details: Some(Details { retry_after_seconds: Some(retry_after_seconds), ..Details::default() }),
+            details: Some(Box::new(Details { retry_after_seconds: Some(retry_after_seconds), ..Details::default() })),
             ..Status::new(504, "Timeout", message)
         }
     }

@@ -1,0 +1,120 @@
+//! `ferrokube serve`: the Kubernetes API on an embedded store.
+
+use std::net::IpAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use ferrokube::server::{Server, ServerConfig, StorageBackend};
+
+#[derive(Parser)]
+#[command(name = "ferrokube", version, about = "A Kubernetes API server in one binary")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum BackendFlag {
+    Sqlite,
+    Memory,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the Kubernetes API.
+    Serve {
+        /// Where the store, certificates and admin kubeconfig live.
+        #[arg(long, default_value = "./ferrokube-data")]
+        data_dir: PathBuf,
+        /// The address to listen on.
+        #[arg(long, default_value = "127.0.0.1")]
+        bind_address: IpAddr,
+        /// The HTTPS port; 0 picks a free one.
+        #[arg(long, default_value_t = 6443)]
+        secure_port: u16,
+        /// Extra subject alternative names for the serving certificate (repeatable).
+        #[arg(long = "tls-san")]
+        tls_san: Vec<String>,
+        /// kube-apiserver's static token file: token,user,uid,"group1,group2".
+        #[arg(long)]
+        token_auth_file: Option<PathBuf>,
+        /// Where objects are stored.
+        #[arg(long, value_enum, default_value = "sqlite")]
+        storage_backend: BackendFlag,
+        /// fsync every write batch; false for throwaway test servers.
+        #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+        fsync: bool,
+        /// Log filter (tracing's EnvFilter syntax); quiet by default.
+        #[arg(long, default_value = "warn")]
+        log_level: String,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let Command::Serve {
+        data_dir,
+        bind_address,
+        secure_port,
+        tls_san,
+        token_auth_file,
+        storage_backend,
+        fsync,
+        log_level,
+    } = cli.command;
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new(log_level))
+        .with_writer(std::io::stderr)
+        .init();
+    let config = ServerConfig {
+        data_dir,
+        bind_address,
+        secure_port,
+        tls_sans: tls_san,
+        token_auth_file,
+        storage_backend: match storage_backend {
+            BackendFlag::Sqlite => StorageBackend::Sqlite,
+            BackendFlag::Memory => StorageBackend::Memory,
+        },
+        fsync,
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("ferrokube: starting the runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(async move {
+        let server = match Server::bind(config).await {
+            Ok(server) => server,
+            Err(error) => {
+                eprintln!("ferrokube: {error}");
+                return ExitCode::FAILURE;
+            }
+        };
+        println!(
+            "ferrokube serving on https://{} — export KUBECONFIG={}",
+            server.address,
+            std::fs::canonicalize(&server.kubeconfig_path).unwrap_or(server.kubeconfig_path.clone()).display()
+        );
+        server.serve(shutdown_signal()).await;
+        ExitCode::SUCCESS
+    })
+}
+
+async fn shutdown_signal() {
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = terminate => {}
+    }
+}

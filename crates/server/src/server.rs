@@ -1,0 +1,231 @@
+//! The listener: TLS (h2 and HTTP/1.1 by ALPN), authentication per request,
+//! the body limit, and graceful shutdown.
+
+use std::convert::Infallible;
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use ferrokube_store::{Backend, LocalBackend, MemoryDisk, SqliteDisk, SqliteOptions, Store};
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::server::conn::auto;
+use tokio::net::TcpListener;
+use tokio_rustls::TlsAcceptor;
+
+use crate::api::{Api, ApiRequest, ApiResponse, ResponseBody, MAX_REQUEST_BODY_BYTES};
+use crate::authn::{Authenticator, TokenFile};
+use crate::bootstrap;
+use crate::object::ObjectCodec;
+use crate::route::Method;
+use crate::status::Status;
+use crate::{kubeconfig, pki, tls};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StorageBackend {
+    /// SQLite in the data directory: the embedded default.
+    Sqlite,
+    /// Process memory: gone when the process ends.
+    Memory,
+}
+
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    pub data_dir: PathBuf,
+    pub bind_address: IpAddr,
+    /// 0 picks a free port.
+    pub secure_port: u16,
+    pub tls_sans: Vec<String>,
+    pub token_auth_file: Option<PathBuf>,
+    pub storage_backend: StorageBackend,
+    pub fsync: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error("binding {address}: {source}")]
+    Bind { address: SocketAddr, source: std::io::Error },
+    #[error("creating data directory {path}: {source}")]
+    DataDir { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Pki(#[from] pki::PkiError),
+    #[error(transparent)]
+    Tls(#[from] tls::TlsError),
+    #[error(transparent)]
+    Kubeconfig(#[from] kubeconfig::KubeconfigError),
+    #[error(transparent)]
+    Authn(#[from] crate::authn::AuthnError),
+    #[error("opening the store: {0}")]
+    Store(String),
+}
+
+/// A server that is bound and ready to serve.
+pub struct Server {
+    listener: TcpListener,
+    acceptor: TlsAcceptor,
+    authenticator: Arc<Authenticator>,
+    pub api: Arc<Api>,
+    pub address: SocketAddr,
+    pub kubeconfig_path: PathBuf,
+}
+
+async fn open_backend(config: &ServerConfig) -> Result<Arc<dyn Backend>, ServerError> {
+    let store_error = |error: ferrokube_store::BackendError| ServerError::Store(error.to_string());
+    Ok(match config.storage_backend {
+        StorageBackend::Memory => Arc::new(LocalBackend::open(MemoryDisk::new()).map_err(store_error)?),
+        StorageBackend::Sqlite => {
+            let path = config.data_dir.join("store.db");
+            let fsync = config.fsync;
+            let disk = tokio::task::spawn_blocking(move || SqliteDisk::open(&path, SqliteOptions { fsync }))
+                .await
+                .map_err(|error| ServerError::Store(error.to_string()))?
+                .map_err(store_error)?;
+            Arc::new(LocalBackend::open(disk).map_err(store_error)?)
+        }
+    })
+}
+
+impl Server {
+    /// Bind, prepare PKI, open the store, write the kubeconfig.
+    pub async fn bind(config: ServerConfig) -> Result<Server, ServerError> {
+        std::fs::create_dir_all(&config.data_dir)
+            .map_err(|source| ServerError::DataDir { path: config.data_dir.clone(), source })?;
+        let requested = SocketAddr::new(config.bind_address, config.secure_port);
+        let listener =
+            TcpListener::bind(requested).await.map_err(|source| ServerError::Bind { address: requested, source })?;
+        let address = listener.local_addr().map_err(|source| ServerError::Bind { address: requested, source })?;
+        let mut sans = config.tls_sans.clone();
+        if !config.bind_address.is_unspecified() {
+            sans.push(config.bind_address.to_string());
+        }
+        let pki_dir = config.data_dir.join("pki");
+        let (pki, backend) = tokio::join!(
+            async { tokio::task::spawn_blocking(move || pki::ensure(&pki_dir, &sans)).await },
+            open_backend(&config)
+        );
+        let pki = pki.map_err(|error| ServerError::Store(error.to_string()))??;
+        let backend = backend?;
+        let store =
+            Store::open(backend, ObjectCodec).await.map_err(|error| ServerError::Store(error.to_string()))?;
+        let server_address = kubeconfig::server_url(address).trim_start_matches("https://").to_string();
+        let api = Api::new(store, server_address);
+        bootstrap::ensure_system_namespaces(&api).await.map_err(|error| ServerError::Store(error.to_string()))?;
+        let acceptor = TlsAcceptor::from(tls::server_config(&pki)?);
+        let kubeconfig_path = kubeconfig::write(&config.data_dir, &pki, address)?;
+        let mut authenticator = Authenticator::new(false);
+        if let Some(path) = &config.token_auth_file {
+            authenticator = authenticator.with_token_authenticator(Arc::new(TokenFile::load(path)?));
+        }
+        Ok(Server { listener, acceptor, authenticator: Arc::new(authenticator), api, address, kubeconfig_path })
+    }
+
+    /// Serve until `shutdown` resolves, then finish in-flight requests and flush the store.
+    pub async fn serve(self, shutdown: impl std::future::Future<Output = ()>) {
+        let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+        let builder = Arc::new(auto::Builder::new(TokioExecutor::new()));
+        tokio::pin!(shutdown);
+        loop {
+            let accepted = tokio::select! {
+                accepted = self.listener.accept() => accepted,
+                () = &mut shutdown => break,
+            };
+            let Ok((stream, peer)) = accepted else { continue };
+            let _ = stream.set_nodelay(true);
+            let acceptor = self.acceptor.clone();
+            let api = self.api.clone();
+            let authenticator = self.authenticator.clone();
+            let builder = builder.clone();
+            let watcher = graceful.watcher();
+            tokio::spawn(async move {
+                let tls = match tokio::time::timeout(Duration::from_secs(10), acceptor.accept(stream)).await {
+                    Ok(Ok(tls)) => tls,
+                    Ok(Err(error)) => {
+                        tracing::debug!(%peer, %error, "tls handshake failed");
+                        return;
+                    }
+                    Err(_) => return,
+                };
+                let peer_certificate = tls::peer_leaf_certificate(tls.get_ref().1).map(|der| der.to_vec());
+                let peer_certificate = Arc::new(peer_certificate);
+                let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
+                    let api = api.clone();
+                    let authenticator = authenticator.clone();
+                    let peer_certificate = peer_certificate.clone();
+                    async move {
+                        let response = serve_one(&api, &authenticator, peer_certificate.as_deref(), request).await;
+                        Ok::<_, Infallible>(response)
+                    }
+                });
+                let connection = builder.serve_connection_with_upgrades(TokioIo::new(tls), service);
+                if let Err(error) = watcher.watch(connection.into_owned()).await {
+                    tracing::debug!(%peer, %error, "connection ended with an error");
+                }
+            });
+        }
+        self.api.begin_shutdown();
+        drop(self.listener);
+        if tokio::time::timeout(Duration::from_secs(30), graceful.shutdown()).await.is_err() {
+            tracing::warn!("in-flight requests did not finish within 30s");
+        }
+        if let Err(error) = self.api.store.close().await {
+            tracing::error!(%error, "closing the store");
+        }
+    }
+}
+
+type HyperBody = http_body_util::combinators::BoxBody<Bytes, std::io::Error>;
+
+fn full(bytes: Bytes) -> HyperBody {
+    Full::new(bytes).map_err(|never: Infallible| match never {}).boxed()
+}
+
+async fn serve_one(
+    api: &Arc<Api>,
+    authenticator: &Authenticator,
+    peer_certificate: Option<&[u8]>,
+    request: hyper::Request<Incoming>,
+) -> hyper::Response<HyperBody> {
+    let (parts, body) = request.into_parts();
+    let authorization = parts.headers.get(http::header::AUTHORIZATION).and_then(|value| value.to_str().ok());
+    let user = authenticator.authenticate(peer_certificate, authorization).ok();
+    let path_and_query = parts.uri.path_and_query().map(|pq| pq.as_str()).unwrap_or("/");
+    let mut api_request = ApiRequest::new(Method::parse(parts.method.as_str()), path_and_query);
+    api_request.user = user;
+    let declared_length = parts
+        .headers
+        .get(http::header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<usize>().ok());
+    let response = if declared_length.is_some_and(|length| length > MAX_REQUEST_BODY_BYTES) {
+        ApiResponse::error(&Status::request_entity_too_large(MAX_REQUEST_BODY_BYTES))
+    } else {
+        match Limited::new(body, MAX_REQUEST_BODY_BYTES).collect().await {
+            Ok(collected) => {
+                api_request.body = collected.to_bytes();
+                api_request.headers = parts.headers;
+                api.handle(api_request).await
+            }
+            Err(error) if error.downcast_ref::<http_body_util::LengthLimitError>().is_some() => {
+                ApiResponse::error(&Status::request_entity_too_large(MAX_REQUEST_BODY_BYTES))
+            }
+            Err(error) => ApiResponse::error(&Status::bad_request(format!("reading the request body: {error}"))),
+        }
+    };
+    into_hyper(response, parts.method == http::Method::HEAD)
+}
+
+fn into_hyper(response: ApiResponse, head: bool) -> hyper::Response<HyperBody> {
+    let mut builder = hyper::Response::builder().status(response.status);
+    for (name, value) in &response.headers {
+        builder = builder.header(name, value);
+    }
+    let body = match response.body {
+        ResponseBody::Full(_) if head => full(Bytes::new()),
+        ResponseBody::Full(bytes) => full(bytes),
+        ResponseBody::Stream(stream) => stream,
+    };
+    builder.body(body).unwrap_or_else(|_| hyper::Response::new(full(Bytes::from_static(b"invalid response"))))
+}
