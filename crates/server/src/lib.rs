@@ -20,3 +20,6 @@ pub mod api;
 pub mod defaults;
 pub mod server;
 pub mod bootstrap;
+pub mod quantity;
+pub mod schema_walk;
+pub mod patch;

@@ -65,7 +65,7 @@ impl Encoded {
         let mut out = Vec::with_capacity(512);
         out.push(b'{');
         let mut first = true;
-        let mut write_field = |out: &mut Vec<u8>, key: &str, value: &Value, first: &mut bool| {
+        let write_field = |out: &mut Vec<u8>, key: &str, value: &Value, first: &mut bool| {
             if !*first {
                 out.push(b',');
             }

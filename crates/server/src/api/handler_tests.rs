@@ -240,3 +240,96 @@ async fn discovery_and_openapi_answer() {
     let version = call(&api, Method::Get, "/version", None).await.body_json();
     assert!(version["gitVersion"].as_str().is_some_and(|v| v.starts_with("v1.34.")));
 }
+
+async fn call_typed(api: &Arc<Api>, method: Method, path: &str, content_type: &'static str, body: Value) -> ApiResponse {
+    let mut request = ApiRequest::new(method, path);
+    request.user = admin();
+    request.body = bytes::Bytes::from(serde_json::to_vec(&body).expect("json"));
+    request.headers.insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static(content_type));
+    api.handle(request).await
+}
+
+#[tokio::test]
+async fn merge_and_json_patches_update_objects_and_subresources() {
+    let api = api().await;
+    call(&api, Method::Post, "/api/v1/namespaces/default/configmaps", Some(configmap("p"))).await;
+    let merged = call_typed(
+        &api,
+        Method::Patch,
+        "/api/v1/namespaces/default/configmaps/p",
+        "application/merge-patch+json",
+        json!({"metadata": {"labels": {"extra": "1"}}, "data": {"k": null, "n": "v"}}),
+    )
+    .await;
+    assert_eq!(merged.status, 200);
+    let merged = merged.body_json();
+    assert_eq!(merged["data"], json!({"n": "v"}));
+    assert_eq!(merged["metadata"]["labels"], json!({"app": "p", "extra": "1"}));
+
+    let failed_test = call_typed(
+        &api,
+        Method::Patch,
+        "/api/v1/namespaces/default/configmaps/p",
+        "application/json-patch+json",
+        json!([{"op": "test", "path": "/data/n", "value": "other"}, {"op": "remove", "path": "/data/n"}]),
+    )
+    .await;
+    assert_eq!(failed_test.status, 422);
+    let patched = call_typed(
+        &api,
+        Method::Patch,
+        "/api/v1/namespaces/default/configmaps/p",
+        "application/json-patch+json",
+        json!([{"op": "test", "path": "/data/n", "value": "v"}, {"op": "add", "path": "/data/m", "value": "w"}]),
+    )
+    .await;
+    assert_eq!(patched.body_json()["data"], json!({"m": "w", "n": "v"}));
+
+    let stale = call_typed(
+        &api,
+        Method::Patch,
+        "/api/v1/namespaces/default/configmaps/p",
+        "application/merge-patch+json",
+        json!({"metadata": {"resourceVersion": "1"}, "data": {"x": "y"}}),
+    )
+    .await;
+    assert_eq!(stale.status, 409, "a resourceVersion in the patch is a precondition");
+    let unsupported =
+        call_typed(&api, Method::Patch, "/api/v1/namespaces/default/configmaps/p", "text/plain", json!({})).await;
+    assert_eq!(unsupported.status, 415);
+    let missing = call_typed(
+        &api,
+        Method::Patch,
+        "/api/v1/namespaces/default/configmaps/none",
+        "application/merge-patch+json",
+        json!({}),
+    )
+    .await;
+    assert_eq!(missing.status, 404);
+
+    let deployment = json!({
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
+                 "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}
+    });
+    call(&api, Method::Post, "/apis/apps/v1/namespaces/default/deployments", Some(deployment)).await;
+    let scaled = call_typed(
+        &api,
+        Method::Patch,
+        "/apis/apps/v1/namespaces/default/deployments/web/scale",
+        "application/merge-patch+json",
+        json!({"spec": {"replicas": 4}}),
+    )
+    .await;
+    assert_eq!((scaled.status, scaled.body_json()["spec"]["replicas"].clone()), (200, json!(4)));
+    let status = call_typed(
+        &api,
+        Method::Patch,
+        "/apis/apps/v1/namespaces/default/deployments/web/status",
+        "application/merge-patch+json",
+        json!({"status": {"replicas": 4}, "spec": {"replicas": 9}}),
+    )
+    .await
+    .body_json();
+    assert_eq!((status["status"]["replicas"].clone(), status["spec"]["replicas"].clone()), (json!(4), json!(4)));
+}

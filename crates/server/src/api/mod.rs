@@ -7,6 +7,7 @@ mod exchange;
 mod get;
 mod list;
 mod meta_endpoints;
+mod patch;
 mod resource;
 mod scale;
 mod strategy;

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::{create, delete, get, list, scale, update, watch, Api, ApiRequest, ApiResponse};
+use super::{create, delete, get, list, patch, scale, update, watch, Api, ApiRequest, ApiResponse};
 use crate::object;
 use crate::registry::ResourceDef;
 use crate::route::{ResourcePath, Verb};
@@ -67,6 +67,7 @@ pub(super) async fn handle(api: &Arc<Api>, request: &ApiRequest, path: ResourceP
         return match (subresource, target.verb) {
             ("status", Verb::Get) => get::get(api, request, &target).await,
             ("status", Verb::Update) => update::update(api, request, &target).await,
+            ("status" | "scale", Verb::Patch) => patch::patch(api, request, &target).await,
             ("scale", Verb::Get) => scale::get(api, request, &target).await,
             ("scale", Verb::Update) => scale::update(api, request, &target).await,
             (_, verb) => Err(Status::method_not_supported(&target.group_resource(), verb.as_str())),
@@ -87,9 +88,7 @@ pub(super) async fn handle(api: &Arc<Api>, request: &ApiRequest, path: ResourceP
         Verb::Delete => delete::delete(api, request, &target).await,
         Verb::DeleteCollection => delete::delete_collection(api, request, &target).await,
         Verb::Watch => watch::watch(api, request, &target).await,
-        Verb::Patch => {
-            Err(Status::method_not_supported(&target.group_resource(), target.verb.as_str()))
-        }
+        Verb::Patch => patch::patch(api, request, &target).await,
     }
 }
 

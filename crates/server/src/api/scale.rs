@@ -44,7 +44,7 @@ fn selector_string(selector: Option<&Value>, plain_map: bool) -> String {
     parts.join(",")
 }
 
-fn scale_of(target: &Target<'_>, parent: &Value) -> Value {
+pub(super) fn scale_of(target: &Target<'_>, parent: &Value) -> Value {
     let metadata = object::metadata(parent).cloned().unwrap_or_default();
     let pick = |field: &str| metadata.get(field).cloned().unwrap_or(Value::Null);
     let plain_map = target.resource.kind == "ReplicationController";
@@ -79,22 +79,35 @@ pub(super) async fn update(api: &Arc<Api>, request: &ApiRequest, target: &Target
     check_type(&mut body, "autoscaling/v1", "Scale")?;
     let dry_run = write::dry_run(request)?;
     let name = target.name.unwrap_or_default();
-    let replicas = match body.pointer("/spec/replicas") {
-        None => 0,
+    let snapshot = api.store.snapshot();
+    let (_, parent) = read_current(&snapshot, &target.key(name))?
+        .ok_or_else(|| Status::not_found(&target.group_resource(), name))?;
+    let stored = apply_scale(api, target, parent, &body, dry_run).await?;
+    Ok(ApiResponse::json(200, &stored))
+}
+
+/// Write a Scale's `spec.replicas` into its parent; the Scale's resourceVersion
+/// (the parent's) is the precondition. Returns the new Scale.
+pub(super) async fn apply_scale(
+    api: &Api,
+    target: &Target<'_>,
+    mut parent: Value,
+    scale: &Value,
+    dry_run: bool,
+) -> Result<Value> {
+    let name = target.name.unwrap_or_default();
+    let replicas = match scale.pointer("/spec/replicas") {
+        None | Some(Value::Null) => 0,
         Some(value) => value.as_i64().filter(|replicas| *replicas >= 0).ok_or_else(|| {
             let error = FieldError::invalid("spec.replicas", &value.to_string(), "must be greater than or equal to 0");
             Status::invalid("autoscaling", "Scale", name, &[error])
         })?,
     };
-    let snapshot = api.store.snapshot();
-    let (_, mut parent) = read_current(&snapshot, &target.key(name))?
-        .ok_or_else(|| Status::not_found(&target.group_resource(), name))?;
-    let precondition = object::resource_version(&body).to_string();
+    let precondition = object::resource_version(scale).to_string();
     if let Some(spec) = parent.get_mut("spec").and_then(Value::as_object_mut) {
         spec.insert("replicas".into(), json!(replicas));
     }
     if let Some(metadata) = object::metadata_mut(&mut parent) {
-        // The Scale's resourceVersion is the parent's: a stale one is a conflict.
         if precondition.is_empty() {
             metadata.remove("resourceVersion");
         } else {
@@ -103,5 +116,5 @@ pub(super) async fn update(api: &Arc<Api>, request: &ApiRequest, target: &Target
     }
     let parent_target = Target { subresource: None, ..*target };
     let (_, stored) = update_object(api, &parent_target, parent, dry_run).await?;
-    Ok(ApiResponse::json(200, &scale_of(target, &stored)))
+    Ok(scale_of(target, &stored))
 }
