@@ -113,6 +113,12 @@ impl Server {
         let server_address = kubeconfig::server_url(address).trim_start_matches("https://").to_string();
         let api = Api::new(store, server_address);
         bootstrap::ensure_system_namespaces(&api).await.map_err(|error| ServerError::Store(error.to_string()))?;
+        // Parse the vendored OpenAPI definitions in the background, after start:
+        // the first write that needs a schema then finds them ready.
+        let warm = api.clone();
+        tokio::task::spawn_blocking(move || {
+            let _ = warm.openapi.definition("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta");
+        });
         let acceptor = TlsAcceptor::from(tls::server_config(&pki)?);
         let kubeconfig_path = kubeconfig::write(&config.data_dir, &pki, address)?;
         let mut authenticator = Authenticator::new(false);

@@ -43,6 +43,7 @@ pub(super) async fn create_object(api: &Api, target: &Target<'_>, mut body: Valu
     strategy::prepare_for_create(target.resource, &mut body);
     strategy::namespace_name_label(target.resource, &mut body);
     crate::defaults::apply(target.resource, &mut body);
+    write::normalize(api, target, &mut body)?;
     if dry_run {
         return Ok(body);
     }

@@ -63,6 +63,7 @@ pub(super) async fn update_object(api: &Api, target: &Target<'_>, body: Value, d
         if target.subresource.is_none() {
             crate::defaults::apply(target.resource, &mut new);
         }
+        write::normalize(api, target, &mut new)?;
         let errors = write::validate_meta(target, &new, false);
         if !errors.is_empty() {
             return Err(write::invalid(target, &new, &errors));

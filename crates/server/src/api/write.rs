@@ -96,6 +96,19 @@ fn validate_labels_and_annotations(object: &Value, errors: &mut Vec<FieldError>)
     }
 }
 
+/// Decode-time normalisation kube does when it turns JSON into its typed
+/// object: quantities take their canonical form; an unparsable one is the
+/// decoder's 400 (`... cannot be handled as a Deployment: quantities must match ...`).
+pub fn normalize(api: &Api, target: &Target<'_>, object: &mut Value) -> Result<()> {
+    let resource = target.resource;
+    let errors =
+        crate::schema_walk::canonicalize_quantities(&api.openapi, resource.group, resource.version, resource.kind, object);
+    match crate::schema_walk::decode_error_message(resource.kind, resource.version, resource.kind, &errors) {
+        Some(message) => Err(Status::bad_request(message)),
+        None => Ok(()),
+    }
+}
+
 pub fn invalid(target: &Target<'_>, object: &Value, errors: &[FieldError]) -> Status {
     Status::invalid(target.resource.group, target.resource.kind, object::name(object), errors)
 }
