@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use ferrokube_store::{Backend, LocalBackend, MemoryDisk, SqliteDisk, SqliteOptions, Store};
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto;
@@ -196,31 +196,56 @@ async fn serve_one(
 ) -> hyper::Response<HyperBody> {
     let (parts, body) = request.into_parts();
     let authorization = parts.headers.get(http::header::AUTHORIZATION).and_then(|value| value.to_str().ok());
-    let user = authenticator.authenticate(peer_certificate, authorization).ok();
     let path_and_query = parts.uri.path_and_query().map(|pq| pq.as_str()).unwrap_or("/");
     let mut api_request = ApiRequest::new(Method::parse(parts.method.as_str()), path_and_query);
-    api_request.user = user;
-    let declared_length = parts
-        .headers
-        .get(http::header::CONTENT_LENGTH)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.parse::<usize>().ok());
-    let response = if declared_length.is_some_and(|length| length > MAX_REQUEST_BODY_BYTES) {
-        ApiResponse::error(&Status::request_entity_too_large(MAX_REQUEST_BODY_BYTES))
-    } else {
-        match Limited::new(body, MAX_REQUEST_BODY_BYTES).collect().await {
-            Ok(collected) => {
-                api_request.body = collected.to_bytes();
-                api_request.headers = parts.headers;
-                api.handle(api_request).await
-            }
-            Err(error) if error.downcast_ref::<http_body_util::LengthLimitError>().is_some() => {
-                ApiResponse::error(&Status::request_entity_too_large(MAX_REQUEST_BODY_BYTES))
-            }
-            Err(error) => ApiResponse::error(&Status::bad_request(format!("reading the request body: {error}"))),
+    // Credentials that fail are refused everywhere, even where anonymous requests pass.
+    let (user, refused) = match authenticator.authenticate(peer_certificate, authorization) {
+        Ok(user) => (Some(user), false),
+        // A bearer token nobody accepts is a failed credential too (kube always
+        // runs the service-account token authenticator, which refuses it).
+        Err(crate::authn::AuthnError::Unauthorized) => {
+            (None, authorization.and_then(crate::authn::bearer_token).is_some())
         }
+        Err(_) => (None, true),
+    };
+    api_request.user = user;
+    let response = match read_body(body).await {
+        _ if refused => ApiResponse::error(&Status::unauthorized()),
+        Ok(bytes) => {
+            api_request.body = bytes;
+            api_request.headers = parts.headers;
+            api.handle(api_request).await
+        }
+        Err(status) => ApiResponse::error(&status),
     };
     into_hyper(response, parts.method == http::Method::HEAD)
+}
+
+/// How much of an oversized body is read and dropped so the client, still
+/// writing, gets the 413 instead of a broken pipe (Go's server drains too).
+const MAX_DRAIN_BYTES: usize = 64 * 1024 * 1024;
+
+/// The request body up to the limit; beyond it a 413, after draining the rest.
+async fn read_body(body: Incoming) -> Result<Bytes, Status> {
+    let mut body = body;
+    let mut collected = bytes::BytesMut::new();
+    let mut drained = 0usize;
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|error| Status::bad_request(format!("reading the request body: {error}")))?;
+        let Ok(data) = frame.into_data() else { continue };
+        if collected.len() + data.len() <= MAX_REQUEST_BODY_BYTES && drained == 0 {
+            collected.extend_from_slice(&data);
+        } else {
+            drained += data.len();
+            if drained > MAX_DRAIN_BYTES {
+                break;
+            }
+        }
+    }
+    if drained > 0 {
+        return Err(Status::request_entity_too_large(MAX_REQUEST_BODY_BYTES));
+    }
+    Ok(collected.freeze())
 }
 
 fn into_hyper(response: ApiResponse, head: bool) -> hyper::Response<HyperBody> {

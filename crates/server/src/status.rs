@@ -164,7 +164,10 @@ impl Status {
     }
 
     pub fn method_not_allowed() -> Self {
-        Status::new(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+        Status {
+            details: Some(Box::default()),
+            ..Status::new(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+        }
     }
 
     /// `NewNotAcceptableError` as the negotiation layer words it.

@@ -40,6 +40,7 @@ pub(super) async fn create_object(api: &Api, target: &Target<'_>, mut body: Valu
             metadata.remove(system);
         }
     }
+    strategy::fold_secret_string_data(target.resource, &mut body);
     strategy::prepare_for_create(target.resource, &mut body);
     strategy::namespace_name_label(target.resource, &mut body);
     crate::defaults::apply(target.resource, &mut body);

@@ -75,12 +75,18 @@ pub(super) async fn delete(api: &Arc<Api>, request: &ApiRequest, target: &Target
             ));
         }
         if !dry_run {
-            let txn = Txn::single(Op::Delete { key: key.clone(), expect: Expect::ModRevision(revision) });
+            let mut txn = Txn::single(Op::Delete { key: key.clone(), expect: Expect::ModRevision(revision) });
+            if is_namespace(target) {
+                txn.ops.extend(namespace_contents(api, name));
+            }
             match write::commit(api, txn).await {
                 Ok(_) => {}
                 Err(StoreError::Backend(BackendError::PreconditionFailed { .. })) => continue,
                 Err(other) => return Err(write::map_store_error(target, name, other)),
             }
+        }
+        if is_namespace(target) {
+            return Ok(ApiResponse::json(200, &terminating(current)));
         }
         if returns_deleted_object(target) {
             return Ok(ApiResponse::json(200, &current));
@@ -98,6 +104,44 @@ pub(super) async fn delete(api: &Arc<Api>, request: &ApiRequest, target: &Target
         ));
     }
     Err(Status::conflict(&target.group_resource(), name))
+}
+
+fn is_namespace(target: &Target<'_>) -> bool {
+    (target.resource.group, target.resource.plural) == ("", "namespaces")
+}
+
+/// Every object stored in namespace `namespace`, as delete operations.
+///
+/// kube-apiserver marks the namespace Terminating and its namespace
+/// controller empties it; until ferrokube runs that controller, deleting a
+/// namespace removes it and everything in it in one transaction: the state
+/// the controller reaches, reached at once.
+fn namespace_contents(api: &Api, namespace: &str) -> Vec<Op> {
+    let snapshot = api.store.snapshot();
+    let mut ops = Vec::new();
+    let mut seen_storage = std::collections::HashSet::new();
+    for resource in api.registry.resources().iter().filter(|resource| resource.namespaced && !resource.storage.is_empty()) {
+        if !seen_storage.insert(resource.storage) {
+            continue;
+        }
+        let prefix = format!("/registry/{}/{namespace}/", resource.storage);
+        for (key, entry) in snapshot.range(&prefix, None) {
+            ops.push(Op::Delete { key: key.clone(), expect: Expect::ModRevision(entry.mod_revision) });
+        }
+    }
+    ops
+}
+
+/// The namespace as kube's DELETE answers it: marked for deletion, Terminating.
+fn terminating(mut namespace: Value) -> Value {
+    if let Some(metadata) = object::metadata_mut(&mut namespace) {
+        metadata.insert("deletionTimestamp".into(), json!(object::now_rfc3339()));
+        metadata.insert("deletionGracePeriodSeconds".into(), json!(0));
+    }
+    if let Some(map) = namespace.as_object_mut() {
+        map.insert("status".into(), json!({"phase": "Terminating"}));
+    }
+    namespace
 }
 
 /// Deletes every matching object; answers the list of what was deleted.

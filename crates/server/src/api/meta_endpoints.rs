@@ -6,6 +6,7 @@ use serde_json::json;
 use super::{Api, ApiRequest, ApiResponse};
 use crate::discovery;
 use crate::negotiate::{negotiate, Representation};
+use crate::openapi::v2_protobuf::{self, V2Format};
 use crate::openapi::Document;
 use crate::route::{Endpoint, HealthCheck, Method};
 use crate::status::{Result, Status};
@@ -25,20 +26,22 @@ pub(super) fn handle(api: &Api, request: &ApiRequest, endpoint: Endpoint) -> Res
         Endpoint::Root => Ok(root(api)),
         Endpoint::Version => Ok(ApiResponse::json(200, &version())),
         Endpoint::Health(check, single) => Ok(health(api, request, check, single.as_deref())),
-        Endpoint::OpenApiV2 => openapi(request, api.openapi.v2().map_err(Status::internal)?),
-        Endpoint::OpenApiV3Index => openapi(request, api.openapi.v3_index().map_err(Status::internal)?),
+        Endpoint::OpenApiV2 => openapi_v2(api, request),
+        Endpoint::OpenApiV3Index => {
+            openapi(request, api.openapi.v3_index().map_err(Status::internal)?, "application/json")
+        }
         Endpoint::OpenApiV3(path) => match api.openapi.v3_group_version(&path).map_err(Status::internal)? {
-            Some(document) => openapi(request, document),
+            Some(document) => openapi(request, document, "application/json"),
             None => Err(Status::no_such_resource()),
         },
         Endpoint::CoreVersions => discovery_root(api, request, true),
         Endpoint::Groups => discovery_root(api, request, false),
-        Endpoint::Group(name) => discovery::group(&api.registry, &name)
+        Endpoint::Group(name) => Ok(discovery::group(&api.registry, &name)
             .map(|body| ApiResponse::json(200, &body))
-            .ok_or_else(Status::no_such_resource),
-        Endpoint::Resources { group, version } => discovery::resource_list(&api.registry, &group, &version)
+            .unwrap_or_else(|| ApiResponse::text(404, "404 page not found\n"))),
+        Endpoint::Resources { group, version } => Ok(discovery::resource_list(&api.registry, &group, &version)
             .map(|body| ApiResponse::json(200, &body))
-            .ok_or_else(Status::no_such_resource),
+            .unwrap_or_else(|| ApiResponse::text(404, "404 page not found\n"))),
         Endpoint::NotFound | Endpoint::Resource(_) => Ok(ApiResponse::text(404, "404 page not found\n")),
     }
 }
@@ -129,8 +132,34 @@ fn health(api: &Api, request: &ApiRequest, check: HealthCheck, single: Option<&s
     }
 }
 
+/// `/openapi/v2`, JSON or the gnostic protobuf by `Accept` (kube-openapi
+/// `RegisterOpenAPIVersionedService`): every answer varies on Accept, and one
+/// that allows neither is a bare 406 (no body, as kube writes it).
+fn openapi_v2(api: &Api, request: &ApiRequest) -> Result<ApiResponse> {
+    let response = match v2_protobuf::negotiate(request.header("accept")) {
+        Some(V2Format::Json) => {
+            openapi(request, api.openapi.v2().map_err(Status::internal)?, V2Format::Json.content_type())?
+        }
+        Some(V2Format::Protobuf) => openapi(
+            request,
+            api.openapi.v2_protobuf().map_err(Status::internal)?,
+            V2Format::Protobuf.content_type(),
+        )?,
+        None => {
+            let mut response = ApiResponse::bytes(406, "", bytes::Bytes::new());
+            response.headers.clear();
+            response
+        }
+    };
+    if response.status == 200 {
+        Ok(response)
+    } else {
+        Ok(response.with_header(http::header::VARY, "Accept"))
+    }
+}
+
 /// An OpenAPI document with kube's caching headers; `If-None-Match` answers 304.
-fn openapi(request: &ApiRequest, document: &Document) -> Result<ApiResponse> {
+fn openapi(request: &ApiRequest, document: &Document, content_type: &str) -> Result<ApiResponse> {
     let matches = request
         .header("if-none-match")
         .is_some_and(|tags| tags.split(',').any(|tag| tag.trim() == document.etag || tag.trim() == "*"));
@@ -146,7 +175,7 @@ fn openapi(request: &ApiRequest, document: &Document) -> Result<ApiResponse> {
             .with_header(http::header::ETAG, document.etag.clone())
             .with_header(http::header::CACHE_CONTROL, cache_control));
     }
-    Ok(ApiResponse::bytes(200, "application/json", document.json.clone())
+    Ok(ApiResponse::bytes(200, content_type, document.json.clone())
         .with_header(http::header::ETAG, document.etag.clone())
         .with_header(http::header::CACHE_CONTROL, cache_control)
         .with_header(http::header::VARY, "Accept"))

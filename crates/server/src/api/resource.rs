@@ -50,6 +50,10 @@ pub fn key_for(resource: &ResourceDef, namespace: Option<&str>, name: &str) -> S
 
 pub(super) async fn handle(api: &Arc<Api>, request: &ApiRequest, path: ResourcePath) -> Result<ApiResponse> {
     let Some(resource) = api.registry.lookup(&path.group, &path.version, &path.resource) else {
+        if !api.registry.serves_version(&path.group, &path.version) {
+            // No such group version: the mux's plain 404, as kube answers.
+            return Ok(ApiResponse::text(404, "404 page not found\n"));
+        }
         return Err(Status::no_such_resource());
     };
     let target = Target {

@@ -52,6 +52,29 @@ pub fn prepare_for_create(resource: &ResourceDef, object: &mut Value) {
     }
 }
 
+/// Secrets: `stringData` is write-only; its entries are folded into `data`
+/// base64-encoded and the field is dropped (`pkg/registry/core/secret/strategy.go`
+/// via the v1 conversion `Convert_v1_Secret_To_core_Secret`).
+pub fn fold_secret_string_data(resource: &ResourceDef, object: &mut Value) {
+    use base64::Engine;
+    if (resource.group, resource.kind) != ("", "Secret") {
+        return;
+    }
+    let Some(map) = object.as_object_mut() else { return };
+    let Some(string_data) = map.remove("stringData") else { return };
+    let Some(entries) = string_data.as_object() else { return };
+    let data = map.entry("data").or_insert_with(|| json!({}));
+    if !data.is_object() {
+        *data = json!({});
+    }
+    if let Some(data) = data.as_object_mut() {
+        for (key, value) in entries {
+            let text = value.as_str().unwrap_or_default();
+            data.insert(key.clone(), json!(base64::engine::general_purpose::STANDARD.encode(text)));
+        }
+    }
+}
+
 /// Labels every namespace carries (`kubernetes.io/metadata.name`), set on create and update.
 pub fn namespace_name_label(resource: &ResourceDef, object: &mut Value) {
     if (resource.group, resource.kind) != ("", "Namespace") {

@@ -57,6 +57,7 @@ pub(super) async fn update_object(api: &Api, target: &Target<'_>, body: Value, d
             return Err(Status::conflict(&target.group_resource(), &name));
         }
         let mut new = body.clone();
+        strategy::fold_secret_string_data(target.resource, &mut new);
         let spec_changed = strategy::prepare_for_update(target.resource, target.subresource, &old, &mut new);
         keep_system_metadata(target, &old, &mut new, spec_changed)?;
         strategy::namespace_name_label(target.resource, &mut new);

@@ -15,6 +15,7 @@ mod params;
 mod paths;
 mod resources;
 mod v2;
+pub mod v2_protobuf;
 mod v3;
 
 use std::collections::BTreeMap;
@@ -55,6 +56,7 @@ pub struct OpenApi {
     resources: &'static [ResourceDef],
     routes: OnceLock<Routes>,
     v2: Cached,
+    v2_protobuf: Cached,
     v3_index: Cached,
     v3: OnceLock<BTreeMap<String, Cached>>,
 }
@@ -74,6 +76,7 @@ impl OpenApi {
             resources,
             routes: OnceLock::new(),
             v2: OnceLock::new(),
+            v2_protobuf: OnceLock::new(),
             v3_index: OnceLock::new(),
             v3: OnceLock::new(),
         }
@@ -92,6 +95,14 @@ impl OpenApi {
             let routes = self.routes()?;
             Document::from_value(&v2::document(routes, definitions()?))
         })
+    }
+
+    /// `/openapi/v2` as the gnostic `openapi.v2.Document` protobuf
+    /// (`Accept: application/com.github.proto-openapi.spec.v2[@.]v1.0+protobuf`),
+    /// converted from the JSON document as kube-openapi does; `json` holds the
+    /// protobuf bytes, `etag`/`hash` are the JSON document's (kube reuses them).
+    pub fn v2_protobuf(&self) -> Result<&Document, OpenApiError> {
+        cached(&self.v2_protobuf, || v2_protobuf::document(self.v2()?))
     }
 
     /// `/openapi/v3`: the index of every v3 document with its `?hash=`.
