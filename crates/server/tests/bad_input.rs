@@ -1,0 +1,426 @@
+//! Bad requests, sent raw: each must fail with the code, reason and message
+//! text kube-apiserver 1.34 sends (wording from k8s.io/apiserver's handlers
+//! and k8s.io/apimachinery's api/errors, runtime and json serializer).
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::{suffix, RawResponse, TestEnv};
+use serde_json::{json, Value};
+
+const JSON: Option<&str> = Some("application/json");
+
+/// Asserts a JSON `Status` failure with exactly this code, reason and message.
+#[track_caller]
+fn failure(res: &RawResponse, code: u16, reason: &str, message: &str) -> Value {
+    assert_eq!(res.status, code, "HTTP status of {res:?}");
+    let ct = res.header("content-type");
+    assert!(
+        ct.starts_with("application/json"),
+        "content-type {ct:?} of {res:?}"
+    );
+    let v = res.json();
+    assert_eq!(v["kind"], "Status", "{v}");
+    assert_eq!(v["apiVersion"], "v1", "{v}");
+    assert_eq!(v["metadata"], json!({}), "{v}");
+    assert_eq!(v["status"], "Failure", "{v}");
+    assert_eq!(v["code"], code, "{v}");
+    assert_eq!(v["reason"], reason, "{v}");
+    assert_eq!(v["message"], message, "{v}");
+    v
+}
+
+fn body(v: Value) -> Vec<u8> {
+    serde_json::to_vec(&v).unwrap()
+}
+
+fn cm_body(name: &str) -> Vec<u8> {
+    body(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}}))
+}
+
+fn cms(ns: &str) -> String {
+    format!("/api/v1/namespaces/{ns}/configmaps")
+}
+
+const SUBDOMAIN_RULE: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+const LABEL_RULE: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+
+#[tokio::test]
+async fn malformed_json_is_bad_request() {
+    let env = TestEnv::new("bad-json").await;
+    let cases: &[(&[u8], &str)] = &[
+        (br#"{"kind":"#, r#"unexpected end of JSON input ({"kind":)"#),
+        (
+            b"{not json}",
+            "invalid character 'n' looking for beginning of object key string ({not json})",
+        ),
+        (b"", "unexpected end of JSON input (<empty>)"),
+    ];
+    let put_path = format!("{}/target", cms(&env.ns));
+    let res = env
+        .raw("POST", &cms(&env.ns), JSON, cm_body("target"))
+        .await;
+    assert_eq!(res.status, 201, "{res:?}");
+    for (input, tail) in cases {
+        let msg = format!(
+            "the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: {tail}"
+        );
+        let res = env.raw("POST", &cms(&env.ns), JSON, input.to_vec()).await;
+        failure(&res, 400, "BadRequest", &msg);
+        let res = env.raw("PUT", &put_path, JSON, input.to_vec()).await;
+        failure(&res, 400, "BadRequest", &msg);
+    }
+}
+
+#[tokio::test]
+async fn wrong_api_version_in_body() {
+    let env = TestEnv::new("bad-ver").await;
+    // A kind the data's group/version does not have: the scheme cannot make one.
+    let data =
+        body(json!({"apiVersion": "apps/v1", "kind": "ConfigMap", "metadata": {"name": "x"}}));
+    let res = env.raw("POST", &cms(&env.ns), JSON, data).await;
+    let msg = r#"ConfigMap in version "v1" cannot be handled as a ConfigMap: no kind "ConfigMap" is registered for version "apps/v1" in scheme "pkg/api/legacyscheme/scheme.go:30""#;
+    failure(&res, 400, "BadRequest", msg);
+
+    // A convertible object of another version of the same group.
+    let hpa = json!({
+        "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "h"},
+        "spec": {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+            "minReplicas": 1, "maxReplicas": 3
+        }
+    });
+    let path = format!(
+        "/apis/autoscaling/v1/namespaces/{}/horizontalpodautoscalers",
+        env.ns
+    );
+    let res = env.raw("POST", &path, JSON, body(hpa)).await;
+    let msg = "the API version in the data (autoscaling/v2) does not match the expected API version (autoscaling/v1)";
+    failure(&res, 400, "BadRequest", msg);
+}
+
+#[tokio::test]
+async fn missing_type_meta_defaults_to_the_endpoint() {
+    let env = TestEnv::new("bad-tm").await;
+    let res = env
+        .raw(
+            "POST",
+            &cms(&env.ns),
+            JSON,
+            body(json!({"metadata": {"name": "bare"}})),
+        )
+        .await;
+    assert_eq!(res.status, 201, "{res:?}");
+    let v = res.json();
+    assert_eq!(
+        (v["apiVersion"].as_str(), v["kind"].as_str()),
+        (Some("v1"), Some("ConfigMap"))
+    );
+}
+
+#[tokio::test]
+async fn unknown_fields_warn_or_fail() {
+    let env = TestEnv::new("bad-field").await;
+    let data = |name: &str| {
+        body(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "foo": 1}))
+    };
+    // Default (Warn): created, the field dropped, a warning returned.
+    let res = env.raw("POST", &cms(&env.ns), JSON, data("warned")).await;
+    assert_eq!(res.status, 201, "{res:?}");
+    assert_eq!(
+        res.header("warning"),
+        r#"299 - "unknown field \"foo\"""#,
+        "{res:?}"
+    );
+    assert!(
+        res.json().get("foo").is_none(),
+        "unknown field kept: {}",
+        res.body
+    );
+    let got = env
+        .raw("GET", &format!("{}/warned", cms(&env.ns)), None, vec![])
+        .await;
+    assert!(
+        got.json().get("foo").is_none(),
+        "unknown field stored: {}",
+        got.body
+    );
+
+    let path = format!("{}?fieldValidation=Strict", cms(&env.ns));
+    let res = env.raw("POST", &path, JSON, data("strict")).await;
+    let msg = r#"ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "foo""#;
+    failure(&res, 400, "BadRequest", msg);
+
+    let path = format!("{}?fieldValidation=Ignore", cms(&env.ns));
+    let res = env.raw("POST", &path, JSON, data("ignored")).await;
+    assert_eq!(res.status, 201, "{res:?}");
+    assert_eq!(res.header("warning"), "", "{res:?}");
+}
+
+#[tokio::test]
+async fn oversized_body_is_413() {
+    let env = TestEnv::new("bad-big").await;
+    // kube-apiserver reads up to limit+1 bytes before it answers and drains
+    // a short remainder, so a client that writes the whole body reads the 413
+    // (rather than a broken pipe).
+    let big = "x".repeat(3 * 1024 * 1024 + 16);
+    let data = body(
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "big"}, "data": {"a": big}}),
+    );
+    let res = env.raw("POST", &cms(&env.ns), JSON, data).await;
+    failure(
+        &res,
+        413,
+        "RequestEntityTooLarge",
+        "Request entity too large: limit is 3145728",
+    );
+    let res = env
+        .raw("GET", &format!("{}/big", cms(&env.ns)), None, vec![])
+        .await;
+    assert_eq!(res.status, 404, "nothing was stored: {res:?}");
+}
+
+#[tokio::test]
+async fn invalid_names_are_422() {
+    let env = TestEnv::new("bad-name").await;
+    let res = env
+        .raw("POST", &cms(&env.ns), JSON, cm_body("Bad_Name"))
+        .await;
+    let cause = format!(r#"Invalid value: "Bad_Name": {SUBDOMAIN_RULE}"#);
+    let v = failure(
+        &res,
+        422,
+        "Invalid",
+        &format!(r#"ConfigMap "Bad_Name" is invalid: metadata.name: {cause}"#),
+    );
+    let want = json!({
+        "name": "Bad_Name", "kind": "ConfigMap",
+        "causes": [{"reason": "FieldValueInvalid", "message": cause, "field": "metadata.name"}]
+    });
+    assert_eq!(v["details"], want);
+
+    let dep = json!({
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "Bad_Name"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "x"}},
+            "template": {"metadata": {"labels": {"app": "x"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}
+        }
+    });
+    let path = format!("/apis/apps/v1/namespaces/{}/deployments", env.ns);
+    let res = env.raw("POST", &path, JSON, body(dep)).await;
+    let msg = format!(r#"Deployment.apps "Bad_Name" is invalid: metadata.name: {cause}"#);
+    let v = failure(&res, 422, "Invalid", &msg);
+    assert_eq!(
+        (
+            v["details"]["group"].as_str(),
+            v["details"]["kind"].as_str()
+        ),
+        (Some("apps"), Some("Deployment"))
+    );
+
+    // Namespaces are RFC 1123 labels.
+    let ns =
+        body(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "Bad_Name"}}));
+    let res = env.raw("POST", "/api/v1/namespaces", JSON, ns).await;
+    let msg = format!(
+        r#"Namespace "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": {LABEL_RULE}"#
+    );
+    failure(&res, 422, "Invalid", &msg);
+
+    // Neither name nor generateName.
+    let res = env
+        .raw(
+            "POST",
+            &cms(&env.ns),
+            JSON,
+            body(json!({"apiVersion": "v1", "kind": "ConfigMap"})),
+        )
+        .await;
+    let cause = "Required value: name or generateName is required";
+    let v = failure(
+        &res,
+        422,
+        "Invalid",
+        &format!(r#"ConfigMap "" is invalid: metadata.name: {cause}"#),
+    );
+    let want = json!({"kind": "ConfigMap", "causes": [{"reason": "FieldValueRequired", "message": cause, "field": "metadata.name"}]});
+    assert_eq!(v["details"], want);
+}
+
+#[tokio::test]
+async fn create_in_missing_namespace_is_404() {
+    let env = TestEnv::new("bad-nons").await;
+    let nope = format!("nope-{}", suffix());
+    let res = env.raw("POST", &cms(&nope), JSON, cm_body("x")).await;
+    let v = failure(
+        &res,
+        404,
+        "NotFound",
+        &format!(r#"namespaces "{nope}" not found"#),
+    );
+    assert_eq!(v["details"], json!({"name": nope, "kind": "namespaces"}));
+}
+
+#[tokio::test]
+async fn unknown_resources_are_404() {
+    let env = TestEnv::new("bad-res").await;
+    // Inside a served group/version: a Status from the API's router.
+    for path in [
+        format!("/api/v1/namespaces/{}/widgets", env.ns),
+        format!("/apis/apps/v1/namespaces/{}/widgets", env.ns),
+        "/api/v1/widgets".to_string(),
+    ] {
+        let res = env.raw("GET", &path, None, vec![]).await;
+        let v = failure(
+            &res,
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
+        );
+        assert_eq!(v["details"], json!({}), "{path}");
+    }
+    // Outside any served group: the last handler's plain Go 404.
+    for path in [
+        "/apis/nope.example.com/v1/widgets",
+        "/apis/nope.example.com",
+        "/nothing/here",
+    ] {
+        let res = env.raw("GET", path, None, vec![]).await;
+        assert_eq!(res.status, 404, "{path}: {res:?}");
+        assert_eq!(
+            res.header("content-type"),
+            "text/plain; charset=utf-8",
+            "{path}"
+        );
+        assert_eq!(res.body, "404 page not found\n", "{path}");
+    }
+}
+
+#[tokio::test]
+async fn post_to_cluster_wide_list_is_405() {
+    let env = TestEnv::new("bad-405").await;
+    for path in ["/api/v1/configmaps", "/apis/apps/v1/deployments"] {
+        let res = env.raw("POST", path, JSON, cm_body("x")).await;
+        let msg = "the server does not allow this method on the requested resource";
+        let v = failure(&res, 405, "MethodNotAllowed", msg);
+        assert_eq!(v["details"], json!({}), "{path}");
+    }
+}
+
+/// Without credentials only the health and version endpoints answer (as
+/// kube-apiserver does when anonymous auth is limited to those paths); a
+/// bearer token nobody issued is refused everywhere.
+#[tokio::test]
+async fn unauthenticated_requests_are_401() {
+    let env = TestEnv::new("bad-authn").await;
+    let anon = env.client_with_token(None).await;
+    for path in ["/healthz", "/readyz", "/livez"] {
+        let res = common::raw_request(&anon, "GET", path, None, vec![]).await;
+        assert_eq!((res.status, res.body.as_str()), (200, "ok"), "{path}");
+    }
+    let res = common::raw_request(&anon, "GET", "/version", None, vec![]).await;
+    assert_eq!(res.status, 200, "{res:?}");
+    assert!(res.json()["gitVersion"]
+        .as_str()
+        .unwrap()
+        .starts_with("v1.34."));
+
+    let bogus = format!("bogus-{}", suffix());
+    let bad_token = env.client_with_token(Some(&bogus)).await;
+    let ns_path = format!("/api/v1/namespaces/{}/configmaps", env.ns);
+    for (client, path) in [
+        (&anon, "/api/v1/namespaces"),
+        (&anon, ns_path.as_str()),
+        (&anon, "/apis"),
+        (&anon, "/openapi/v2"),
+        (&bad_token, "/api/v1/namespaces"),
+        (&bad_token, "/healthz"),
+        (&bad_token, "/version"),
+    ] {
+        let res = common::raw_request(client, "GET", path, None, vec![]).await;
+        failure(&res, 401, "Unauthorized", "Unauthorized");
+    }
+    let res = common::raw_request(&anon, "POST", &ns_path, JSON, cm_body("x")).await;
+    failure(&res, 401, "Unauthorized", "Unauthorized");
+}
+
+#[tokio::test]
+async fn unsupported_content_type_is_415() {
+    let env = TestEnv::new("bad-ct").await;
+    let msg = "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf";
+    for ct in ["text/plain", "application/xml"] {
+        let res = env.raw("POST", &cms(&env.ns), Some(ct), cm_body("x")).await;
+        failure(&res, 415, "UnsupportedMediaType", msg);
+    }
+    let res = env
+        .raw("POST", &cms(&env.ns), JSON, cm_body("target"))
+        .await;
+    assert_eq!(res.status, 201, "{res:?}");
+    let res = env
+        .raw(
+            "PUT",
+            &format!("{}/target", cms(&env.ns)),
+            Some("text/plain"),
+            cm_body("target"),
+        )
+        .await;
+    failure(&res, 415, "UnsupportedMediaType", msg);
+
+    // YAML bodies are accepted.
+    let yaml =
+        b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\ndata:\n  k: v\n".to_vec();
+    let res = env
+        .raw("POST", &cms(&env.ns), Some("application/yaml"), yaml)
+        .await;
+    assert_eq!(res.status, 201, "{res:?}");
+    assert_eq!(res.json()["data"], json!({"k": "v"}));
+}
+
+#[tokio::test]
+async fn namespace_and_name_mismatches_are_400() {
+    let env = TestEnv::new("bad-mis").await;
+    let ns_msg =
+        "the namespace of the provided object does not match the namespace sent on the request";
+    let other = body(
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "namespace": "elsewhere"}}),
+    );
+    let res = env.raw("POST", &cms(&env.ns), JSON, other.clone()).await;
+    failure(&res, 400, "BadRequest", ns_msg);
+
+    let res = env.raw("POST", &cms(&env.ns), JSON, cm_body("x")).await;
+    assert_eq!(res.status, 201, "{res:?}");
+    let item = format!("{}/x", cms(&env.ns));
+    let res = env.raw("PUT", &item, JSON, other).await;
+    failure(&res, 400, "BadRequest", ns_msg);
+
+    let res = env.raw("PUT", &item, JSON, cm_body("y")).await;
+    failure(
+        &res,
+        400,
+        "BadRequest",
+        "the name of the object (y) does not match the name on the URL (x)",
+    );
+
+    // The namespace in the body may be left out, or equal the URL's.
+    let same = body(
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "namespace": env.ns}}),
+    );
+    let res = env.raw("PUT", &item, JSON, same).await;
+    assert_eq!(res.status, 200, "{res:?}");
+
+    // PUT never creates a configmap.
+    let res = env
+        .raw(
+            "PUT",
+            &format!("{}/absent", cms(&env.ns)),
+            JSON,
+            cm_body("absent"),
+        )
+        .await;
+    let v = failure(&res, 404, "NotFound", r#"configmaps "absent" not found"#);
+    assert_eq!(
+        v["details"],
+        json!({"name": "absent", "kind": "configmaps"})
+    );
+}

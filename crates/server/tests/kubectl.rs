@@ -1,0 +1,534 @@
+//! kubectl 1.33 and 1.27 against the server, as a user would run them.
+//! Each scenario runs once per kubectl version (`<scenario>::v1_33`, `::v1_27`).
+//! Needs `kubectl.1.33` and `kubectl.1.27` (see `common::kubectl_dir`).
+//! Protobuf matters here: kubectl 1.27 reads `/openapi/v2` as protobuf for
+//! `create -f`/`replace -f` validation and `explain`, and kubectl 1.33's typed
+//! generators (`create namespace`, `create configmap`) send protobuf bodies.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::{suffix, TestEnv};
+use serde_json::Value;
+
+macro_rules! per_version {
+    ($($scenario:ident),* $(,)?) => {$(
+        mod $scenario {
+            #[tokio::test]
+            async fn v1_33() {
+                super::$scenario("1.33").await
+            }
+            #[tokio::test]
+            async fn v1_27() {
+                super::$scenario("1.27").await
+            }
+        }
+    )*};
+}
+
+per_version!(
+    api_resources,
+    api_versions,
+    create_and_get_formats,
+    secret_string_data,
+    selectors,
+    tables,
+    replace_and_delete,
+    explain,
+    raw_version,
+    raw_readyz,
+    create_namespace,
+    create_configmap_from_literal,
+);
+
+const MANIFEST: &str = r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels: {app: demo}
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: demo}
+  template:
+    metadata:
+      labels: {app: demo}
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.27
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cfg
+  labels: {app: demo}
+data:
+  a: "1"
+  b: two
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: sec
+  labels: {app: demo}
+type: Opaque
+stringData:
+  password: hunter2
+"#;
+
+fn json(out: &str) -> Value {
+    serde_json::from_str(out).unwrap_or_else(|e| panic!("not JSON ({e}):\n{out}"))
+}
+
+fn lines(out: &str) -> Vec<&str> {
+    out.lines().collect()
+}
+
+/// A kubectl table: the header's words and each row's words.
+fn table(out: &str) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut it = out.lines().filter(|l| !l.trim().is_empty());
+    let words = |l: &str| l.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+    let header = words(it.next().unwrap_or_else(|| panic!("no table in {out:?}")));
+    (header, it.map(words).collect())
+}
+
+/// The row of an `api-resources` table whose NAME is `name`, cut at the
+/// header's column offsets (so empty cells stay empty).
+fn resource_row(out: &str, name: &str) -> Vec<String> {
+    let header = out.lines().next().unwrap();
+    let cols = ["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"];
+    let starts: Vec<usize> = cols
+        .iter()
+        .map(|c| {
+            header
+                .find(c)
+                .unwrap_or_else(|| panic!("{c} not in {header:?}"))
+        })
+        .collect();
+    let row = out
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(name))
+        .unwrap_or_else(|| panic!("no {name} row in:\n{out}"));
+    (0..cols.len())
+        .map(|i| {
+            let end = starts
+                .get(i + 1)
+                .copied()
+                .unwrap_or(row.len())
+                .min(row.len());
+            let cell = &row[starts[i].min(row.len())..end];
+            if i + 1 < cols.len() {
+                assert!(
+                    cell.ends_with(' '),
+                    "cell {cell:?} overruns its column in {row:?}"
+                );
+            }
+            cell.split_whitespace().next().unwrap_or("").to_string()
+        })
+        .collect()
+}
+
+async fn api_resources(v: &str) {
+    let env = TestEnv::new(&format!("kc-ar-{}", v.replace('.', ""))).await;
+    let out = env.kubectl_ok(v, &["api-resources"]);
+    let (header, _) = table(&out);
+    assert_eq!(
+        header,
+        ["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"]
+    );
+    let want: &[[&str; 5]] = &[
+        ["deployments", "deploy", "apps/v1", "true", "Deployment"],
+        ["configmaps", "cm", "v1", "true", "ConfigMap"],
+        ["secrets", "", "v1", "true", "Secret"],
+        ["namespaces", "ns", "v1", "false", "Namespace"],
+        ["statefulsets", "sts", "apps/v1", "true", "StatefulSet"],
+        ["cronjobs", "cj", "batch/v1", "true", "CronJob"],
+        [
+            "customresourcedefinitions",
+            "crd,crds",
+            "apiextensions.k8s.io/v1",
+            "false",
+            "CustomResourceDefinition",
+        ],
+    ];
+    for row in want {
+        assert_eq!(
+            resource_row(&out, row[0]),
+            row,
+            "api-resources row for {}",
+            row[0]
+        );
+    }
+
+    let wide = env.kubectl_ok(v, &["api-resources", "-o", "wide"]);
+    let (header, rows) = table(&wide);
+    assert_eq!(header[5..], ["VERBS", "CATEGORIES"]);
+    let deploy = rows.iter().find(|r| r[0] == "deployments").unwrap();
+    assert_eq!(
+        deploy[5],
+        "create,delete,deletecollection,get,list,patch,update,watch"
+    );
+    assert_eq!(deploy[6], "all");
+
+    let names = env.kubectl_ok(v, &["api-resources", "--api-group=apps", "-o", "name"]);
+    assert_eq!(
+        lines(&names),
+        [
+            "controllerrevisions.apps",
+            "daemonsets.apps",
+            "deployments.apps",
+            "replicasets.apps",
+            "statefulsets.apps"
+        ]
+    );
+    let cluster = env.kubectl_ok(v, &["api-resources", "--namespaced=false", "-o", "name"]);
+    assert!(lines(&cluster).contains(&"namespaces"), "{cluster}");
+    assert!(!lines(&cluster).contains(&"configmaps"), "{cluster}");
+}
+
+async fn api_versions(v: &str) {
+    let env = TestEnv::new(&format!("kc-av-{}", v.replace('.', ""))).await;
+    let out = env.kubectl_ok(v, &["api-versions"]);
+    let got = lines(&out);
+    for must in [
+        "v1",
+        "apps/v1",
+        "batch/v1",
+        "autoscaling/v2",
+        "coordination.k8s.io/v1",
+    ] {
+        assert!(
+            got.contains(&must),
+            "{must} missing from api-versions:\n{out}"
+        );
+    }
+    let mut sorted = got.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(got, sorted, "api-versions is sorted and without duplicates");
+}
+
+/// A namespace holding MANIFEST (created with `kubectl create -f`) plus a
+/// configmap `other` without labels; returns the env and the manifest file.
+async fn with_manifest(v: &str, prefix: &str) -> (TestEnv, tempfile::TempDir, String) {
+    let env = TestEnv::new(&format!("{prefix}-{}", v.replace('.', ""))).await;
+    let ns = env.ns.as_str();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("app.yaml");
+    std::fs::write(&file, MANIFEST).unwrap();
+    let f = file.to_str().unwrap().to_string();
+    let out = env.kubectl_ok(v, &["create", "-f", &f, "-n", ns]);
+    assert_eq!(
+        lines(&out),
+        [
+            "deployment.apps/web created",
+            "configmap/cfg created",
+            "secret/sec created"
+        ]
+    );
+    let other = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n";
+    let (st, out, err) = env.kubectl_stdin(v, &["create", "-f", "-", "-n", ns], Some(other));
+    assert!(st.success(), "create -f -: {out}{err}");
+    assert_eq!(out, "configmap/other created\n");
+    (env, dir, f)
+}
+
+async fn create_and_get_formats(v: &str) {
+    let (env, _dir, _) = with_manifest(v, "kc-get").await;
+    let ns = env.ns.as_str();
+    let d = json(&env.kubectl_ok(v, &["get", "deployment", "web", "-n", ns, "-o", "json"]));
+    assert_eq!(d["kind"], "Deployment");
+    assert_eq!(d["metadata"]["namespace"], ns);
+    assert_eq!(d["spec"]["replicas"], 2);
+    assert_eq!(d["spec"]["strategy"]["type"], "RollingUpdate", "defaulted");
+    assert!(d["metadata"]["uid"].as_str().is_some_and(|u| u.len() == 36));
+
+    let yaml = env.kubectl_ok(v, &["get", "cm", "cfg", "-n", ns, "-o", "yaml"]);
+    for l in [
+        "apiVersion: v1",
+        "kind: ConfigMap",
+        "  name: cfg",
+        &format!("  namespace: {ns}"),
+    ] {
+        assert!(yaml.lines().any(|y| y == l), "{l:?} not in:\n{yaml}");
+    }
+    assert!(yaml.contains("data:\n  a: \"1\"\n  b: two\n"), "{yaml}");
+
+    let list = json(&env.kubectl_ok(v, &["get", "cm", "-l", "app=demo", "-n", ns, "-o", "json"]));
+    assert_eq!(list["kind"], "List");
+    assert_eq!(list["items"].as_array().unwrap().len(), 1);
+    assert_eq!(list["items"][0]["metadata"]["name"], "cfg");
+
+    let args = [
+        "get",
+        "cm,secret,deploy",
+        "-l",
+        "app=demo",
+        "-n",
+        ns,
+        "-o",
+        "name",
+    ];
+    let out = env.kubectl_ok(v, &args);
+    assert_eq!(
+        lines(&out),
+        ["configmap/cfg", "secret/sec", "deployment.apps/web"]
+    );
+
+    let (st, _, err) = env.kubectl(v, &["get", "cm", "nope", "-n", ns]);
+    assert_eq!(st.code(), Some(1));
+    assert_eq!(
+        err.trim(),
+        r#"Error from server (NotFound): configmaps "nope" not found"#
+    );
+}
+
+/// Secrets: `stringData` is merged into `data` (base64) and never stored.
+async fn secret_string_data(v: &str) {
+    let (env, _dir, _) = with_manifest(v, "kc-sec").await;
+    let ns = env.ns.as_str();
+    let s = json(&env.kubectl_ok(v, &["get", "secret", "sec", "-n", ns, "-o", "json"]));
+    assert_eq!(
+        s["data"]["password"], "aHVudGVyMg==",
+        "stringData lands in data: {s}"
+    );
+    assert!(
+        s.get("stringData").is_none(),
+        "stringData is write-only: {s}"
+    );
+}
+
+async fn selectors(v: &str) {
+    let (env, _dir, _) = with_manifest(v, "kc-sel").await;
+    let ns = env.ns.as_str();
+    let out = env.kubectl_ok(v, &["get", "cm", "-l", "app!=demo", "-n", ns, "-o", "name"]);
+    assert!(lines(&out).contains(&"configmap/other"), "{out}");
+    assert!(!lines(&out).contains(&"configmap/cfg"), "{out}");
+    let out = env.kubectl_ok(
+        v,
+        &[
+            "get",
+            "cm,deploy",
+            "-l",
+            "app in (demo)",
+            "-n",
+            ns,
+            "-o",
+            "name",
+        ],
+    );
+    assert_eq!(lines(&out), ["configmap/cfg", "deployment.apps/web"]);
+    let fs = [
+        "get",
+        "cm",
+        "--field-selector",
+        "metadata.name=cfg",
+        "-n",
+        ns,
+        "-o",
+        "name",
+    ];
+    assert_eq!(lines(&env.kubectl_ok(v, &fs)), ["configmap/cfg"]);
+    let fs = [
+        "get",
+        "cm",
+        "--field-selector",
+        "metadata.name!=cfg",
+        "-n",
+        ns,
+        "-o",
+        "name",
+    ];
+    assert!(!lines(&env.kubectl_ok(v, &fs)).contains(&"configmap/cfg"));
+
+    let out = env.kubectl_ok(
+        v,
+        &["get", "cm", "-A", "--field-selector", "metadata.name=cfg"],
+    );
+    let (header, rows) = table(&out);
+    assert_eq!(header[..2], ["NAMESPACE", "NAME"], "{out}");
+    assert!(rows.iter().any(|r| r[..2] == [ns, "cfg"]), "{out}");
+    assert!(rows.iter().all(|r| r[1] == "cfg"), "{out}");
+    let out = env.kubectl_ok(v, &["get", "deploy", "-A", "-l", "app=demo", "-o", "name"]);
+    assert!(lines(&out).contains(&"deployment.apps/web"), "{out}");
+}
+
+/// Server-side tables carry each kind's own printer columns.
+async fn tables(v: &str) {
+    let (env, _dir, _) = with_manifest(v, "kc-tab").await;
+    let ns = env.ns.as_str();
+    let (header, rows) = table(&env.kubectl_ok(v, &["get", "cm", "cfg", "-n", ns]));
+    assert_eq!(header, ["NAME", "DATA", "AGE"]);
+    assert_eq!(rows[0][..2], ["cfg", "2"]);
+    let (header, rows) = table(&env.kubectl_ok(v, &["get", "secret", "sec", "-n", ns]));
+    assert_eq!(header, ["NAME", "TYPE", "DATA", "AGE"]);
+    assert_eq!(rows[0][..3], ["sec", "Opaque", "1"]);
+    let (header, rows) = table(&env.kubectl_ok(v, &["get", "deploy", "web", "-n", ns]));
+    assert_eq!(header, ["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"]);
+    assert_eq!(rows[0][0], "web");
+    assert!(
+        rows[0][1].ends_with("/2"),
+        "READY is ready/desired: {rows:?}"
+    );
+    let args = ["get", "cm", "-A", "--field-selector", "metadata.name=cfg"];
+    let (header, rows) = table(&env.kubectl_ok(v, &args));
+    assert_eq!(header, ["NAMESPACE", "NAME", "DATA", "AGE"]);
+    assert!(rows.iter().any(|r| r[..3] == [ns, "cfg", "2"]), "{rows:?}");
+    let (header, _) = table(&env.kubectl_ok(v, &["get", "ns", ns]));
+    assert_eq!(header, ["NAME", "STATUS", "AGE"]);
+}
+
+async fn replace_and_delete(v: &str) {
+    let (env, dir, f) = with_manifest(v, "kc-rep").await;
+    let ns = env.ns.as_str();
+    let before = json(&env.kubectl_ok(v, &["get", "deploy", "web", "-n", ns, "-o", "json"]));
+
+    let changed = MANIFEST
+        .replace("b: two", "b: three")
+        .replace("replicas: 2", "replicas: 3");
+    std::fs::write(dir.path().join("app.yaml"), changed).unwrap();
+    let out = env.kubectl_ok(v, &["replace", "-f", &f, "-n", ns]);
+    assert_eq!(
+        lines(&out),
+        [
+            "deployment.apps/web replaced",
+            "configmap/cfg replaced",
+            "secret/sec replaced"
+        ]
+    );
+    let c = json(&env.kubectl_ok(v, &["get", "cm", "cfg", "-n", ns, "-o", "json"]));
+    assert_eq!(c["data"]["b"], "three");
+    let d = json(&env.kubectl_ok(v, &["get", "deploy", "web", "-n", ns, "-o", "json"]));
+    assert_eq!(d["spec"]["replicas"], 3);
+    assert_eq!(d["metadata"]["uid"], before["metadata"]["uid"]);
+    assert_eq!(d["metadata"]["generation"], 2);
+
+    let out = env.kubectl_ok(v, &["delete", "-f", &f, "-n", ns]);
+    let want = [
+        r#"deployment.apps "web" deleted"#,
+        r#"configmap "cfg" deleted"#,
+        r#"secret "sec" deleted"#,
+    ];
+    assert_eq!(lines(&out), want);
+    let (st, _, err) = env.kubectl(v, &["get", "cm", "cfg", "-n", ns]);
+    assert_eq!(st.code(), Some(1));
+    assert_eq!(
+        err.trim(),
+        r#"Error from server (NotFound): configmaps "cfg" not found"#
+    );
+
+    let out = env.kubectl_ok(v, &["delete", "cm", "other", "-n", ns]);
+    assert_eq!(out, "configmap \"other\" deleted\n");
+    let (st, _, err) = env.kubectl(v, &["delete", "cm", "other", "-n", ns]);
+    assert_eq!(st.code(), Some(1));
+    assert_eq!(
+        err.trim(),
+        r#"Error from server (NotFound): configmaps "other" not found"#
+    );
+}
+
+async fn explain(v: &str) {
+    let env = TestEnv::new(&format!("kc-ex-{}", v.replace('.', ""))).await;
+    let out = env.kubectl_ok(v, &["explain", "deployment.spec.template.spec.containers"]);
+    let got = lines(&out);
+    for l in [
+        "GROUP:      apps",
+        "KIND:       Deployment",
+        "VERSION:    v1",
+        "FIELD: containers <[]Container>",
+        "DESCRIPTION:",
+        "FIELDS:",
+        "  image\t<string>",
+        "  name\t<string> -required-",
+        "  ports\t<[]ContainerPort>",
+    ] {
+        assert!(got.contains(&l), "{l:?} not in explain output:\n{out}");
+    }
+    assert!(
+        out.contains("List of containers belonging to the pod."),
+        "{out}"
+    );
+
+    let out = env.kubectl_ok(v, &["explain", "configmap"]);
+    for l in [
+        "KIND:       ConfigMap",
+        "VERSION:    v1",
+        "  data\t<map[string]string>",
+    ] {
+        assert!(
+            lines(&out).contains(&l),
+            "{l:?} not in explain output:\n{out}"
+        );
+    }
+}
+
+async fn raw_version(v: &str) {
+    let env = TestEnv::new(&format!("kc-ver-{}", v.replace('.', ""))).await;
+    let info = json(&env.kubectl_ok(v, &["get", "--raw", "/version"]));
+    let git = info["gitVersion"].as_str().unwrap();
+    assert!(git.starts_with("v1.34."), "gitVersion {git}");
+    assert_eq!(info["major"], "1");
+    assert_eq!(info["minor"], "34");
+    assert!(
+        info["platform"].as_str().is_some_and(|p| p.contains('/')),
+        "{info}"
+    );
+}
+
+async fn raw_readyz(v: &str) {
+    let env = TestEnv::new(&format!("kc-rz-{}", v.replace('.', ""))).await;
+    let out = env.kubectl_ok(v, &["get", "--raw", "/readyz?verbose"]);
+    let got = lines(&out);
+    assert_eq!(got.first(), Some(&"[+]ping ok"), "{out}");
+    assert_eq!(got.last(), Some(&"readyz check passed"), "{out}");
+    assert!(got.contains(&"[+]etcd ok"), "{out}");
+    for l in &got[..got.len() - 1] {
+        assert!(
+            l.starts_with("[+]") && l.ends_with(" ok"),
+            "check line {l:?}"
+        );
+    }
+    let out = env.kubectl_ok(v, &["get", "--raw", "/livez"]);
+    assert_eq!(out, "ok");
+}
+
+/// `kubectl create namespace` sends a protobuf body from kubectl 1.33 on.
+async fn create_namespace(v: &str) {
+    let env = TestEnv::new(&format!("kc-ns-{}", v.replace('.', ""))).await;
+    let name = format!("kc-made-{}-{}", v.replace('.', ""), suffix());
+    let out = env.kubectl_ok(v, &["create", "namespace", &name]);
+    assert_eq!(out, format!("namespace/{name} created\n"));
+    let ns = json(&env.kubectl_ok(v, &["get", "ns", &name, "-o", "json"]));
+    assert_eq!(ns["status"]["phase"], "Active");
+    assert_eq!(
+        ns["metadata"]["labels"]["kubernetes.io/metadata.name"],
+        name.as_str()
+    );
+    let (st, _, err) = env.kubectl(v, &["create", "namespace", &name]);
+    assert_eq!(st.code(), Some(1));
+    let want = format!(r#"Error from server (AlreadyExists): namespaces "{name}" already exists"#);
+    assert_eq!(err.trim(), want);
+}
+
+/// `kubectl create configmap` sends a protobuf body from kubectl 1.33 on.
+async fn create_configmap_from_literal(v: &str) {
+    let env = TestEnv::new(&format!("kc-lit-{}", v.replace('.', ""))).await;
+    let ns = env.ns.as_str();
+    let args = [
+        "create",
+        "configmap",
+        "lit",
+        "--from-literal=a=1",
+        "--from-literal=b=two",
+        "-n",
+        ns,
+    ];
+    assert_eq!(env.kubectl_ok(v, &args), "configmap/lit created\n");
+    let cm = json(&env.kubectl_ok(v, &["get", "cm", "lit", "-n", ns, "-o", "json"]));
+    assert_eq!(cm["data"], serde_json::json!({"a": "1", "b": "two"}));
+    let (st, _, err) = env.kubectl(v, &args);
+    assert_eq!(st.code(), Some(1));
+    let want = r#"error: failed to create configmap: configmaps "lit" already exists"#;
+    assert_eq!(err.trim(), want);
+}
