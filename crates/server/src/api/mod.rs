@@ -17,6 +17,8 @@ mod write;
 
 #[cfg(test)]
 mod handler_tests;
+#[cfg(test)]
+mod watch_tests;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::collections::VecDeque;
