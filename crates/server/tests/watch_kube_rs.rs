@@ -1,0 +1,94 @@
+//! kube-rs `kube_runtime::watcher` and `reflector` converge on the server's
+//! state through creates, updates and deletes, in both initial modes
+//! (list-then-watch, and streaming lists with `sendInitialEvents`).
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use common::TestEnv;
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::{Api, DeleteParams, PostParams};
+use kube::runtime::{reflector, watcher, WatchStreamExt};
+use kube::ResourceExt;
+use serde_json::json;
+
+fn cm(name: &str, value: &str) -> ConfigMap {
+    serde_json::from_value(json!({"metadata": {"name": name}, "data": {"v": value}})).unwrap()
+}
+
+/// The reflector's view: name → data value.
+fn view(store: &reflector::Store<ConfigMap>) -> BTreeMap<String, String> {
+    store
+        .state()
+        .iter()
+        .map(|cm| (cm.name_any(), cm.data.as_ref().and_then(|d| d.get("v")).cloned().unwrap_or_default()))
+        .collect()
+}
+
+async fn server_view(api: &Api<ConfigMap>) -> BTreeMap<String, String> {
+    api.list(&Default::default())
+        .await
+        .unwrap()
+        .items
+        .iter()
+        .map(|cm| (cm.name_any(), cm.data.as_ref().and_then(|d| d.get("v")).cloned().unwrap_or_default()))
+        .collect()
+}
+
+async fn converges(config: watcher::Config, prefix: &str) {
+    let env = TestEnv::new(prefix).await;
+    let api: Api<ConfigMap> = env.api();
+    for name in ["a", "b", "c"] {
+        api.create(&PostParams::default(), &cm(name, "0")).await.unwrap();
+    }
+    let (store, writer) = reflector::store();
+    let stream = reflector(writer, watcher(api.clone(), config)).applied_objects();
+    let task = tokio::spawn(async move {
+        let mut stream = std::pin::pin!(stream);
+        while let Some(item) = stream.next().await {
+            item.unwrap();
+        }
+    });
+    store.wait_until_ready().await.unwrap();
+    for round in 1..=5 {
+        let mut b = api.get("b").await.unwrap();
+        b.data = Some(BTreeMap::from([("v".to_string(), round.to_string())]));
+        api.replace("b", &PostParams::default(), &b).await.unwrap();
+        api.create(&PostParams::default(), &cm(&format!("n{round}"), "x")).await.unwrap();
+    }
+    api.delete("a", &DeleteParams::default()).await.unwrap();
+    api.delete("n2", &DeleteParams::default()).await.unwrap();
+    let wanted = server_view(&api).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        if view(&store) == wanted {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "reflector {:?} never reached {:?}", view(&store), wanted);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(wanted.get("b").map(String::as_str), Some("5"));
+    assert!(!wanted.contains_key("a") && !wanted.contains_key("n2"));
+    task.abort();
+}
+
+#[tokio::test]
+async fn reflector_converges_with_list_then_watch() {
+    converges(watcher::Config::default(), "wl").await;
+}
+
+#[tokio::test]
+async fn reflector_converges_with_streaming_lists() {
+    converges(watcher::Config::default().streaming_lists(), "ws").await;
+}
+
+#[tokio::test]
+async fn watcher_survives_server_side_timeouts() {
+    // A 1-second server-side timeout ends each watch; the watcher resumes
+    // from its last resourceVersion and misses nothing.
+    converges(watcher::Config::default().timeout(1), "wt").await;
+}
