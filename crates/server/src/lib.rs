@@ -23,3 +23,6 @@ pub mod bootstrap;
 pub mod quantity;
 pub mod schema_walk;
 pub mod patch;
+pub mod decode_error;
+pub mod yaml;
+pub mod field_validation;

@@ -154,14 +154,17 @@ impl Server {
                     }
                     Err(_) => return,
                 };
-                let peer_certificate = tls::peer_leaf_certificate(tls.get_ref().1).map(|der| der.to_vec());
-                let peer_certificate = Arc::new(peer_certificate);
+                // The client certificate is fixed for the connection: authenticate it once.
+                // Some(None): a certificate was presented and it does not authenticate.
+                let certificate_user = tls::peer_leaf_certificate(tls.get_ref().1)
+                    .map(|der| authenticator.authenticate(Some(&der), None).ok());
+                let certificate_user = Arc::new(certificate_user);
                 let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
                     let api = api.clone();
                     let authenticator = authenticator.clone();
-                    let peer_certificate = peer_certificate.clone();
+                    let certificate_user = certificate_user.clone();
                     async move {
-                        let response = serve_one(&api, &authenticator, peer_certificate.as_deref(), request).await;
+                        let response = serve_one(&api, &authenticator, certificate_user.as_ref().as_ref(), request).await;
                         Ok::<_, Infallible>(response)
                     }
                 });
@@ -191,7 +194,7 @@ fn full(bytes: Bytes) -> HyperBody {
 async fn serve_one(
     api: &Arc<Api>,
     authenticator: &Authenticator,
-    peer_certificate: Option<&[u8]>,
+    certificate_user: Option<&Option<crate::authn::UserInfo>>,
     request: hyper::Request<Incoming>,
 ) -> hyper::Response<HyperBody> {
     let (parts, body) = request.into_parts();
@@ -199,7 +202,12 @@ async fn serve_one(
     let path_and_query = parts.uri.path_and_query().map(|pq| pq.as_str()).unwrap_or("/");
     let mut api_request = ApiRequest::new(Method::parse(parts.method.as_str()), path_and_query);
     // Credentials that fail are refused everywhere, even where anonymous requests pass.
-    let (user, refused) = match authenticator.authenticate(peer_certificate, authorization) {
+    let authenticated = match certificate_user {
+        Some(Some(user)) => Ok(user.clone()),
+        Some(None) => Err(crate::authn::AuthnError::Certificate("the client certificate does not authenticate".into())),
+        None => authenticator.authenticate(None, authorization),
+    };
+    let (user, refused) = match authenticated {
         Ok(user) => (Some(user), false),
         // A bearer token nobody accepts is a failed credential too (kube always
         // runs the service-account token authenticator, which refuses it).

@@ -11,7 +11,7 @@ use crate::object;
 use crate::status::{Result, Status};
 
 pub(super) async fn create(api: &Arc<Api>, request: &ApiRequest, target: &Target<'_>) -> Result<ApiResponse> {
-    let mut body = decode_body(request)?;
+    let mut body = decode_body(request, target.resource.kind, &target.resource.api_version())?;
     check_type(&mut body, &target.resource.api_version(), target.resource.kind)?;
     let dry_run = write::dry_run(request)?;
     write::settle_namespace(target, &mut body)?;

@@ -75,7 +75,7 @@ pub(super) async fn get(api: &Arc<Api>, _request: &ApiRequest, target: &Target<'
 }
 
 pub(super) async fn update(api: &Arc<Api>, request: &ApiRequest, target: &Target<'_>) -> Result<ApiResponse> {
-    let mut body = decode_body(request)?;
+    let mut body = decode_body(request, "Scale", "autoscaling/v1")?;
     check_type(&mut body, "autoscaling/v1", "Scale")?;
     let dry_run = write::dry_run(request)?;
     let name = target.name.unwrap_or_default();

@@ -16,7 +16,7 @@ use crate::status::{FieldError, Result, Status};
 const MAX_RETRIES: usize = 16;
 
 pub(super) async fn update(api: &Arc<Api>, request: &ApiRequest, target: &Target<'_>) -> Result<ApiResponse> {
-    let mut body = decode_body(request)?;
+    let mut body = decode_body(request, target.resource.kind, &target.resource.api_version())?;
     check_type(&mut body, &target.resource.api_version(), target.resource.kind)?;
     let dry_run = write::dry_run(request)?;
     let name = target.name.unwrap_or_default();

@@ -69,6 +69,10 @@ struct Watcher {
     representation: Representation,
     bookmarks: bool,
     sender: mpsc::Sender<Bytes>,
+    /// The watch request's query (Table `includeObject`).
+    table_request: ApiRequest,
+    /// kube sends Table column definitions with the first event only.
+    columns_sent: std::sync::atomic::AtomicBool,
 }
 
 /// `ValidateListOptions` for watches (`apimachinery/pkg/apis/meta/internalversion/validation`).
@@ -155,6 +159,12 @@ pub(super) async fn watch(api: &Arc<Api>, request: &ApiRequest, target: &Target<
         representation,
         bookmarks,
         sender,
+        table_request: ApiRequest {
+            body: Bytes::new(),
+            headers: http::HeaderMap::new(),
+            ..request.clone()
+        },
+        columns_sent: std::sync::atomic::AtomicBool::new(false),
     };
     tokio::spawn(async move { watcher.run(start, timeout).await });
     let body = http_body_util::BodyExt::boxed(ChannelBody { receiver });
@@ -299,9 +309,9 @@ impl Watcher {
     async fn send_value(&self, kind: Kind, value: &Value) -> bool {
         let encoded = match self.representation {
             Representation::Table(version) => {
-                let empty = ApiRequest::new(crate::route::Method::Get, "/");
                 let revision = object::resource_version(value).parse().unwrap_or(0);
-                table::table(self.resource, version, std::slice::from_ref(value), revision, None, &empty)
+                let headers = !self.columns_sent.swap(true, std::sync::atomic::Ordering::Relaxed);
+                table::render(self.resource, version, std::slice::from_ref(value), revision, None, &self.table_request, headers)
             }
             _ => value.clone(),
         };
