@@ -5,18 +5,18 @@ use std::sync::Arc;
 use ferrokube_store::{BackendError, Expect, Op, StoreError, Txn};
 use serde_json::Value;
 
-use super::resource::{check_type, decode_body, require_namespace, Target};
+use super::resource::{check_type, require_namespace, Target};
 use super::{strategy, write, Api, ApiRequest, ApiResponse};
 use crate::object;
 use crate::status::{Result, Status};
 
 pub(super) async fn create(api: &Arc<Api>, request: &ApiRequest, target: &Target<'_>) -> Result<ApiResponse> {
-    let mut body = decode_body(request, target.resource.kind, &target.resource.api_version())?;
+    let super::body::Decoded { object: mut body, warnings } = super::body::decode(api, request, target, target.resource.kind, &target.resource.api_version(), "CreateOptions")?;
     check_type(&mut body, &target.resource.api_version(), target.resource.kind)?;
     let dry_run = write::dry_run(request)?;
     write::settle_namespace(target, &mut body)?;
     require_namespace(api, target)?;
-    create_object(api, target, body, dry_run).await.map(|created| ApiResponse::json(201, &created))
+    create_object(api, target, body, dry_run).await.map(|created| ApiResponse::json(201, &created).with_warnings(warnings))
 }
 
 /// Fill system metadata, validate and store a new object; returns it as stored.

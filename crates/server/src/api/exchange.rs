@@ -93,6 +93,14 @@ impl ApiResponse {
         self
     }
 
+    /// One `Warning` header per value (`299 - "text"`).
+    pub fn with_warnings(mut self, warnings: Vec<String>) -> Self {
+        for warning in warnings {
+            self.headers.push((http::header::WARNING, warning));
+        }
+        self
+    }
+
     /// The body of a full response (tests).
     pub fn body_bytes(&self) -> Option<&Bytes> {
         match &self.body {

@@ -1,6 +1,7 @@
 //! The request path after TLS and HTTP: authentication check, routing,
 //! negotiation, and the verb handlers.
 
+mod body;
 mod create;
 mod delete;
 mod exchange;

@@ -124,40 +124,6 @@ pub fn require_namespace(api: &Api, target: &Target<'_>) -> Result<()> {
     }
 }
 
-/// Media types a request body may use (`runtime.SerializerInfo` of built-in kinds).
-const BODY_MEDIA_TYPES: &[&str] = &["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"];
-
-/// The request body as a JSON object of `kind` in `group_version`, with
-/// kube's 415 and 400 answers: JSON, or Kubernetes protobuf (what typed
-/// client-go clients such as `kubectl create configmap` send). Decode
-/// failures are worded as kube's decoder words them (`decode_error.rs`).
-pub fn decode_body(request: &ApiRequest, kind: &str, group_version: &str) -> Result<serde_json::Value> {
-    let content_type = request.header("content-type").unwrap_or("application/json");
-    let media = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-    if media == crate::protobuf::CONTENT_TYPE {
-        return crate::protobuf::decode_object(&request.body, crate::protobuf::message_for).map_err(|error| match error {
-            crate::protobuf::ProtobufError::UnknownKind { .. } => {
-                Status::unsupported_media_type(&media, BODY_MEDIA_TYPES)
-            }
-            other => Status::bad_request(format!("couldn't get version/kind; protobuf decode error: {other}")),
-        });
-    }
-    if !(media == "application/json" || media.is_empty() || media == "*/*") {
-        return Err(Status::unsupported_media_type(&media, BODY_MEDIA_TYPES));
-    }
-    if let Some(message) = crate::decode_error::decode_failure_message(kind, group_version, &request.body, None, None) {
-        return Err(Status::bad_request(message));
-    }
-    let value: serde_json::Value = serde_json::from_slice(&request.body)
-        .map_err(|error| Status::bad_request(format!("couldn't get version/kind; json parse error: {error}")))?;
-    if !value.is_object() {
-        return Err(Status::bad_request(format!(
-            "the object provided is unrecognized (must be of type {kind}): couldn't get version/kind; json parse error: not a JSON object"
-        )));
-    }
-    Ok(value)
-}
-
 /// Fill or check apiVersion and kind of a body against the endpoint's kind
 /// (`handlers/create.go`: the decoder defaults them from the endpoint; a
 /// mismatching group version is a 400).

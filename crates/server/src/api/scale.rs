@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::resource::{check_type, decode_body, read_current, Target};
+use super::resource::{check_type, read_current, Target};
 use super::update::update_object;
 use super::{write, Api, ApiRequest, ApiResponse};
 use crate::object;
@@ -75,7 +75,7 @@ pub(super) async fn get(api: &Arc<Api>, _request: &ApiRequest, target: &Target<'
 }
 
 pub(super) async fn update(api: &Arc<Api>, request: &ApiRequest, target: &Target<'_>) -> Result<ApiResponse> {
-    let mut body = decode_body(request, "Scale", "autoscaling/v1")?;
+    let super::body::Decoded { object: mut body, warnings } = super::body::decode(api, request, target, "Scale", "autoscaling/v1", "UpdateOptions")?;
     check_type(&mut body, "autoscaling/v1", "Scale")?;
     let dry_run = write::dry_run(request)?;
     let name = target.name.unwrap_or_default();
@@ -83,7 +83,7 @@ pub(super) async fn update(api: &Arc<Api>, request: &ApiRequest, target: &Target
     let (_, parent) = read_current(&snapshot, &target.key(name))?
         .ok_or_else(|| Status::not_found(&target.group_resource(), name))?;
     let stored = apply_scale(api, target, parent, &body, dry_run).await?;
-    Ok(ApiResponse::json(200, &stored))
+    Ok(ApiResponse::json(200, &stored).with_warnings(warnings))
 }
 
 /// Write a Scale's `spec.replicas` into its parent; the Scale's resourceVersion

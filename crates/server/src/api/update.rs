@@ -7,7 +7,7 @@ use ferrokube_store::{BackendError, Expect, Op, StoreError, Txn};
 use serde_json::Value;
 
 use super::create::create_object;
-use super::resource::{check_type, decode_body, read_current, require_namespace, Target};
+use super::resource::{check_type, read_current, require_namespace, Target};
 use super::{strategy, write, Api, ApiRequest, ApiResponse};
 use crate::object;
 use crate::status::{FieldError, Result, Status};
@@ -16,7 +16,7 @@ use crate::status::{FieldError, Result, Status};
 const MAX_RETRIES: usize = 16;
 
 pub(super) async fn update(api: &Arc<Api>, request: &ApiRequest, target: &Target<'_>) -> Result<ApiResponse> {
-    let mut body = decode_body(request, target.resource.kind, &target.resource.api_version())?;
+    let super::body::Decoded { object: mut body, warnings } = super::body::decode(api, request, target, target.resource.kind, &target.resource.api_version(), "UpdateOptions")?;
     check_type(&mut body, &target.resource.api_version(), target.resource.kind)?;
     let dry_run = write::dry_run(request)?;
     let name = target.name.unwrap_or_default();
@@ -32,7 +32,7 @@ pub(super) async fn update(api: &Arc<Api>, request: &ApiRequest, target: &Target
     }
     write::settle_namespace(target, &mut body)?;
     let (code, object) = update_object(api, target, body, dry_run).await?;
-    Ok(ApiResponse::json(code, &object))
+    Ok(ApiResponse::json(code, &object).with_warnings(warnings))
 }
 
 /// Returns the HTTP code (200, or 201 for create-on-update) and the stored object.

@@ -1,0 +1,134 @@
+//! Request bodies of create and update: JSON, YAML or Kubernetes protobuf
+//! in, one JSON object out, with kube's decode errors and field validation
+//! (`fieldValidation=Ignore|Warn|Strict`, `handlers/create.go`/`update.go`
+//! with the strict decoder of `runtime/serializer/json`).
+
+use serde_json::Value;
+
+use super::resource::Target;
+use super::{Api, ApiRequest};
+use crate::field_validation::{self, FieldValidation};
+use crate::status::{FieldError, Result, Status};
+
+/// Media types a request body may use (`runtime.SerializerInfo` of built-in kinds).
+const BODY_MEDIA_TYPES: &[&str] = &["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Media {
+    Json,
+    Yaml,
+    Protobuf,
+}
+
+fn media(request: &ApiRequest) -> Result<Media> {
+    let content_type = request.header("content-type").unwrap_or("application/json");
+    let media = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    match media.as_str() {
+        "application/json" | "" | "*/*" => Ok(Media::Json),
+        "application/yaml" => Ok(Media::Yaml),
+        crate::protobuf::CONTENT_TYPE => Ok(Media::Protobuf),
+        other => Err(Status::unsupported_media_type(other, BODY_MEDIA_TYPES)),
+    }
+}
+
+/// A decoded body and the `Warning` header values to send with the answer.
+pub struct Decoded {
+    pub object: Value,
+    pub warnings: Vec<String>,
+}
+
+/// Decode the body as an object of `kind` in `group_version`, then apply
+/// field validation. `options_kind` names the options in a 422 for a bad
+/// `fieldValidation` value (`CreateOptions`, `UpdateOptions`).
+pub fn decode(
+    api: &Api,
+    request: &ApiRequest,
+    target: &Target<'_>,
+    kind: &str,
+    group_version: &str,
+    options_kind: &str,
+) -> Result<Decoded> {
+    let level = FieldValidation::parse(request.query.get("fieldValidation")).map_err(|value| {
+        let error = FieldError::not_supported("fieldValidation", &value, &["", "Ignore", "Strict", "Warn"]);
+        Status::invalid("meta.k8s.io", options_kind, "", &[error])
+    })?;
+    let media = media(request)?;
+    let (mut object, strict) = match media {
+        Media::Protobuf => {
+            // Protobuf has no unknown or duplicate fields to report.
+            let object = crate::protobuf::decode_object(&request.body, crate::protobuf::message_for).map_err(
+                |error| match error {
+                    crate::protobuf::ProtobufError::UnknownKind { .. } => {
+                        Status::unsupported_media_type(crate::protobuf::CONTENT_TYPE, BODY_MEDIA_TYPES)
+                    }
+                    other => Status::bad_request(format!("couldn't get version/kind; protobuf decode error: {other}")),
+                },
+            )?;
+            (object, Vec::new())
+        }
+        Media::Json => {
+            let object = decode_json(&request.body, kind, group_version)?;
+            let strict = if level.is_checked() {
+                let resource = target.resource;
+                field_validation::strict_errors(&api.openapi, resource.group, resource.version, resource.kind, &request.body)
+            } else {
+                Vec::new()
+            };
+            (object, strict)
+        }
+        Media::Yaml => {
+            let converted = crate::yaml::yaml_to_json(&request.body)
+                .map_err(|error| Status::bad_request(crate::yaml::decode_error_message(kind, &error, &request.body)))?;
+            let json = serde_json::to_vec(&converted).unwrap_or_default();
+            let object = decode_json(&json, kind, group_version)?;
+            let strict = if level.is_checked() {
+                let resource = target.resource;
+                field_validation::yaml_strict_errors(
+                    &api.openapi,
+                    resource.group,
+                    resource.version,
+                    resource.kind,
+                    &request.body,
+                    &converted,
+                )
+            } else {
+                Vec::new()
+            };
+            (object, strict)
+        }
+    };
+    let resource = target.resource;
+    if kind == resource.kind {
+        field_validation::drop_unknown_fields(&api.openapi, resource.group, resource.version, resource.kind, &mut object);
+    }
+    let warnings = match level {
+        FieldValidation::Strict if !strict.is_empty() => {
+            let body_version = object.get("apiVersion").and_then(Value::as_str).unwrap_or(group_version).to_string();
+            let version = body_version.rsplit('/').next().unwrap_or(&body_version).to_string();
+            return Err(Status::bad_request(field_validation::strict_decoding_bad_request(
+                kind, &version, kind, &strict,
+            )));
+        }
+        FieldValidation::Warn => field_validation::warnings(&strict)
+            .iter()
+            .filter_map(|text| field_validation::warning_header_value(text))
+            .collect(),
+        _ => Vec::new(),
+    };
+    Ok(Decoded { object, warnings })
+}
+
+/// A JSON body as an object, with kube's decode error wording (`decode_error.rs`).
+fn decode_json(body: &[u8], kind: &str, group_version: &str) -> Result<Value> {
+    if let Some(message) = crate::decode_error::decode_failure_message(kind, group_version, body, None, None) {
+        return Err(Status::bad_request(message));
+    }
+    let value: Value = serde_json::from_slice(body)
+        .map_err(|error| Status::bad_request(format!("couldn't get version/kind; json parse error: {error}")))?;
+    if !value.is_object() {
+        return Err(Status::bad_request(format!(
+            "the object provided is unrecognized (must be of type {kind}): couldn't get version/kind; json parse error: not a JSON object"
+        )));
+    }
+    Ok(value)
+}
