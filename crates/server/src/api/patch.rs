@@ -1,4 +1,5 @@
-//! PATCH (`handlers/patch.go`): the patch type comes from the Content-Type;
+//! PATCH (`handlers/patch.go`): the patch type (JSON patch, merge patch,
+//! strategic merge patch) comes from the Content-Type;
 //! the patch applies to the current object (or its Scale), and the result
 //! goes through the update path. A patch that does not set a resourceVersion
 //! is retried on conflict, as kube's patcher does.
@@ -12,7 +13,7 @@ use super::scale::{apply_scale, scale_of};
 use super::update::update_object;
 use super::{write, Api, ApiRequest, ApiResponse};
 use crate::object;
-use crate::patch::{json_patch, merge};
+use crate::patch::{json_patch, merge, strategic};
 use crate::status::{Result, Status};
 
 const MAX_RETRIES: usize = 16;
@@ -62,9 +63,13 @@ fn apply_patch(api: &Api, target: &Target<'_>, kind: PatchType, base: &Value, pa
             } else {
                 (target.resource.group, target.resource.version, target.resource.kind)
             };
-            let _ = (api, group, version, kind, base, patch);
-            // Wired to the strategic engine once it lands; until then refuse rather than mis-merge.
-            Err(Status::unsupported_media_type("application/strategic-merge-patch+json", &PATCH_TYPES[..2]))
+            let context = strategic::SchemaContext::for_kind(&api.openapi, group, version, kind)
+                .map_err(Status::internal)?
+                .ok_or_else(|| Status::unsupported_media_type("application/strategic-merge-patch+json", PATCH_TYPES))?;
+            let mut patched = strategic::apply(base, patch, &context).map_err(|error| error.to_status())?;
+            // The typed decode after the merge drops fields the schema does not know.
+            crate::field_validation::drop_unknown_fields(&api.openapi, group, version, kind, &mut patched);
+            Ok(patched)
         }
     }
 }
