@@ -1,0 +1,247 @@
+//! The Go type of each schema a body decodes into (`sigs.k8s.io/json` into
+//! the typed object, driven by the OpenAPI schema).
+
+use serde_json::Value;
+
+use super::named_types::{APIS_META_PREFIX, API_PREFIX, NAMED_TYPES};
+use crate::openapi::OpenApi;
+
+/// The Go type a JSON value is decoded into, as far as the error texts need it.
+#[derive(Debug, Clone)]
+pub(super) enum GoType {
+    /// A string kind (`string`, `v1.Protocol`).
+    Str(String),
+    Int {
+        name: String,
+        bits: u32,
+    },
+    Float {
+        name: String,
+        bits: u32,
+    },
+    Bool(String),
+    /// `[]byte`: base64 from a string, or an array of bytes.
+    Bytes(String),
+    Slice {
+        name: String,
+        elem: Box<GoType>,
+    },
+    /// A map with string keys.
+    Map {
+        name: String,
+        value: Box<GoType>,
+    },
+    /// A struct: its `reflect.Type.String()` (`v1.ObjectMeta`), its name
+    /// (`ObjectMeta`, the `Go struct field` prefix) and its definition.
+    Struct {
+        name: String,
+        type_name: String,
+        definition: String,
+    },
+    /// `metav1.Time` (`micro: false`) / `metav1.MicroTime` (`UnmarshalJSON`).
+    Time {
+        micro: bool,
+    },
+    /// `resource.Quantity` (`UnmarshalJSON` + `ParseQuantity`).
+    Quantity,
+    /// `intstr.IntOrString` (`UnmarshalJSON` into int32 or string).
+    IntOrString,
+    /// Anything goes (`runtime.RawExtension`, `FieldsV1`, apiextensions `JSON`,
+    /// or a schema this walk does not model).
+    Any,
+}
+
+impl GoType {
+    /// `reflect.Type.String()`.
+    fn name(&self) -> String {
+        match self {
+            GoType::Str(name)
+            | GoType::Int { name, .. }
+            | GoType::Float { name, .. }
+            | GoType::Bool(name)
+            | GoType::Bytes(name)
+            | GoType::Slice { name, .. }
+            | GoType::Map { name, .. }
+            | GoType::Struct { name, .. } => name.clone(),
+            GoType::Time { micro: false } => "v1.Time".into(),
+            GoType::Time { micro: true } => "v1.MicroTime".into(),
+            GoType::Quantity => "resource.Quantity".into(),
+            GoType::IntOrString => "intstr.IntOrString".into(),
+            GoType::Any => "interface {}".into(),
+        }
+    }
+
+    /// Renames the type (a named Go type), and the element / value types that a
+    /// `[]X` / `map[K]X` name spells out.
+    fn renamed(self, new: &str) -> GoType {
+        let elem_name = new.strip_prefix("[]");
+        let value_name = new.strip_prefix("map[").and_then(|rest| {
+            let mut depth = 1usize;
+            for (i, c) in rest.char_indices() {
+                match c {
+                    '[' => depth += 1,
+                    ']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(&rest[i + 1..]);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            None
+        });
+        match self {
+            GoType::Str(_) => GoType::Str(new.into()),
+            GoType::Int { bits, .. } => GoType::Int {
+                name: new.into(),
+                bits,
+            },
+            GoType::Float { bits, .. } => GoType::Float {
+                name: new.into(),
+                bits,
+            },
+            GoType::Bool(_) => GoType::Bool(new.into()),
+            GoType::Bytes(_) => GoType::Bytes(new.into()),
+            GoType::Slice { elem, .. } => GoType::Slice {
+                name: new.into(),
+                elem: Box::new(match elem_name {
+                    Some(elem_name) => elem.renamed(elem_name),
+                    None => *elem,
+                }),
+            },
+            GoType::Map { value, .. } => GoType::Map {
+                name: new.into(),
+                value: Box::new(match value_name {
+                    Some(value_name) => value.renamed(value_name),
+                    None => *value,
+                }),
+            },
+            other => other,
+        }
+    }
+}
+
+fn ref_name(schema: &Value) -> Option<&str> {
+    schema.get("$ref")?.as_str()?.rsplit('/').next()
+}
+
+/// `pkg.Type` of a definition name (`io.k8s.api.core.v1.PodSpec` -> `v1.PodSpec`).
+pub(super) fn go_type_of_definition(definition: &str) -> (String, String) {
+    let mut parts = definition.rsplit('.');
+    let type_name = parts.next().unwrap_or(definition).to_string();
+    let package = parts.next().unwrap_or("");
+    (format!("{package}.{type_name}"), type_name)
+}
+
+/// The Go type of a schema (a property, an item, a map value).
+fn resolve(openapi: &OpenApi, schema: &Value) -> GoType {
+    if let Some(definition) = ref_name(schema) {
+        return resolve_definition(openapi, definition);
+    }
+    let format = schema.get("format").and_then(Value::as_str);
+    match schema.get("type").and_then(Value::as_str) {
+        Some("string") if format == Some("byte") => GoType::Bytes("[]uint8".into()),
+        Some("string") if format == Some("int-or-string") => GoType::IntOrString,
+        Some("string") => GoType::Str("string".into()),
+        Some("integer") => match format {
+            Some("int32") => GoType::Int {
+                name: "int32".into(),
+                bits: 32,
+            },
+            Some("int64") => GoType::Int {
+                name: "int64".into(),
+                bits: 64,
+            },
+            _ => GoType::Int {
+                name: "int".into(),
+                bits: 64,
+            },
+        },
+        Some("number") => match format {
+            Some("float") => GoType::Float {
+                name: "float32".into(),
+                bits: 32,
+            },
+            _ => GoType::Float {
+                name: "float64".into(),
+                bits: 64,
+            },
+        },
+        Some("boolean") => GoType::Bool("bool".into()),
+        Some("array") => {
+            let elem = schema
+                .get("items")
+                .map_or(GoType::Any, |items| resolve(openapi, items));
+            match elem {
+                GoType::Any => GoType::Any,
+                elem => GoType::Slice {
+                    name: format!("[]{}", elem.name()),
+                    elem: Box::new(elem),
+                },
+            }
+        }
+        Some("object") => match schema.get("additionalProperties").filter(|v| v.is_object()) {
+            Some(values) => match resolve(openapi, values) {
+                GoType::Any => GoType::Any,
+                value => GoType::Map {
+                    name: format!("map[string]{}", value.name()),
+                    value: Box::new(value),
+                },
+            },
+            None => GoType::Any,
+        },
+        _ => GoType::Any,
+    }
+}
+
+fn resolve_definition(openapi: &OpenApi, definition: &str) -> GoType {
+    match definition {
+        "io.k8s.apimachinery.pkg.api.resource.Quantity" => return GoType::Quantity,
+        "io.k8s.apimachinery.pkg.util.intstr.IntOrString" => return GoType::IntOrString,
+        "io.k8s.apimachinery.pkg.apis.meta.v1.Time" => return GoType::Time { micro: false },
+        "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime" => return GoType::Time { micro: true },
+        "io.k8s.apimachinery.pkg.runtime.RawExtension"
+        | "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1" => return GoType::Any,
+        _ => {}
+    }
+    let Ok(Some(schema)) = openapi.definition(definition) else {
+        return GoType::Any;
+    };
+    let (name, type_name) = go_type_of_definition(definition);
+    let is_struct = schema.get("properties").is_some()
+        || schema.get("type").and_then(Value::as_str) == Some("object");
+    if is_struct {
+        GoType::Struct {
+            name,
+            type_name,
+            definition: definition.to_string(),
+        }
+    } else {
+        // apiextensions JSON / JSONSchemaPropsOr*: custom UnmarshalJSON.
+        GoType::Any
+    }
+}
+
+/// The Go type of property `field` of `definition`.
+pub(super) fn field_type(
+    openapi: &OpenApi,
+    definition: &str,
+    field: &str,
+    schema: &Value,
+) -> GoType {
+    let resolved = resolve(openapi, schema);
+    let short = definition
+        .strip_prefix(API_PREFIX)
+        .or_else(|| definition.strip_prefix(APIS_META_PREFIX))
+        .unwrap_or(definition);
+    let named = NAMED_TYPES.iter().find(|(key, _)| {
+        key.strip_prefix(short)
+            .and_then(|rest| rest.strip_prefix('.'))
+            == Some(field)
+    });
+    match named {
+        Some((_, go_type)) => resolved.renamed(go_type),
+        None => resolved,
+    }
+}

@@ -1,0 +1,215 @@
+//! A parse tree of a syntactically valid body (arena, so no recursion to drop).
+
+use super::go_strings::decode_rune;
+use super::scanner::is_space;
+
+#[derive(Debug)]
+pub(super) enum Node {
+    Null,
+    Bool,
+    Number,
+    /// The string's value as Go unquotes it.
+    String(String),
+    Array(Vec<usize>),
+    /// Members in body order, duplicates kept (Go decodes each in turn).
+    Object(Vec<(String, usize)>),
+}
+
+#[derive(Debug)]
+struct Item {
+    pub(super) node: Node,
+    start: usize,
+    end: usize,
+}
+
+pub(super) struct Tree<'a> {
+    body: &'a [u8],
+    items: Vec<Item>,
+}
+
+impl<'a> Tree<'a> {
+    pub(super) fn node(&self, index: usize) -> &Node {
+        &self.items[index].node
+    }
+
+    /// The value's bytes as they appear in the body.
+    pub(super) fn raw(&self, index: usize) -> &'a [u8] {
+        let item = &self.items[index];
+        &self.body[item.start..item.end]
+    }
+
+    /// Builds the tree of `body`, which must have passed
+    /// [`go_json_syntax_error`](super::go_json_syntax_error).
+    pub(super) fn parse(body: &'a [u8]) -> Option<Tree<'a>> {
+        let mut items: Vec<Item> = Vec::new();
+        let mut open: Vec<usize> = Vec::new();
+        let mut key: Option<String> = None;
+        let mut i = skip_ws(body, 0);
+        loop {
+            // A value starts at `i`.
+            let index = items.len();
+            let start = i;
+            let first = *body.get(i)?;
+            let (node, end, container) = match first {
+                b'{' => (Node::Object(Vec::new()), 0, true),
+                b'[' => (Node::Array(Vec::new()), 0, true),
+                b'"' => {
+                    let end = string_end(body, i)?;
+                    (Node::String(go_unquote(&body[i..end])), end, false)
+                }
+                b't' => (Node::Bool, i + 4, false),
+                b'f' => (Node::Bool, i + 5, false),
+                b'n' => (Node::Null, i + 4, false),
+                _ => {
+                    let mut j = i;
+                    while j < body.len()
+                        && matches!(body[j], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
+                    {
+                        j += 1;
+                    }
+                    (Node::Number, j, false)
+                }
+            };
+            items.push(Item { node, start, end });
+            if let Some(&parent) = open.last() {
+                match &mut items[parent].node {
+                    Node::Array(children) => children.push(index),
+                    Node::Object(members) => members.push((key.take()?, index)),
+                    _ => return None,
+                }
+            }
+            if container {
+                open.push(index);
+                i = skip_ws(body, i + 1);
+                match body.get(i)? {
+                    b'}' | b']' => {
+                        items[index].end = i + 1;
+                        open.pop();
+                        i += 1;
+                    }
+                    _ => {
+                        if first == b'{' {
+                            i = read_key(body, i, &mut key)?;
+                        }
+                        continue;
+                    }
+                }
+            } else {
+                i = end;
+            }
+            // After a value: `,`, a closing bracket, or the end.
+            loop {
+                i = skip_ws(body, i);
+                let Some(&top) = open.last() else {
+                    return Some(Tree { body, items });
+                };
+                match body.get(i)? {
+                    b',' => {
+                        i = skip_ws(body, i + 1);
+                        if matches!(items[top].node, Node::Object(_)) {
+                            i = read_key(body, i, &mut key)?;
+                        }
+                        break;
+                    }
+                    b'}' | b']' => {
+                        items[top].end = i + 1;
+                        open.pop();
+                        i += 1;
+                    }
+                    _ => return None,
+                }
+            }
+        }
+    }
+}
+
+fn skip_ws(body: &[u8], mut i: usize) -> usize {
+    while i < body.len() && is_space(body[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// Index just past the closing quote of the string opening at `start`.
+fn string_end(body: &[u8], start: usize) -> Option<usize> {
+    let mut j = start + 1;
+    loop {
+        match body.get(j)? {
+            b'\\' => j += 2,
+            b'"' => return Some(j + 1),
+            _ => j += 1,
+        }
+    }
+}
+
+/// Reads `"key"` and the `:` after it at `i`; returns the index of the value.
+fn read_key(body: &[u8], i: usize, key: &mut Option<String>) -> Option<usize> {
+    let end = string_end(body, i)?;
+    *key = Some(go_unquote(&body[i..end]));
+    let colon = skip_ws(body, end);
+    (body.get(colon) == Some(&b':')).then(|| skip_ws(body, colon + 1))
+}
+
+fn hex4(bytes: &[u8]) -> Option<u32> {
+    if bytes.len() < 4 {
+        return None;
+    }
+    let text = std::str::from_utf8(&bytes[..4]).ok()?;
+    u32::from_str_radix(text, 16).ok()
+}
+
+/// `unquoteBytes` of `encoding/json`: escapes resolved, a `\u` surrogate pair
+/// combined, a lone surrogate and each invalid UTF-8 byte read as U+FFFD.
+/// `quoted` includes the quotes.
+pub(super) fn go_unquote(quoted: &[u8]) -> String {
+    let s = &quoted[1..quoted.len().saturating_sub(1).max(1)];
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < s.len() {
+        let c = s[i];
+        if c == b'\\' {
+            let Some(&escape) = s.get(i + 1) else { break };
+            i += 2;
+            match escape {
+                b'b' => out.push('\u{8}'),
+                b'f' => out.push('\u{c}'),
+                b'n' => out.push('\n'),
+                b'r' => out.push('\r'),
+                b't' => out.push('\t'),
+                b'u' => {
+                    let Some(unit) = hex4(&s[i..]) else { break };
+                    i += 4;
+                    if (0xD800..0xE000).contains(&unit) {
+                        let low = if s[i..].starts_with(b"\\u") {
+                            hex4(&s[i + 2..])
+                        } else {
+                            None
+                        };
+                        match low {
+                            Some(low)
+                                if (0xD800..0xDC00).contains(&unit)
+                                    && (0xDC00..0xE000).contains(&low) =>
+                            {
+                                let combined = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+                                out.push(char::from_u32(combined).unwrap_or('\u{FFFD}'));
+                                i += 6;
+                            }
+                            _ => out.push('\u{FFFD}'),
+                        }
+                    } else {
+                        out.push(char::from_u32(unit).unwrap_or('\u{FFFD}'));
+                    }
+                }
+                other => out.push(char::from(other)),
+            }
+        } else if c < 0x80 {
+            out.push(char::from(c));
+            i += 1;
+        } else {
+            let (rune, width) = decode_rune(&s[i..]);
+            out.push(rune);
+            i += width.max(1);
+        }
+    }
+    out
+}

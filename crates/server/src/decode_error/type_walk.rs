@@ -1,0 +1,295 @@
+//! `sigs.k8s.io/json` decoding a body into its typed object, reduced to the
+//! errors it reports.
+
+use serde_json::Value;
+
+use super::go_strings::go_lossy;
+use super::go_time::parse_go_time;
+use super::go_types::{field_type, GoType};
+use super::interpret::value_word;
+use super::tree::{Node, Tree};
+use crate::openapi::OpenApi;
+
+/// How deep [`TypeWalk`] follows a body; deeper values are not checked (kube
+/// itself stops at 10000 levels, which would not fit a worker thread's stack).
+const MAX_WALK_DEPTH: usize = 512;
+
+/// `sigs.k8s.io/json` (`UnmarshalCaseSensitivePreserveInts` / `UnmarshalStrict`)
+/// decoding a body into the typed object of its kind, reduced to its errors:
+/// keys match fields case-sensitively (others are ignored), a type mismatch
+/// is saved (`json: cannot unmarshal <value> into Go struct field
+/// <Struct>.<json.path> of type <type>`, the first one is reported) and
+/// decoding goes on, while an `UnmarshalJSON` failure (`metav1.Time`,
+/// `resource.Quantity`, `intstr.IntOrString`) aborts at once and wins over a
+/// saved error. `<Struct>` is the innermost struct being decoded and the path
+/// joins the JSON names of struct fields from the root (no map keys, no
+/// indices), as kube's `errorContext` does.
+pub(super) struct TypeWalk<'a> {
+    pub(super) openapi: &'a OpenApi,
+    pub(super) tree: &'a Tree<'a>,
+    pub(super) saved: Option<String>,
+    pub(super) struct_name: String,
+    pub(super) fields: Vec<String>,
+    pub(super) depth: usize,
+}
+
+impl TypeWalk<'_> {
+    /// `UnmarshalTypeError.Error()` with the current error context.
+    fn type_error(&self, value: &str, type_name: &str) -> String {
+        if self.struct_name.is_empty() && self.fields.is_empty() {
+            format!("json: cannot unmarshal {value} into Go value of type {type_name}")
+        } else {
+            format!(
+                "json: cannot unmarshal {value} into Go struct field {}.{} of type {type_name}",
+                self.struct_name,
+                self.fields.join(".")
+            )
+        }
+    }
+
+    fn save(&mut self, error: String) {
+        self.saved.get_or_insert(error);
+    }
+
+    fn save_type_error(&mut self, value: &str, type_name: &str) {
+        if self.saved.is_none() {
+            self.saved = Some(self.type_error(value, type_name));
+        }
+    }
+
+    /// Decodes value `index` into `ty`; `Err` is a fatal (returned) error.
+    pub(super) fn value(&mut self, index: usize, ty: &GoType) -> Result<(), String> {
+        if self.depth >= MAX_WALK_DEPTH {
+            return Ok(());
+        }
+        self.depth += 1;
+        let result = self.value_inner(index, ty);
+        self.depth -= 1;
+        result
+    }
+
+    fn value_inner(&mut self, index: usize, ty: &GoType) -> Result<(), String> {
+        let tree = self.tree;
+        let node = tree.node(index);
+        if matches!(node, Node::Null) {
+            // null leaves any Go value alone (custom unmarshalers accept it too).
+            return Ok(());
+        }
+        match ty {
+            GoType::Any => Ok(()),
+            GoType::Quantity => {
+                let raw = tree.raw(index);
+                let raw = match raw {
+                    [b'"', inner @ .., b'"'] => inner,
+                    other => other,
+                };
+                match crate::quantity::canonicalize(go_lossy(raw).trim()) {
+                    Ok(_) => Ok(()),
+                    Err(error) => Err(error.to_string()),
+                }
+            }
+            GoType::IntOrString => match node {
+                Node::String(_) => Ok(()),
+                Node::Number => {
+                    let raw = go_lossy(tree.raw(index));
+                    if parse_go_int(&raw, 32).is_some() {
+                        Ok(())
+                    } else {
+                        Err(self.type_error(&format!("number {raw}"), "int32"))
+                    }
+                }
+                other => Err(self.type_error(value_word(other), "int32")),
+            },
+            GoType::Time { micro } => match node {
+                Node::String(text) => parse_go_time(text, *micro),
+                other => Err(self.type_error(value_word(other), "string")),
+            },
+            GoType::Str(name) => {
+                if !matches!(node, Node::String(_)) {
+                    self.save_type_error(value_word(node), name);
+                }
+                Ok(())
+            }
+            GoType::Int { name, bits } => {
+                match node {
+                    Node::Number => {
+                        let raw = go_lossy(tree.raw(index));
+                        if parse_go_int(&raw, *bits).is_none() {
+                            self.save_type_error(&format!("number {raw}"), name);
+                        }
+                    }
+                    other => self.save_type_error(value_word(other), name),
+                }
+                Ok(())
+            }
+            GoType::Float { name, bits } => {
+                match node {
+                    Node::Number => {
+                        let raw = go_lossy(tree.raw(index));
+                        let finite = if *bits == 32 {
+                            raw.parse::<f32>().is_ok_and(f32::is_finite)
+                        } else {
+                            raw.parse::<f64>().is_ok_and(f64::is_finite)
+                        };
+                        if !finite {
+                            self.save_type_error(&format!("number {raw}"), name);
+                        }
+                    }
+                    other => self.save_type_error(value_word(other), name),
+                }
+                Ok(())
+            }
+            GoType::Bool(name) => {
+                if !matches!(node, Node::Bool) {
+                    self.save_type_error(value_word(node), name);
+                }
+                Ok(())
+            }
+            GoType::Bytes(name) => {
+                match node {
+                    Node::String(text) => {
+                        if let Some(offset) = base64_std_error(text.as_bytes()) {
+                            self.save(format!("illegal base64 data at input byte {offset}"));
+                        }
+                    }
+                    Node::Array(children) => {
+                        for &child in children {
+                            match tree.node(child) {
+                                Node::Null => {}
+                                Node::Number => {
+                                    let raw = go_lossy(tree.raw(child));
+                                    if !raw.parse::<u64>().is_ok_and(|n| n <= 255) {
+                                        self.save_type_error(&format!("number {raw}"), "uint8");
+                                    }
+                                }
+                                other => self.save_type_error(value_word(other), "uint8"),
+                            }
+                        }
+                    }
+                    other => self.save_type_error(value_word(other), name),
+                }
+                Ok(())
+            }
+            GoType::Slice { name, elem } => {
+                match node {
+                    Node::Array(children) => {
+                        for &child in children {
+                            self.value(child, elem)?;
+                        }
+                    }
+                    other => self.save_type_error(value_word(other), name),
+                }
+                Ok(())
+            }
+            GoType::Map { name, value } => {
+                match node {
+                    Node::Object(members) => {
+                        for (_, child) in members {
+                            self.value(*child, value)?;
+                        }
+                    }
+                    other => self.save_type_error(value_word(other), name),
+                }
+                Ok(())
+            }
+            GoType::Struct {
+                name,
+                type_name,
+                definition,
+            } => {
+                let Node::Object(members) = node else {
+                    self.save_type_error(value_word(node), name);
+                    return Ok(());
+                };
+                let Ok(Some(schema)) = self.openapi.definition(definition) else {
+                    return Ok(());
+                };
+                let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+                    return Ok(());
+                };
+                for (key, child) in members {
+                    let Some(property) = properties.get(key) else {
+                        continue;
+                    };
+                    let field = field_type(self.openapi, definition, key, property);
+                    self.fields.push(key.clone());
+                    let outer = std::mem::replace(&mut self.struct_name, type_name.clone());
+                    let result = self.value(*child, &field);
+                    self.fields.pop();
+                    self.struct_name = outer;
+                    result?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// `strconv.ParseInt(s, 10, 64)` plus `reflect.Value.OverflowInt` for `bits`.
+fn parse_go_int(raw: &str, bits: u32) -> Option<i64> {
+    let value: i64 = raw.parse().ok()?;
+    let (min, max) = if bits >= 64 {
+        (i64::MIN, i64::MAX)
+    } else {
+        (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
+    };
+    (min..=max).contains(&value).then_some(value)
+}
+
+/// `base64.StdEncoding.Decode`'s `CorruptInputError` offset for `src`, or
+/// `None` when it decodes (`\r` and `\n` are skipped, padding is required).
+pub(super) fn base64_std_error(src: &[u8]) -> Option<usize> {
+    pub(super) fn value(c: u8) -> bool {
+        c.is_ascii_alphanumeric() || c == b'+' || c == b'/'
+    }
+    let mut si = 0usize;
+    while si < src.len() {
+        // decodeQuantum
+        let mut j = 0usize;
+        while j < 4 {
+            if si == src.len() {
+                if j == 0 {
+                    return None;
+                }
+                // StdEncoding pads: a short final quantum is corrupt.
+                return Some(si - j);
+            }
+            let c = src[si];
+            si += 1;
+            if value(c) {
+                j += 1;
+                continue;
+            }
+            if c == b'\n' || c == b'\r' {
+                continue;
+            }
+            if c != b'=' {
+                return Some(si - 1);
+            }
+            match j {
+                0 | 1 => return Some(si - 1),
+                2 => {
+                    while si < src.len() && (src[si] == b'\n' || src[si] == b'\r') {
+                        si += 1;
+                    }
+                    if si == src.len() {
+                        return Some(src.len());
+                    }
+                    if src[si] != b'=' {
+                        return Some(si - 1);
+                    }
+                    si += 1;
+                }
+                _ => {}
+            }
+            while si < src.len() && (src[si] == b'\n' || src[si] == b'\r') {
+                si += 1;
+            }
+            if si < src.len() {
+                return Some(si);
+            }
+            return None;
+        }
+    }
+    None
+}

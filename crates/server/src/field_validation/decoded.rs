@@ -1,0 +1,270 @@
+//! Over a decoded object (sorted keys).
+
+use serde_json::Value;
+
+use super::shape::{push_key, shape, Errors, Shape};
+use crate::openapi::OpenApi;
+
+/// The `unknown field "..."` messages for `object`, an object of this
+/// group/version/kind, in the order kube finds them in a body whose keys are
+/// sorted (serde_json's order; exactly kube's order for YAML bodies, whose
+/// converted JSON has sorted keys; a JSON body's own order is only visible in
+/// the raw bytes: use [`strict_errors`](super::strict_errors)). Empty when the kind has no vendored
+/// schema (custom resources: see [`unknown_fields_in_schema`]).
+pub fn unknown_fields(
+    openapi: &OpenApi,
+    group: &str,
+    version: &str,
+    kind: &str,
+    object: &Value,
+) -> Vec<String> {
+    let Ok(Some(root)) = openapi.schema_for_kind(group, version, kind) else {
+        return Vec::new();
+    };
+    let mut errors = Errors::default();
+    let mut path = String::new();
+    walk_value(
+        openapi,
+        shape(openapi, root),
+        object,
+        &mut path,
+        &mut errors,
+        None,
+        0,
+    );
+    errors.messages
+}
+
+/// Removes from `object` every field [`unknown_fields`] reports (what kube's
+/// typed decode leaves out under `Warn` and `Ignore`) and returns their
+/// messages.
+pub fn drop_unknown_fields(
+    openapi: &OpenApi,
+    group: &str,
+    version: &str,
+    kind: &str,
+    object: &mut Value,
+) -> Vec<String> {
+    let Ok(Some(root)) = openapi.schema_for_kind(group, version, kind) else {
+        return Vec::new();
+    };
+    let mut errors = Errors::default();
+    let mut path = String::new();
+    let mut dropped = Vec::new();
+    walk_value(
+        openapi,
+        shape(openapi, root),
+        object,
+        &mut path,
+        &mut errors,
+        Some(&mut dropped),
+        0,
+    );
+    for pointer in dropped.iter().rev() {
+        remove_at(object, pointer);
+    }
+    errors.messages
+}
+
+/// As [`unknown_fields`] against an inline OpenAPI v3 schema (a CRD
+/// version's `openAPIV3Schema`: `properties`, `additionalProperties`,
+/// `items`, `x-kubernetes-preserve-unknown-fields`); `metadata` is checked
+/// against ObjectMeta, `apiVersion`/`kind` are always known, as kube's
+/// pruning does. `$ref`s resolve against the built-in definitions.
+pub fn unknown_fields_in_schema(openapi: &OpenApi, schema: &Value, object: &Value) -> Vec<String> {
+    let mut errors = Errors::default();
+    let Some(fields) = object.as_object() else {
+        return Vec::new();
+    };
+    let properties = schema.get("properties").and_then(Value::as_object);
+    let preserve = schema
+        .get("x-kubernetes-preserve-unknown-fields")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    for (key, value) in fields {
+        let mut path = key.clone();
+        match key.as_str() {
+            "apiVersion" | "kind" => {}
+            "metadata" => {
+                if let Ok(Some(meta)) =
+                    openapi.definition("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")
+                {
+                    walk_value(
+                        openapi,
+                        shape(openapi, meta),
+                        value,
+                        &mut path,
+                        &mut errors,
+                        None,
+                        1,
+                    );
+                }
+            }
+            _ => match properties.and_then(|p| p.get(key)) {
+                Some(child) => walk_value(
+                    openapi,
+                    shape(openapi, child),
+                    value,
+                    &mut path,
+                    &mut errors,
+                    None,
+                    1,
+                ),
+                None if preserve => {}
+                None => errors.push("unknown field", "", key),
+            },
+        }
+    }
+    errors.messages
+}
+
+/// A JSON pointer-ish location: keys and indices.
+#[derive(Clone)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+fn remove_at(object: &mut Value, pointer: &[Step]) {
+    let Some((last, parents)) = pointer.split_last() else {
+        return;
+    };
+    let mut current = object;
+    for step in parents {
+        let next = match (step, current) {
+            (Step::Key(k), Value::Object(map)) => map.get_mut(k),
+            (Step::Index(i), Value::Array(items)) => items.get_mut(*i),
+            _ => None,
+        };
+        match next {
+            Some(next) => current = next,
+            None => return,
+        }
+    }
+    if let (Step::Key(k), Value::Object(map)) = (last, current) {
+        map.remove(k);
+    }
+}
+
+/// Deepest nesting walked; deeper values are skipped unchecked (kube's own
+/// JSON limit is 10000, but serde_json's parser refuses bodies deeper than
+/// 128 and YAML bodies stop at `crate::yaml::MAX_DEPTH`).
+pub(super) const MAX_WALK_DEPTH: usize = 256;
+
+fn walk_value(
+    openapi: &OpenApi,
+    shape_: Shape<'_>,
+    value: &Value,
+    path: &mut String,
+    errors: &mut Errors,
+    mut dropped: Option<&mut Vec<Vec<Step>>>,
+    depth: usize,
+) {
+    #[allow(clippy::too_many_arguments)]
+    fn inner(
+        openapi: &OpenApi,
+        shape_: Shape<'_>,
+        value: &Value,
+        path: &mut String,
+        errors: &mut Errors,
+        dropped: &mut Option<&mut Vec<Vec<Step>>>,
+        steps: &mut Vec<Step>,
+        depth: usize,
+    ) {
+        if depth > MAX_WALK_DEPTH {
+            return;
+        }
+        match (shape_, value) {
+            (
+                Shape::Struct {
+                    properties,
+                    preserve,
+                },
+                Value::Object(map),
+            ) => {
+                for (key, child) in map {
+                    let len = path.len();
+                    match properties.and_then(|p| p.get(key)) {
+                        Some(schema) => {
+                            push_key(path, key);
+                            steps.push(Step::Key(key.clone()));
+                            inner(
+                                openapi,
+                                shape(openapi, schema),
+                                child,
+                                path,
+                                errors,
+                                dropped,
+                                steps,
+                                depth + 1,
+                            );
+                            steps.pop();
+                        }
+                        None if preserve => {}
+                        None => {
+                            errors.push("unknown field", path, key);
+                            if let Some(dropped) = dropped.as_deref_mut() {
+                                let mut at = steps.clone();
+                                at.push(Step::Key(key.clone()));
+                                dropped.push(at);
+                            }
+                        }
+                    }
+                    path.truncate(len);
+                }
+            }
+            (Shape::Map(schema), Value::Object(map)) => {
+                let child_shape = shape(openapi, schema);
+                for (key, child) in map {
+                    let len = path.len();
+                    push_key(path, key);
+                    steps.push(Step::Key(key.clone()));
+                    inner(
+                        openapi,
+                        child_shape,
+                        child,
+                        path,
+                        errors,
+                        dropped,
+                        steps,
+                        depth + 1,
+                    );
+                    steps.pop();
+                    path.truncate(len);
+                }
+            }
+            (Shape::List(schema), Value::Array(items)) => {
+                let child_shape = shape(openapi, schema);
+                for (index, item) in items.iter().enumerate() {
+                    let len = path.len();
+                    path.push_str(&format!("[{index}]"));
+                    steps.push(Step::Index(index));
+                    inner(
+                        openapi,
+                        child_shape,
+                        item,
+                        path,
+                        errors,
+                        dropped,
+                        steps,
+                        depth + 1,
+                    );
+                    steps.pop();
+                    path.truncate(len);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut steps = Vec::new();
+    inner(
+        openapi,
+        shape_,
+        value,
+        path,
+        errors,
+        &mut dropped,
+        &mut steps,
+        depth,
+    );
+}
