@@ -7,7 +7,8 @@ use serde_json::json;
 use crate::api::Api;
 use crate::object;
 
-pub const SYSTEM_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public", "kube-node-lease"];
+pub const SYSTEM_NAMESPACES: &[&str] =
+    &["default", "kube-system", "kube-public", "kube-node-lease"];
 
 #[derive(Debug, thiserror::Error)]
 pub enum BootstrapError {
@@ -41,9 +42,14 @@ pub async fn ensure_system_namespaces(api: &Api) -> Result<(), BootstrapError> {
         match api.store.commit(txn).await {
             Ok(_) => {}
             // Another replica created it first.
-            Err(ferrokube_store::StoreError::Backend(ferrokube_store::BackendError::PreconditionFailed { .. })) => {}
+            Err(ferrokube_store::StoreError::Backend(
+                ferrokube_store::BackendError::PreconditionFailed { .. },
+            )) => {}
             Err(error) => {
-                return Err(BootstrapError::Namespace { name: name.to_string(), message: error.to_string() })
+                return Err(BootstrapError::Namespace {
+                    name: name.to_string(),
+                    message: error.to_string(),
+                })
             }
         }
     }

@@ -80,7 +80,10 @@ fn deployment(object: &mut Value) {
             set_default(strategy, "type", json!("RollingUpdate"));
             if strategy.get("type") == Some(&json!("RollingUpdate")) {
                 set_default(strategy, "rollingUpdate", json!({}));
-                if let Some(rolling) = strategy.get_mut("rollingUpdate").and_then(Value::as_object_mut) {
+                if let Some(rolling) = strategy
+                    .get_mut("rollingUpdate")
+                    .and_then(Value::as_object_mut)
+                {
                     set_default(rolling, "maxUnavailable", json!("25%"));
                     set_default(rolling, "maxSurge", json!("25%"));
                 }
@@ -96,11 +99,17 @@ fn stateful_set(object: &mut Value) {
         set_default(spec, "podManagementPolicy", json!("OrderedReady"));
         set_default(spec, "revisionHistoryLimit", json!(10));
         set_default(spec, "updateStrategy", json!({}));
-        if let Some(strategy) = spec.get_mut("updateStrategy").and_then(Value::as_object_mut) {
+        if let Some(strategy) = spec
+            .get_mut("updateStrategy")
+            .and_then(Value::as_object_mut)
+        {
             set_default(strategy, "type", json!("RollingUpdate"));
             if strategy.get("type") == Some(&json!("RollingUpdate")) {
                 set_default(strategy, "rollingUpdate", json!({}));
-                if let Some(rolling) = strategy.get_mut("rollingUpdate").and_then(Value::as_object_mut) {
+                if let Some(rolling) = strategy
+                    .get_mut("rollingUpdate")
+                    .and_then(Value::as_object_mut)
+                {
                     set_default(rolling, "partition", json!(0));
                 }
             }
@@ -118,11 +127,17 @@ fn daemon_set(object: &mut Value) {
     if let Some(spec) = object_at(object, &["spec"]) {
         set_default(spec, "revisionHistoryLimit", json!(10));
         set_default(spec, "updateStrategy", json!({}));
-        if let Some(strategy) = spec.get_mut("updateStrategy").and_then(Value::as_object_mut) {
+        if let Some(strategy) = spec
+            .get_mut("updateStrategy")
+            .and_then(Value::as_object_mut)
+        {
             set_default(strategy, "type", json!("RollingUpdate"));
             if strategy.get("type") == Some(&json!("RollingUpdate")) {
                 set_default(strategy, "rollingUpdate", json!({}));
-                if let Some(rolling) = strategy.get_mut("rollingUpdate").and_then(Value::as_object_mut) {
+                if let Some(rolling) = strategy
+                    .get_mut("rollingUpdate")
+                    .and_then(Value::as_object_mut)
+                {
                     set_default(rolling, "maxUnavailable", json!(1));
                     set_default(rolling, "maxSurge", json!(0));
                 }
@@ -177,7 +192,9 @@ fn replication_controller(object: &mut Value) {
 }
 
 fn service(object: &mut Value) {
-    let Some(spec) = object_at(object, &["spec"]) else { return };
+    let Some(spec) = object_at(object, &["spec"]) else {
+        return;
+    };
     set_default(spec, "type", json!("ClusterIP"));
     set_default(spec, "sessionAffinity", json!("None"));
     let external_name = spec.get("type") == Some(&json!("ExternalName"));
@@ -202,7 +219,9 @@ fn template_at(object: &mut Value, path: &[&str]) {
 }
 
 fn pod(object: &mut Value) {
-    let Some(spec) = object_at(object, &["spec"]) else { return };
+    let Some(spec) = object_at(object, &["spec"]) else {
+        return;
+    };
     pod_spec(spec);
     set_default(spec, "enableServiceLinks", json!(true));
     // Admission: ServiceAccount, Priority, DefaultTolerationSeconds.
@@ -214,7 +233,10 @@ fn pod(object: &mut Value) {
     set_default(spec, "preemptionPolicy", json!("PreemptLowerPriority"));
     set_default(spec, "tolerations", json!([]));
     if let Some(tolerations) = spec.get_mut("tolerations").and_then(Value::as_array_mut) {
-        for key in ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"] {
+        for key in [
+            "node.kubernetes.io/not-ready",
+            "node.kubernetes.io/unreachable",
+        ] {
             let present = tolerations.iter().any(|toleration| {
                 toleration.get("key").and_then(Value::as_str) == Some(key)
                     || (toleration.get("key").is_none()
@@ -245,7 +267,10 @@ fn pod_spec(spec: &mut Map<String, Value>) {
                 set_default(source, "defaultMode", json!(420));
             }
         }
-        if let Some(items) = volume.get_mut("downwardAPI").and_then(|source| source.get_mut("items")) {
+        if let Some(items) = volume
+            .get_mut("downwardAPI")
+            .and_then(|source| source.get_mut("items"))
+        {
             each_object(Some(items), |item| {
                 if let Some(field_ref) = item.get_mut("fieldRef").and_then(Value::as_object_mut) {
                     set_default(field_ref, "apiVersion", json!("v1"));
@@ -257,15 +282,33 @@ fn pod_spec(spec: &mut Map<String, Value>) {
 
 /// `SetDefaults_Container`, ports and probes.
 fn container(container: &mut Map<String, Value>) {
-    set_default(container, "terminationMessagePath", json!("/dev/termination-log"));
+    set_default(
+        container,
+        "terminationMessagePath",
+        json!("/dev/termination-log"),
+    );
     set_default(container, "terminationMessagePolicy", json!("File"));
     set_default(container, "resources", json!({}));
-    let image = container.get("image").and_then(Value::as_str).unwrap_or("").to_string();
-    set_default(container, "imagePullPolicy", json!(image_pull_policy(&image)));
-    each_object(container.get_mut("ports"), |port| set_default(port, "protocol", json!("TCP")));
+    let image = container
+        .get("image")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    set_default(
+        container,
+        "imagePullPolicy",
+        json!(image_pull_policy(&image)),
+    );
+    each_object(container.get_mut("ports"), |port| {
+        set_default(port, "protocol", json!("TCP"))
+    });
     each_object(container.get_mut("env"), |env| {
         // SetDefaults_ObjectFieldSelector.
-        if let Some(field_ref) = env.get_mut("valueFrom").and_then(|from| from.get_mut("fieldRef")).and_then(Value::as_object_mut) {
+        if let Some(field_ref) = env
+            .get_mut("valueFrom")
+            .and_then(|from| from.get_mut("fieldRef"))
+            .and_then(Value::as_object_mut)
+        {
             set_default(field_ref, "apiVersion", json!("v1"));
         }
     });
@@ -317,12 +360,24 @@ mod tests {
             json!({"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "nginx", "ports": [{"containerPort": 80}]}]}}}}),
         );
         assert_eq!(object["spec"]["replicas"], json!(1));
-        assert_eq!(object["spec"]["strategy"], json!({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}}));
+        assert_eq!(
+            object["spec"]["strategy"],
+            json!({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}})
+        );
         let pod_spec = &object["spec"]["template"]["spec"];
         assert_eq!(pod_spec["restartPolicy"], json!("Always"));
-        assert_eq!(pod_spec["containers"][0]["imagePullPolicy"], json!("Always"));
-        assert_eq!(pod_spec["containers"][0]["ports"][0]["protocol"], json!("TCP"));
-        assert!(pod_spec.get("serviceAccountName").is_none(), "admission defaults are for pods only");
+        assert_eq!(
+            pod_spec["containers"][0]["imagePullPolicy"],
+            json!("Always")
+        );
+        assert_eq!(
+            pod_spec["containers"][0]["ports"][0]["protocol"],
+            json!("TCP")
+        );
+        assert!(
+            pod_spec.get("serviceAccountName").is_none(),
+            "admission defaults are for pods only"
+        );
     }
 
     #[test]
@@ -341,11 +396,25 @@ mod tests {
 
     #[test]
     fn pod_and_job_defaults() {
-        let pod = defaulted("", "pods", json!({"spec": {"containers": [{"name": "c", "image": "busybox:1"}]}}));
+        let pod = defaulted(
+            "",
+            "pods",
+            json!({"spec": {"containers": [{"name": "c", "image": "busybox:1"}]}}),
+        );
         assert_eq!(pod["spec"]["serviceAccountName"], json!("default"));
         assert_eq!(pod["spec"]["tolerations"].as_array().map(Vec::len), Some(2));
-        let job = defaulted("batch", "jobs", json!({"spec": {"template": {"spec": {"containers": []}}}}));
-        assert_eq!((job["spec"]["completions"].clone(), job["spec"]["parallelism"].clone()), (json!(1), json!(1)));
+        let job = defaulted(
+            "batch",
+            "jobs",
+            json!({"spec": {"template": {"spec": {"containers": []}}}}),
+        );
+        assert_eq!(
+            (
+                job["spec"]["completions"].clone(),
+                job["spec"]["parallelism"].clone()
+            ),
+            (json!(1), json!(1))
+        );
         assert_eq!(job["spec"]["backoffLimit"], json!(6));
         let service = defaulted("", "services", json!({"spec": {"ports": [{"port": 80}]}}));
         assert_eq!(service["spec"]["ports"][0]["targetPort"], json!(80));

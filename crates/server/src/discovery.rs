@@ -87,7 +87,11 @@ fn api_resource(resource: &ResourceDef) -> Value {
         if !resource.storage.is_empty() {
             map.insert(
                 "storageVersionHash".into(),
-                json!(storage_version_hash(resource.group, resource.version, resource.kind)),
+                json!(storage_version_hash(
+                    resource.group,
+                    resource.version,
+                    resource.kind
+                )),
             );
         }
     }
@@ -166,7 +170,10 @@ fn discovery_group(registry: &Registry, name: &str) -> Option<Value> {
         .versions
         .iter()
         .map(|version| {
-            let resources: Vec<Value> = registry.in_group_version(name, version).map(discovery_resource).collect();
+            let resources: Vec<Value> = registry
+                .in_group_version(name, version)
+                .map(discovery_resource)
+                .collect();
             json!({"version": version, "resources": resources, "freshness": "Current"})
         })
         .collect();
@@ -204,7 +211,10 @@ mod tests {
     fn storage_version_hash_matches_kube() {
         // kube-apiserver reports this hash for configmaps and deployments.
         assert_eq!(storage_version_hash("", "v1", "ConfigMap"), "qFsyl6wFWjQ=");
-        assert_eq!(storage_version_hash("apps", "v1", "Deployment"), "8aSe+NMegvE=");
+        assert_eq!(
+            storage_version_hash("apps", "v1", "Deployment"),
+            "8aSe+NMegvE="
+        );
     }
 
     #[test]
@@ -220,12 +230,20 @@ mod tests {
         let apps = resource_list(&registry, "apps", "v1").expect("apps/v1");
         let scale = apps["resources"]
             .as_array()
-            .and_then(|all| all.iter().find(|entry| entry["name"] == "deployments/scale"))
+            .and_then(|all| {
+                all.iter()
+                    .find(|entry| entry["name"] == "deployments/scale")
+            })
             .expect("scale listed");
-        assert_eq!((scale["group"].as_str(), scale["kind"].as_str()), (Some("autoscaling"), Some("Scale")));
+        assert_eq!(
+            (scale["group"].as_str(), scale["kind"].as_str()),
+            (Some("autoscaling"), Some("Scale"))
+        );
         assert!(resource_list(&registry, "apps", "v9").is_none());
         let groups = group_list(&registry);
-        assert!(groups["groups"].as_array().is_some_and(|all| all.iter().all(|g| g["name"] != "")));
+        assert!(groups["groups"]
+            .as_array()
+            .is_some_and(|all| all.iter().all(|g| g["name"] != "")));
         let aggregated_core = aggregated(&registry, true, "v2");
         assert_eq!(aggregated_core["items"].as_array().map(Vec::len), Some(1));
         assert_eq!(aggregated_core["items"][0]["versions"][0]["version"], "v1");

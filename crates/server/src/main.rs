@@ -8,7 +8,11 @@ use clap::{Parser, Subcommand, ValueEnum};
 use ferrokube::server::{Server, ServerConfig, StorageBackend};
 
 #[derive(Parser)]
-#[command(name = "ferrokube", version, about = "A Kubernetes API server in one binary")]
+#[command(
+    name = "ferrokube",
+    version,
+    about = "A Kubernetes API server in one binary"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -79,7 +83,10 @@ fn main() -> ExitCode {
         },
         fsync,
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("ferrokube: starting the runtime: {error}");
@@ -97,7 +104,9 @@ fn main() -> ExitCode {
         println!(
             "ferrokube serving on https://{} — export KUBECONFIG={}",
             server.address,
-            std::fs::canonicalize(&server.kubeconfig_path).unwrap_or(server.kubeconfig_path.clone()).display()
+            std::fs::canonicalize(&server.kubeconfig_path)
+                .unwrap_or(server.kubeconfig_path.clone())
+                .display()
         );
         server.serve(shutdown_signal()).await;
         ExitCode::SUCCESS

@@ -80,7 +80,11 @@ pub fn path_segment(value: &str) -> Vec<String> {
 /// Validate a full name under `rule`; with `prefix` the name is a generateName
 /// prefix, checked as kube does (a trailing '-' is allowed).
 pub fn validate(rule: NameRule, name: &str, prefix: bool) -> Vec<String> {
-    let checked = if prefix { name.strip_suffix('-').unwrap_or(name) } else { name };
+    let checked = if prefix {
+        name.strip_suffix('-').unwrap_or(name)
+    } else {
+        name
+    };
     match rule {
         NameRule::Dns1123Subdomain => dns1123_subdomain(checked),
         NameRule::Dns1123Label => dns1123_label(checked),
@@ -94,10 +98,18 @@ pub fn generate(prefix: &str) -> String {
     const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
     const RANDOM_LENGTH: usize = 5;
     const MAX_GENERATED_NAME_LENGTH: usize = 63 - RANDOM_LENGTH;
-    let prefix = if prefix.len() > MAX_GENERATED_NAME_LENGTH { &prefix[..MAX_GENERATED_NAME_LENGTH] } else { prefix };
+    let prefix = if prefix.len() > MAX_GENERATED_NAME_LENGTH {
+        &prefix[..MAX_GENERATED_NAME_LENGTH]
+    } else {
+        prefix
+    };
     let random = uuid::Uuid::new_v4();
-    let suffix: String =
-        random.as_bytes().iter().take(RANDOM_LENGTH).map(|byte| ALPHABET[*byte as usize % ALPHABET.len()] as char).collect();
+    let suffix: String = random
+        .as_bytes()
+        .iter()
+        .take(RANDOM_LENGTH)
+        .map(|byte| ALPHABET[*byte as usize % ALPHABET.len()] as char)
+        .collect();
     format!("{prefix}{suffix}")
 }
 
@@ -126,10 +138,20 @@ mod tests {
             (NameRule::PathSegment, "100%", false),
         ];
         for (rule, name, valid) in cases {
-            assert_eq!(validate(rule, name, false).is_empty(), valid, "{rule:?} {name:?}");
+            assert_eq!(
+                validate(rule, name, false).is_empty(),
+                valid,
+                "{rule:?} {name:?}"
+            );
         }
-        assert_eq!(dns1123_label(&"a".repeat(64)), vec!["must be no more than 63 characters".to_string()]);
-        assert!(validate(NameRule::Dns1123Subdomain, "web-", true).is_empty(), "generateName prefixes may end in '-'");
+        assert_eq!(
+            dns1123_label(&"a".repeat(64)),
+            vec!["must be no more than 63 characters".to_string()]
+        );
+        assert!(
+            validate(NameRule::Dns1123Subdomain, "web-", true).is_empty(),
+            "generateName prefixes may end in '-'"
+        );
     }
 
     #[test]

@@ -19,17 +19,24 @@ impl Representation {
     pub fn content_type(self) -> String {
         match self {
             Representation::Json => "application/json".to_string(),
-            Representation::Table(version) => format!("application/json;as=Table;v={version};g=meta.k8s.io"),
+            Representation::Table(version) => {
+                format!("application/json;as=Table;v={version};g=meta.k8s.io")
+            }
             Representation::AggregatedDiscovery(version) => {
-                format!("application/json;g=apidiscovery.k8s.io;v={version};as=APIGroupDiscoveryList")
+                format!(
+                    "application/json;g=apidiscovery.k8s.io;v={version};as=APIGroupDiscoveryList"
+                )
             }
         }
     }
 }
 
 /// The media types named in a 406 (`runtime.SerializerInfo` list of the JSON serializer set).
-pub const ACCEPTED_MEDIA_TYPES: &[&str] =
-    &["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"];
+pub const ACCEPTED_MEDIA_TYPES: &[&str] = &[
+    "application/json",
+    "application/yaml",
+    "application/vnd.kubernetes.protobuf",
+];
 
 #[derive(Debug, Clone, PartialEq)]
 struct Clause {
@@ -41,7 +48,10 @@ struct Clause {
 
 impl Clause {
     fn param(&self, name: &str) -> Option<&str> {
-        self.params.iter().find(|(key, _)| key == name).map(|(_, value)| value.as_str())
+        self.params
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
     }
 }
 
@@ -58,7 +68,9 @@ fn parse_accept(header: &str) -> Vec<Clause> {
             let mut params = Vec::new();
             let mut quality = 1.0;
             for piece in pieces {
-                let Some((key, value)) = piece.split_once('=') else { continue };
+                let Some((key, value)) = piece.split_once('=') else {
+                    continue;
+                };
                 let key = key.trim().to_ascii_lowercase();
                 let value = value.trim().trim_matches('"').to_string();
                 if key == "q" {
@@ -67,17 +79,27 @@ fn parse_accept(header: &str) -> Vec<Clause> {
                     params.push((key, value));
                 }
             }
-            Some(Clause { kind: kind.to_string(), subtype: subtype.to_string(), params, quality })
+            Some(Clause {
+                kind: kind.to_string(),
+                subtype: subtype.to_string(),
+                params,
+                quality,
+            })
         })
         .filter(|clause| clause.quality > 0.0)
         .collect();
     // Stable: equal q keeps header order.
-    clauses.sort_by(|a, b| b.quality.partial_cmp(&a.quality).unwrap_or(std::cmp::Ordering::Equal));
+    clauses.sort_by(|a, b| {
+        b.quality
+            .partial_cmp(&a.quality)
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
     clauses
 }
 
 fn json_type(clause: &Clause) -> bool {
-    matches!(clause.kind.as_str(), "application" | "*") && matches!(clause.subtype.as_str(), "json" | "*")
+    matches!(clause.kind.as_str(), "application" | "*")
+        && matches!(clause.subtype.as_str(), "json" | "*")
 }
 
 fn satisfies(clause: &Clause, offer: Representation) -> bool {
@@ -100,7 +122,10 @@ fn satisfies(clause: &Clause, offer: Representation) -> bool {
 }
 
 /// Choose among `offers` (in server preference order) for an `Accept` header.
-pub fn negotiate(accept: Option<&str>, offers: &[Representation]) -> Result<Representation, Status> {
+pub fn negotiate(
+    accept: Option<&str>,
+    offers: &[Representation],
+) -> Result<Representation, Status> {
     let header = accept.map(str::trim).unwrap_or("");
     if header.is_empty() {
         return Ok(offers.first().copied().unwrap_or(Representation::Json));
@@ -119,7 +144,11 @@ mod tests {
     use Representation::*;
 
     const OBJECT: &[Representation] = &[Json, Table("v1"), Table("v1beta1")];
-    const DISCOVERY: &[Representation] = &[Json, AggregatedDiscovery("v2"), AggregatedDiscovery("v2beta1")];
+    const DISCOVERY: &[Representation] = &[
+        Json,
+        AggregatedDiscovery("v2"),
+        AggregatedDiscovery("v2beta1"),
+    ];
 
     #[test]
     fn negotiates_like_kube() {

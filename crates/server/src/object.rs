@@ -38,7 +38,8 @@ impl StoredObject {
     /// The JSON encoding as a list item: without `apiVersion` and `kind`, as
     /// kube encodes items of built-in lists. Written as `{` + this slice.
     pub fn item_body(&self) -> Option<Bytes> {
-        self.encoded().map(|encoded| encoded.bytes.slice(encoded.body_start..))
+        self.encoded()
+            .map(|encoded| encoded.bytes.slice(encoded.body_start..))
     }
 
     fn encoded(&self) -> Option<&Encoded> {
@@ -60,7 +61,10 @@ pub struct Encoded {
 impl Encoded {
     fn new(value: &Value) -> Self {
         let Some(map) = value.as_object() else {
-            return Encoded { bytes: Bytes::from(serde_json::to_vec(value).unwrap_or_default()), body_start: 0 };
+            return Encoded {
+                bytes: Bytes::from(serde_json::to_vec(value).unwrap_or_default()),
+                body_start: 0,
+            };
         };
         let mut out = Vec::with_capacity(512);
         out.push(b'{');
@@ -80,7 +84,10 @@ impl Encoded {
             }
         }
         let mut body_start = None;
-        for (key, field) in map.iter().filter(|(key, _)| *key != "apiVersion" && *key != "kind") {
+        for (key, field) in map
+            .iter()
+            .filter(|(key, _)| *key != "apiVersion" && *key != "kind")
+        {
             if body_start.is_none() {
                 if !first {
                     out.push(b',');
@@ -92,7 +99,10 @@ impl Encoded {
         }
         let body_start = body_start.unwrap_or(out.len());
         out.push(b'}');
-        Encoded { bytes: Bytes::from(out), body_start }
+        Encoded {
+            bytes: Bytes::from(out),
+            body_start,
+        }
     }
 }
 
@@ -107,10 +117,17 @@ impl Codec for ObjectCodec {
         match serde_json::from_slice::<Value>(&kv.value) {
             Ok(mut value) if value.is_object() => {
                 set_resource_version(&mut value, kv.mod_revision);
-                StoredObject::Decoded { value, json: OnceLock::new() }
+                StoredObject::Decoded {
+                    value,
+                    json: OnceLock::new(),
+                }
             }
-            Ok(_) => StoredObject::Corrupt { error: "stored value is not a JSON object".into() },
-            Err(error) => StoredObject::Corrupt { error: error.to_string() },
+            Ok(_) => StoredObject::Corrupt {
+                error: "stored value is not a JSON object".into(),
+            },
+            Err(error) => StoredObject::Corrupt {
+                error: error.to_string(),
+            },
         }
     }
 
@@ -119,9 +136,14 @@ impl Codec for ObjectCodec {
             StoredObject::Decoded { value, .. } => {
                 let mut value = value.clone();
                 set_resource_version(&mut value, revision);
-                StoredObject::Decoded { value, json: OnceLock::new() }
+                StoredObject::Decoded {
+                    value,
+                    json: OnceLock::new(),
+                }
             }
-            StoredObject::Corrupt { error } => StoredObject::Corrupt { error: error.clone() },
+            StoredObject::Corrupt { error } => StoredObject::Corrupt {
+                error: error.clone(),
+            },
         }
     }
 }
@@ -137,14 +159,19 @@ pub fn storage_bytes(object: &Value) -> Bytes {
 
 pub fn set_resource_version(object: &mut Value, revision: i64) {
     if let Some(metadata) = metadata_mut(object) {
-        metadata.insert("resourceVersion".into(), Value::String(revision.to_string()));
+        metadata.insert(
+            "resourceVersion".into(),
+            Value::String(revision.to_string()),
+        );
     }
 }
 
 /// `metadata`, created as an empty map when missing or not a map.
 pub fn metadata_mut(object: &mut Value) -> Option<&mut Map<String, Value>> {
     let map = object.as_object_mut()?;
-    let metadata = map.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
+    let metadata = map
+        .entry("metadata")
+        .or_insert_with(|| Value::Object(Map::new()));
     if !metadata.is_object() {
         *metadata = Value::Object(Map::new());
     }
@@ -157,7 +184,10 @@ pub fn metadata(object: &Value) -> Option<&Map<String, Value>> {
 
 /// A string field of `metadata`, `""` when missing.
 pub fn meta_str<'a>(object: &'a Value, field: &str) -> &'a str {
-    metadata(object).and_then(|metadata| metadata.get(field)).and_then(Value::as_str).unwrap_or("")
+    metadata(object)
+        .and_then(|metadata| metadata.get(field))
+        .and_then(Value::as_str)
+        .unwrap_or("")
 }
 
 pub fn name(object: &Value) -> &str {
@@ -173,23 +203,33 @@ pub fn resource_version(object: &Value) -> &str {
 }
 
 pub fn labels(object: &Value) -> Option<&Map<String, Value>> {
-    metadata(object).and_then(|metadata| metadata.get("labels")).and_then(Value::as_object)
+    metadata(object)
+        .and_then(|metadata| metadata.get("labels"))
+        .and_then(Value::as_object)
 }
 
 /// RFC 3339 UTC timestamp with second precision, as `metav1.Time` marshals.
 pub fn rfc3339(time: std::time::SystemTime) -> String {
-    let seconds = time.duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
+    let seconds = time
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
     let days = seconds.div_euclid(86_400);
     let second_of_day = seconds.rem_euclid(86_400);
     // Howard Hinnant's civil_from_days.
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let day_of_era = z.rem_euclid(146_097);
-    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
     let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
     let month_index = (5 * day_of_year + 2) / 153;
     let day = day_of_year - (153 * month_index + 2) / 5 + 1;
-    let month = if month_index < 10 { month_index + 3 } else { month_index - 9 };
+    let month = if month_index < 10 {
+        month_index + 3
+    } else {
+        month_index - 9
+    };
     let year = year_of_era + era * 400 + i64::from(month <= 2);
     format!(
         "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
@@ -231,10 +271,18 @@ mod tests {
         };
         let decoded = ObjectCodec.decode(&kv(r#"{"metadata":{"name":"a"}}"#));
         assert_eq!(decoded.value().map(resource_version), Some("7"));
-        assert!(matches!(ObjectCodec.decode(&kv("{not json")), StoredObject::Corrupt { .. }));
-        assert!(matches!(ObjectCodec.decode(&kv("[1]")), StoredObject::Corrupt { .. }));
+        assert!(matches!(
+            ObjectCodec.decode(&kv("{not json")),
+            StoredObject::Corrupt { .. }
+        ));
+        assert!(matches!(
+            ObjectCodec.decode(&kv("[1]")),
+            StoredObject::Corrupt { .. }
+        ));
         let stored = storage_bytes(decoded.value().expect("decoded"));
-        let typed = ObjectCodec.decode(&kv(r#"{"metadata":{"name":"a"},"kind":"ConfigMap","apiVersion":"v1","data":{"k":"v"}}"#));
+        let typed = ObjectCodec.decode(&kv(
+            r#"{"metadata":{"name":"a"},"kind":"ConfigMap","apiVersion":"v1","data":{"k":"v"}}"#,
+        ));
         let json = typed.json().expect("json");
         assert_eq!(
             &json[..],
@@ -242,7 +290,10 @@ mod tests {
         );
         let reparsed: Value = serde_json::from_slice(json).expect("valid json");
         assert_eq!(Some(&reparsed), typed.value());
-        assert_eq!(&typed.item_body().expect("item")[..], br#""data":{"k":"v"},"metadata":{"name":"a","resourceVersion":"7"}}"#);
+        assert_eq!(
+            &typed.item_body().expect("item")[..],
+            br#""data":{"k":"v"},"metadata":{"name":"a","resourceVersion":"7"}}"#
+        );
         let bare = Encoded::new(&serde_json::json!({"apiVersion": "v1", "kind": "X"}));
         assert_eq!(&bare.bytes[bare.body_start..], b"}");
         let untyped = Encoded::new(&serde_json::json!({"a": 1}));

@@ -25,7 +25,10 @@ pub fn percent_decode(input: &str) -> String {
         match bytes[index] {
             b'+' => out.push(b' '),
             b'%' if index + 2 < bytes.len() => {
-                match (bytes.get(index + 1).copied().and_then(hex), bytes.get(index + 2).copied().and_then(hex)) {
+                match (
+                    bytes.get(index + 1).copied().and_then(hex),
+                    bytes.get(index + 2).copied().and_then(hex),
+                ) {
                     (Some(high), Some(low)) => {
                         out.push(high << 4 | low);
                         index += 2;
@@ -55,12 +58,19 @@ impl Query {
 
     /// The first value of `name`.
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.pairs.iter().find(|(key, _)| key == name).map(|(_, value)| value.as_str())
+        self.pairs
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
     }
 
     /// Every value of `name` (`dryRun=All&dryRun=All`).
     pub fn all(&self, name: &str) -> Vec<&str> {
-        self.pairs.iter().filter(|(key, _)| key == name).map(|(_, value)| value.as_str()).collect()
+        self.pairs
+            .iter()
+            .filter(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+            .collect()
     }
 
     /// A boolean flag as kube's query decoding reads it: `1`/`true` (any case) set it;
@@ -76,10 +86,11 @@ impl Query {
     pub fn int(&self, name: &str) -> Result<Option<i64>, Status> {
         match self.get(name) {
             None | Some("") => Ok(None),
-            Some(value) => value
-                .parse::<i64>()
-                .map(Some)
-                .map_err(|_| Status::bad_request(format!("invalid value for {name}: {value:?}: must be an integer"))),
+            Some(value) => value.parse::<i64>().map(Some).map_err(|_| {
+                Status::bad_request(format!(
+                    "invalid value for {name}: {value:?}: must be an integer"
+                ))
+            }),
         }
     }
 }
@@ -91,8 +102,16 @@ mod tests {
     #[test]
     fn decodes_pairs_and_flags() {
         let cases: Vec<(&str, &str, Option<&str>)> = vec![
-            ("labelSelector=app%3Dweb%2Ctier%20in%20(a%2Cb)", "labelSelector", Some("app=web,tier in (a,b)")),
-            ("fieldSelector=metadata.name%3Dx&limit=2", "limit", Some("2")),
+            (
+                "labelSelector=app%3Dweb%2Ctier%20in%20(a%2Cb)",
+                "labelSelector",
+                Some("app=web,tier in (a,b)"),
+            ),
+            (
+                "fieldSelector=metadata.name%3Dx&limit=2",
+                "limit",
+                Some("2"),
+            ),
             ("a=1+2", "a", Some("1 2")),
             ("a=%zz", "a", Some("%zz")),
             ("a=%4", "a", Some("%4")),
@@ -108,7 +127,10 @@ mod tests {
         assert!(!Query::parse("watch=false").flag("watch"));
         assert!(!Query::parse("watch=0").flag("watch"));
         assert!(!Query::parse("").flag("watch"));
-        assert_eq!(Query::parse("limit=x").int("limit").map_err(|s| s.code), Err(400));
+        assert_eq!(
+            Query::parse("limit=x").int("limit").map_err(|s| s.code),
+            Err(400)
+        );
         assert_eq!(Query::parse("limit=5").int("limit").ok(), Some(Some(5)));
     }
 }

@@ -98,7 +98,10 @@ pub enum Endpoint {
     /// `/apis/GROUP`
     Group(String),
     /// `/api/v1`, `/apis/GROUP/VERSION`
-    Resources { group: String, version: String },
+    Resources {
+        group: String,
+        version: String,
+    },
     Resource(ResourcePath),
     /// Anything else: a plain 404.
     NotFound,
@@ -111,7 +114,11 @@ const NAMESPACE_SUBRESOURCES: &[&str] = &["status", "finalize"];
 pub fn route(method: Method, path: &str, query: &Query) -> Endpoint {
     let trimmed = path.trim_start_matches('/');
     let trimmed = trimmed.strip_suffix('/').unwrap_or(trimmed);
-    let parts: Vec<&str> = if trimmed.is_empty() { Vec::new() } else { trimmed.split('/').collect() };
+    let parts: Vec<&str> = if trimmed.is_empty() {
+        Vec::new()
+    } else {
+        trimmed.split('/').collect()
+    };
     match parts.as_slice() {
         [] => Endpoint::Root,
         ["version"] => Endpoint::Version,
@@ -125,11 +132,17 @@ pub fn route(method: Method, path: &str, query: &Query) -> Endpoint {
         ["openapi", "v3"] => Endpoint::OpenApiV3Index,
         ["openapi", "v3", rest @ ..] => Endpoint::OpenApiV3(rest.join("/")),
         ["api"] => Endpoint::CoreVersions,
-        ["api", version] => Endpoint::Resources { group: String::new(), version: version.to_string() },
+        ["api", version] => Endpoint::Resources {
+            group: String::new(),
+            version: version.to_string(),
+        },
         ["api", version, rest @ ..] => resource(method, "", version, rest, query),
         ["apis"] => Endpoint::Groups,
         ["apis", group] => Endpoint::Group(group.to_string()),
-        ["apis", group, version] => Endpoint::Resources { group: group.to_string(), version: version.to_string() },
+        ["apis", group, version] => Endpoint::Resources {
+            group: group.to_string(),
+            version: version.to_string(),
+        },
         ["apis", group, version, rest @ ..] => resource(method, group, version, rest, query),
         _ => Endpoint::NotFound,
     }
@@ -151,11 +164,19 @@ fn resource(method: Method, group: &str, version: &str, parts: &[&str], query: &
         }
     }
     // A namespace addressed as an object: /api/v1/namespaces/NAME[/status|/finalize].
-    let namespace = if parts.first() == Some(&"namespaces") { None } else { namespace };
+    let namespace = if parts.first() == Some(&"namespaces") {
+        None
+    } else {
+        namespace
+    };
     let (resource, name, subresource) = match parts {
         [resource] => (resource, None, None),
         [resource, name] => (resource, Some(name.to_string()), None),
-        [resource, name, subresource] => (resource, Some(name.to_string()), Some(subresource.to_string())),
+        [resource, name, subresource] => (
+            resource,
+            Some(name.to_string()),
+            Some(subresource.to_string()),
+        ),
         // Deeper paths only exist for proxy subresources, which we do not serve.
         _ => return Endpoint::NotFound,
     };
@@ -212,47 +233,300 @@ mod tests {
             (Method::Get, "/", "", Endpoint::Root),
             (Method::Get, "/version", "", Endpoint::Version),
             (Method::Get, "/version/", "", Endpoint::Version),
-            (Method::Get, "/healthz", "", Endpoint::Health(HealthCheck::Healthz, None)),
-            (Method::Get, "/readyz", "verbose", Endpoint::Health(HealthCheck::Readyz, None)),
-            (Method::Get, "/livez/ping", "", Endpoint::Health(HealthCheck::Livez, Some("ping".into()))),
+            (
+                Method::Get,
+                "/healthz",
+                "",
+                Endpoint::Health(HealthCheck::Healthz, None),
+            ),
+            (
+                Method::Get,
+                "/readyz",
+                "verbose",
+                Endpoint::Health(HealthCheck::Readyz, None),
+            ),
+            (
+                Method::Get,
+                "/livez/ping",
+                "",
+                Endpoint::Health(HealthCheck::Livez, Some("ping".into())),
+            ),
             (Method::Get, "/openapi/v2", "", Endpoint::OpenApiV2),
             (Method::Get, "/openapi/v3", "", Endpoint::OpenApiV3Index),
-            (Method::Get, "/openapi/v3/apis/apps/v1", "hash=X", Endpoint::OpenApiV3("apis/apps/v1".into())),
-            (Method::Get, "/openapi/v3/api/v1", "", Endpoint::OpenApiV3("api/v1".into())),
+            (
+                Method::Get,
+                "/openapi/v3/apis/apps/v1",
+                "hash=X",
+                Endpoint::OpenApiV3("apis/apps/v1".into()),
+            ),
+            (
+                Method::Get,
+                "/openapi/v3/api/v1",
+                "",
+                Endpoint::OpenApiV3("api/v1".into()),
+            ),
             (Method::Get, "/api", "", Endpoint::CoreVersions),
             (Method::Get, "/apis", "", Endpoint::Groups),
-            (Method::Get, "/apis/apps", "", Endpoint::Group("apps".into())),
-            (Method::Get, "/api/v1", "", Endpoint::Resources { group: "".into(), version: "v1".into() }),
-            (Method::Get, "/apis/apps/v1", "", Endpoint::Resources { group: "apps".into(), version: "v1".into() }),
-            (Method::Get, "/api/v1/pods", "", resource_path("", "v1", "pods", None, None, None, Verb::List)),
-            (Method::Get, "/api/v1/pods", "watch=true", resource_path("", "v1", "pods", None, None, None, Verb::Watch)),
-            (Method::Get, "/api/v1/pods", "watch=1", resource_path("", "v1", "pods", None, None, None, Verb::Watch)),
-            (Method::Get, "/api/v1/pods", "watch=false", resource_path("", "v1", "pods", None, None, None, Verb::List)),
-            (Method::Get, "/api/v1/namespaces/default/pods", "", resource_path("", "v1", "pods", Some("default"), None, None, Verb::List)),
-            (Method::Get, "/api/v1/namespaces/default/pods/p", "", resource_path("", "v1", "pods", Some("default"), Some("p"), None, Verb::Get)),
-            (Method::Get, "/api/v1/namespaces/default/pods/p/status", "", resource_path("", "v1", "pods", Some("default"), Some("p"), Some("status"), Verb::Get)),
-            (Method::Put, "/api/v1/namespaces/default/pods/p/status", "", resource_path("", "v1", "pods", Some("default"), Some("p"), Some("status"), Verb::Update)),
-            (Method::Post, "/api/v1/namespaces/default/pods", "", resource_path("", "v1", "pods", Some("default"), None, None, Verb::Create)),
-            (Method::Patch, "/api/v1/namespaces/default/pods/p", "", resource_path("", "v1", "pods", Some("default"), Some("p"), None, Verb::Patch)),
-            (Method::Delete, "/api/v1/namespaces/default/pods/p", "", resource_path("", "v1", "pods", Some("default"), Some("p"), None, Verb::Delete)),
-            (Method::Delete, "/api/v1/namespaces/default/pods", "", resource_path("", "v1", "pods", Some("default"), None, None, Verb::DeleteCollection)),
-            (Method::Get, "/api/v1/watch/namespaces/default/pods", "", resource_path("", "v1", "pods", Some("default"), None, None, Verb::Watch)),
-            (Method::Get, "/api/v1/watch/pods", "", resource_path("", "v1", "pods", None, None, None, Verb::Watch)),
-            (Method::Get, "/apis/apps/v1/watch/namespaces/ns/deployments/d", "", resource_path("apps", "v1", "deployments", Some("ns"), Some("d"), None, Verb::Watch)),
-            (Method::Get, "/api/v1/namespaces", "", resource_path("", "v1", "namespaces", None, None, None, Verb::List)),
-            (Method::Get, "/api/v1/namespaces/kube-system", "", resource_path("", "v1", "namespaces", None, Some("kube-system"), None, Verb::Get)),
-            (Method::Put, "/api/v1/namespaces/x/status", "", resource_path("", "v1", "namespaces", None, Some("x"), Some("status"), Verb::Update)),
-            (Method::Put, "/api/v1/namespaces/x/finalize", "", resource_path("", "v1", "namespaces", None, Some("x"), Some("finalize"), Verb::Update)),
-            (Method::Get, "/apis/apps/v1/namespaces/ns/deployments/d/scale", "", resource_path("apps", "v1", "deployments", Some("ns"), Some("d"), Some("scale"), Verb::Get)),
-            (Method::Get, "/api/v1/nodes/n1", "", resource_path("", "v1", "nodes", None, Some("n1"), None, Verb::Get)),
-            (Method::Get, "/api/v1/namespaces/default/pods/p/proxy/extra", "", Endpoint::NotFound),
-            (Method::Get, "/api/v1/namespaces//pods", "", Endpoint::NotFound),
+            (
+                Method::Get,
+                "/apis/apps",
+                "",
+                Endpoint::Group("apps".into()),
+            ),
+            (
+                Method::Get,
+                "/api/v1",
+                "",
+                Endpoint::Resources {
+                    group: "".into(),
+                    version: "v1".into(),
+                },
+            ),
+            (
+                Method::Get,
+                "/apis/apps/v1",
+                "",
+                Endpoint::Resources {
+                    group: "apps".into(),
+                    version: "v1".into(),
+                },
+            ),
+            (
+                Method::Get,
+                "/api/v1/pods",
+                "",
+                resource_path("", "v1", "pods", None, None, None, Verb::List),
+            ),
+            (
+                Method::Get,
+                "/api/v1/pods",
+                "watch=true",
+                resource_path("", "v1", "pods", None, None, None, Verb::Watch),
+            ),
+            (
+                Method::Get,
+                "/api/v1/pods",
+                "watch=1",
+                resource_path("", "v1", "pods", None, None, None, Verb::Watch),
+            ),
+            (
+                Method::Get,
+                "/api/v1/pods",
+                "watch=false",
+                resource_path("", "v1", "pods", None, None, None, Verb::List),
+            ),
+            (
+                Method::Get,
+                "/api/v1/namespaces/default/pods",
+                "",
+                resource_path("", "v1", "pods", Some("default"), None, None, Verb::List),
+            ),
+            (
+                Method::Get,
+                "/api/v1/namespaces/default/pods/p",
+                "",
+                resource_path(
+                    "",
+                    "v1",
+                    "pods",
+                    Some("default"),
+                    Some("p"),
+                    None,
+                    Verb::Get,
+                ),
+            ),
+            (
+                Method::Get,
+                "/api/v1/namespaces/default/pods/p/status",
+                "",
+                resource_path(
+                    "",
+                    "v1",
+                    "pods",
+                    Some("default"),
+                    Some("p"),
+                    Some("status"),
+                    Verb::Get,
+                ),
+            ),
+            (
+                Method::Put,
+                "/api/v1/namespaces/default/pods/p/status",
+                "",
+                resource_path(
+                    "",
+                    "v1",
+                    "pods",
+                    Some("default"),
+                    Some("p"),
+                    Some("status"),
+                    Verb::Update,
+                ),
+            ),
+            (
+                Method::Post,
+                "/api/v1/namespaces/default/pods",
+                "",
+                resource_path("", "v1", "pods", Some("default"), None, None, Verb::Create),
+            ),
+            (
+                Method::Patch,
+                "/api/v1/namespaces/default/pods/p",
+                "",
+                resource_path(
+                    "",
+                    "v1",
+                    "pods",
+                    Some("default"),
+                    Some("p"),
+                    None,
+                    Verb::Patch,
+                ),
+            ),
+            (
+                Method::Delete,
+                "/api/v1/namespaces/default/pods/p",
+                "",
+                resource_path(
+                    "",
+                    "v1",
+                    "pods",
+                    Some("default"),
+                    Some("p"),
+                    None,
+                    Verb::Delete,
+                ),
+            ),
+            (
+                Method::Delete,
+                "/api/v1/namespaces/default/pods",
+                "",
+                resource_path(
+                    "",
+                    "v1",
+                    "pods",
+                    Some("default"),
+                    None,
+                    None,
+                    Verb::DeleteCollection,
+                ),
+            ),
+            (
+                Method::Get,
+                "/api/v1/watch/namespaces/default/pods",
+                "",
+                resource_path("", "v1", "pods", Some("default"), None, None, Verb::Watch),
+            ),
+            (
+                Method::Get,
+                "/api/v1/watch/pods",
+                "",
+                resource_path("", "v1", "pods", None, None, None, Verb::Watch),
+            ),
+            (
+                Method::Get,
+                "/apis/apps/v1/watch/namespaces/ns/deployments/d",
+                "",
+                resource_path(
+                    "apps",
+                    "v1",
+                    "deployments",
+                    Some("ns"),
+                    Some("d"),
+                    None,
+                    Verb::Watch,
+                ),
+            ),
+            (
+                Method::Get,
+                "/api/v1/namespaces",
+                "",
+                resource_path("", "v1", "namespaces", None, None, None, Verb::List),
+            ),
+            (
+                Method::Get,
+                "/api/v1/namespaces/kube-system",
+                "",
+                resource_path(
+                    "",
+                    "v1",
+                    "namespaces",
+                    None,
+                    Some("kube-system"),
+                    None,
+                    Verb::Get,
+                ),
+            ),
+            (
+                Method::Put,
+                "/api/v1/namespaces/x/status",
+                "",
+                resource_path(
+                    "",
+                    "v1",
+                    "namespaces",
+                    None,
+                    Some("x"),
+                    Some("status"),
+                    Verb::Update,
+                ),
+            ),
+            (
+                Method::Put,
+                "/api/v1/namespaces/x/finalize",
+                "",
+                resource_path(
+                    "",
+                    "v1",
+                    "namespaces",
+                    None,
+                    Some("x"),
+                    Some("finalize"),
+                    Verb::Update,
+                ),
+            ),
+            (
+                Method::Get,
+                "/apis/apps/v1/namespaces/ns/deployments/d/scale",
+                "",
+                resource_path(
+                    "apps",
+                    "v1",
+                    "deployments",
+                    Some("ns"),
+                    Some("d"),
+                    Some("scale"),
+                    Verb::Get,
+                ),
+            ),
+            (
+                Method::Get,
+                "/api/v1/nodes/n1",
+                "",
+                resource_path("", "v1", "nodes", None, Some("n1"), None, Verb::Get),
+            ),
+            (
+                Method::Get,
+                "/api/v1/namespaces/default/pods/p/proxy/extra",
+                "",
+                Endpoint::NotFound,
+            ),
+            (
+                Method::Get,
+                "/api/v1/namespaces//pods",
+                "",
+                Endpoint::NotFound,
+            ),
             (Method::Get, "/nope", "", Endpoint::NotFound),
             (Method::Other, "/api/v1/pods", "", Endpoint::NotFound),
         ];
         for (method, path, query, expected) in cases {
             let query = Query::parse(query);
-            assert_eq!(route(method, path, &query), expected, "{method:?} {path}?{query:?}");
+            assert_eq!(
+                route(method, path, &query),
+                expected,
+                "{method:?} {path}?{query:?}"
+            );
         }
     }
 }

@@ -47,9 +47,15 @@ pub struct ServerConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum ServerError {
     #[error("binding {address}: {source}")]
-    Bind { address: SocketAddr, source: std::io::Error },
+    Bind {
+        address: SocketAddr,
+        source: std::io::Error,
+    },
     #[error("creating data directory {path}: {source}")]
-    DataDir { path: PathBuf, source: std::io::Error },
+    DataDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error(transparent)]
     Pki(#[from] pki::PkiError),
     #[error(transparent)]
@@ -75,14 +81,18 @@ pub struct Server {
 async fn open_backend(config: &ServerConfig) -> Result<Arc<dyn Backend>, ServerError> {
     let store_error = |error: ferrokube_store::BackendError| ServerError::Store(error.to_string());
     Ok(match config.storage_backend {
-        StorageBackend::Memory => Arc::new(LocalBackend::open(MemoryDisk::new()).map_err(store_error)?),
+        StorageBackend::Memory => {
+            Arc::new(LocalBackend::open(MemoryDisk::new()).map_err(store_error)?)
+        }
         StorageBackend::Sqlite => {
             let path = config.data_dir.join("store.db");
             let fsync = config.fsync;
-            let disk = tokio::task::spawn_blocking(move || SqliteDisk::open(&path, SqliteOptions { fsync }))
-                .await
-                .map_err(|error| ServerError::Store(error.to_string()))?
-                .map_err(store_error)?;
+            let disk = tokio::task::spawn_blocking(move || {
+                SqliteDisk::open(&path, SqliteOptions { fsync })
+            })
+            .await
+            .map_err(|error| ServerError::Store(error.to_string()))?
+            .map_err(store_error)?;
             Arc::new(LocalBackend::open(disk).map_err(store_error)?)
         }
     })
@@ -91,12 +101,21 @@ async fn open_backend(config: &ServerConfig) -> Result<Arc<dyn Backend>, ServerE
 impl Server {
     /// Bind, prepare PKI, open the store, write the kubeconfig.
     pub async fn bind(config: ServerConfig) -> Result<Server, ServerError> {
-        std::fs::create_dir_all(&config.data_dir)
-            .map_err(|source| ServerError::DataDir { path: config.data_dir.clone(), source })?;
+        std::fs::create_dir_all(&config.data_dir).map_err(|source| ServerError::DataDir {
+            path: config.data_dir.clone(),
+            source,
+        })?;
         let requested = SocketAddr::new(config.bind_address, config.secure_port);
-        let listener =
-            TcpListener::bind(requested).await.map_err(|source| ServerError::Bind { address: requested, source })?;
-        let address = listener.local_addr().map_err(|source| ServerError::Bind { address: requested, source })?;
+        let listener = TcpListener::bind(requested)
+            .await
+            .map_err(|source| ServerError::Bind {
+                address: requested,
+                source,
+            })?;
+        let address = listener.local_addr().map_err(|source| ServerError::Bind {
+            address: requested,
+            source,
+        })?;
         let mut sans = config.tls_sans.clone();
         if !config.bind_address.is_unspecified() {
             sans.push(config.bind_address.to_string());
@@ -108,24 +127,39 @@ impl Server {
         );
         let pki = pki.map_err(|error| ServerError::Store(error.to_string()))??;
         let backend = backend?;
-        let store =
-            Store::open(backend, ObjectCodec).await.map_err(|error| ServerError::Store(error.to_string()))?;
-        let server_address = kubeconfig::server_url(address).trim_start_matches("https://").to_string();
+        let store = Store::open(backend, ObjectCodec)
+            .await
+            .map_err(|error| ServerError::Store(error.to_string()))?;
+        let server_address = kubeconfig::server_url(address)
+            .trim_start_matches("https://")
+            .to_string();
         let api = Api::new(store, server_address);
-        bootstrap::ensure_system_namespaces(&api).await.map_err(|error| ServerError::Store(error.to_string()))?;
+        bootstrap::ensure_system_namespaces(&api)
+            .await
+            .map_err(|error| ServerError::Store(error.to_string()))?;
         // Parse the vendored OpenAPI definitions in the background, after start:
         // the first write that needs a schema then finds them ready.
         let warm = api.clone();
         tokio::task::spawn_blocking(move || {
-            let _ = warm.openapi.definition("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta");
+            let _ = warm
+                .openapi
+                .definition("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta");
         });
         let acceptor = TlsAcceptor::from(tls::server_config(&pki)?);
         let kubeconfig_path = kubeconfig::write(&config.data_dir, &pki, address)?;
         let mut authenticator = Authenticator::new(false);
         if let Some(path) = &config.token_auth_file {
-            authenticator = authenticator.with_token_authenticator(Arc::new(TokenFile::load(path)?));
+            authenticator =
+                authenticator.with_token_authenticator(Arc::new(TokenFile::load(path)?));
         }
-        Ok(Server { listener, acceptor, authenticator: Arc::new(authenticator), api, address, kubeconfig_path })
+        Ok(Server {
+            listener,
+            acceptor,
+            authenticator: Arc::new(authenticator),
+            api,
+            address,
+            kubeconfig_path,
+        })
     }
 
     /// Serve until `shutdown` resolves, then finish in-flight requests and flush the store.
@@ -138,7 +172,9 @@ impl Server {
                 accepted = self.listener.accept() => accepted,
                 () = &mut shutdown => break,
             };
-            let Ok((stream, peer)) = accepted else { continue };
+            let Ok((stream, peer)) = accepted else {
+                continue;
+            };
             let _ = stream.set_nodelay(true);
             let acceptor = self.acceptor.clone();
             let api = self.api.clone();
@@ -146,28 +182,38 @@ impl Server {
             let builder = builder.clone();
             let watcher = graceful.watcher();
             tokio::spawn(async move {
-                let tls = match tokio::time::timeout(Duration::from_secs(10), acceptor.accept(stream)).await {
-                    Ok(Ok(tls)) => tls,
-                    Ok(Err(error)) => {
-                        tracing::debug!(%peer, %error, "tls handshake failed");
-                        return;
-                    }
-                    Err(_) => return,
-                };
+                let tls =
+                    match tokio::time::timeout(Duration::from_secs(10), acceptor.accept(stream))
+                        .await
+                    {
+                        Ok(Ok(tls)) => tls,
+                        Ok(Err(error)) => {
+                            tracing::debug!(%peer, %error, "tls handshake failed");
+                            return;
+                        }
+                        Err(_) => return,
+                    };
                 // The client certificate is fixed for the connection: authenticate it once.
                 // Some(None): a certificate was presented and it does not authenticate.
                 let certificate_user = tls::peer_leaf_certificate(tls.get_ref().1)
                     .map(|der| authenticator.authenticate(Some(&der), None).ok());
                 let certificate_user = Arc::new(certificate_user);
-                let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
-                    let api = api.clone();
-                    let authenticator = authenticator.clone();
-                    let certificate_user = certificate_user.clone();
-                    async move {
-                        let response = serve_one(&api, &authenticator, certificate_user.as_ref().as_ref(), request).await;
-                        Ok::<_, Infallible>(response)
-                    }
-                });
+                let service =
+                    hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
+                        let api = api.clone();
+                        let authenticator = authenticator.clone();
+                        let certificate_user = certificate_user.clone();
+                        async move {
+                            let response = serve_one(
+                                &api,
+                                &authenticator,
+                                certificate_user.as_ref().as_ref(),
+                                request,
+                            )
+                            .await;
+                            Ok::<_, Infallible>(response)
+                        }
+                    });
                 let connection = builder.serve_connection_with_upgrades(TokioIo::new(tls), service);
                 if let Err(error) = watcher.watch(connection.into_owned()).await {
                     tracing::debug!(%peer, %error, "connection ended with an error");
@@ -176,7 +222,10 @@ impl Server {
         }
         self.api.begin_shutdown();
         drop(self.listener);
-        if tokio::time::timeout(Duration::from_secs(30), graceful.shutdown()).await.is_err() {
+        if tokio::time::timeout(Duration::from_secs(30), graceful.shutdown())
+            .await
+            .is_err()
+        {
             tracing::warn!("in-flight requests did not finish within 30s");
         }
         if let Err(error) = self.api.store.close().await {
@@ -188,7 +237,9 @@ impl Server {
 type HyperBody = http_body_util::combinators::BoxBody<Bytes, std::io::Error>;
 
 fn full(bytes: Bytes) -> HyperBody {
-    Full::new(bytes).map_err(|never: Infallible| match never {}).boxed()
+    Full::new(bytes)
+        .map_err(|never: Infallible| match never {})
+        .boxed()
 }
 
 async fn serve_one(
@@ -198,22 +249,32 @@ async fn serve_one(
     request: hyper::Request<Incoming>,
 ) -> hyper::Response<HyperBody> {
     let (parts, body) = request.into_parts();
-    let authorization = parts.headers.get(http::header::AUTHORIZATION).and_then(|value| value.to_str().ok());
-    let path_and_query = parts.uri.path_and_query().map(|pq| pq.as_str()).unwrap_or("/");
+    let authorization = parts
+        .headers
+        .get(http::header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok());
+    let path_and_query = parts
+        .uri
+        .path_and_query()
+        .map(|pq| pq.as_str())
+        .unwrap_or("/");
     let mut api_request = ApiRequest::new(Method::parse(parts.method.as_str()), path_and_query);
     // Credentials that fail are refused everywhere, even where anonymous requests pass.
     let authenticated = match certificate_user {
         Some(Some(user)) => Ok(user.clone()),
-        Some(None) => Err(crate::authn::AuthnError::Certificate("the client certificate does not authenticate".into())),
+        Some(None) => Err(crate::authn::AuthnError::Certificate(
+            "the client certificate does not authenticate".into(),
+        )),
         None => authenticator.authenticate(None, authorization),
     };
     let (user, refused) = match authenticated {
         Ok(user) => (Some(user), false),
         // A bearer token nobody accepts is a failed credential too (kube always
         // runs the service-account token authenticator, which refuses it).
-        Err(crate::authn::AuthnError::Unauthorized) => {
-            (None, authorization.and_then(crate::authn::bearer_token).is_some())
-        }
+        Err(crate::authn::AuthnError::Unauthorized) => (
+            None,
+            authorization.and_then(crate::authn::bearer_token).is_some(),
+        ),
         Err(_) => (None, true),
     };
     api_request.user = user;
@@ -239,8 +300,11 @@ async fn read_body(body: Incoming) -> Result<Bytes, Status> {
     let mut collected = bytes::BytesMut::new();
     let mut drained = 0usize;
     while let Some(frame) = body.frame().await {
-        let frame = frame.map_err(|error| Status::bad_request(format!("reading the request body: {error}")))?;
-        let Ok(data) = frame.into_data() else { continue };
+        let frame = frame
+            .map_err(|error| Status::bad_request(format!("reading the request body: {error}")))?;
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
         if collected.len() + data.len() <= MAX_REQUEST_BODY_BYTES && drained == 0 {
             collected.extend_from_slice(&data);
         } else {
@@ -266,5 +330,7 @@ fn into_hyper(response: ApiResponse, head: bool) -> hyper::Response<HyperBody> {
         ResponseBody::Full(bytes) => full(bytes),
         ResponseBody::Stream(stream) => stream,
     };
-    builder.body(body).unwrap_or_else(|_| hyper::Response::new(full(Bytes::from_static(b"invalid response"))))
+    builder
+        .body(body)
+        .unwrap_or_else(|_| hyper::Response::new(full(Bytes::from_static(b"invalid response"))))
 }

@@ -13,7 +13,10 @@ pub struct GroupResource {
 
 impl GroupResource {
     pub fn new(group: &str, resource: &str) -> Self {
-        GroupResource { group: group.to_string(), resource: resource.to_string() }
+        GroupResource {
+            group: group.to_string(),
+            resource: resource.to_string(),
+        }
     }
 }
 
@@ -55,7 +58,11 @@ pub struct Status {
 
 impl std::fmt::Display for Status {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(formatter, "{} ({}): {}", self.code, self.reason, self.message)
+        write!(
+            formatter,
+            "{} ({}): {}",
+            self.code, self.reason, self.message
+        )
     }
 }
 
@@ -74,7 +81,12 @@ fn details(resource: &GroupResource, name: &str) -> Details {
 
 impl Status {
     fn new(code: u16, reason: &'static str, message: impl Into<String>) -> Self {
-        Status { code, reason, message: message.into(), details: None }
+        Status {
+            code,
+            reason,
+            message: message.into(),
+            details: None,
+        }
     }
 
     /// `NewNotFound`.
@@ -87,14 +99,25 @@ impl Status {
 
     /// The 404 for a path or resource the server does not serve (`NewGenericServerResponse` 404).
     pub fn no_such_resource() -> Self {
-        Status { details: Some(Box::default()), ..Status::new(404, "NotFound", "the server could not find the requested resource") }
+        Status {
+            details: Some(Box::default()),
+            ..Status::new(
+                404,
+                "NotFound",
+                "the server could not find the requested resource",
+            )
+        }
     }
 
     /// `NewAlreadyExists`.
     pub fn already_exists(resource: &GroupResource, name: &str) -> Self {
         Status {
             details: Some(Box::new(details(resource, name))),
-            ..Status::new(409, "AlreadyExists", format!("{resource} \"{name}\" already exists"))
+            ..Status::new(
+                409,
+                "AlreadyExists",
+                format!("{resource} \"{name}\" already exists"),
+            )
         }
     }
 
@@ -111,17 +134,32 @@ impl Status {
     pub fn conflict_because(resource: &GroupResource, name: &str, why: &str) -> Self {
         Status {
             details: Some(Box::new(details(resource, name))),
-            ..Status::new(409, "Conflict", format!("Operation cannot be fulfilled on {resource} \"{name}\": {why}"))
+            ..Status::new(
+                409,
+                "Conflict",
+                format!("Operation cannot be fulfilled on {resource} \"{name}\": {why}"),
+            )
         }
     }
 
     /// `NewInvalid(qualifiedKind, name, errs)`: 422 with one cause per field error.
     pub fn invalid(group: &str, kind: &str, name: &str, errors: &[FieldError]) -> Self {
-        let qualified_kind = if group.is_empty() { kind.to_string() } else { format!("{kind}.{group}") };
+        let qualified_kind = if group.is_empty() {
+            kind.to_string()
+        } else {
+            format!("{kind}.{group}")
+        };
         let aggregate = if errors.len() == 1 {
             errors[0].to_string()
         } else {
-            format!("[{}]", errors.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "))
+            format!(
+                "[{}]",
+                errors
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
         };
         let causes = errors
             .iter()
@@ -139,7 +177,11 @@ impl Status {
                 causes,
                 retry_after_seconds: None,
             })),
-            ..Status::new(422, "Invalid", format!("{qualified_kind} \"{name}\" is invalid: {aggregate}"))
+            ..Status::new(
+                422,
+                "Invalid",
+                format!("{qualified_kind} \"{name}\" is invalid: {aggregate}"),
+            )
         }
     }
 
@@ -166,13 +208,24 @@ impl Status {
     pub fn method_not_allowed() -> Self {
         Status {
             details: Some(Box::default()),
-            ..Status::new(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+            ..Status::new(
+                405,
+                "MethodNotAllowed",
+                "the server does not allow this method on the requested resource",
+            )
         }
     }
 
     /// `NewNotAcceptableError` as the negotiation layer words it.
     pub fn not_acceptable(accepted: &[&str]) -> Self {
-        Status::new(406, "NotAcceptable", format!("only the following media types are accepted: {}", accepted.join(", ")))
+        Status::new(
+            406,
+            "NotAcceptable",
+            format!(
+                "only the following media types are accepted: {}",
+                accepted.join(", ")
+            ),
+        )
     }
 
     /// `NewUnsupportedMediaTypeError`.
@@ -190,7 +243,11 @@ impl Status {
 
     /// `NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", limit))`.
     pub fn request_entity_too_large(limit: usize) -> Self {
-        Status::new(413, "RequestEntityTooLarge", format!("Request entity too large: limit is {limit}"))
+        Status::new(
+            413,
+            "RequestEntityTooLarge",
+            format!("Request entity too large: limit is {limit}"),
+        )
     }
 
     pub fn unauthorized() -> Self {
@@ -204,17 +261,28 @@ impl Status {
         } else {
             format!("{resource} \"{name}\" is forbidden: {why}")
         };
-        Status { details: Some(Box::new(details(resource, name))), ..Status::new(403, "Forbidden", message) }
+        Status {
+            details: Some(Box::new(details(resource, name))),
+            ..Status::new(403, "Forbidden", message)
+        }
     }
 
     /// `NewInternalError`.
     pub fn internal(error: impl std::fmt::Display) -> Self {
         Status {
             details: Some(Box::new(Details {
-                causes: vec![Cause { reason: String::new(), message: error.to_string(), field: String::new() }],
+                causes: vec![Cause {
+                    reason: String::new(),
+                    message: error.to_string(),
+                    field: String::new(),
+                }],
                 ..Details::default()
             })),
-            ..Status::new(500, "InternalError", format!("Internal error occurred: {error}"))
+            ..Status::new(
+                500,
+                "InternalError",
+                format!("Internal error occurred: {error}"),
+            )
         }
     }
 
@@ -226,7 +294,10 @@ impl Status {
     /// `NewServerTimeout`-style 504 (used when a resource version never arrives).
     pub fn timeout(message: impl Into<String>, retry_after_seconds: u32) -> Self {
         Status {
-            details: Some(Box::new(Details { retry_after_seconds: Some(retry_after_seconds), ..Details::default() })),
+            details: Some(Box::new(Details {
+                retry_after_seconds: Some(retry_after_seconds),
+                ..Details::default()
+            })),
             ..Status::new(504, "Timeout", message)
         }
     }
@@ -321,20 +392,35 @@ pub fn go_quote(value: &str) -> String {
 
 impl FieldError {
     pub fn invalid(field: &str, value: &str, detail: impl Into<String>) -> Self {
-        FieldError { kind: FieldErrorKind::Invalid(go_quote(value)), field: field.to_string(), detail: detail.into() }
+        FieldError {
+            kind: FieldErrorKind::Invalid(go_quote(value)),
+            field: field.to_string(),
+            detail: detail.into(),
+        }
     }
 
     pub fn required(field: &str, detail: impl Into<String>) -> Self {
-        FieldError { kind: FieldErrorKind::Required, field: field.to_string(), detail: detail.into() }
+        FieldError {
+            kind: FieldErrorKind::Required,
+            field: field.to_string(),
+            detail: detail.into(),
+        }
     }
 
     pub fn forbidden(field: &str, detail: impl Into<String>) -> Self {
-        FieldError { kind: FieldErrorKind::Forbidden, field: field.to_string(), detail: detail.into() }
+        FieldError {
+            kind: FieldErrorKind::Forbidden,
+            field: field.to_string(),
+            detail: detail.into(),
+        }
     }
 
     pub fn not_supported(field: &str, value: &str, supported: &[&str]) -> Self {
         FieldError {
-            kind: FieldErrorKind::NotSupported(go_quote(value), supported.iter().map(|v| go_quote(v)).collect()),
+            kind: FieldErrorKind::NotSupported(
+                go_quote(value),
+                supported.iter().map(|v| go_quote(v)).collect(),
+            ),
             field: field.to_string(),
             detail: String::new(),
         }
@@ -410,7 +496,10 @@ mod tests {
             ),
         ];
         for (status, code, reason, message) in cases {
-            assert_eq!((status.code, status.reason, status.message.as_str()), (code, reason, message));
+            assert_eq!(
+                (status.code, status.reason, status.message.as_str()),
+                (code, reason, message)
+            );
             assert_eq!(status.to_json()["code"], json!(code));
         }
     }
@@ -429,10 +518,22 @@ mod tests {
         );
         let body = status.to_json();
         assert_eq!(body["details"]["kind"], json!("Deployment"));
-        assert_eq!(body["details"]["causes"][0]["reason"], json!("FieldValueInvalid"));
-        assert_eq!(body["details"]["causes"][0]["message"], json!("Invalid value: \"Bad\": must be lowercase"));
-        assert_eq!(body["details"]["causes"][1]["field"], json!("spec.selector"));
+        assert_eq!(
+            body["details"]["causes"][0]["reason"],
+            json!("FieldValueInvalid")
+        );
+        assert_eq!(
+            body["details"]["causes"][0]["message"],
+            json!("Invalid value: \"Bad\": must be lowercase")
+        );
+        assert_eq!(
+            body["details"]["causes"][1]["field"],
+            json!("spec.selector")
+        );
         let single = Status::invalid("", "ConfigMap", "x", &errors[1..]);
-        assert_eq!(single.message, "ConfigMap \"x\" is invalid: spec.selector: Required value");
+        assert_eq!(
+            single.message,
+            "ConfigMap \"x\" is invalid: spec.selector: Required value"
+        );
     }
 }

@@ -28,7 +28,11 @@ per_version!(apply_three_times, patch_types, scale_label_annotate);
 
 fn manifest(replicas: u32, env_b: &str, with_sidecar: bool, with_label: bool) -> String {
     let label = if with_label { "\n    team: core" } else { "" };
-    let sidecar = if with_sidecar { "\n      - name: side\n        image: busybox:1.36" } else { "" };
+    let sidecar = if with_sidecar {
+        "\n      - name: side\n        image: busybox:1.36"
+    } else {
+        ""
+    };
     format!(
         "apiVersion: apps/v1
 kind: Deployment
@@ -55,7 +59,11 @@ spec:
 }
 
 fn deployment(env: &TestEnv, v: &str) -> Value {
-    serde_json::from_str(&env.kubectl_ok(v, &["get", "deployment", "app", "-n", &env.ns, "-o", "json"])).unwrap()
+    serde_json::from_str(&env.kubectl_ok(
+        v,
+        &["get", "deployment", "app", "-n", &env.ns, "-o", "json"],
+    ))
+    .unwrap()
 }
 
 async fn apply_three_times(v: &str) {
@@ -66,20 +74,35 @@ async fn apply_three_times(v: &str) {
     let ns = env.ns.as_str();
 
     std::fs::write(&file, manifest(2, "2", true, true)).unwrap();
-    assert_eq!(env.kubectl_ok(v, &["apply", "-f", path, "-n", ns]), "deployment.apps/app created\n");
+    assert_eq!(
+        env.kubectl_ok(v, &["apply", "-f", path, "-n", ns]),
+        "deployment.apps/app created\n"
+    );
     let first = deployment(&env, v);
-    assert!(first["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"].is_string());
+    assert!(
+        first["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"]
+            .is_string()
+    );
 
     std::fs::write(&file, manifest(3, "3", true, true)).unwrap();
-    assert_eq!(env.kubectl_ok(v, &["apply", "-f", path, "-n", ns]), "deployment.apps/app configured\n");
+    assert_eq!(
+        env.kubectl_ok(v, &["apply", "-f", path, "-n", ns]),
+        "deployment.apps/app configured\n"
+    );
     let second = deployment(&env, v);
     assert_eq!(second["spec"]["replicas"], 3);
-    assert_eq!(second["spec"]["template"]["spec"]["containers"][0]["env"][1]["value"], "3");
+    assert_eq!(
+        second["spec"]["template"]["spec"]["containers"][0]["env"][1]["value"],
+        "3"
+    );
     assert_eq!(second["metadata"]["generation"], 2);
 
     // The sidecar and the team label leave the manifest: apply prunes them.
     std::fs::write(&file, manifest(3, "3", false, false)).unwrap();
-    assert_eq!(env.kubectl_ok(v, &["apply", "-f", path, "-n", ns]), "deployment.apps/app configured\n");
+    assert_eq!(
+        env.kubectl_ok(v, &["apply", "-f", path, "-n", ns]),
+        "deployment.apps/app configured\n"
+    );
     let third = deployment(&env, v);
     let containers: Vec<&str> = third["spec"]["template"]["spec"]["containers"]
         .as_array()
@@ -88,33 +111,73 @@ async fn apply_three_times(v: &str) {
         .map(|c| c["name"].as_str().unwrap())
         .collect();
     assert_eq!(containers, ["web"]);
-    assert!(third["metadata"]["labels"].get("team").is_none(), "{}", third["metadata"]["labels"]);
+    assert!(
+        third["metadata"]["labels"].get("team").is_none(),
+        "{}",
+        third["metadata"]["labels"]
+    );
     assert_eq!(third["metadata"]["uid"], first["metadata"]["uid"]);
 
     // A fourth apply of the same file changes nothing.
-    assert_eq!(env.kubectl_ok(v, &["apply", "-f", path, "-n", ns]), "deployment.apps/app unchanged\n");
-    assert_eq!(deployment(&env, v)["metadata"]["resourceVersion"], third["metadata"]["resourceVersion"]);
+    assert_eq!(
+        env.kubectl_ok(v, &["apply", "-f", path, "-n", ns]),
+        "deployment.apps/app unchanged\n"
+    );
+    assert_eq!(
+        deployment(&env, v)["metadata"]["resourceVersion"],
+        third["metadata"]["resourceVersion"]
+    );
 }
 
 async fn patch_types(v: &str) {
     let env = TestEnv::new(&format!("kp-{}", v.replace('.', ""))).await;
     let ns = env.ns.as_str();
-    let (status, out, err) =
-        env.kubectl_stdin(v, &["apply", "-f", "-", "-n", ns], Some(&manifest(1, "2", true, true)));
+    let (status, out, err) = env.kubectl_stdin(
+        v,
+        &["apply", "-f", "-", "-n", ns],
+        Some(&manifest(1, "2", true, true)),
+    );
     assert!(status.success(), "{out}{err}");
     env.kubectl_ok(
         v,
         &["patch", "deployment", "app", "-n", ns, "-p", r#"{"spec":{"template":{"spec":{"containers":[{"name":"web","image":"nginx:1.26"}]}}}}"#],
     );
     let after_strategic = deployment(&env, v);
-    let containers = after_strategic["spec"]["template"]["spec"]["containers"].as_array().unwrap();
-    assert_eq!(containers.len(), 2, "strategic merge keeps the other container");
+    let containers = after_strategic["spec"]["template"]["spec"]["containers"]
+        .as_array()
+        .unwrap();
+    assert_eq!(
+        containers.len(),
+        2,
+        "strategic merge keeps the other container"
+    );
     assert_eq!(containers[0]["image"], "nginx:1.26");
 
-    env.kubectl_ok(v, &["patch", "deployment", "app", "-n", ns, "--type=merge", "-p", r#"{"metadata":{"labels":{"merged":"yes"}}}"#]);
     env.kubectl_ok(
         v,
-        &["patch", "deployment", "app", "-n", ns, "--type=json", "-p", r#"[{"op":"replace","path":"/spec/replicas","value":4}]"#],
+        &[
+            "patch",
+            "deployment",
+            "app",
+            "-n",
+            ns,
+            "--type=merge",
+            "-p",
+            r#"{"metadata":{"labels":{"merged":"yes"}}}"#,
+        ],
+    );
+    env.kubectl_ok(
+        v,
+        &[
+            "patch",
+            "deployment",
+            "app",
+            "-n",
+            ns,
+            "--type=json",
+            "-p",
+            r#"[{"op":"replace","path":"/spec/replicas","value":4}]"#,
+        ],
     );
     let after = deployment(&env, v);
     assert_eq!(after["metadata"]["labels"]["merged"], "yes");
@@ -122,7 +185,16 @@ async fn patch_types(v: &str) {
 
     let (status, _, err) = env.kubectl(
         v,
-        &["patch", "deployment", "app", "-n", ns, "--type=json", "-p", r#"[{"op":"test","path":"/spec/replicas","value":9}]"#],
+        &[
+            "patch",
+            "deployment",
+            "app",
+            "-n",
+            ns,
+            "--type=json",
+            "-p",
+            r#"[{"op":"test","path":"/spec/replicas","value":9}]"#,
+        ],
     );
     assert!(!status.success());
     assert!(err.contains("testing value /spec/replicas failed"), "{err}");
@@ -131,14 +203,30 @@ async fn patch_types(v: &str) {
 async fn scale_label_annotate(v: &str) {
     let env = TestEnv::new(&format!("ks-{}", v.replace('.', ""))).await;
     let ns = env.ns.as_str();
-    let (status, out, err) =
-        env.kubectl_stdin(v, &["apply", "-f", "-", "-n", ns], Some(&manifest(1, "2", false, true)));
+    let (status, out, err) = env.kubectl_stdin(
+        v,
+        &["apply", "-f", "-", "-n", ns],
+        Some(&manifest(1, "2", false, true)),
+    );
     assert!(status.success(), "{out}{err}");
-    assert_eq!(env.kubectl_ok(v, &["scale", "deployment", "app", "-n", ns, "--replicas=5"]), "deployment.apps/app scaled\n");
-    assert_eq!(env.kubectl_ok(v, &["label", "deployment", "app", "-n", ns, "tier=web"]), "deployment.apps/app labeled\n");
+    assert_eq!(
+        env.kubectl_ok(v, &["scale", "deployment", "app", "-n", ns, "--replicas=5"]),
+        "deployment.apps/app scaled\n"
+    );
+    assert_eq!(
+        env.kubectl_ok(v, &["label", "deployment", "app", "-n", ns, "tier=web"]),
+        "deployment.apps/app labeled\n"
+    );
     // kubectl 1.27 prints "annotate", later versions "annotated" (a client-side string).
-    let annotated = env.kubectl_ok(v, &["annotate", "deployment", "app", "-n", ns, "note=hello"]);
-    let expected = if v == "1.27" { "deployment.apps/app annotate\n" } else { "deployment.apps/app annotated\n" };
+    let annotated = env.kubectl_ok(
+        v,
+        &["annotate", "deployment", "app", "-n", ns, "note=hello"],
+    );
+    let expected = if v == "1.27" {
+        "deployment.apps/app annotate\n"
+    } else {
+        "deployment.apps/app annotated\n"
+    };
     assert_eq!(annotated, expected);
     let after = deployment(&env, v);
     assert_eq!(after["spec"]["replicas"], 5);

@@ -25,7 +25,16 @@ fn view(store: &reflector::Store<ConfigMap>) -> BTreeMap<String, String> {
     store
         .state()
         .iter()
-        .map(|cm| (cm.name_any(), cm.data.as_ref().and_then(|d| d.get("v")).cloned().unwrap_or_default()))
+        .map(|cm| {
+            (
+                cm.name_any(),
+                cm.data
+                    .as_ref()
+                    .and_then(|d| d.get("v"))
+                    .cloned()
+                    .unwrap_or_default(),
+            )
+        })
         .collect()
 }
 
@@ -35,7 +44,16 @@ async fn server_view(api: &Api<ConfigMap>) -> BTreeMap<String, String> {
         .unwrap()
         .items
         .iter()
-        .map(|cm| (cm.name_any(), cm.data.as_ref().and_then(|d| d.get("v")).cloned().unwrap_or_default()))
+        .map(|cm| {
+            (
+                cm.name_any(),
+                cm.data
+                    .as_ref()
+                    .and_then(|d| d.get("v"))
+                    .cloned()
+                    .unwrap_or_default(),
+            )
+        })
         .collect()
 }
 
@@ -43,7 +61,9 @@ async fn converges(config: watcher::Config, prefix: &str) {
     let env = TestEnv::new(prefix).await;
     let api: Api<ConfigMap> = env.api();
     for name in ["a", "b", "c"] {
-        api.create(&PostParams::default(), &cm(name, "0")).await.unwrap();
+        api.create(&PostParams::default(), &cm(name, "0"))
+            .await
+            .unwrap();
     }
     let (store, writer) = reflector::store();
     let stream = reflector(writer, watcher(api.clone(), config)).applied_objects();
@@ -58,7 +78,9 @@ async fn converges(config: watcher::Config, prefix: &str) {
         let mut b = api.get("b").await.unwrap();
         b.data = Some(BTreeMap::from([("v".to_string(), round.to_string())]));
         api.replace("b", &PostParams::default(), &b).await.unwrap();
-        api.create(&PostParams::default(), &cm(&format!("n{round}"), "x")).await.unwrap();
+        api.create(&PostParams::default(), &cm(&format!("n{round}"), "x"))
+            .await
+            .unwrap();
     }
     api.delete("a", &DeleteParams::default()).await.unwrap();
     api.delete("n2", &DeleteParams::default()).await.unwrap();
@@ -68,7 +90,12 @@ async fn converges(config: watcher::Config, prefix: &str) {
         if view(&store) == wanted {
             break;
         }
-        assert!(tokio::time::Instant::now() < deadline, "reflector {:?} never reached {:?}", view(&store), wanted);
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "reflector {:?} never reached {:?}",
+            view(&store),
+            wanted
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert_eq!(wanted.get("b").map(String::as_str), Some("5"));

@@ -34,8 +34,15 @@ pub enum Expect {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Op {
-    Put { key: String, value: Bytes, expect: Expect },
-    Delete { key: String, expect: Expect },
+    Put {
+        key: String,
+        value: Bytes,
+        expect: Expect,
+    },
+    Delete {
+        key: String,
+        expect: Expect,
+    },
 }
 
 impl Op {
@@ -105,7 +112,9 @@ pub trait EventSink: Send + Sync {
 
 #[derive(Debug, thiserror::Error)]
 pub enum BackendError {
-    #[error("precondition failed on key {key}: expected {expected:?}, found mod revision {actual:?}")]
+    #[error(
+        "precondition failed on key {key}: expected {expected:?}, found mod revision {actual:?}"
+    )]
     PreconditionFailed {
         key: String,
         expected: Expect,
@@ -116,7 +125,10 @@ pub enum BackendError {
     #[error("key {0} appears twice in one transaction")]
     DuplicateKey(String),
     #[error("revision {requested} is compacted (oldest available {oldest})")]
-    Compacted { requested: Revision, oldest: Revision },
+    Compacted {
+        requested: Revision,
+        oldest: Revision,
+    },
     #[error("storage i/o failed: {0}")]
     Io(String),
     #[error("backend is closed")]
@@ -133,7 +145,11 @@ pub trait Backend: Send + Sync + 'static {
     fn load(&self) -> BoxFuture<'_, Result<Loaded, BackendError>>;
 
     /// Deliver every event with revision >= `from` to `sink`, in order, from now on.
-    fn watch(&self, from: Revision, sink: Arc<dyn EventSink>) -> BoxFuture<'_, Result<(), BackendError>>;
+    fn watch(
+        &self,
+        from: Revision,
+        sink: Arc<dyn EventSink>,
+    ) -> BoxFuture<'_, Result<(), BackendError>>;
 
     /// The latest committed revision (a quorum read on etcd).
     fn current_revision(&self) -> BoxFuture<'_, Result<Revision, BackendError>>;

@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 use imbl::OrdMap;
 use tokio::sync::watch;
 
-use crate::backend::{Backend, BackendError, Committed, Event, EventKind, EventSink, KeyValue, Txn};
+use crate::backend::{
+    Backend, BackendError, Committed, Event, EventKind, EventSink, KeyValue, Txn,
+};
 use crate::history::{Change, History, HistoryError};
 use crate::Revision;
 
@@ -39,7 +41,11 @@ pub struct Entry<O> {
 
 impl<O> Clone for Entry<O> {
     fn clone(&self) -> Self {
-        Entry { create_revision: self.create_revision, mod_revision: self.mod_revision, object: self.object.clone() }
+        Entry {
+            create_revision: self.create_revision,
+            mod_revision: self.mod_revision,
+            object: self.object.clone(),
+        }
     }
 }
 
@@ -51,7 +57,10 @@ pub struct Snapshot<O> {
 
 impl<O> Clone for Snapshot<O> {
     fn clone(&self) -> Self {
-        Snapshot { revision: self.revision, objects: self.objects.clone() }
+        Snapshot {
+            revision: self.revision,
+            objects: self.objects.clone(),
+        }
     }
 }
 
@@ -96,7 +105,10 @@ struct Cache<C: Codec> {
 
 impl<C: Codec> EventSink for Cache<C> {
     fn apply(&self, revision: Revision, events: &[Event]) {
-        let _guard = self.apply_lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let _guard = self
+            .apply_lock
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         let mut objects = match self.current.read() {
             Ok(current) => current.objects.clone(),
             Err(poisoned) => poisoned.into_inner().objects.clone(),
@@ -127,7 +139,8 @@ impl<C: Codec> EventSink for Cache<C> {
                 }
                 EventKind::Delete => {
                     if let Some(previous) = objects.remove(key) {
-                        let object = Arc::new(self.codec.deleted(&previous.object, event.kv.mod_revision));
+                        let object =
+                            Arc::new(self.codec.deleted(&previous.object, event.kv.mod_revision));
                         changes.push(Change {
                             revision: event.kv.mod_revision,
                             key: key.clone(),
@@ -141,7 +154,10 @@ impl<C: Codec> EventSink for Cache<C> {
         }
         {
             let now = Instant::now();
-            let mut history = self.history.write().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let mut history = self
+                .history
+                .write()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
             for change in changes {
                 history.push(change, now);
             }
@@ -163,7 +179,10 @@ pub struct Store<C: Codec> {
 
 impl<C: Codec> Clone for Store<C> {
     fn clone(&self) -> Self {
-        Store { backend: self.backend.clone(), cache: self.cache.clone() }
+        Store {
+            backend: self.backend.clone(),
+            cache: self.cache.clone(),
+        }
     }
 }
 
@@ -185,13 +204,20 @@ impl<C: Codec> Store<C> {
             let object = Arc::new(codec.decode(kv));
             objects.insert(
                 kv.key.clone(),
-                Entry { create_revision: kv.create_revision, mod_revision: kv.mod_revision, object },
+                Entry {
+                    create_revision: kv.create_revision,
+                    mod_revision: kv.mod_revision,
+                    object,
+                },
             );
         }
         let (revision, _) = watch::channel(loaded.revision);
         let cache = Arc::new(Cache {
             codec,
-            current: RwLock::new(Arc::new(Snapshot { revision: loaded.revision, objects })),
+            current: RwLock::new(Arc::new(Snapshot {
+                revision: loaded.revision,
+                objects,
+            })),
             history: RwLock::new(History::new(loaded.revision, window)),
             apply_lock: Mutex::new(()),
             revision,
@@ -217,7 +243,10 @@ impl<C: Codec> Store<C> {
     }
 
     /// A snapshot at least as new as the backend's current revision (a consistent read).
-    pub async fn consistent_snapshot(&self, timeout: Duration) -> Result<Arc<Snapshot<C::Object>>, StoreError> {
+    pub async fn consistent_snapshot(
+        &self,
+        timeout: Duration,
+    ) -> Result<Arc<Snapshot<C::Object>>, StoreError> {
         let revision = self.backend.current_revision().await?;
         self.wait_for(revision, timeout).await?;
         Ok(self.snapshot())
@@ -226,30 +255,47 @@ impl<C: Codec> Store<C> {
     /// Wait until the cache has applied `revision`.
     pub async fn wait_for(&self, revision: Revision, timeout: Duration) -> Result<(), StoreError> {
         let mut receiver = self.cache.revision.subscribe();
-        let reached = tokio::time::timeout(timeout, receiver.wait_for(|current| *current >= revision)).await;
+        let reached =
+            tokio::time::timeout(timeout, receiver.wait_for(|current| *current >= revision)).await;
         match reached {
             Ok(Ok(_)) => Ok(()),
-            _ => Err(StoreError::RevisionTimeout { wanted: revision, current: *self.cache.revision.borrow() }),
+            _ => Err(StoreError::RevisionTimeout {
+                wanted: revision,
+                current: *self.cache.revision.borrow(),
+            }),
         }
     }
 
     /// Commit and wait until the cache shows the result, so the writer reads its own write.
     pub async fn commit(&self, txn: Txn) -> Result<Committed, StoreError> {
         let committed = self.backend.commit(txn).await?;
-        self.wait_for(committed.revision, Duration::from_secs(60)).await?;
+        self.wait_for(committed.revision, Duration::from_secs(60))
+            .await?;
         Ok(committed)
     }
 
     /// Up to `max` changes after `revision`, in revision order; `Expired` when
     /// `revision` is older than the history window keeps.
-    pub fn changes_since(&self, revision: Revision, max: usize) -> Result<Vec<Arc<Change<C::Object>>>, HistoryError> {
-        let history = self.cache.history.read().unwrap_or_else(|poisoned| poisoned.into_inner());
+    pub fn changes_since(
+        &self,
+        revision: Revision,
+        max: usize,
+    ) -> Result<Vec<Arc<Change<C::Object>>>, HistoryError> {
+        let history = self
+            .cache
+            .history
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         history.since(revision, max)
     }
 
     /// The oldest revision a watch can start after.
     pub fn oldest_watchable(&self) -> Revision {
-        self.cache.history.read().unwrap_or_else(|poisoned| poisoned.into_inner()).oldest()
+        self.cache
+            .history
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .oldest()
     }
 
     /// Subscribe to the cache's revision: wakes whenever new changes were applied.

@@ -27,7 +27,10 @@ pub struct Change<O> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum HistoryError {
     #[error("too old resource version: {requested} ({oldest})")]
-    Expired { requested: Revision, oldest: Revision },
+    Expired {
+        requested: Revision,
+        oldest: Revision,
+    },
 }
 
 pub(crate) struct History<O> {
@@ -39,11 +42,18 @@ pub(crate) struct History<O> {
 
 impl<O> History<O> {
     pub(crate) fn new(start: Revision, window: Duration) -> Self {
-        History { window, complete_after: start, changes: VecDeque::new() }
+        History {
+            window,
+            complete_after: start,
+            changes: VecDeque::new(),
+        }
     }
 
     pub(crate) fn push(&mut self, change: Change<O>, now: Instant) {
-        debug_assert!(self.changes.back().is_none_or(|(_, last)| last.revision <= change.revision));
+        debug_assert!(self
+            .changes
+            .back()
+            .is_none_or(|(_, last)| last.revision <= change.revision));
         self.changes.push_back((now, Arc::new(change)));
         while let Some((applied, oldest)) = self.changes.front() {
             if now.duration_since(*applied) <= self.window {
@@ -60,12 +70,27 @@ impl<O> History<O> {
     }
 
     /// Up to `max` changes with revision > `after`, in revision order.
-    pub(crate) fn since(&self, after: Revision, max: usize) -> Result<Vec<Arc<Change<O>>>, HistoryError> {
+    pub(crate) fn since(
+        &self,
+        after: Revision,
+        max: usize,
+    ) -> Result<Vec<Arc<Change<O>>>, HistoryError> {
         if after < self.complete_after {
-            return Err(HistoryError::Expired { requested: after, oldest: self.complete_after });
+            return Err(HistoryError::Expired {
+                requested: after,
+                oldest: self.complete_after,
+            });
         }
-        let start = self.changes.partition_point(|(_, change)| change.revision <= after);
-        Ok(self.changes.iter().skip(start).take(max).map(|(_, change)| change.clone()).collect())
+        let start = self
+            .changes
+            .partition_point(|(_, change)| change.revision <= after);
+        Ok(self
+            .changes
+            .iter()
+            .skip(start)
+            .take(max)
+            .map(|(_, change)| change.clone())
+            .collect())
     }
 }
 
@@ -74,7 +99,13 @@ mod tests {
     use super::*;
 
     fn change(revision: Revision) -> Change<u32> {
-        Change { revision, key: format!("/k/{revision}"), object: Arc::new(1), previous: None, deleted: false }
+        Change {
+            revision,
+            key: format!("/k/{revision}"),
+            object: Arc::new(1),
+            previous: None,
+            deleted: false,
+        }
     }
 
     #[test]
@@ -84,13 +115,27 @@ mod tests {
         for revision in 11..=15 {
             history.push(change(revision), start);
         }
-        let revisions = |after| history.since(after, 100).map(|changes| changes.iter().map(|c| c.revision).collect::<Vec<_>>());
+        let revisions = |after| {
+            history
+                .since(after, 100)
+                .map(|changes| changes.iter().map(|c| c.revision).collect::<Vec<_>>())
+        };
         assert_eq!(revisions(10), Ok(vec![11, 12, 13, 14, 15]));
         assert_eq!(revisions(13), Ok(vec![14, 15]));
         assert_eq!(revisions(15), Ok(vec![]));
-        assert_eq!(revisions(9), Err(HistoryError::Expired { requested: 9, oldest: 10 }));
+        assert_eq!(
+            revisions(9),
+            Err(HistoryError::Expired {
+                requested: 9,
+                oldest: 10
+            })
+        );
         history.push(change(16), start + Duration::from_secs(6));
-        assert_eq!(history.oldest(), 15, "everything older than the window is gone");
+        assert_eq!(
+            history.oldest(),
+            15,
+            "everything older than the window is gone"
+        );
         assert!(history.since(14, 100).is_err());
         assert_eq!(history.since(15, 100).map(|changes| changes.len()), Ok(1));
         assert_eq!(history.since(10 + 5, 0).map(|changes| changes.len()), Ok(0));

@@ -15,8 +15,8 @@
 
 mod backend;
 mod cache;
-mod history;
 pub mod conformance;
+mod history;
 mod local;
 mod memory;
 mod sqlite;

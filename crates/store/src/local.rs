@@ -36,7 +36,11 @@ pub trait Disk: Send + 'static {
 enum Request {
     Commit(Txn, oneshot::Sender<Result<Committed, BackendError>>),
     Load(oneshot::Sender<Result<Loaded, BackendError>>),
-    Watch(Revision, Arc<dyn EventSink>, oneshot::Sender<Result<(), BackendError>>),
+    Watch(
+        Revision,
+        Arc<dyn EventSink>,
+        oneshot::Sender<Result<(), BackendError>>,
+    ),
     Close(oneshot::Sender<Result<(), BackendError>>),
 }
 
@@ -69,7 +73,10 @@ impl LocalBackend {
         for kv in loaded.kvs {
             index.insert(
                 kv.key,
-                IndexEntry { create_revision: kv.create_revision, mod_revision: kv.mod_revision },
+                IndexEntry {
+                    create_revision: kv.create_revision,
+                    mod_revision: kv.mod_revision,
+                },
             );
         }
         let shared_revision = Arc::new(AtomicI64::new(loaded.revision));
@@ -122,7 +129,11 @@ impl Backend for LocalBackend {
         })
     }
 
-    fn watch(&self, from: Revision, sink: Arc<dyn EventSink>) -> BoxFuture<'_, Result<(), BackendError>> {
+    fn watch(
+        &self,
+        from: Revision,
+        sink: Arc<dyn EventSink>,
+    ) -> BoxFuture<'_, Result<(), BackendError>> {
         let (sender, receiver) = oneshot::channel();
         let sent = self.send(Request::Watch(from, sink, sender));
         Box::pin(async move {
@@ -211,7 +222,10 @@ impl<D: Disk> Committer<D> {
                     self.sinks.push(sink);
                     Ok(())
                 } else {
-                    Err(BackendError::Compacted { requested: from, oldest: self.revision + 1 })
+                    Err(BackendError::Compacted {
+                        requested: from,
+                        oldest: self.revision + 1,
+                    })
                 };
                 let _ = reply.send(result);
                 false
@@ -223,7 +237,10 @@ impl<D: Disk> Committer<D> {
         }
     }
 
-    fn commit_batch(&mut self, commits: Vec<(Txn, oneshot::Sender<Result<Committed, BackendError>>)>) {
+    fn commit_batch(
+        &mut self,
+        commits: Vec<(Txn, oneshot::Sender<Result<Committed, BackendError>>)>,
+    ) {
         if commits.is_empty() {
             return;
         }
@@ -286,7 +303,11 @@ impl<D: Disk> Committer<D> {
         if holds {
             Ok(())
         } else {
-            Err(BackendError::PreconditionFailed { key: op.key().to_string(), expected: op.expect(), actual })
+            Err(BackendError::PreconditionFailed {
+                key: op.key().to_string(),
+                expected: op.expect(),
+                actual,
+            })
         }
     }
 
@@ -299,7 +320,10 @@ impl<D: Disk> Committer<D> {
             return Err(BackendError::EmptyTxn);
         }
         for (position, op) in txn.ops.iter().enumerate() {
-            if txn.ops[..position].iter().any(|earlier| earlier.key() == op.key()) {
+            if txn.ops[..position]
+                .iter()
+                .any(|earlier| earlier.key() == op.key())
+            {
                 return Err(BackendError::DuplicateKey(op.key().to_string()));
             }
             self.check(op)?;
@@ -311,10 +335,24 @@ impl<D: Disk> Committer<D> {
                 Op::Put { key, value, .. } => {
                     let prev = self.index.get(&key).copied();
                     let create_revision = prev.map_or(revision, |entry| entry.create_revision);
-                    self.index.insert(key.clone(), IndexEntry { create_revision, mod_revision: revision });
-                    let kv = KeyValue { key: key.clone(), value, create_revision, mod_revision: revision };
+                    self.index.insert(
+                        key.clone(),
+                        IndexEntry {
+                            create_revision,
+                            mod_revision: revision,
+                        },
+                    );
+                    let kv = KeyValue {
+                        key: key.clone(),
+                        value,
+                        create_revision,
+                        mod_revision: revision,
+                    };
                     undo.push((key, prev));
-                    events.push(Event { kind: EventKind::Put, kv });
+                    events.push(Event {
+                        kind: EventKind::Put,
+                        kv,
+                    });
                 }
                 Op::Delete { key, .. } => {
                     let Some(prev) = self.index.remove(&key) else {
@@ -328,13 +366,19 @@ impl<D: Disk> Committer<D> {
                         mod_revision: revision,
                     };
                     undo.push((key, Some(prev)));
-                    events.push(Event { kind: EventKind::Delete, kv });
+                    events.push(Event {
+                        kind: EventKind::Delete,
+                        kv,
+                    });
                 }
             }
         }
         if events.is_empty() {
             // Nothing changed: etcd does not move the revision for a no-op delete either.
-            return Ok(Committed { revision: self.revision, events });
+            return Ok(Committed {
+                revision: self.revision,
+                events,
+            });
         }
         self.revision = revision;
         Ok(Committed { revision, events })

@@ -20,7 +20,10 @@ impl MemoryDisk {
 
 impl Disk for MemoryDisk {
     fn load(&mut self) -> Result<Loaded, BackendError> {
-        Ok(Loaded { revision: self.revision, kvs: self.kvs.values().cloned().collect() })
+        Ok(Loaded {
+            revision: self.revision,
+            kvs: self.kvs.values().cloned().collect(),
+        })
     }
 
     fn write(&mut self, revision: Revision, events: &[Event]) -> Result<(), BackendError> {

@@ -64,7 +64,11 @@ impl Disk for SqliteDisk {
     fn load(&mut self) -> Result<Loaded, BackendError> {
         let revision: Revision = self
             .connection
-            .query_row("SELECT value FROM meta WHERE name = 'revision'", [], |row| row.get(0))
+            .query_row(
+                "SELECT value FROM meta WHERE name = 'revision'",
+                [],
+                |row| row.get(0),
+            )
             .optional()
             .map_err(io)?
             .unwrap_or(0);
@@ -96,13 +100,20 @@ impl Disk for SqliteDisk {
                          create_revision = excluded.create_revision, mod_revision = excluded.mod_revision",
                 )
                 .map_err(io)?;
-            let mut delete = transaction.prepare_cached("DELETE FROM kv WHERE key = ?1").map_err(io)?;
+            let mut delete = transaction
+                .prepare_cached("DELETE FROM kv WHERE key = ?1")
+                .map_err(io)?;
             for event in events {
                 let kv = &event.kv;
                 match event.kind {
                     EventKind::Put => {
-                        put.execute(params![kv.key, &kv.value[..], kv.create_revision, kv.mod_revision])
-                            .map_err(io)?;
+                        put.execute(params![
+                            kv.key,
+                            &kv.value[..],
+                            kv.create_revision,
+                            kv.mod_revision
+                        ])
+                        .map_err(io)?;
                     }
                     EventKind::Delete => {
                         delete.execute(params![kv.key]).map_err(io)?;

@@ -11,7 +11,11 @@ use crate::field_validation::{self, FieldValidation};
 use crate::status::{FieldError, Result, Status};
 
 /// Media types a request body may use (`runtime.SerializerInfo` of built-in kinds).
-const BODY_MEDIA_TYPES: &[&str] = &["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"];
+const BODY_MEDIA_TYPES: &[&str] = &[
+    "application/json",
+    "application/yaml",
+    "application/vnd.kubernetes.protobuf",
+];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Media {
@@ -22,7 +26,12 @@ enum Media {
 
 fn media(request: &ApiRequest) -> Result<Media> {
     let content_type = request.header("content-type").unwrap_or("application/json");
-    let media = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let media = content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
     match media.as_str() {
         "application/json" | "" | "*/*" => Ok(Media::Json),
         "application/yaml" => Ok(Media::Yaml),
@@ -49,36 +58,53 @@ pub fn decode(
     options_kind: &str,
 ) -> Result<Decoded> {
     let level = FieldValidation::parse(request.query.get("fieldValidation")).map_err(|value| {
-        let error = FieldError::not_supported("fieldValidation", &value, &["", "Ignore", "Strict", "Warn"]);
+        let error =
+            FieldError::not_supported("fieldValidation", &value, &["", "Ignore", "Strict", "Warn"]);
         Status::invalid("meta.k8s.io", options_kind, "", &[error])
     })?;
     let media = media(request)?;
     let (mut object, strict) = match media {
         Media::Protobuf => {
             // Protobuf has no unknown or duplicate fields to report.
-            let object = crate::protobuf::decode_object(&request.body, crate::protobuf::message_for).map_err(
-                |error| match error {
-                    crate::protobuf::ProtobufError::UnknownKind { .. } => {
-                        Status::unsupported_media_type(crate::protobuf::CONTENT_TYPE, BODY_MEDIA_TYPES)
-                    }
-                    other => Status::bad_request(format!("couldn't get version/kind; protobuf decode error: {other}")),
-                },
-            )?;
+            let object =
+                crate::protobuf::decode_object(&request.body, crate::protobuf::message_for)
+                    .map_err(|error| match error {
+                        crate::protobuf::ProtobufError::UnknownKind { .. } => {
+                            Status::unsupported_media_type(
+                                crate::protobuf::CONTENT_TYPE,
+                                BODY_MEDIA_TYPES,
+                            )
+                        }
+                        other => Status::bad_request(format!(
+                            "couldn't get version/kind; protobuf decode error: {other}"
+                        )),
+                    })?;
             (object, Vec::new())
         }
         Media::Json => {
             let object = decode_json(&request.body, kind, group_version)?;
             let strict = if level.is_checked() {
                 let resource = target.resource;
-                field_validation::strict_errors(&api.openapi, resource.group, resource.version, resource.kind, &request.body)
+                field_validation::strict_errors(
+                    &api.openapi,
+                    resource.group,
+                    resource.version,
+                    resource.kind,
+                    &request.body,
+                )
             } else {
                 Vec::new()
             };
             (object, strict)
         }
         Media::Yaml => {
-            let converted = crate::yaml::yaml_to_json(&request.body)
-                .map_err(|error| Status::bad_request(crate::yaml::decode_error_message(kind, &error, &request.body)))?;
+            let converted = crate::yaml::yaml_to_json(&request.body).map_err(|error| {
+                Status::bad_request(crate::yaml::decode_error_message(
+                    kind,
+                    &error,
+                    &request.body,
+                ))
+            })?;
             let json = serde_json::to_vec(&converted).unwrap_or_default();
             let object = decode_json(&json, kind, group_version)?;
             let strict = if level.is_checked() {
@@ -99,15 +125,29 @@ pub fn decode(
     };
     let resource = target.resource;
     if kind == resource.kind {
-        field_validation::drop_unknown_fields(&api.openapi, resource.group, resource.version, resource.kind, &mut object);
+        field_validation::drop_unknown_fields(
+            &api.openapi,
+            resource.group,
+            resource.version,
+            resource.kind,
+            &mut object,
+        );
     }
     let warnings = match level {
         FieldValidation::Strict if !strict.is_empty() => {
-            let body_version = object.get("apiVersion").and_then(Value::as_str).unwrap_or(group_version).to_string();
-            let version = body_version.rsplit('/').next().unwrap_or(&body_version).to_string();
-            return Err(Status::bad_request(field_validation::strict_decoding_bad_request(
-                kind, &version, kind, &strict,
-            )));
+            let body_version = object
+                .get("apiVersion")
+                .and_then(Value::as_str)
+                .unwrap_or(group_version)
+                .to_string();
+            let version = body_version
+                .rsplit('/')
+                .next()
+                .unwrap_or(&body_version)
+                .to_string();
+            return Err(Status::bad_request(
+                field_validation::strict_decoding_bad_request(kind, &version, kind, &strict),
+            ));
         }
         FieldValidation::Warn => field_validation::warnings(&strict)
             .iter()
@@ -120,11 +160,16 @@ pub fn decode(
 
 /// A JSON body as an object, with kube's decode error wording (`decode_error.rs`).
 fn decode_json(body: &[u8], kind: &str, group_version: &str) -> Result<Value> {
-    if let Some(message) = crate::decode_error::decode_failure_message(kind, group_version, body, None, None) {
+    if let Some(message) =
+        crate::decode_error::decode_failure_message(kind, group_version, body, None, None)
+    {
         return Err(Status::bad_request(message));
     }
-    let value: Value = serde_json::from_slice(body)
-        .map_err(|error| Status::bad_request(format!("couldn't get version/kind; json parse error: {error}")))?;
+    let value: Value = serde_json::from_slice(body).map_err(|error| {
+        Status::bad_request(format!(
+            "couldn't get version/kind; json parse error: {error}"
+        ))
+    })?;
     if !value.is_object() {
         return Err(Status::bad_request(format!(
             "the object provided is unrecognized (must be of type {kind}): couldn't get version/kind; json parse error: not a JSON object"

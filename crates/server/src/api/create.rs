@@ -10,17 +10,42 @@ use super::{strategy, write, Api, ApiRequest, ApiResponse};
 use crate::object;
 use crate::status::{Result, Status};
 
-pub(super) async fn create(api: &Arc<Api>, request: &ApiRequest, target: &Target<'_>) -> Result<ApiResponse> {
-    let super::body::Decoded { object: mut body, warnings } = super::body::decode(api, request, target, target.resource.kind, &target.resource.api_version(), "CreateOptions")?;
-    check_type(&mut body, &target.resource.api_version(), target.resource.kind)?;
+pub(super) async fn create(
+    api: &Arc<Api>,
+    request: &ApiRequest,
+    target: &Target<'_>,
+) -> Result<ApiResponse> {
+    let super::body::Decoded {
+        object: mut body,
+        warnings,
+    } = super::body::decode(
+        api,
+        request,
+        target,
+        target.resource.kind,
+        &target.resource.api_version(),
+        "CreateOptions",
+    )?;
+    check_type(
+        &mut body,
+        &target.resource.api_version(),
+        target.resource.kind,
+    )?;
     let dry_run = write::dry_run(request)?;
     write::settle_namespace(target, &mut body)?;
     require_namespace(api, target)?;
-    create_object(api, target, body, dry_run).await.map(|created| ApiResponse::json(201, &created).with_warnings(warnings))
+    create_object(api, target, body, dry_run)
+        .await
+        .map(|created| ApiResponse::json(201, &created).with_warnings(warnings))
 }
 
 /// Fill system metadata, validate and store a new object; returns it as stored.
-pub(super) async fn create_object(api: &Api, target: &Target<'_>, mut body: Value, dry_run: bool) -> Result<Value> {
+pub(super) async fn create_object(
+    api: &Api,
+    target: &Target<'_>,
+    mut body: Value,
+    dry_run: bool,
+) -> Result<Value> {
     let errors = write::validate_meta(target, &body, true);
     if !errors.is_empty() {
         return Err(write::invalid(target, &body, &errors));
@@ -34,9 +59,20 @@ pub(super) async fn create_object(api: &Api, target: &Target<'_>, mut body: Valu
     let name = object::name(&body).to_string();
     if let Some(metadata) = object::metadata_mut(&mut body) {
         // rest.BeforeCreate / FillObjectMetaSystemFields.
-        metadata.insert("uid".into(), Value::String(uuid::Uuid::new_v4().to_string()));
-        metadata.insert("creationTimestamp".into(), Value::String(object::now_rfc3339()));
-        for system in ["resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"] {
+        metadata.insert(
+            "uid".into(),
+            Value::String(uuid::Uuid::new_v4().to_string()),
+        );
+        metadata.insert(
+            "creationTimestamp".into(),
+            Value::String(object::now_rfc3339()),
+        );
+        for system in [
+            "resourceVersion",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "selfLink",
+        ] {
             metadata.remove(system);
         }
     }
@@ -49,7 +85,11 @@ pub(super) async fn create_object(api: &Api, target: &Target<'_>, mut body: Valu
         return Ok(body);
     }
     let key = target.key(&name);
-    let txn = Txn::single(Op::Put { key, value: object::storage_bytes(&body), expect: Expect::Absent });
+    let txn = Txn::single(Op::Put {
+        key,
+        value: object::storage_bytes(&body),
+        expect: Expect::Absent,
+    });
     match write::commit(api, txn).await {
         Ok(committed) => {
             object::set_resource_version(&mut body, committed.revision);

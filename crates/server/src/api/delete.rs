@@ -25,11 +25,17 @@ struct Preconditions {
 fn preconditions(request: &ApiRequest) -> Result<Preconditions> {
     let mut found = Preconditions::default();
     if !request.body.is_empty() {
-        let options: Value = serde_json::from_slice(&request.body)
-            .map_err(|error| Status::bad_request(format!("couldn't get version/kind; json parse error: {error}")))?;
+        let options: Value = serde_json::from_slice(&request.body).map_err(|error| {
+            Status::bad_request(format!(
+                "couldn't get version/kind; json parse error: {error}"
+            ))
+        })?;
         if let Some(pre) = options.get("preconditions") {
             found.uid = pre.get("uid").and_then(Value::as_str).map(str::to_string);
-            found.resource_version = pre.get("resourceVersion").and_then(Value::as_str).map(str::to_string);
+            found.resource_version = pre
+                .get("resourceVersion")
+                .and_then(Value::as_str)
+                .map(str::to_string);
         }
     }
     Ok(found)
@@ -41,7 +47,11 @@ fn returns_deleted_object(target: &Target<'_>) -> bool {
     target.resource.returns_deleted_object
 }
 
-pub(super) async fn delete(api: &Arc<Api>, request: &ApiRequest, target: &Target<'_>) -> Result<ApiResponse> {
+pub(super) async fn delete(
+    api: &Arc<Api>,
+    request: &ApiRequest,
+    target: &Target<'_>,
+) -> Result<ApiResponse> {
     let dry_run = write::dry_run(request)?;
     let preconditions = preconditions(request)?;
     let name = target.name.unwrap_or_default();
@@ -54,7 +64,11 @@ pub(super) async fn delete(api: &Arc<Api>, request: &ApiRequest, target: &Target
         let uid = object::meta_str(&current, "uid");
         // rest.BeforeDelete: the conflict names the kind, not the resource.
         let kind = GroupResource::new(target.resource.group, target.resource.kind);
-        if let Some(expected) = preconditions.uid.as_deref().filter(|expected| *expected != uid) {
+        if let Some(expected) = preconditions
+            .uid
+            .as_deref()
+            .filter(|expected| *expected != uid)
+        {
             return Err(Status::conflict_because(
                 &kind,
                 name,
@@ -63,8 +77,10 @@ pub(super) async fn delete(api: &Arc<Api>, request: &ApiRequest, target: &Target
                 ),
             ));
         }
-        if let Some(expected) =
-            preconditions.resource_version.as_deref().filter(|expected| *expected != revision.to_string())
+        if let Some(expected) = preconditions
+            .resource_version
+            .as_deref()
+            .filter(|expected| *expected != revision.to_string())
         {
             return Err(Status::conflict_because(
                 &kind,
@@ -75,7 +91,10 @@ pub(super) async fn delete(api: &Arc<Api>, request: &ApiRequest, target: &Target
             ));
         }
         if !dry_run {
-            let mut txn = Txn::single(Op::Delete { key: key.clone(), expect: Expect::ModRevision(revision) });
+            let mut txn = Txn::single(Op::Delete {
+                key: key.clone(),
+                expect: Expect::ModRevision(revision),
+            });
             if is_namespace(target) {
                 txn.ops.extend(namespace_contents(api, name));
             }
@@ -120,13 +139,21 @@ fn namespace_contents(api: &Api, namespace: &str) -> Vec<Op> {
     let snapshot = api.store.snapshot();
     let mut ops = Vec::new();
     let mut seen_storage = std::collections::HashSet::new();
-    for resource in api.registry.resources().iter().filter(|resource| resource.namespaced && !resource.storage.is_empty()) {
+    for resource in api
+        .registry
+        .resources()
+        .iter()
+        .filter(|resource| resource.namespaced && !resource.storage.is_empty())
+    {
         if !seen_storage.insert(resource.storage) {
             continue;
         }
         let prefix = format!("/registry/{}/{namespace}/", resource.storage);
         for (key, entry) in snapshot.range(&prefix, None) {
-            ops.push(Op::Delete { key: key.clone(), expect: Expect::ModRevision(entry.mod_revision) });
+            ops.push(Op::Delete {
+                key: key.clone(),
+                expect: Expect::ModRevision(entry.mod_revision),
+            });
         }
     }
     ops
@@ -155,17 +182,24 @@ pub(super) async fn delete_collection(
     let snapshot = api.store.snapshot();
     let mut deleted = Vec::new();
     for (key, entry) in snapshot.range(&target.prefix(), None) {
-        let Some(value) = entry.object.value() else { continue };
+        let Some(value) = entry.object.value() else {
+            continue;
+        };
         if !selection.matches(target, value) {
             continue;
         }
         if !dry_run {
-            let txn = Txn::single(Op::Delete { key: key.clone(), expect: Expect::ModRevision(entry.mod_revision) });
+            let txn = Txn::single(Op::Delete {
+                key: key.clone(),
+                expect: Expect::ModRevision(entry.mod_revision),
+            });
             match write::commit(api, txn).await {
                 Ok(_) => {}
                 // Changed or gone since the snapshot: someone else owns its fate now.
                 Err(StoreError::Backend(BackendError::PreconditionFailed { .. })) => continue,
-                Err(other) => return Err(write::map_store_error(target, object::name(value), other)),
+                Err(other) => {
+                    return Err(write::map_store_error(target, object::name(value), other))
+                }
             }
         }
         deleted.push(value.clone());

@@ -25,7 +25,9 @@ pub struct ApiRequest {
 
 impl ApiRequest {
     pub fn new(method: Method, path_and_query: &str) -> Self {
-        let (path, query) = path_and_query.split_once('?').unwrap_or((path_and_query, ""));
+        let (path, query) = path_and_query
+            .split_once('?')
+            .unwrap_or((path_and_query, ""));
         ApiRequest {
             method,
             path: path.to_string(),
@@ -65,7 +67,11 @@ impl ApiResponse {
     }
 
     pub fn json(status: u16, value: &Value) -> Self {
-        Self::bytes(status, "application/json", Bytes::from(serde_json::to_vec(value).unwrap_or_default()))
+        Self::bytes(
+            status,
+            "application/json",
+            Bytes::from(serde_json::to_vec(value).unwrap_or_default()),
+        )
     }
 
     pub fn represented(status: u16, representation: Representation, value: &Value) -> Self {
@@ -77,13 +83,23 @@ impl ApiResponse {
     }
 
     pub fn text(status: u16, text: impl Into<String>) -> Self {
-        Self::bytes(status, "text/plain; charset=utf-8", Bytes::from(text.into()))
+        Self::bytes(
+            status,
+            "text/plain; charset=utf-8",
+            Bytes::from(text.into()),
+        )
     }
 
     pub fn error(status: &Status) -> Self {
         let mut response = Self::json(status.code, &status.to_json());
-        if let Some(seconds) = status.details.as_ref().and_then(|details| details.retry_after_seconds) {
-            response.headers.push((http::header::RETRY_AFTER, seconds.to_string()));
+        if let Some(seconds) = status
+            .details
+            .as_ref()
+            .and_then(|details| details.retry_after_seconds)
+        {
+            response
+                .headers
+                .push((http::header::RETRY_AFTER, seconds.to_string()));
         }
         response
     }
@@ -111,7 +127,9 @@ impl ApiResponse {
 
     /// The body parsed as JSON (tests).
     pub fn body_json(&self) -> Value {
-        self.body_bytes().and_then(|bytes| serde_json::from_slice(bytes).ok()).unwrap_or(Value::Null)
+        self.body_bytes()
+            .and_then(|bytes| serde_json::from_slice(bytes).ok())
+            .unwrap_or(Value::Null)
     }
 }
 

@@ -8,22 +8,44 @@ use crate::negotiate::{negotiate, Representation};
 use crate::status::{Result, Status};
 use crate::table;
 
-pub const OBJECT_REPRESENTATIONS: &[Representation] =
-    &[Representation::Json, Representation::Table("v1"), Representation::Table("v1beta1")];
+pub const OBJECT_REPRESENTATIONS: &[Representation] = &[
+    Representation::Json,
+    Representation::Table("v1"),
+    Representation::Table("v1beta1"),
+];
 
-pub(super) async fn get(api: &Arc<Api>, request: &ApiRequest, target: &Target<'_>) -> Result<ApiResponse> {
+pub(super) async fn get(
+    api: &Arc<Api>,
+    request: &ApiRequest,
+    target: &Target<'_>,
+) -> Result<ApiResponse> {
     let representation = negotiate(request.header("accept"), OBJECT_REPRESENTATIONS)?;
     let name = target.name.unwrap_or_default();
     let snapshot = api.store.snapshot();
-    let entry = snapshot.get(&target.key(name)).ok_or_else(|| Status::not_found(&target.group_resource(), name))?;
+    let entry = snapshot
+        .get(&target.key(name))
+        .ok_or_else(|| Status::not_found(&target.group_resource(), name))?;
     match representation {
         Representation::Table(version) => {
-            let value = entry.object.value().ok_or_else(|| Status::internal("stored object cannot be decoded"))?;
-            let body = table::table(target.resource, version, std::slice::from_ref(value), snapshot.revision, None, request);
+            let value = entry
+                .object
+                .value()
+                .ok_or_else(|| Status::internal("stored object cannot be decoded"))?;
+            let body = table::table(
+                target.resource,
+                version,
+                std::slice::from_ref(value),
+                snapshot.revision,
+                None,
+                request,
+            );
             Ok(ApiResponse::represented(200, representation, &body))
         }
         _ => {
-            let json = entry.object.json().ok_or_else(|| Status::internal("stored object cannot be decoded"))?;
+            let json = entry
+                .object
+                .json()
+                .ok_or_else(|| Status::internal("stored object cannot be decoded"))?;
             Ok(ApiResponse::bytes(200, "application/json", json.clone()))
         }
     }

@@ -12,15 +12,22 @@ use crate::object::ObjectCodec;
 use crate::route::Method;
 
 async fn api() -> Arc<Api> {
-    let backend: Arc<dyn Backend> = Arc::new(LocalBackend::open(MemoryDisk::new()).expect("memory backend"));
+    let backend: Arc<dyn Backend> =
+        Arc::new(LocalBackend::open(MemoryDisk::new()).expect("memory backend"));
     let store = Store::open(backend, ObjectCodec).await.expect("store");
     let api = Api::new(store, "127.0.0.1:6443".into());
-    crate::bootstrap::ensure_system_namespaces(&api).await.expect("namespaces");
+    crate::bootstrap::ensure_system_namespaces(&api)
+        .await
+        .expect("namespaces");
     api
 }
 
 fn admin() -> Option<UserInfo> {
-    Some(UserInfo { name: "ferrokube-admin".into(), uid: String::new(), groups: vec!["system:masters".into()] })
+    Some(UserInfo {
+        name: "ferrokube-admin".into(),
+        uid: String::new(),
+        groups: vec!["system:masters".into()],
+    })
 }
 
 async fn call(api: &Arc<Api>, method: Method, path: &str, body: Option<Value>) -> ApiResponse {
@@ -28,7 +35,10 @@ async fn call(api: &Arc<Api>, method: Method, path: &str, body: Option<Value>) -
     request.user = admin();
     if let Some(body) = body {
         request.body = bytes::Bytes::from(serde_json::to_vec(&body).expect("json"));
-        request.headers.insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+        request.headers.insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static("application/json"),
+        );
     }
     api.handle(request).await
 }
@@ -40,31 +50,81 @@ fn configmap(name: &str) -> Value {
 #[tokio::test]
 async fn create_get_update_delete_round_trip() {
     let api = api().await;
-    let created = call(&api, Method::Post, "/api/v1/namespaces/default/configmaps", Some(configmap("a"))).await;
+    let created = call(
+        &api,
+        Method::Post,
+        "/api/v1/namespaces/default/configmaps",
+        Some(configmap("a")),
+    )
+    .await;
     assert_eq!(created.status, 201);
     let created = created.body_json();
     assert_eq!(created["metadata"]["namespace"], "default");
-    assert!(created["metadata"]["uid"].as_str().is_some_and(|uid| uid.len() == 36));
-    let revision = created["metadata"]["resourceVersion"].as_str().expect("rv").to_string();
+    assert!(created["metadata"]["uid"]
+        .as_str()
+        .is_some_and(|uid| uid.len() == 36));
+    let revision = created["metadata"]["resourceVersion"]
+        .as_str()
+        .expect("rv")
+        .to_string();
 
-    let got = call(&api, Method::Get, "/api/v1/namespaces/default/configmaps/a", None).await;
+    let got = call(
+        &api,
+        Method::Get,
+        "/api/v1/namespaces/default/configmaps/a",
+        None,
+    )
+    .await;
     assert_eq!((got.status, got.body_json()), (200, created.clone()));
 
     let mut changed = created.clone();
     changed["data"]["k"] = json!("w");
-    let updated = call(&api, Method::Put, "/api/v1/namespaces/default/configmaps/a", Some(changed.clone())).await;
+    let updated = call(
+        &api,
+        Method::Put,
+        "/api/v1/namespaces/default/configmaps/a",
+        Some(changed.clone()),
+    )
+    .await;
     assert_eq!(updated.status, 200);
-    assert_ne!(updated.body_json()["metadata"]["resourceVersion"], json!(revision));
+    assert_ne!(
+        updated.body_json()["metadata"]["resourceVersion"],
+        json!(revision)
+    );
 
     // The same stale resourceVersion again: 409 Conflict.
-    let stale = call(&api, Method::Put, "/api/v1/namespaces/default/configmaps/a", Some(changed)).await;
-    assert_eq!((stale.status, stale.body_json()["reason"].clone()), (409, json!("Conflict")));
+    let stale = call(
+        &api,
+        Method::Put,
+        "/api/v1/namespaces/default/configmaps/a",
+        Some(changed),
+    )
+    .await;
+    assert_eq!(
+        (stale.status, stale.body_json()["reason"].clone()),
+        (409, json!("Conflict"))
+    );
 
-    let deleted = call(&api, Method::Delete, "/api/v1/namespaces/default/configmaps/a", None).await;
+    let deleted = call(
+        &api,
+        Method::Delete,
+        "/api/v1/namespaces/default/configmaps/a",
+        None,
+    )
+    .await;
     assert_eq!(deleted.status, 200);
     assert_eq!(deleted.body_json()["status"], "Success");
-    assert_eq!(deleted.body_json()["details"]["uid"], created["metadata"]["uid"]);
-    let gone = call(&api, Method::Get, "/api/v1/namespaces/default/configmaps/a", None).await;
+    assert_eq!(
+        deleted.body_json()["details"]["uid"],
+        created["metadata"]["uid"]
+    );
+    let gone = call(
+        &api,
+        Method::Get,
+        "/api/v1/namespaces/default/configmaps/a",
+        None,
+    )
+    .await;
     assert_eq!(gone.status, 404);
     assert_eq!(gone.body_json()["message"], "configmaps \"a\" not found");
 }
@@ -73,11 +133,41 @@ async fn create_get_update_delete_round_trip() {
 async fn errors_are_kube_statuses() {
     let api = api().await;
     let cases: Vec<(Method, &str, Option<Value>, u16, &str)> = vec![
-        (Method::Post, "/api/v1/namespaces/nope/configmaps", Some(configmap("a")), 404, "NotFound"),
-        (Method::Post, "/api/v1/namespaces/default/configmaps", Some(configmap("Bad_Name")), 422, "Invalid"),
-        (Method::Post, "/api/v1/configmaps", Some(configmap("a")), 405, "MethodNotAllowed"),
-        (Method::Get, "/api/v1/namespaces/default/nodes", None, 404, "NotFound"),
-        (Method::Get, "/api/v1/namespaces/default/widgets", None, 404, "NotFound"),
+        (
+            Method::Post,
+            "/api/v1/namespaces/nope/configmaps",
+            Some(configmap("a")),
+            404,
+            "NotFound",
+        ),
+        (
+            Method::Post,
+            "/api/v1/namespaces/default/configmaps",
+            Some(configmap("Bad_Name")),
+            422,
+            "Invalid",
+        ),
+        (
+            Method::Post,
+            "/api/v1/configmaps",
+            Some(configmap("a")),
+            405,
+            "MethodNotAllowed",
+        ),
+        (
+            Method::Get,
+            "/api/v1/namespaces/default/nodes",
+            None,
+            404,
+            "NotFound",
+        ),
+        (
+            Method::Get,
+            "/api/v1/namespaces/default/widgets",
+            None,
+            404,
+            "NotFound",
+        ),
         (
             Method::Post,
             "/api/v1/namespaces/default/configmaps",
@@ -92,7 +182,13 @@ async fn errors_are_kube_statuses() {
             400,
             "BadRequest",
         ),
-        (Method::Put, "/api/v1/namespaces/default/configmaps/missing", Some(configmap("missing")), 404, "NotFound"),
+        (
+            Method::Put,
+            "/api/v1/namespaces/default/configmaps/missing",
+            Some(configmap("missing")),
+            404,
+            "NotFound",
+        ),
         (
             Method::Post,
             "/api/v1/namespaces/default/configmaps",
@@ -107,18 +203,46 @@ async fn errors_are_kube_statuses() {
             422,
             "Invalid",
         ),
-        (Method::Get, "/api/v1/namespaces/default/configmaps?labelSelector=a%20in%20", None, 400, "BadRequest"),
-        (Method::Get, "/api/v1/namespaces/default/configmaps?fieldSelector=spec.foo%3Dx", None, 400, "BadRequest"),
-        (Method::Delete, "/api/v1/namespaces/kube-system/configmaps/none", None, 404, "NotFound"),
+        (
+            Method::Get,
+            "/api/v1/namespaces/default/configmaps?labelSelector=a%20in%20",
+            None,
+            400,
+            "BadRequest",
+        ),
+        (
+            Method::Get,
+            "/api/v1/namespaces/default/configmaps?fieldSelector=spec.foo%3Dx",
+            None,
+            400,
+            "BadRequest",
+        ),
+        (
+            Method::Delete,
+            "/api/v1/namespaces/kube-system/configmaps/none",
+            None,
+            404,
+            "NotFound",
+        ),
     ];
     for (method, path, body, code, reason) in cases {
         let response = call(&api, method, path, body).await;
         let status = response.body_json();
-        assert_eq!((response.status, status["reason"].as_str()), (code, Some(reason)), "{method:?} {path}: {status}");
+        assert_eq!(
+            (response.status, status["reason"].as_str()),
+            (code, Some(reason)),
+            "{method:?} {path}: {status}"
+        );
         assert_eq!(status["kind"], "Status");
         assert_eq!(status["code"], json!(code));
     }
-    let invalid = call(&api, Method::Post, "/api/v1/namespaces/default/configmaps", Some(configmap("Bad_Name"))).await;
+    let invalid = call(
+        &api,
+        Method::Post,
+        "/api/v1/namespaces/default/configmaps",
+        Some(configmap("Bad_Name")),
+    )
+    .await;
     let causes = invalid.body_json()["details"]["causes"].clone();
     assert_eq!(causes[0]["field"], "metadata.name");
     assert_eq!(causes[0]["reason"], "FieldValueInvalid");
@@ -127,7 +251,10 @@ async fn errors_are_kube_statuses() {
     malformed.user = admin();
     malformed.body = bytes::Bytes::from_static(b"{\"metadata\": ");
     let response = api.handle(malformed).await;
-    assert_eq!((response.status, response.body_json()["reason"].clone()), (400, json!("BadRequest")));
+    assert_eq!(
+        (response.status, response.body_json()["reason"].clone()),
+        (400, json!("BadRequest"))
+    );
 
     let mut anonymous = ApiRequest::new(Method::Get, "/api/v1/namespaces");
     anonymous.user = None;
@@ -141,37 +268,89 @@ async fn errors_are_kube_statuses() {
 async fn list_selects_and_pages_from_one_snapshot() {
     let api = api().await;
     for name in ["a", "b", "c", "d", "e"] {
-        assert_eq!(call(&api, Method::Post, "/api/v1/namespaces/default/configmaps", Some(configmap(name))).await.status, 201);
+        assert_eq!(
+            call(
+                &api,
+                Method::Post,
+                "/api/v1/namespaces/default/configmaps",
+                Some(configmap(name))
+            )
+            .await
+            .status,
+            201
+        );
     }
-    let selected = call(&api, Method::Get, "/api/v1/namespaces/default/configmaps?labelSelector=app%20in%20(a,c)", None).await;
+    let selected = call(
+        &api,
+        Method::Get,
+        "/api/v1/namespaces/default/configmaps?labelSelector=app%20in%20(a,c)",
+        None,
+    )
+    .await;
     let names: Vec<String> = selected.body_json()["items"]
         .as_array()
-        .map(|items| items.iter().map(|item| item["metadata"]["name"].as_str().unwrap_or("").to_string()).collect())
+        .map(|items| {
+            items
+                .iter()
+                .map(|item| item["metadata"]["name"].as_str().unwrap_or("").to_string())
+                .collect()
+        })
         .unwrap_or_default();
     assert_eq!(names, ["a", "c"]);
     assert_eq!(selected.body_json()["kind"], "ConfigMapList");
 
-    let first = call(&api, Method::Get, "/api/v1/namespaces/default/configmaps?limit=2", None).await.body_json();
+    let first = call(
+        &api,
+        Method::Get,
+        "/api/v1/namespaces/default/configmaps?limit=2",
+        None,
+    )
+    .await
+    .body_json();
     assert_eq!(first["items"].as_array().map(Vec::len), Some(2));
     assert_eq!(first["metadata"]["remainingItemCount"], json!(3));
     let revision = first["metadata"]["resourceVersion"].clone();
-    let token = first["metadata"]["continue"].as_str().expect("continue token").to_string();
+    let token = first["metadata"]["continue"]
+        .as_str()
+        .expect("continue token")
+        .to_string();
     // A write between pages must not show up in later pages.
-    call(&api, Method::Post, "/api/v1/namespaces/default/configmaps", Some(configmap("bb"))).await;
-    let second =
-        call(&api, Method::Get, &format!("/api/v1/namespaces/default/configmaps?limit=10&continue={token}"), None)
-            .await
-            .body_json();
+    call(
+        &api,
+        Method::Post,
+        "/api/v1/namespaces/default/configmaps",
+        Some(configmap("bb")),
+    )
+    .await;
+    let second = call(
+        &api,
+        Method::Get,
+        &format!("/api/v1/namespaces/default/configmaps?limit=10&continue={token}"),
+        None,
+    )
+    .await
+    .body_json();
     assert_eq!(second["metadata"]["resourceVersion"], revision);
     let rest: Vec<&str> = second["items"]
         .as_array()
-        .map(|items| items.iter().filter_map(|item| item["metadata"]["name"].as_str()).collect())
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(|item| item["metadata"]["name"].as_str())
+                .collect()
+        })
         .unwrap_or_default();
     assert_eq!(rest, ["c", "d", "e"]);
     assert!(second["metadata"].get("continue").is_none());
     assert!(second["metadata"].get("remainingItemCount").is_none());
 
-    let all = call(&api, Method::Get, "/api/v1/configmaps?fieldSelector=metadata.namespace%3Ddefault", None).await;
+    let all = call(
+        &api,
+        Method::Get,
+        "/api/v1/configmaps?fieldSelector=metadata.namespace%3Ddefault",
+        None,
+    )
+    .await;
     assert_eq!(all.body_json()["items"].as_array().map(Vec::len), Some(6));
 }
 
@@ -184,35 +363,94 @@ async fn status_and_scale_subresources_split_spec_and_status() {
                  "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}},
         "status": {"replicas": 99}
     });
-    let created = call(&api, Method::Post, "/apis/apps/v1/namespaces/default/deployments", Some(deployment)).await;
+    let created = call(
+        &api,
+        Method::Post,
+        "/apis/apps/v1/namespaces/default/deployments",
+        Some(deployment),
+    )
+    .await;
     assert_eq!(created.status, 201);
     let created = created.body_json();
-    assert_eq!(created["status"], json!({}), "status is not settable on create");
+    assert_eq!(
+        created["status"],
+        json!({}),
+        "status is not settable on create"
+    );
     assert_eq!(created["metadata"]["generation"], json!(1));
 
     let mut status_update = created.clone();
     status_update["status"] = json!({"replicas": 2});
     status_update["spec"]["replicas"] = json!(7);
-    let after_status =
-        call(&api, Method::Put, "/apis/apps/v1/namespaces/default/deployments/web/status", Some(status_update)).await;
+    let after_status = call(
+        &api,
+        Method::Put,
+        "/apis/apps/v1/namespaces/default/deployments/web/status",
+        Some(status_update),
+    )
+    .await;
     assert_eq!(after_status.status, 200);
     let after_status = after_status.body_json();
-    assert_eq!(after_status["spec"]["replicas"], json!(2), "/status keeps the spec");
+    assert_eq!(
+        after_status["spec"]["replicas"],
+        json!(2),
+        "/status keeps the spec"
+    );
     assert_eq!(after_status["status"]["replicas"], json!(2));
     assert_eq!(after_status["metadata"]["generation"], json!(1));
 
-    let scale = call(&api, Method::Get, "/apis/apps/v1/namespaces/default/deployments/web/scale", None).await.body_json();
+    let scale = call(
+        &api,
+        Method::Get,
+        "/apis/apps/v1/namespaces/default/deployments/web/scale",
+        None,
+    )
+    .await
+    .body_json();
     assert_eq!(scale["kind"], "Scale");
     assert_eq!(scale["status"]["selector"], "app=web");
     let mut new_scale = scale.clone();
     new_scale["spec"]["replicas"] = json!(5);
-    let scaled = call(&api, Method::Put, "/apis/apps/v1/namespaces/default/deployments/web/scale", Some(new_scale)).await;
-    assert_eq!((scaled.status, scaled.body_json()["spec"]["replicas"].clone()), (200, json!(5)));
-    let after = call(&api, Method::Get, "/apis/apps/v1/namespaces/default/deployments/web", None).await.body_json();
-    assert_eq!(after["metadata"]["generation"], json!(2), "a spec change bumps the generation");
-    assert_eq!(after["status"]["replicas"], json!(2), "the main resource keeps status");
+    let scaled = call(
+        &api,
+        Method::Put,
+        "/apis/apps/v1/namespaces/default/deployments/web/scale",
+        Some(new_scale),
+    )
+    .await;
+    assert_eq!(
+        (
+            scaled.status,
+            scaled.body_json()["spec"]["replicas"].clone()
+        ),
+        (200, json!(5))
+    );
+    let after = call(
+        &api,
+        Method::Get,
+        "/apis/apps/v1/namespaces/default/deployments/web",
+        None,
+    )
+    .await
+    .body_json();
+    assert_eq!(
+        after["metadata"]["generation"],
+        json!(2),
+        "a spec change bumps the generation"
+    );
+    assert_eq!(
+        after["status"]["replicas"],
+        json!(2),
+        "the main resource keeps status"
+    );
     // The old Scale's resourceVersion is stale now.
-    let stale = call(&api, Method::Put, "/apis/apps/v1/namespaces/default/deployments/web/scale", Some(scale)).await;
+    let stale = call(
+        &api,
+        Method::Put,
+        "/apis/apps/v1/namespaces/default/deployments/web/scale",
+        Some(scale),
+    )
+    .await;
     assert_eq!(stale.status, 409);
 }
 
@@ -223,36 +461,70 @@ async fn discovery_and_openapi_answer() {
     aggregated.user = admin();
     aggregated.headers.insert(
         http::header::ACCEPT,
-        http::HeaderValue::from_static("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"),
+        http::HeaderValue::from_static(
+            "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json",
+        ),
     );
     let response = api.handle(aggregated).await;
     assert_eq!(response.body_json()["kind"], "APIGroupDiscoveryList");
-    let content_type = response.headers.iter().find(|(name, _)| name == http::header::CONTENT_TYPE).map(|(_, v)| v.clone());
-    assert_eq!(content_type.as_deref(), Some("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"));
+    let content_type = response
+        .headers
+        .iter()
+        .find(|(name, _)| name == http::header::CONTENT_TYPE)
+        .map(|(_, v)| v.clone());
+    assert_eq!(
+        content_type.as_deref(),
+        Some("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList")
+    );
 
     let openapi = call(&api, Method::Get, "/openapi/v2", None).await;
     assert_eq!(openapi.status, 200);
-    let etag = openapi.headers.iter().find(|(name, _)| name == http::header::ETAG).map(|(_, v)| v.clone()).expect("etag");
+    let etag = openapi
+        .headers
+        .iter()
+        .find(|(name, _)| name == http::header::ETAG)
+        .map(|(_, v)| v.clone())
+        .expect("etag");
     let mut again = ApiRequest::new(Method::Get, "/openapi/v2");
     again.user = admin();
-    again.headers.insert(http::header::IF_NONE_MATCH, http::HeaderValue::from_str(&etag).expect("header"));
+    again.headers.insert(
+        http::header::IF_NONE_MATCH,
+        http::HeaderValue::from_str(&etag).expect("header"),
+    );
     assert_eq!(api.handle(again).await.status, 304);
     let version = call(&api, Method::Get, "/version", None).await.body_json();
-    assert!(version["gitVersion"].as_str().is_some_and(|v| v.starts_with("v1.34.")));
+    assert!(version["gitVersion"]
+        .as_str()
+        .is_some_and(|v| v.starts_with("v1.34.")));
 }
 
-async fn call_typed(api: &Arc<Api>, method: Method, path: &str, content_type: &'static str, body: Value) -> ApiResponse {
+async fn call_typed(
+    api: &Arc<Api>,
+    method: Method,
+    path: &str,
+    content_type: &'static str,
+    body: Value,
+) -> ApiResponse {
     let mut request = ApiRequest::new(method, path);
     request.user = admin();
     request.body = bytes::Bytes::from(serde_json::to_vec(&body).expect("json"));
-    request.headers.insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static(content_type));
+    request.headers.insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static(content_type),
+    );
     api.handle(request).await
 }
 
 #[tokio::test]
 async fn merge_and_json_patches_update_objects_and_subresources() {
     let api = api().await;
-    call(&api, Method::Post, "/api/v1/namespaces/default/configmaps", Some(configmap("p"))).await;
+    call(
+        &api,
+        Method::Post,
+        "/api/v1/namespaces/default/configmaps",
+        Some(configmap("p")),
+    )
+    .await;
     let merged = call_typed(
         &api,
         Method::Patch,
@@ -264,7 +536,10 @@ async fn merge_and_json_patches_update_objects_and_subresources() {
     assert_eq!(merged.status, 200);
     let merged = merged.body_json();
     assert_eq!(merged["data"], json!({"n": "v"}));
-    assert_eq!(merged["metadata"]["labels"], json!({"app": "p", "extra": "1"}));
+    assert_eq!(
+        merged["metadata"]["labels"],
+        json!({"app": "p", "extra": "1"})
+    );
 
     let failed_test = call_typed(
         &api,
@@ -293,9 +568,18 @@ async fn merge_and_json_patches_update_objects_and_subresources() {
         json!({"metadata": {"resourceVersion": "1"}, "data": {"x": "y"}}),
     )
     .await;
-    assert_eq!(stale.status, 409, "a resourceVersion in the patch is a precondition");
-    let unsupported =
-        call_typed(&api, Method::Patch, "/api/v1/namespaces/default/configmaps/p", "text/plain", json!({})).await;
+    assert_eq!(
+        stale.status, 409,
+        "a resourceVersion in the patch is a precondition"
+    );
+    let unsupported = call_typed(
+        &api,
+        Method::Patch,
+        "/api/v1/namespaces/default/configmaps/p",
+        "text/plain",
+        json!({}),
+    )
+    .await;
     assert_eq!(unsupported.status, 415);
     let missing = call_typed(
         &api,
@@ -312,7 +596,13 @@ async fn merge_and_json_patches_update_objects_and_subresources() {
         "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
                  "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}
     });
-    call(&api, Method::Post, "/apis/apps/v1/namespaces/default/deployments", Some(deployment)).await;
+    call(
+        &api,
+        Method::Post,
+        "/apis/apps/v1/namespaces/default/deployments",
+        Some(deployment),
+    )
+    .await;
     let scaled = call_typed(
         &api,
         Method::Patch,
@@ -321,7 +611,13 @@ async fn merge_and_json_patches_update_objects_and_subresources() {
         json!({"spec": {"replicas": 4}}),
     )
     .await;
-    assert_eq!((scaled.status, scaled.body_json()["spec"]["replicas"].clone()), (200, json!(4)));
+    assert_eq!(
+        (
+            scaled.status,
+            scaled.body_json()["spec"]["replicas"].clone()
+        ),
+        (200, json!(4))
+    );
     let status = call_typed(
         &api,
         Method::Patch,
@@ -331,5 +627,11 @@ async fn merge_and_json_patches_update_objects_and_subresources() {
     )
     .await
     .body_json();
-    assert_eq!((status["status"]["replicas"].clone(), status["spec"]["replicas"].clone()), (json!(4), json!(4)));
+    assert_eq!(
+        (
+            status["status"]["replicas"].clone(),
+            status["spec"]["replicas"].clone()
+        ),
+        (json!(4), json!(4))
+    );
 }

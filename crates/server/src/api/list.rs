@@ -47,7 +47,8 @@ impl Selection {
     }
 
     pub fn matches_resource(&self, resource: &crate::registry::ResourceDef, value: &Value) -> bool {
-        self.labels.matches(object::labels(value)) && self.fields.matches(resource.group, resource.kind, value)
+        self.labels.matches(object::labels(value))
+            && self.fields.matches(resource.group, resource.kind, value)
     }
 }
 
@@ -59,28 +60,50 @@ struct ContinueToken {
 }
 
 pub fn encode_continue(revision: i64, start_after_key: &str) -> String {
-    let token = ContinueToken { v: "meta.k8s.io/v1".into(), rv: revision, start: format!("{start_after_key}\u{0}") };
+    let token = ContinueToken {
+        v: "meta.k8s.io/v1".into(),
+        rv: revision,
+        start: format!("{start_after_key}\u{0}"),
+    };
     base64::engine::general_purpose::STANDARD.encode(serde_json::to_vec(&token).unwrap_or_default())
 }
 
 /// (revision, key to start after) from a token; 400 as kube for a malformed one.
 pub fn decode_continue(token: &str) -> Result<(i64, String)> {
     let malformed = || Status::bad_request(format!("continue key is not valid: {token}"));
-    let raw = base64::engine::general_purpose::STANDARD.decode(token).map_err(|_| malformed())?;
+    let raw = base64::engine::general_purpose::STANDARD
+        .decode(token)
+        .map_err(|_| malformed())?;
     let token: ContinueToken = serde_json::from_slice(&raw).map_err(|_| malformed())?;
     if token.v != "meta.k8s.io/v1" || token.rv <= 0 {
         return Err(malformed());
     }
-    let start = token.start.strip_suffix('\u{0}').unwrap_or(&token.start).to_string();
+    let start = token
+        .start
+        .strip_suffix('\u{0}')
+        .unwrap_or(&token.start)
+        .to_string();
     Ok((token.rv, start))
 }
 
-pub(super) async fn list(api: &Arc<Api>, request: &ApiRequest, target: &Target<'_>) -> Result<ApiResponse> {
+pub(super) async fn list(
+    api: &Arc<Api>,
+    request: &ApiRequest,
+    target: &Target<'_>,
+) -> Result<ApiResponse> {
     let representation = negotiate(request.header("accept"), OBJECT_REPRESENTATIONS)?;
     let selection = Selection::from_request(request, target)?;
-    let limit = request.query.int("limit")?.filter(|limit| *limit > 0).map(|limit| limit as usize);
+    let limit = request
+        .query
+        .int("limit")?
+        .filter(|limit| *limit > 0)
+        .map(|limit| limit as usize);
     let prefix = target.prefix();
-    let (snapshot, after) = match request.query.get("continue").filter(|token| !token.is_empty()) {
+    let (snapshot, after) = match request
+        .query
+        .get("continue")
+        .filter(|token| !token.is_empty())
+    {
         Some(token) => {
             let (revision, start) = decode_continue(token)?;
             let snapshot = api.pinned_snapshot(revision).ok_or_else(|| {
@@ -95,7 +118,9 @@ pub(super) async fn list(api: &Arc<Api>, request: &ApiRequest, target: &Target<'
     let mut more = false;
     let mut remaining = 0usize;
     for (key, entry) in snapshot.range(&prefix, after.as_deref()) {
-        let Some(value) = entry.object.value() else { continue };
+        let Some(value) = entry.object.value() else {
+            continue;
+        };
         if !selection.matches(target, value) {
             continue;
         }
@@ -120,9 +145,22 @@ pub(super) async fn list(api: &Arc<Api>, request: &ApiRequest, target: &Target<'
     let remaining = (more && selection.is_everything()).then_some(remaining);
     match representation {
         Representation::Table(version) => {
-            let values: Vec<Value> = items.iter().filter_map(|item| item.value().cloned()).collect();
-            let mut body = table::table(target.resource, version, &values, snapshot.revision, continue_token.as_deref(), request);
-            if let (Some(remaining), Some(metadata)) = (remaining, body.get_mut("metadata").and_then(Value::as_object_mut)) {
+            let values: Vec<Value> = items
+                .iter()
+                .filter_map(|item| item.value().cloned())
+                .collect();
+            let mut body = table::table(
+                target.resource,
+                version,
+                &values,
+                snapshot.revision,
+                continue_token.as_deref(),
+                request,
+            );
+            if let (Some(remaining), Some(metadata)) = (
+                remaining,
+                body.get_mut("metadata").and_then(Value::as_object_mut),
+            ) {
                 metadata.insert("remainingItemCount".into(), json!(remaining));
             }
             Ok(ApiResponse::represented(200, representation, &body))
@@ -130,7 +168,13 @@ pub(super) async fn list(api: &Arc<Api>, request: &ApiRequest, target: &Target<'
         _ => Ok(ApiResponse::bytes(
             200,
             "application/json",
-            list_json(target, snapshot.revision, continue_token.as_deref(), remaining, &items),
+            list_json(
+                target,
+                snapshot.revision,
+                continue_token.as_deref(),
+                remaining,
+                &items,
+            ),
         )),
     }
 }
@@ -181,9 +225,22 @@ mod tests {
     #[test]
     fn continue_tokens_round_trip_and_reject_garbage() {
         let token = encode_continue(42, "/registry/configmaps/default/b");
-        assert_eq!(decode_continue(&token).ok(), Some((42, "/registry/configmaps/default/b".to_string())));
-        for bad in ["", "!!!", "e30=", &base64::engine::general_purpose::STANDARD.encode(b"{\"v\":\"x\",\"rv\":1,\"start\":\"\"}")] {
-            assert_eq!(decode_continue(bad).map_err(|status| status.code).err(), Some(400), "{bad}");
+        assert_eq!(
+            decode_continue(&token).ok(),
+            Some((42, "/registry/configmaps/default/b".to_string()))
+        );
+        for bad in [
+            "",
+            "!!!",
+            "e30=",
+            &base64::engine::general_purpose::STANDARD
+                .encode(b"{\"v\":\"x\",\"rv\":1,\"start\":\"\"}"),
+        ] {
+            assert_eq!(
+                decode_continue(bad).map_err(|status| status.code).err(),
+                Some(400),
+                "{bad}"
+            );
         }
     }
 }

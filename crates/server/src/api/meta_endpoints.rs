@@ -27,10 +27,16 @@ pub(super) fn handle(api: &Api, request: &ApiRequest, endpoint: Endpoint) -> Res
         Endpoint::Version => Ok(ApiResponse::json(200, &version())),
         Endpoint::Health(check, single) => Ok(health(api, request, check, single.as_deref())),
         Endpoint::OpenApiV2 => openapi_v2(api, request),
-        Endpoint::OpenApiV3Index => {
-            openapi(request, api.openapi.v3_index().map_err(Status::internal)?, "application/json")
-        }
-        Endpoint::OpenApiV3(path) => match api.openapi.v3_group_version(&path).map_err(Status::internal)? {
+        Endpoint::OpenApiV3Index => openapi(
+            request,
+            api.openapi.v3_index().map_err(Status::internal)?,
+            "application/json",
+        ),
+        Endpoint::OpenApiV3(path) => match api
+            .openapi
+            .v3_group_version(&path)
+            .map_err(Status::internal)?
+        {
             Some(document) => openapi(request, document, "application/json"),
             None => Err(Status::no_such_resource()),
         },
@@ -39,10 +45,14 @@ pub(super) fn handle(api: &Api, request: &ApiRequest, endpoint: Endpoint) -> Res
         Endpoint::Group(name) => Ok(discovery::group(&api.registry, &name)
             .map(|body| ApiResponse::json(200, &body))
             .unwrap_or_else(|| ApiResponse::text(404, "404 page not found\n"))),
-        Endpoint::Resources { group, version } => Ok(discovery::resource_list(&api.registry, &group, &version)
-            .map(|body| ApiResponse::json(200, &body))
-            .unwrap_or_else(|| ApiResponse::text(404, "404 page not found\n"))),
-        Endpoint::NotFound | Endpoint::Resource(_) => Ok(ApiResponse::text(404, "404 page not found\n")),
+        Endpoint::Resources { group, version } => {
+            Ok(discovery::resource_list(&api.registry, &group, &version)
+                .map(|body| ApiResponse::json(200, &body))
+                .unwrap_or_else(|| ApiResponse::text(404, "404 page not found\n")))
+        }
+        Endpoint::NotFound | Endpoint::Resource(_) => {
+            Ok(ApiResponse::text(404, "404 page not found\n"))
+        }
     }
 }
 
@@ -80,7 +90,12 @@ fn root(api: &Api) -> ApiResponse {
         "/readyz".to_string(),
         "/version".to_string(),
     ];
-    for group in api.registry.groups().iter().filter(|group| !group.name.is_empty()) {
+    for group in api
+        .registry
+        .groups()
+        .iter()
+        .filter(|group| !group.name.is_empty())
+    {
         paths.push(format!("/apis/{}", group.name));
         for version in &group.versions {
             paths.push(format!("/apis/{}/{version}", group.name));
@@ -91,11 +106,27 @@ fn root(api: &Api) -> ApiResponse {
 }
 
 /// `/healthz`, `/livez`, `/readyz` as kube's `healthz` package prints them.
-fn health(api: &Api, request: &ApiRequest, check: HealthCheck, single: Option<&str>) -> ApiResponse {
+fn health(
+    api: &Api,
+    request: &ApiRequest,
+    check: HealthCheck,
+    single: Option<&str>,
+) -> ApiResponse {
     let (name, mut checks) = match check {
-        HealthCheck::Healthz => ("healthz", vec![("ping", true), ("log", true), ("etcd", true)]),
+        HealthCheck::Healthz => (
+            "healthz",
+            vec![("ping", true), ("log", true), ("etcd", true)],
+        ),
         HealthCheck::Livez => ("livez", vec![("ping", true), ("log", true), ("etcd", true)]),
-        HealthCheck::Readyz => ("readyz", vec![("ping", true), ("log", true), ("etcd", true), ("etcd-readiness", true)]),
+        HealthCheck::Readyz => (
+            "readyz",
+            vec![
+                ("ping", true),
+                ("log", true),
+                ("etcd", true),
+                ("etcd-readiness", true),
+            ],
+        ),
     };
     if check == HealthCheck::Readyz {
         checks.push(("shutdown", !api.is_shutting_down()));
@@ -108,7 +139,10 @@ fn health(api: &Api, request: &ApiRequest, check: HealthCheck, single: Option<&s
         };
     }
     let excluded = request.query.all("exclude");
-    let healthy = checks.iter().filter(|(check, _)| !excluded.contains(check)).all(|(_, ok)| *ok);
+    let healthy = checks
+        .iter()
+        .filter(|(check, _)| !excluded.contains(check))
+        .all(|(_, ok)| *ok);
     let verbose = request.query.get("verbose").is_some() || !healthy;
     if !verbose {
         return ApiResponse::text(200, "ok");
@@ -137,9 +171,11 @@ fn health(api: &Api, request: &ApiRequest, check: HealthCheck, single: Option<&s
 /// that allows neither is a bare 406 (no body, as kube writes it).
 fn openapi_v2(api: &Api, request: &ApiRequest) -> Result<ApiResponse> {
     let response = match v2_protobuf::negotiate(request.header("accept")) {
-        Some(V2Format::Json) => {
-            openapi(request, api.openapi.v2().map_err(Status::internal)?, V2Format::Json.content_type())?
-        }
+        Some(V2Format::Json) => openapi(
+            request,
+            api.openapi.v2().map_err(Status::internal)?,
+            V2Format::Json.content_type(),
+        )?,
         Some(V2Format::Protobuf) => openapi(
             request,
             api.openapi.v2_protobuf().map_err(Status::internal)?,
@@ -160,9 +196,10 @@ fn openapi_v2(api: &Api, request: &ApiRequest) -> Result<ApiResponse> {
 
 /// An OpenAPI document with kube's caching headers; `If-None-Match` answers 304.
 fn openapi(request: &ApiRequest, document: &Document, content_type: &str) -> Result<ApiResponse> {
-    let matches = request
-        .header("if-none-match")
-        .is_some_and(|tags| tags.split(',').any(|tag| tag.trim() == document.etag || tag.trim() == "*"));
+    let matches = request.header("if-none-match").is_some_and(|tags| {
+        tags.split(',')
+            .any(|tag| tag.trim() == document.etag || tag.trim() == "*")
+    });
     let cache_control = if request.query.get("hash").is_some() {
         "public, immutable"
     } else {
@@ -189,9 +226,12 @@ fn discovery_root(api: &Api, request: &ApiRequest, core: bool) -> Result<ApiResp
     ];
     let representation = negotiate(request.header("accept"), &offers)?;
     let body = match representation {
-        Representation::AggregatedDiscovery(version) => discovery::aggregated(&api.registry, core, version),
+        Representation::AggregatedDiscovery(version) => {
+            discovery::aggregated(&api.registry, core, version)
+        }
         _ if core => discovery::core_versions(&api.server_address),
         _ => discovery::group_list(&api.registry),
     };
-    Ok(ApiResponse::represented(200, representation, &body).with_header(http::header::VARY, "Accept"))
+    Ok(ApiResponse::represented(200, representation, &body)
+        .with_header(http::header::VARY, "Accept"))
 }

@@ -21,8 +21,8 @@ mod handler_tests;
 #[cfg(test)]
 mod watch_tests;
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -72,10 +72,15 @@ impl Api {
 
     /// Keep `snapshot` for continue tokens issued against it (history window).
     pub fn pin_snapshot(&self, snapshot: Arc<Snapshot<StoredObject>>) {
-        let Ok(mut pinned) = self.pinned.lock() else { return };
+        let Ok(mut pinned) = self.pinned.lock() else {
+            return;
+        };
         let now = Instant::now();
         pinned.retain(|(pinned_at, _)| now.duration_since(*pinned_at) < HISTORY_WINDOW);
-        if pinned.iter().any(|(_, existing)| existing.revision == snapshot.revision) {
+        if pinned
+            .iter()
+            .any(|(_, existing)| existing.revision == snapshot.revision)
+        {
             return;
         }
         if pinned.len() >= MAX_PINNED_SNAPSHOTS {
@@ -93,7 +98,9 @@ impl Api {
         let pinned = self.pinned.lock().ok()?;
         pinned
             .iter()
-            .find(|(pinned_at, snapshot)| snapshot.revision == revision && pinned_at.elapsed() < HISTORY_WINDOW)
+            .find(|(pinned_at, snapshot)| {
+                snapshot.revision == revision && pinned_at.elapsed() < HISTORY_WINDOW
+            })
             .map(|(_, snapshot)| snapshot.clone())
     }
 

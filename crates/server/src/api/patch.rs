@@ -35,7 +35,12 @@ enum PatchType {
 
 fn patch_type(request: &ApiRequest) -> Result<PatchType> {
     let content_type = request.header("content-type").unwrap_or("");
-    let media = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let media = content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
     match media.as_str() {
         "application/json-patch+json" => Ok(PatchType::Json),
         "application/merge-patch+json" => Ok(PatchType::Merge),
@@ -44,31 +49,62 @@ fn patch_type(request: &ApiRequest) -> Result<PatchType> {
     }
 }
 
-fn apply_patch(api: &Api, target: &Target<'_>, kind: PatchType, base: &Value, patch: &Value) -> Result<Value> {
+fn apply_patch(
+    api: &Api,
+    target: &Target<'_>,
+    kind: PatchType,
+    base: &Value,
+    patch: &Value,
+) -> Result<Value> {
     match kind {
-        PatchType::Merge => merge::apply(base, patch).map_err(|error| Status::bad_request(error.to_string())),
-        PatchType::Json => json_patch::apply(base, patch).map_err(|error| match error.http_code() {
-            400 => Status::bad_request(error.to_string()),
-            413 => Status {
-                code: 413,
-                reason: "RequestEntityTooLarge",
-                message: error.to_string(),
-                details: None,
-            },
-            _ => Status { code: 422, reason: "Invalid", message: error.to_string(), details: None },
-        }),
+        PatchType::Merge => {
+            merge::apply(base, patch).map_err(|error| Status::bad_request(error.to_string()))
+        }
+        PatchType::Json => {
+            json_patch::apply(base, patch).map_err(|error| match error.http_code() {
+                400 => Status::bad_request(error.to_string()),
+                413 => Status {
+                    code: 413,
+                    reason: "RequestEntityTooLarge",
+                    message: error.to_string(),
+                    details: None,
+                },
+                _ => Status {
+                    code: 422,
+                    reason: "Invalid",
+                    message: error.to_string(),
+                    details: None,
+                },
+            })
+        }
         PatchType::Strategic => {
             let (group, version, kind) = if target.subresource == Some("scale") {
                 ("autoscaling", "v1", "Scale")
             } else {
-                (target.resource.group, target.resource.version, target.resource.kind)
+                (
+                    target.resource.group,
+                    target.resource.version,
+                    target.resource.kind,
+                )
             };
             let context = strategic::SchemaContext::for_kind(&api.openapi, group, version, kind)
                 .map_err(Status::internal)?
-                .ok_or_else(|| Status::unsupported_media_type("application/strategic-merge-patch+json", PATCH_TYPES))?;
-            let mut patched = strategic::apply(base, patch, &context).map_err(|error| error.to_status())?;
+                .ok_or_else(|| {
+                    Status::unsupported_media_type(
+                        "application/strategic-merge-patch+json",
+                        PATCH_TYPES,
+                    )
+                })?;
+            let mut patched =
+                strategic::apply(base, patch, &context).map_err(|error| error.to_status())?;
             // The typed decode after the merge drops fields the schema does not know.
-            crate::field_validation::drop_unknown_fields(&api.openapi, group, version, kind, &mut patched);
+            crate::field_validation::drop_unknown_fields(
+                &api.openapi,
+                group,
+                version,
+                kind,
+                &mut patched,
+            );
             Ok(patched)
         }
     }
@@ -78,13 +114,19 @@ fn apply_patch(api: &Api, target: &Target<'_>, kind: PatchType, base: &Value, pa
 fn sets_resource_version(kind: PatchType, patch: &Value) -> bool {
     match kind {
         PatchType::Json => patch.as_array().is_some_and(|operations| {
-            operations.iter().any(|operation| operation.get("path").and_then(Value::as_str) == Some("/metadata/resourceVersion"))
+            operations.iter().any(|operation| {
+                operation.get("path").and_then(Value::as_str) == Some("/metadata/resourceVersion")
+            })
         }),
         _ => patch.pointer("/metadata/resourceVersion").is_some(),
     }
 }
 
-pub(super) async fn patch(api: &Arc<Api>, request: &ApiRequest, target: &Target<'_>) -> Result<ApiResponse> {
+pub(super) async fn patch(
+    api: &Arc<Api>,
+    request: &ApiRequest,
+    target: &Target<'_>,
+) -> Result<ApiResponse> {
     let kind = patch_type(request)?;
     let dry_run = write::dry_run(request)?;
     let patch: Value = serde_json::from_slice(&request.body)
@@ -94,8 +136,8 @@ pub(super) async fn patch(api: &Arc<Api>, request: &ApiRequest, target: &Target<
     let conditional = sets_resource_version(kind, &patch);
     for _ in 0..MAX_RETRIES {
         let snapshot = api.store.snapshot();
-        let (_, current) =
-            read_current(&snapshot, &key)?.ok_or_else(|| Status::not_found(&target.group_resource(), name))?;
+        let (_, current) = read_current(&snapshot, &key)?
+            .ok_or_else(|| Status::not_found(&target.group_resource(), name))?;
         let result = if target.subresource == Some("scale") {
             let base = scale_of(target, &current);
             let patched = apply_patch(api, target, kind, &base, &patch)?;
@@ -103,10 +145,16 @@ pub(super) async fn patch(api: &Arc<Api>, request: &ApiRequest, target: &Target<
         } else {
             let patched = apply_patch(api, target, kind, &current, &patch)?;
             if !patched.is_object() {
-                return Err(Status::bad_request("the patched object is not a JSON object"));
+                return Err(Status::bad_request(
+                    "the patched object is not a JSON object",
+                ));
             }
             let mut patched = patched;
-            super::resource::check_type(&mut patched, &target.resource.api_version(), target.resource.kind)?;
+            super::resource::check_type(
+                &mut patched,
+                &target.resource.api_version(),
+                target.resource.kind,
+            )?;
             if object::name(&patched) != name {
                 return Err(Status::bad_request(format!(
                     "the name of the object ({}) does not match the name on the URL ({name})",
@@ -114,10 +162,14 @@ pub(super) async fn patch(api: &Arc<Api>, request: &ApiRequest, target: &Target<
                 )));
             }
             write::settle_namespace(target, &mut patched)?;
-            update_object(api, target, patched, dry_run).await.map(|(_, stored)| stored)
+            update_object(api, target, patched, dry_run)
+                .await
+                .map(|(_, stored)| stored)
         };
         match result {
-            Err(status) if status.code == 409 && status.reason == "Conflict" && !conditional => continue,
+            Err(status) if status.code == 409 && status.reason == "Conflict" && !conditional => {
+                continue
+            }
             Err(status) => return Err(status),
             Ok(stored) => return Ok(ApiResponse::json(200, &stored)),
         }

@@ -43,13 +43,22 @@ impl Target<'_> {
 
 pub fn key_for(resource: &ResourceDef, namespace: Option<&str>, name: &str) -> String {
     match namespace {
-        Some(namespace) if resource.namespaced => format!("/registry/{}/{namespace}/{name}", resource.storage),
+        Some(namespace) if resource.namespaced => {
+            format!("/registry/{}/{namespace}/{name}", resource.storage)
+        }
         _ => format!("/registry/{}/{name}", resource.storage),
     }
 }
 
-pub(super) async fn handle(api: &Arc<Api>, request: &ApiRequest, path: ResourcePath) -> Result<ApiResponse> {
-    let Some(resource) = api.registry.lookup(&path.group, &path.version, &path.resource) else {
+pub(super) async fn handle(
+    api: &Arc<Api>,
+    request: &ApiRequest,
+    path: ResourcePath,
+) -> Result<ApiResponse> {
+    let Some(resource) = api
+        .registry
+        .lookup(&path.group, &path.version, &path.resource)
+    else {
         if !api.registry.serves_version(&path.group, &path.version) {
             // No such group version: the mux's plain 404, as kube answers.
             return Ok(ApiResponse::text(404, "404 page not found\n"));
@@ -74,15 +83,24 @@ pub(super) async fn handle(api: &Arc<Api>, request: &ApiRequest, path: ResourceP
             ("status" | "scale", Verb::Patch) => patch::patch(api, request, &target).await,
             ("scale", Verb::Get) => scale::get(api, request, &target).await,
             ("scale", Verb::Update) => scale::update(api, request, &target).await,
-            (_, verb) => Err(Status::method_not_supported(&target.group_resource(), verb.as_str())),
+            (_, verb) => Err(Status::method_not_supported(
+                &target.group_resource(),
+                verb.as_str(),
+            )),
         };
     }
     if !resource.has_verb(target.verb.as_str()) {
-        return Err(Status::method_not_supported(&target.group_resource(), target.verb.as_str()));
+        return Err(Status::method_not_supported(
+            &target.group_resource(),
+            target.verb.as_str(),
+        ));
     }
     if target.resource.storage.is_empty() {
         // Virtual create-only resources (reviews, bindings) are not served yet.
-        return Err(Status::method_not_supported(&target.group_resource(), target.verb.as_str()));
+        return Err(Status::method_not_supported(
+            &target.group_resource(),
+            target.verb.as_str(),
+        ));
     }
     match target.verb {
         Verb::Get => get::get(api, request, &target).await,
@@ -104,7 +122,9 @@ fn check_scope(target: &Target<'_>) -> Result<()> {
         (true, None) => match target.verb {
             Verb::List | Verb::Watch => Ok(()),
             Verb::Create | Verb::DeleteCollection => Err(Status::method_not_allowed()),
-            Verb::Get | Verb::Update | Verb::Patch | Verb::Delete => Err(Status::no_such_resource()),
+            Verb::Get | Verb::Update | Verb::Patch | Verb::Delete => {
+                Err(Status::no_such_resource())
+            }
         },
         _ => Ok(()),
     }
@@ -120,7 +140,10 @@ pub fn require_namespace(api: &Api, target: &Target<'_>) -> Result<()> {
     if api.store.snapshot().get(&key).is_some() {
         Ok(())
     } else {
-        Err(Status::not_found(&GroupResource::new("", "namespaces"), namespace))
+        Err(Status::not_found(
+            &GroupResource::new("", "namespaces"),
+            namespace,
+        ))
     }
 }
 
@@ -128,8 +151,16 @@ pub fn require_namespace(api: &Api, target: &Target<'_>) -> Result<()> {
 /// (`handlers/create.go`: the decoder defaults them from the endpoint; a
 /// mismatching group version is a 400).
 pub fn check_type(body: &mut serde_json::Value, api_version: &str, kind: &str) -> Result<()> {
-    let body_api_version = body.get("apiVersion").and_then(|v| v.as_str()).unwrap_or("").to_string();
-    let body_kind = body.get("kind").and_then(|v| v.as_str()).unwrap_or("").to_string();
+    let body_api_version = body
+        .get("apiVersion")
+        .and_then(|v| v.as_str())
+        .unwrap_or("")
+        .to_string();
+    let body_kind = body
+        .get("kind")
+        .and_then(|v| v.as_str())
+        .unwrap_or("")
+        .to_string();
     if !body_api_version.is_empty() && body_api_version != api_version {
         return Err(Status::bad_request(format!(
             "the API version in the data ({body_api_version}) does not match the expected API version ({api_version})"
@@ -141,7 +172,10 @@ pub fn check_type(body: &mut serde_json::Value, api_version: &str, kind: &str) -
         )));
     }
     if let Some(map) = body.as_object_mut() {
-        map.insert("apiVersion".into(), serde_json::Value::String(api_version.to_string()));
+        map.insert(
+            "apiVersion".into(),
+            serde_json::Value::String(api_version.to_string()),
+        );
         map.insert("kind".into(), serde_json::Value::String(kind.to_string()));
     }
     Ok(())
@@ -156,7 +190,9 @@ pub fn read_current(
         None => Ok(None),
         Some(entry) => match entry.object.value() {
             Some(value) => Ok(Some((entry.mod_revision, value.clone()))),
-            None => Err(Status::internal(format!("object stored at {key} cannot be decoded"))),
+            None => Err(Status::internal(format!(
+                "object stored at {key} cannot be decoded"
+            ))),
         },
     }
 }

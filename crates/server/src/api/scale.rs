@@ -14,9 +14,15 @@ use crate::status::{FieldError, Result, Status};
 
 /// `metav1.FormatLabelSelector` of a LabelSelector, or of a plain map (replication controllers).
 fn selector_string(selector: Option<&Value>, plain_map: bool) -> String {
-    let Some(selector) = selector else { return String::new() };
+    let Some(selector) = selector else {
+        return String::new();
+    };
     let mut parts = Vec::new();
-    let labels = if plain_map { selector.as_object() } else { selector.get("matchLabels").and_then(Value::as_object) };
+    let labels = if plain_map {
+        selector.as_object()
+    } else {
+        selector.get("matchLabels").and_then(Value::as_object)
+    };
     if let Some(labels) = labels {
         let mut pairs: Vec<(&String, &Value)> = labels.iter().collect();
         pairs.sort_by(|a, b| a.0.cmp(b.0));
@@ -25,14 +31,23 @@ fn selector_string(selector: Option<&Value>, plain_map: bool) -> String {
         }
     }
     if !plain_map {
-        for expression in selector.get("matchExpressions").and_then(Value::as_array).into_iter().flatten() {
+        for expression in selector
+            .get("matchExpressions")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             let key = expression.get("key").and_then(Value::as_str).unwrap_or("");
             let values: Vec<&str> = expression
                 .get("values")
                 .and_then(Value::as_array)
                 .map(|values| values.iter().filter_map(Value::as_str).collect())
                 .unwrap_or_default();
-            match expression.get("operator").and_then(Value::as_str).unwrap_or("") {
+            match expression
+                .get("operator")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+            {
                 "In" => parts.push(format!("{key} in ({})", values.join(","))),
                 "NotIn" => parts.push(format!("{key} notin ({})", values.join(","))),
                 "Exists" => parts.push(key.to_string()),
@@ -66,7 +81,11 @@ pub(super) fn scale_of(target: &Target<'_>, parent: &Value) -> Value {
     })
 }
 
-pub(super) async fn get(api: &Arc<Api>, _request: &ApiRequest, target: &Target<'_>) -> Result<ApiResponse> {
+pub(super) async fn get(
+    api: &Arc<Api>,
+    _request: &ApiRequest,
+    target: &Target<'_>,
+) -> Result<ApiResponse> {
     let name = target.name.unwrap_or_default();
     let snapshot = api.store.snapshot();
     let (_, parent) = read_current(&snapshot, &target.key(name))?
@@ -74,8 +93,22 @@ pub(super) async fn get(api: &Arc<Api>, _request: &ApiRequest, target: &Target<'
     Ok(ApiResponse::json(200, &scale_of(target, &parent)))
 }
 
-pub(super) async fn update(api: &Arc<Api>, request: &ApiRequest, target: &Target<'_>) -> Result<ApiResponse> {
-    let super::body::Decoded { object: mut body, warnings } = super::body::decode(api, request, target, "Scale", "autoscaling/v1", "UpdateOptions")?;
+pub(super) async fn update(
+    api: &Arc<Api>,
+    request: &ApiRequest,
+    target: &Target<'_>,
+) -> Result<ApiResponse> {
+    let super::body::Decoded {
+        object: mut body,
+        warnings,
+    } = super::body::decode(
+        api,
+        request,
+        target,
+        "Scale",
+        "autoscaling/v1",
+        "UpdateOptions",
+    )?;
     check_type(&mut body, "autoscaling/v1", "Scale")?;
     let dry_run = write::dry_run(request)?;
     let name = target.name.unwrap_or_default();
@@ -98,10 +131,17 @@ pub(super) async fn apply_scale(
     let name = target.name.unwrap_or_default();
     let replicas = match scale.pointer("/spec/replicas") {
         None | Some(Value::Null) => 0,
-        Some(value) => value.as_i64().filter(|replicas| *replicas >= 0).ok_or_else(|| {
-            let error = FieldError::invalid("spec.replicas", &value.to_string(), "must be greater than or equal to 0");
-            Status::invalid("autoscaling", "Scale", name, &[error])
-        })?,
+        Some(value) => value
+            .as_i64()
+            .filter(|replicas| *replicas >= 0)
+            .ok_or_else(|| {
+                let error = FieldError::invalid(
+                    "spec.replicas",
+                    &value.to_string(),
+                    "must be greater than or equal to 0",
+                );
+                Status::invalid("autoscaling", "Scale", name, &[error])
+            })?,
     };
     let precondition = object::resource_version(scale).to_string();
     if let Some(spec) = parent.get_mut("spec").and_then(Value::as_object_mut) {
@@ -114,7 +154,10 @@ pub(super) async fn apply_scale(
             metadata.insert("resourceVersion".into(), Value::String(precondition));
         }
     }
-    let parent_target = Target { subresource: None, ..*target };
+    let parent_target = Target {
+        subresource: None,
+        ..*target
+    };
     let (_, stored) = update_object(api, &parent_target, parent, dry_run).await?;
     Ok(scale_of(target, &stored))
 }

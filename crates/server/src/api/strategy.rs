@@ -15,14 +15,19 @@ fn has_status_subresource(resource: &ResourceDef) -> bool {
 /// status subresource (kube resets it to its zero or initial value), and the
 /// generation starts at 1.
 pub fn prepare_for_create(resource: &ResourceDef, object: &mut Value) {
-    let Some(map) = object.as_object_mut() else { return };
+    let Some(map) = object.as_object_mut() else {
+        return;
+    };
     if has_status_subresource(resource) {
         match (resource.group, resource.kind) {
             // Nodes may carry status on create (kubelet registers that way).
             ("", "Node") => {}
             ("", "Pod") => {
                 let qos = pod_qos_class(map.get("spec"));
-                map.insert("status".into(), json!({"phase": "Pending", "qosClass": qos}));
+                map.insert(
+                    "status".into(),
+                    json!({"phase": "Pending", "qosClass": qos}),
+                );
             }
             ("", "Namespace") => {
                 map.insert("status".into(), json!({"phase": "Active"}));
@@ -60,9 +65,15 @@ pub fn fold_secret_string_data(resource: &ResourceDef, object: &mut Value) {
     if (resource.group, resource.kind) != ("", "Secret") {
         return;
     }
-    let Some(map) = object.as_object_mut() else { return };
-    let Some(string_data) = map.remove("stringData") else { return };
-    let Some(entries) = string_data.as_object() else { return };
+    let Some(map) = object.as_object_mut() else {
+        return;
+    };
+    let Some(string_data) = map.remove("stringData") else {
+        return;
+    };
+    let Some(entries) = string_data.as_object() else {
+        return;
+    };
     let data = map.entry("data").or_insert_with(|| json!({}));
     if !data.is_object() {
         *data = json!({});
@@ -70,7 +81,10 @@ pub fn fold_secret_string_data(resource: &ResourceDef, object: &mut Value) {
     if let Some(data) = data.as_object_mut() {
         for (key, value) in entries {
             let text = value.as_str().unwrap_or_default();
-            data.insert(key.clone(), json!(base64::engine::general_purpose::STANDARD.encode(text)));
+            data.insert(
+                key.clone(),
+                json!(base64::engine::general_purpose::STANDARD.encode(text)),
+            );
         }
     }
 }
@@ -95,7 +109,10 @@ pub fn namespace_name_label(resource: &ResourceDef, object: &mut Value) {
 fn pod_qos_class(spec: Option<&Value>) -> &'static str {
     let containers: Vec<&Value> = ["containers", "initContainers"]
         .iter()
-        .filter_map(|field| spec.and_then(|spec| spec.get(*field)).and_then(Value::as_array))
+        .filter_map(|field| {
+            spec.and_then(|spec| spec.get(*field))
+                .and_then(Value::as_array)
+        })
         .flatten()
         .collect();
     let resources = |container: &Value, kind: &str| -> Map<String, Value> {
@@ -106,7 +123,9 @@ fn pod_qos_class(spec: Option<&Value>) -> &'static str {
             .cloned()
             .unwrap_or_default()
     };
-    let any = containers.iter().any(|c| !resources(c, "requests").is_empty() || !resources(c, "limits").is_empty());
+    let any = containers
+        .iter()
+        .any(|c| !resources(c, "requests").is_empty() || !resources(c, "limits").is_empty());
     if !any {
         return "BestEffort";
     }
@@ -114,7 +133,10 @@ fn pod_qos_class(spec: Option<&Value>) -> &'static str {
         let limits = resources(container, "limits");
         let requests = resources(container, "requests");
         ["cpu", "memory"].iter().all(|name| {
-            limits.get(*name).is_some() && requests.get(*name).is_none_or(|request| Some(request) == limits.get(*name))
+            limits.get(*name).is_some()
+                && requests
+                    .get(*name)
+                    .is_none_or(|request| Some(request) == limits.get(*name))
         })
     });
     if guaranteed {
@@ -129,7 +151,12 @@ fn pod_qos_class(spec: Option<&Value>) -> &'static str {
 /// the status changes (`metav1.ResetObjectMetaForStatus` keeps the old
 /// metadata's labels, annotations, finalizers, owner references).
 /// Returns whether the spec changed (for the generation bump).
-pub fn prepare_for_update(resource: &ResourceDef, subresource: Option<&str>, old: &Value, new: &mut Value) -> bool {
+pub fn prepare_for_update(
+    resource: &ResourceDef,
+    subresource: Option<&str>,
+    old: &Value,
+    new: &mut Value,
+) -> bool {
     if subresource == Some("status") {
         let status = new.get("status").cloned();
         let mut merged = old.clone();
@@ -176,7 +203,9 @@ fn spec_changed(old: &Value, new: &Value) -> bool {
             .as_object()
             .map(|map| {
                 map.iter()
-                    .filter(|(key, _)| !matches!(key.as_str(), "metadata" | "status" | "apiVersion" | "kind"))
+                    .filter(|(key, _)| {
+                        !matches!(key.as_str(), "metadata" | "status" | "apiVersion" | "kind")
+                    })
                     .map(|(key, value)| (key.clone(), value.clone()))
                     .collect()
             })
@@ -198,7 +227,8 @@ mod tests {
     #[test]
     fn create_resets_status_and_starts_generation() {
         let deployments = def("apps", "deployments");
-        let mut object = json!({"metadata": {"name": "d"}, "spec": {"replicas": 2}, "status": {"replicas": 9}});
+        let mut object =
+            json!({"metadata": {"name": "d"}, "spec": {"replicas": 2}, "status": {"replicas": 9}});
         prepare_for_create(deployments, &mut object);
         assert_eq!(object["status"], json!({}));
         assert_eq!(object["metadata"]["generation"], json!(1));
@@ -212,12 +242,26 @@ mod tests {
     fn update_splits_spec_and_status() {
         let deployments = def("apps", "deployments");
         let old = json!({"metadata": {"name": "d", "labels": {"a": "1"}}, "spec": {"replicas": 1}, "status": {"replicas": 1}});
-        let mut main = json!({"metadata": {"name": "d"}, "spec": {"replicas": 3}, "status": {"replicas": 7}});
+        let mut main =
+            json!({"metadata": {"name": "d"}, "spec": {"replicas": 3}, "status": {"replicas": 7}});
         assert!(prepare_for_update(deployments, None, &old, &mut main));
-        assert_eq!(main["status"], json!({"replicas": 1}), "main resource keeps old status");
+        assert_eq!(
+            main["status"],
+            json!({"replicas": 1}),
+            "main resource keeps old status"
+        );
         let mut status = json!({"metadata": {"name": "d", "resourceVersion": "5"}, "spec": {"replicas": 9}, "status": {"replicas": 2}});
-        assert!(!prepare_for_update(deployments, Some("status"), &old, &mut status));
-        assert_eq!(status["spec"], json!({"replicas": 1}), "status update keeps old spec");
+        assert!(!prepare_for_update(
+            deployments,
+            Some("status"),
+            &old,
+            &mut status
+        ));
+        assert_eq!(
+            status["spec"],
+            json!({"replicas": 1}),
+            "status update keeps old spec"
+        );
         assert_eq!(status["status"], json!({"replicas": 2}));
         assert_eq!(status["metadata"]["labels"], json!({"a": "1"}));
         assert_eq!(status["metadata"]["resourceVersion"], json!("5"));
@@ -225,9 +269,22 @@ mod tests {
 
     #[test]
     fn pod_qos_classes() {
-        assert_eq!(pod_qos_class(Some(&json!({"containers": [{"name": "a"}]}))), "BestEffort");
+        assert_eq!(
+            pod_qos_class(Some(&json!({"containers": [{"name": "a"}]}))),
+            "BestEffort"
+        );
         let limits = json!({"cpu": "1", "memory": "1Gi"});
-        assert_eq!(pod_qos_class(Some(&json!({"containers": [{"resources": {"limits": limits}}]}))), "Guaranteed");
-        assert_eq!(pod_qos_class(Some(&json!({"containers": [{"resources": {"requests": {"cpu": "1"}}}]}))), "Burstable");
+        assert_eq!(
+            pod_qos_class(Some(
+                &json!({"containers": [{"resources": {"limits": limits}}]})
+            )),
+            "Guaranteed"
+        );
+        assert_eq!(
+            pod_qos_class(Some(
+                &json!({"containers": [{"resources": {"requests": {"cpu": "1"}}}]})
+            )),
+            "Burstable"
+        );
     }
 }

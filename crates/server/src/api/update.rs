@@ -15,9 +15,27 @@ use crate::status::{FieldError, Result, Status};
 /// How often an unconditional update retries after losing a race.
 const MAX_RETRIES: usize = 16;
 
-pub(super) async fn update(api: &Arc<Api>, request: &ApiRequest, target: &Target<'_>) -> Result<ApiResponse> {
-    let super::body::Decoded { object: mut body, warnings } = super::body::decode(api, request, target, target.resource.kind, &target.resource.api_version(), "UpdateOptions")?;
-    check_type(&mut body, &target.resource.api_version(), target.resource.kind)?;
+pub(super) async fn update(
+    api: &Arc<Api>,
+    request: &ApiRequest,
+    target: &Target<'_>,
+) -> Result<ApiResponse> {
+    let super::body::Decoded {
+        object: mut body,
+        warnings,
+    } = super::body::decode(
+        api,
+        request,
+        target,
+        target.resource.kind,
+        &target.resource.api_version(),
+        "UpdateOptions",
+    )?;
+    check_type(
+        &mut body,
+        &target.resource.api_version(),
+        target.resource.kind,
+    )?;
     let dry_run = write::dry_run(request)?;
     let name = target.name.unwrap_or_default();
     let body_name = object::name(&body);
@@ -36,7 +54,12 @@ pub(super) async fn update(api: &Arc<Api>, request: &ApiRequest, target: &Target
 }
 
 /// Returns the HTTP code (200, or 201 for create-on-update) and the stored object.
-pub(super) async fn update_object(api: &Api, target: &Target<'_>, body: Value, dry_run: bool) -> Result<(u16, Value)> {
+pub(super) async fn update_object(
+    api: &Api,
+    target: &Target<'_>,
+    body: Value,
+    dry_run: bool,
+) -> Result<(u16, Value)> {
     let name = object::name(&body).to_string();
     let key = target.key(&name);
     let precondition = object::resource_version(&body).to_string();
@@ -49,7 +72,9 @@ pub(super) async fn update_object(api: &Api, target: &Target<'_>, body: Value, d
                     // A resourceVersion on a missing object cannot be met.
                     return Err(Status::not_found(&target.group_resource(), &name));
                 }
-                return create_object(api, target, body, dry_run).await.map(|created| (201, created));
+                return create_object(api, target, body, dry_run)
+                    .await
+                    .map(|created| (201, created));
             }
             return Err(Status::not_found(&target.group_resource(), &name));
         };
@@ -58,7 +83,8 @@ pub(super) async fn update_object(api: &Api, target: &Target<'_>, body: Value, d
         }
         let mut new = body.clone();
         strategy::fold_secret_string_data(target.resource, &mut new);
-        let spec_changed = strategy::prepare_for_update(target.resource, target.subresource, &old, &mut new);
+        let spec_changed =
+            strategy::prepare_for_update(target.resource, target.subresource, &old, &mut new);
         keep_system_metadata(target, &old, &mut new, spec_changed)?;
         strategy::namespace_name_label(target.resource, &mut new);
         if target.subresource.is_none() {
@@ -89,7 +115,11 @@ pub(super) async fn update_object(api: &Api, target: &Target<'_>, body: Value, d
                 object::set_resource_version(&mut new, committed.revision);
                 return Ok((200, new));
             }
-            Err(StoreError::Backend(BackendError::PreconditionFailed { .. })) if precondition.is_empty() => continue,
+            Err(StoreError::Backend(BackendError::PreconditionFailed { .. }))
+                if precondition.is_empty() =>
+            {
+                continue
+            }
             Err(StoreError::Backend(BackendError::PreconditionFailed { .. })) => {
                 return Err(Status::conflict(&target.group_resource(), &name))
             }
@@ -101,7 +131,12 @@ pub(super) async fn update_object(api: &Api, target: &Target<'_>, body: Value, d
 
 /// `rest.BeforeUpdate` and `ValidateObjectMetaUpdate`: uid and creationTimestamp
 /// are the old ones (a different uid is 422), generation moves with the spec.
-fn keep_system_metadata(target: &Target<'_>, old: &Value, new: &mut Value, spec_changed: bool) -> Result<()> {
+fn keep_system_metadata(
+    target: &Target<'_>,
+    old: &Value,
+    new: &mut Value,
+    spec_changed: bool,
+) -> Result<()> {
     let old_uid = object::meta_str(old, "uid").to_string();
     let new_uid = object::meta_str(new, "uid").to_string();
     if !new_uid.is_empty() && new_uid != old_uid {
@@ -109,8 +144,15 @@ fn keep_system_metadata(target: &Target<'_>, old: &Value, new: &mut Value, spec_
         return Err(write::invalid(target, new, &[error]));
     }
     let old_metadata = object::metadata(old).cloned().unwrap_or_default();
-    let Some(metadata) = object::metadata_mut(new) else { return Ok(()) };
-    for field in ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"] {
+    let Some(metadata) = object::metadata_mut(new) else {
+        return Ok(());
+    };
+    for field in [
+        "uid",
+        "creationTimestamp",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+    ] {
         match old_metadata.get(field) {
             Some(value) => metadata.insert(field.into(), value.clone()),
             None => metadata.remove(field),
@@ -119,8 +161,15 @@ fn keep_system_metadata(target: &Target<'_>, old: &Value, new: &mut Value, spec_
     metadata.remove("resourceVersion");
     metadata.remove("selfLink");
     if target.resource.has_generation {
-        let old_generation = old_metadata.get("generation").and_then(Value::as_i64).unwrap_or(1);
-        let generation = if spec_changed { old_generation + 1 } else { old_generation };
+        let old_generation = old_metadata
+            .get("generation")
+            .and_then(Value::as_i64)
+            .unwrap_or(1);
+        let generation = if spec_changed {
+            old_generation + 1
+        } else {
+            old_generation
+        };
         metadata.insert("generation".into(), Value::from(generation));
     } else if let Some(generation) = old_metadata.get("generation") {
         metadata.insert("generation".into(), generation.clone());

@@ -49,7 +49,9 @@ impl http_body::Body for ChannelBody {
         mut self: Pin<&mut Self>,
         context: &mut Context<'_>,
     ) -> Poll<Option<std::result::Result<http_body::Frame<Bytes>, Self::Error>>> {
-        self.receiver.poll_recv(context).map(|chunk| chunk.map(|bytes| Ok(http_body::Frame::data(bytes))))
+        self.receiver
+            .poll_recv(context)
+            .map(|chunk| chunk.map(|bytes| Ok(http_body::Frame::data(bytes))))
     }
 }
 
@@ -94,9 +96,17 @@ fn validate_watch_options(request: &ApiRequest) -> Result<()> {
             ));
         }
         if resource_version_match != "NotOlderThan" {
-            errors.push(FieldError::not_supported("resourceVersionMatch", resource_version_match, &["NotOlderThan"]));
+            errors.push(FieldError::not_supported(
+                "resourceVersionMatch",
+                resource_version_match,
+                &["NotOlderThan"],
+            ));
         }
-        if request.query.get("continue").is_some_and(|token| !token.is_empty()) {
+        if request
+            .query
+            .get("continue")
+            .is_some_and(|token| !token.is_empty())
+        {
             errors.push(FieldError::forbidden(
                 "resourceVersionMatch",
                 "resourceVersionMatch is forbidden when continue is provided",
@@ -111,12 +121,18 @@ fn validate_watch_options(request: &ApiRequest) -> Result<()> {
 }
 
 fn parse_revision(value: &str) -> Result<i64> {
-    value.parse::<i64>().ok().filter(|revision| *revision >= 0).ok_or_else(|| {
-        Status::bad_request(format!("invalid resource version: {value:?}"))
-    })
+    value
+        .parse::<i64>()
+        .ok()
+        .filter(|revision| *revision >= 0)
+        .ok_or_else(|| Status::bad_request(format!("invalid resource version: {value:?}")))
 }
 
-pub(super) async fn watch(api: &Arc<Api>, request: &ApiRequest, target: &Target<'_>) -> Result<ApiResponse> {
+pub(super) async fn watch(
+    api: &Arc<Api>,
+    request: &ApiRequest,
+    target: &Target<'_>,
+) -> Result<ApiResponse> {
     validate_watch_options(request)?;
     let representation = negotiate(request.header("accept"), OBJECT_REPRESENTATIONS)?;
     let mut selection = Selection::from_request(request, target)?;
@@ -137,16 +153,21 @@ pub(super) async fn watch(api: &Arc<Api>, request: &ApiRequest, target: &Target<
                 .await
                 .map_err(|_| too_large_resource_version(wanted))?;
         }
-        Start::WithState { initial_events_end: bookmarks }
+        Start::WithState {
+            initial_events_end: bookmarks,
+        }
     } else if resource_version.is_empty() || resource_version == "0" {
-        Start::WithState { initial_events_end: false }
+        Start::WithState {
+            initial_events_end: false,
+        }
     } else {
         Start::After(parse_revision(resource_version)?)
     };
     let timeout = match request.query.int("timeoutSeconds")? {
         Some(seconds) if seconds > 0 => Duration::from_secs(seconds as u64),
         _ => {
-            let jitter = u64::from(uuid::Uuid::new_v4().as_bytes()[0]) * MIN_REQUEST_TIMEOUT.as_secs() / 256;
+            let jitter =
+                u64::from(uuid::Uuid::new_v4().as_bytes()[0]) * MIN_REQUEST_TIMEOUT.as_secs() / 256;
             MIN_REQUEST_TIMEOUT + Duration::from_secs(jitter)
         }
     };
@@ -214,7 +235,9 @@ impl Watcher {
             Start::WithState { initial_events_end } => {
                 let snapshot = self.api.store.snapshot();
                 for (_, entry) in snapshot.range(&self.prefix, None) {
-                    let Some(value) = entry.object.value() else { continue };
+                    let Some(value) = entry.object.value() else {
+                        continue;
+                    };
                     if self.selection.matches_resource(self.resource, value)
                         && !self.send_object(Kind::Added, &entry.object).await
                     {
@@ -232,8 +255,14 @@ impl Watcher {
             let head = *revisions.borrow_and_update();
             match self.api.store.changes_since(last, READ_BATCH) {
                 Err(HistoryError::Expired { requested, oldest }) => {
-                    let status = Status::gone(format!("too old resource version: {requested} ({oldest})"));
-                    let _ = self.send_raw("ERROR", &serde_json::to_vec(&status.to_json()).unwrap_or_default()).await;
+                    let status =
+                        Status::gone(format!("too old resource version: {requested} ({oldest})"));
+                    let _ = self
+                        .send_raw(
+                            "ERROR",
+                            &serde_json::to_vec(&status.to_json()).unwrap_or_default(),
+                        )
+                        .await;
                     return;
                 }
                 Ok(changes) if !changes.is_empty() => {
@@ -277,7 +306,9 @@ impl Watcher {
             return true;
         }
         let matches = |object: &StoredObject| {
-            object.value().is_some_and(|value| self.selection.matches_resource(self.resource, value))
+            object
+                .value()
+                .is_some_and(|value| self.selection.matches_resource(self.resource, value))
         };
         let was = change.previous.as_deref().is_some_and(matches);
         if change.deleted {
@@ -289,7 +320,10 @@ impl Watcher {
             (false, true) => self.send_object(Kind::Added, &change.object).await,
             (true, false) => {
                 // The last state that matched, at the revision it stopped matching.
-                let Some(previous) = change.previous.as_deref().and_then(StoredObject::value) else { return true };
+                let Some(previous) = change.previous.as_deref().and_then(StoredObject::value)
+                else {
+                    return true;
+                };
                 let mut value = previous.clone();
                 object::set_resource_version(&mut value, change.revision);
                 self.send_value(Kind::Deleted, &value).await
@@ -310,12 +344,26 @@ impl Watcher {
         let encoded = match self.representation {
             Representation::Table(version) => {
                 let revision = object::resource_version(value).parse().unwrap_or(0);
-                let headers = !self.columns_sent.swap(true, std::sync::atomic::Ordering::Relaxed);
-                table::render(self.resource, version, std::slice::from_ref(value), revision, None, &self.table_request, headers)
+                let headers = !self
+                    .columns_sent
+                    .swap(true, std::sync::atomic::Ordering::Relaxed);
+                table::render(
+                    self.resource,
+                    version,
+                    std::slice::from_ref(value),
+                    revision,
+                    None,
+                    &self.table_request,
+                    headers,
+                )
             }
             _ => value.clone(),
         };
-        self.send_raw(kind.as_str(), &serde_json::to_vec(&encoded).unwrap_or_default()).await
+        self.send_raw(
+            kind.as_str(),
+            &serde_json::to_vec(&encoded).unwrap_or_default(),
+        )
+        .await
     }
 
     async fn send_bookmark(&self, revision: i64, initial_events_end: bool) -> bool {
@@ -328,7 +376,11 @@ impl Watcher {
             "apiVersion": self.resource.api_version(),
             "metadata": metadata,
         });
-        self.send_raw("BOOKMARK", &serde_json::to_vec(&bookmark).unwrap_or_default()).await
+        self.send_raw(
+            "BOOKMARK",
+            &serde_json::to_vec(&bookmark).unwrap_or_default(),
+        )
+        .await
     }
 
     /// `{"type":TYPE,"object":OBJECT}\n`; false when the client is gone.

@@ -13,16 +13,25 @@ use crate::object::ObjectCodec;
 use crate::route::Method;
 
 async fn api_with_window(window: Duration) -> Arc<Api> {
-    let backend: Arc<dyn Backend> = Arc::new(LocalBackend::open(MemoryDisk::new()).expect("memory backend"));
-    let store = Store::open_with_history(backend, ObjectCodec, window).await.expect("store");
+    let backend: Arc<dyn Backend> =
+        Arc::new(LocalBackend::open(MemoryDisk::new()).expect("memory backend"));
+    let store = Store::open_with_history(backend, ObjectCodec, window)
+        .await
+        .expect("store");
     let api = Api::new(store, "127.0.0.1:6443".into());
-    crate::bootstrap::ensure_system_namespaces(&api).await.expect("namespaces");
+    crate::bootstrap::ensure_system_namespaces(&api)
+        .await
+        .expect("namespaces");
     api
 }
 
 fn request(method: Method, path: &str, body: Option<Value>) -> ApiRequest {
     let mut request = ApiRequest::new(method, path);
-    request.user = Some(UserInfo { name: "admin".into(), uid: String::new(), groups: vec!["system:masters".into()] });
+    request.user = Some(UserInfo {
+        name: "admin".into(),
+        uid: String::new(),
+        groups: vec!["system:masters".into()],
+    });
     if let Some(body) = body {
         request.body = bytes::Bytes::from(serde_json::to_vec(&body).expect("json"));
     }
@@ -31,7 +40,11 @@ fn request(method: Method, path: &str, body: Option<Value>) -> ApiRequest {
 
 async fn write(api: &Arc<Api>, method: Method, path: &str, body: Option<Value>) -> Value {
     let response = api.handle(request(method, path, body)).await;
-    assert!(response.status < 300, "{method:?} {path}: {}", response.body_json());
+    assert!(
+        response.status < 300,
+        "{method:?} {path}: {}",
+        response.body_json()
+    );
     response.body_json()
 }
 
@@ -45,7 +58,10 @@ impl Events {
     fn new(response: ApiResponse) -> Self {
         assert_eq!(response.status, 200);
         match response.body {
-            ResponseBody::Stream(body) => Events { body, buffer: Vec::new() },
+            ResponseBody::Stream(body) => Events {
+                body,
+                buffer: Vec::new(),
+            },
             ResponseBody::Full(bytes) => panic!("not a stream: {bytes:?}"),
         }
     }
@@ -56,7 +72,10 @@ impl Events {
                 let line: Vec<u8> = self.buffer.drain(..=end).collect();
                 return Some(serde_json::from_slice(&line).expect("event is JSON"));
             }
-            let frame = tokio::time::timeout(Duration::from_secs(5), self.body.frame()).await.ok()??.ok()?;
+            let frame = tokio::time::timeout(Duration::from_secs(5), self.body.frame())
+                .await
+                .ok()??
+                .ok()?;
             if let Ok(data) = frame.into_data() {
                 self.buffer.extend_from_slice(&data);
             }
@@ -65,7 +84,14 @@ impl Events {
 
     async fn expect(&mut self, kind: &str, name: &str) -> Value {
         let event = self.next().await.expect("an event");
-        assert_eq!((event["type"].as_str(), event["object"]["metadata"]["name"].as_str()), (Some(kind), Some(name)), "{event}");
+        assert_eq!(
+            (
+                event["type"].as_str(),
+                event["object"]["metadata"]["name"].as_str()
+            ),
+            (Some(kind), Some(name)),
+            "{event}"
+        );
         event
     }
 }
@@ -80,9 +106,18 @@ const CMS: &str = "/api/v1/namespaces/default/configmaps";
 async fn watch_sees_every_change_in_order_with_selector_transitions() {
     let api = api_with_window(Duration::from_secs(300)).await;
     write(&api, Method::Post, CMS, Some(configmap("before", "a"))).await;
-    let mut all = Events::new(api.handle(request(Method::Get, &format!("{CMS}?watch=1"), None)).await);
-    let mut tier_a =
-        Events::new(api.handle(request(Method::Get, &format!("{CMS}?watch=true&labelSelector=tier%3Da"), None)).await);
+    let mut all = Events::new(
+        api.handle(request(Method::Get, &format!("{CMS}?watch=1"), None))
+            .await,
+    );
+    let mut tier_a = Events::new(
+        api.handle(request(
+            Method::Get,
+            &format!("{CMS}?watch=true&labelSelector=tier%3Da"),
+            None,
+        ))
+        .await,
+    );
     all.expect("ADDED", "before").await;
     tier_a.expect("ADDED", "before").await;
 
@@ -102,14 +137,28 @@ async fn watch_sees_every_change_in_order_with_selector_transitions() {
     let deleted = all.expect("DELETED", "x").await;
     let revisions: Vec<i64> = [&added, &deleted]
         .iter()
-        .map(|event| event["object"]["metadata"]["resourceVersion"].as_str().and_then(|rv| rv.parse().ok()).unwrap_or(0))
+        .map(|event| {
+            event["object"]["metadata"]["resourceVersion"]
+                .as_str()
+                .and_then(|rv| rv.parse().ok())
+                .unwrap_or(0)
+        })
         .collect();
-    assert!(revisions[0] < revisions[1], "DELETED carries the deleting revision");
+    assert!(
+        revisions[0] < revisions[1],
+        "DELETED carries the deleting revision"
+    );
 
     tier_a.expect("ADDED", "x").await;
     let left = tier_a.expect("DELETED", "x").await;
-    assert_eq!(left["object"]["metadata"]["labels"]["tier"], "a", "the last state that matched");
-    assert_eq!(left["object"]["metadata"]["resourceVersion"], moved["metadata"]["resourceVersion"]);
+    assert_eq!(
+        left["object"]["metadata"]["labels"]["tier"], "a",
+        "the last state that matched"
+    );
+    assert_eq!(
+        left["object"]["metadata"]["resourceVersion"],
+        moved["metadata"]["resourceVersion"]
+    );
     tier_a.expect("ADDED", "x").await;
     tier_a.expect("DELETED", "x").await;
 }
@@ -119,16 +168,27 @@ async fn watch_from_a_revision_replays_only_later_changes() {
     let api = api_with_window(Duration::from_secs(300)).await;
     let first = write(&api, Method::Post, CMS, Some(configmap("one", "a"))).await;
     write(&api, Method::Post, CMS, Some(configmap("two", "a"))).await;
-    let revision = first["metadata"]["resourceVersion"].as_str().expect("rv").to_string();
+    let revision = first["metadata"]["resourceVersion"]
+        .as_str()
+        .expect("rv")
+        .to_string();
     let mut events = Events::new(
-        api.handle(request(Method::Get, &format!("/api/v1/watch/namespaces/default/configmaps?resourceVersion={revision}"), None))
-            .await,
+        api.handle(request(
+            Method::Get,
+            &format!("/api/v1/watch/namespaces/default/configmaps?resourceVersion={revision}"),
+            None,
+        ))
+        .await,
     );
     events.expect("ADDED", "two").await;
     // A single-object watch by name.
     let mut single = Events::new(
-        api.handle(request(Method::Get, &format!("{CMS}?watch=1&fieldSelector=metadata.name%3Done&resourceVersion={revision}"), None))
-            .await,
+        api.handle(request(
+            Method::Get,
+            &format!("{CMS}?watch=1&fieldSelector=metadata.name%3Done&resourceVersion={revision}"),
+            None,
+        ))
+        .await,
     );
     write(&api, Method::Delete, &format!("{CMS}/two"), None).await;
     write(&api, Method::Delete, &format!("{CMS}/one"), None).await;
@@ -145,19 +205,35 @@ async fn expired_revisions_get_a_410_error_event() {
     write(&api, Method::Post, CMS, Some(configmap("b", "a"))).await;
     tokio::time::sleep(Duration::from_millis(5)).await;
     write(&api, Method::Post, CMS, Some(configmap("c", "a"))).await;
-    let mut events = Events::new(api.handle(request(Method::Get, &format!("{CMS}?watch=1&resourceVersion=1"), None)).await);
+    let mut events = Events::new(
+        api.handle(request(
+            Method::Get,
+            &format!("{CMS}?watch=1&resourceVersion=1"),
+            None,
+        ))
+        .await,
+    );
     let error = events.next().await.expect("an ERROR event");
     assert_eq!(error["type"], "ERROR");
     assert_eq!(error["object"]["code"], 410);
     assert_eq!(error["object"]["reason"], "Expired");
-    assert!(events.next().await.is_none(), "the watch ends after the error");
+    assert!(
+        events.next().await.is_none(),
+        "the watch ends after the error"
+    );
 }
 
 #[tokio::test]
 async fn streaming_lists_send_initial_state_then_a_bookmark() {
     let api = api_with_window(Duration::from_secs(300)).await;
     write(&api, Method::Post, CMS, Some(configmap("a", "a"))).await;
-    let invalid = api.handle(request(Method::Get, &format!("{CMS}?watch=1&sendInitialEvents=true"), None)).await;
+    let invalid = api
+        .handle(request(
+            Method::Get,
+            &format!("{CMS}?watch=1&sendInitialEvents=true"),
+            None,
+        ))
+        .await;
     assert_eq!(invalid.status, 422);
     assert_eq!(
         invalid.body_json()["message"],
@@ -174,7 +250,10 @@ async fn streaming_lists_send_initial_state_then_a_bookmark() {
     events.expect("ADDED", "a").await;
     let bookmark = events.next().await.expect("bookmark");
     assert_eq!(bookmark["type"], "BOOKMARK");
-    assert_eq!(bookmark["object"]["metadata"]["annotations"]["k8s.io/initial-events-end"], "true");
+    assert_eq!(
+        bookmark["object"]["metadata"]["annotations"]["k8s.io/initial-events-end"],
+        "true"
+    );
     assert_eq!(bookmark["object"]["kind"], "ConfigMap");
     write(&api, Method::Post, CMS, Some(configmap("b", "a"))).await;
     events.expect("ADDED", "b").await;

@@ -19,7 +19,14 @@ pub fn dry_run(request: &super::ApiRequest) -> Result<bool> {
     if values.iter().all(|value| *value == "All") {
         return Ok(true);
     }
-    let rendered = format!("[]string{{{}}}", values.iter().map(|v| format!("{v:?}")).collect::<Vec<_>>().join(", "));
+    let rendered = format!(
+        "[]string{{{}}}",
+        values
+            .iter()
+            .map(|v| format!("{v:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     Err(Status {
         code: 400,
         reason: "BadRequest",
@@ -35,7 +42,10 @@ pub fn validate_meta(target: &Target<'_>, object: &Value, is_create: bool) -> Ve
     let generate_name = object::meta_str(object, "generateName");
     if name.is_empty() {
         if is_create && generate_name.is_empty() {
-            errors.push(FieldError::required("metadata.name", "name or generateName is required"));
+            errors.push(FieldError::required(
+                "metadata.name",
+                "name or generateName is required",
+            ));
         }
     } else {
         for message in names::validate(target.resource.name_rule, name, false) {
@@ -44,7 +54,11 @@ pub fn validate_meta(target: &Target<'_>, object: &Value, is_create: bool) -> Ve
     }
     if !generate_name.is_empty() {
         for message in names::validate(target.resource.name_rule, generate_name, true) {
-            errors.push(FieldError::invalid("metadata.generateName", generate_name, message));
+            errors.push(FieldError::invalid(
+                "metadata.generateName",
+                generate_name,
+                message,
+            ));
         }
     }
     validate_labels_and_annotations(object, &mut errors);
@@ -54,7 +68,11 @@ pub fn validate_meta(target: &Target<'_>, object: &Value, is_create: bool) -> Ve
             errors.push(FieldError::required("metadata.namespace", ""));
         } else {
             for message in names::dns1123_label(namespace) {
-                errors.push(FieldError::invalid("metadata.namespace", namespace, message));
+                errors.push(FieldError::invalid(
+                    "metadata.namespace",
+                    namespace,
+                    message,
+                ));
             }
         }
     }
@@ -66,7 +84,9 @@ const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * 1024;
 
 /// `ValidateLabels` and `ValidateAnnotations` (`apimachinery/pkg/api/validation/objectmeta.go`).
 fn validate_labels_and_annotations(object: &Value, errors: &mut Vec<FieldError>) {
-    let Some(metadata) = object::metadata(object) else { return };
+    let Some(metadata) = object::metadata(object) else {
+        return;
+    };
     if let Some(labels) = metadata.get("labels").and_then(Value::as_object) {
         for (key, value) in labels {
             for message in crate::selector::is_qualified_name(key) {
@@ -101,16 +121,31 @@ fn validate_labels_and_annotations(object: &Value, errors: &mut Vec<FieldError>)
 /// decoder's 400 (`... cannot be handled as a Deployment: quantities must match ...`).
 pub fn normalize(api: &Api, target: &Target<'_>, object: &mut Value) -> Result<()> {
     let resource = target.resource;
-    let errors =
-        crate::schema_walk::canonicalize_quantities(&api.openapi, resource.group, resource.version, resource.kind, object);
-    match crate::schema_walk::decode_error_message(resource.kind, resource.version, resource.kind, &errors) {
+    let errors = crate::schema_walk::canonicalize_quantities(
+        &api.openapi,
+        resource.group,
+        resource.version,
+        resource.kind,
+        object,
+    );
+    match crate::schema_walk::decode_error_message(
+        resource.kind,
+        resource.version,
+        resource.kind,
+        &errors,
+    ) {
         Some(message) => Err(Status::bad_request(message)),
         None => Ok(()),
     }
 }
 
 pub fn invalid(target: &Target<'_>, object: &Value, errors: &[FieldError]) -> Status {
-    Status::invalid(target.resource.group, target.resource.kind, object::name(object), errors)
+    Status::invalid(
+        target.resource.group,
+        target.resource.kind,
+        object::name(object),
+        errors,
+    )
 }
 
 /// Put the URL's namespace into the object, or 400 when the body names another
@@ -137,9 +172,9 @@ pub fn settle_namespace(target: &Target<'_>, object: &mut Value) -> Result<()> {
 /// Store errors as kube reports them.
 pub fn map_store_error(target: &Target<'_>, name: &str, error: StoreError) -> Status {
     match error {
-        StoreError::Backend(BackendError::PreconditionFailed { actual: Some(_), .. }) => {
-            Status::conflict(&target.group_resource(), name)
-        }
+        StoreError::Backend(BackendError::PreconditionFailed {
+            actual: Some(_), ..
+        }) => Status::conflict(&target.group_resource(), name),
         StoreError::Backend(BackendError::PreconditionFailed { actual: None, .. }) => {
             Status::not_found(&target.group_resource(), name)
         }

@@ -228,41 +228,41 @@ mod tests {
         ResourceDef {
             returns_deleted_object: true,
             ..res(
-            "",
-            "Pod",
-            "pods",
-            true,
-            &[
-                SubresourceDef {
-                    name: "binding",
-                    group: "",
-                    version: "v1",
-                    kind: "Binding",
-                    verbs: &["create"],
-                },
-                SubresourceDef {
-                    name: "exec",
-                    group: "",
-                    version: "v1",
-                    kind: "PodExecOptions",
-                    verbs: &["create", "get"],
-                },
-                SubresourceDef {
-                    name: "log",
-                    group: "",
-                    version: "v1",
-                    kind: "Pod",
-                    verbs: &["get"],
-                },
-                SubresourceDef {
-                    name: "proxy",
-                    group: "",
-                    version: "v1",
-                    kind: "PodProxyOptions",
-                    verbs: &["create", "delete", "get", "patch", "update"],
-                },
-            ],
-        )
+                "",
+                "Pod",
+                "pods",
+                true,
+                &[
+                    SubresourceDef {
+                        name: "binding",
+                        group: "",
+                        version: "v1",
+                        kind: "Binding",
+                        verbs: &["create"],
+                    },
+                    SubresourceDef {
+                        name: "exec",
+                        group: "",
+                        version: "v1",
+                        kind: "PodExecOptions",
+                        verbs: &["create", "get"],
+                    },
+                    SubresourceDef {
+                        name: "log",
+                        group: "",
+                        version: "v1",
+                        kind: "Pod",
+                        verbs: &["get"],
+                    },
+                    SubresourceDef {
+                        name: "proxy",
+                        group: "",
+                        version: "v1",
+                        kind: "PodProxyOptions",
+                        verbs: &["create", "delete", "get", "patch", "update"],
+                    },
+                ],
+            )
         },
         res(
             "apps",

@@ -108,7 +108,10 @@ pub(crate) fn resource_paths(
     // The generated spec follows `Store.ReturnDeletedObject`; namespaces and CRDs
     // return the object from custom REST code but are documented as Status upstream.
     let documented_as_object = def.returns_deleted_object
-        && !matches!((def.group, def.plural), ("", "namespaces") | ("apiextensions.k8s.io", "customresourcedefinitions"));
+        && !matches!(
+            (def.group, def.plural),
+            ("", "namespaces") | ("apiextensions.k8s.io", "customresourcedefinitions")
+        );
     let delete_schema = if documented_as_object {
         res.object_schema()
     } else {

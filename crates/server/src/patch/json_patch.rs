@@ -32,12 +32,30 @@ impl JsonPatchError {
 
 #[derive(Debug)]
 enum Operation {
-    Add { path: Vec<String>, value: Value },
-    Remove { path: Vec<String> },
-    Replace { path: Vec<String>, value: Value },
-    Move { from: Vec<String>, path: Vec<String> },
-    Copy { from: Vec<String>, path: Vec<String> },
-    Test { path: Vec<String>, value: Value, raw_path: String },
+    Add {
+        path: Vec<String>,
+        value: Value,
+    },
+    Remove {
+        path: Vec<String>,
+    },
+    Replace {
+        path: Vec<String>,
+        value: Value,
+    },
+    Move {
+        from: Vec<String>,
+        path: Vec<String>,
+    },
+    Copy {
+        from: Vec<String>,
+        path: Vec<String>,
+    },
+    Test {
+        path: Vec<String>,
+        value: Value,
+        raw_path: String,
+    },
 }
 
 /// RFC 6901: `/a/b~1c/~0d` → ["a", "b/c", "~d"].
@@ -46,9 +64,14 @@ fn parse_pointer(pointer: &str) -> Result<Vec<String>, JsonPatchError> {
         return Ok(Vec::new());
     }
     let Some(rest) = pointer.strip_prefix('/') else {
-        return Err(JsonPatchError::Malformed(format!("invalid JSON pointer: {pointer:?}")));
+        return Err(JsonPatchError::Malformed(format!(
+            "invalid JSON pointer: {pointer:?}"
+        )));
     };
-    Ok(rest.split('/').map(|token| token.replace("~1", "/").replace("~0", "~")).collect())
+    Ok(rest
+        .split('/')
+        .map(|token| token.replace("~1", "/").replace("~0", "~"))
+        .collect())
 }
 
 fn decode(patch: &Value) -> Result<Vec<Operation>, JsonPatchError> {
@@ -64,7 +87,8 @@ fn decode(patch: &Value) -> Result<Vec<Operation>, JsonPatchError> {
         .iter()
         .map(|operation| {
             let text = |field: &str| operation.get(field).and_then(Value::as_str);
-            let path_text = text("path").ok_or_else(|| JsonPatchError::Failed("missing path".into()));
+            let path_text =
+                text("path").ok_or_else(|| JsonPatchError::Failed("missing path".into()));
             let value = || {
                 operation
                     .get("value")
@@ -72,20 +96,38 @@ fn decode(patch: &Value) -> Result<Vec<Operation>, JsonPatchError> {
                     .ok_or_else(|| JsonPatchError::Failed("missing value".into()))
             };
             match text("op").unwrap_or("") {
-                "add" => Ok(Operation::Add { path: parse_pointer(path_text?)?, value: value()? }),
-                "remove" => Ok(Operation::Remove { path: parse_pointer(path_text?)? }),
-                "replace" => Ok(Operation::Replace { path: parse_pointer(path_text?)?, value: value()? }),
+                "add" => Ok(Operation::Add {
+                    path: parse_pointer(path_text?)?,
+                    value: value()?,
+                }),
+                "remove" => Ok(Operation::Remove {
+                    path: parse_pointer(path_text?)?,
+                }),
+                "replace" => Ok(Operation::Replace {
+                    path: parse_pointer(path_text?)?,
+                    value: value()?,
+                }),
                 "move" => Ok(Operation::Move {
-                    from: parse_pointer(text("from").ok_or_else(|| JsonPatchError::Failed("missing from".into()))?)?,
+                    from: parse_pointer(
+                        text("from")
+                            .ok_or_else(|| JsonPatchError::Failed("missing from".into()))?,
+                    )?,
                     path: parse_pointer(path_text?)?,
                 }),
                 "copy" => Ok(Operation::Copy {
-                    from: parse_pointer(text("from").ok_or_else(|| JsonPatchError::Failed("missing from".into()))?)?,
+                    from: parse_pointer(
+                        text("from")
+                            .ok_or_else(|| JsonPatchError::Failed("missing from".into()))?,
+                    )?,
                     path: parse_pointer(path_text?)?,
                 }),
                 "test" => {
                     let raw_path = path_text?.to_string();
-                    Ok(Operation::Test { path: parse_pointer(&raw_path)?, value: value()?, raw_path })
+                    Ok(Operation::Test {
+                        path: parse_pointer(&raw_path)?,
+                        value: value()?,
+                        raw_path,
+                    })
                 }
                 other => Err(JsonPatchError::Failed(format!("Unexpected kind: {other}"))),
             }
@@ -94,7 +136,10 @@ fn decode(patch: &Value) -> Result<Vec<Operation>, JsonPatchError> {
 }
 
 fn missing(path: &[String]) -> JsonPatchError {
-    JsonPatchError::Failed(format!("doc is missing path: \"/{}\": missing value", path.join("/")))
+    JsonPatchError::Failed(format!(
+        "doc is missing path: \"/{}\": missing value",
+        path.join("/")
+    ))
 }
 
 fn array_index(token: &str, len: usize, allow_end: bool) -> Option<usize> {
@@ -105,12 +150,19 @@ fn array_index(token: &str, len: usize, allow_end: bool) -> Option<usize> {
         return None;
     }
     let index = token.parse::<usize>().ok()?;
-    let bound = if allow_end { len } else { len.saturating_sub(1) };
+    let bound = if allow_end {
+        len
+    } else {
+        len.saturating_sub(1)
+    };
     (index <= bound && (allow_end || len > 0)).then_some(index)
 }
 
 /// The container of the last token, and that token.
-fn parent<'a>(document: &'a mut Value, path: &'a [String]) -> Result<(&'a mut Value, &'a str), JsonPatchError> {
+fn parent<'a>(
+    document: &'a mut Value,
+    path: &'a [String],
+) -> Result<(&'a mut Value, &'a str), JsonPatchError> {
     let Some((last, parents)) = path.split_last() else {
         return Err(missing(path));
     };
@@ -130,11 +182,14 @@ fn parent<'a>(document: &'a mut Value, path: &'a [String]) -> Result<(&'a mut Va
 }
 
 fn get<'a>(document: &'a Value, path: &[String]) -> Option<&'a Value> {
-    path.iter().try_fold(document, |current, token| match current {
-        Value::Object(map) => map.get(token),
-        Value::Array(items) => array_index(token, items.len(), false).and_then(|index| items.get(index)),
-        _ => None,
-    })
+    path.iter()
+        .try_fold(document, |current, token| match current {
+            Value::Object(map) => map.get(token),
+            Value::Array(items) => {
+                array_index(token, items.len(), false).and_then(|index| items.get(index))
+            }
+            _ => None,
+        })
 }
 
 fn add(document: &mut Value, path: &[String], value: Value) -> Result<(), JsonPatchError> {
@@ -149,8 +204,9 @@ fn add(document: &mut Value, path: &[String], value: Value) -> Result<(), JsonPa
             Ok(())
         }
         Value::Array(items) => {
-            let index = array_index(token, items.len(), true)
-                .ok_or_else(|| JsonPatchError::Failed(format!("Unable to access invalid index: {token}")))?;
+            let index = array_index(token, items.len(), true).ok_or_else(|| {
+                JsonPatchError::Failed(format!("Unable to access invalid index: {token}"))
+            })?;
             items.insert(index, value);
             Ok(())
         }
@@ -190,7 +246,9 @@ pub fn apply(document: &Value, patch: &Value) -> Result<Value, JsonPatchError> {
             }
             Operation::Move { from, path } => {
                 if path.len() > from.len() && path[..from.len()] == from[..] {
-                    return Err(JsonPatchError::Failed("invalid move: cannot move a value into itself".into()));
+                    return Err(JsonPatchError::Failed(
+                        "invalid move: cannot move a value into itself".into(),
+                    ));
                 }
                 let value = remove(&mut result, &from)?;
                 add(&mut result, &path, value)?;
@@ -199,9 +257,15 @@ pub fn apply(document: &Value, patch: &Value) -> Result<Value, JsonPatchError> {
                 let value = get(&result, &from).cloned().ok_or_else(|| missing(&from))?;
                 add(&mut result, &path, value)?;
             }
-            Operation::Test { path, value, raw_path } => {
+            Operation::Test {
+                path,
+                value,
+                raw_path,
+            } => {
                 if get(&result, &path) != Some(&value) {
-                    return Err(JsonPatchError::Failed(format!("testing value {raw_path} failed: test failed")));
+                    return Err(JsonPatchError::Failed(format!(
+                        "testing value {raw_path} failed: test failed"
+                    )));
                 }
             }
         }
@@ -217,22 +281,66 @@ mod tests {
     #[test]
     fn rfc6902_appendix_a() {
         let cases = [
-            (json!({"foo":"bar"}), json!([{"op":"add","path":"/baz","value":"qux"}]), json!({"baz":"qux","foo":"bar"})),
-            (json!({"foo":["bar","baz"]}), json!([{"op":"add","path":"/foo/1","value":"qux"}]), json!({"foo":["bar","qux","baz"]})),
-            (json!({"baz":"qux","foo":"bar"}), json!([{"op":"remove","path":"/baz"}]), json!({"foo":"bar"})),
-            (json!({"foo":["bar","qux","baz"]}), json!([{"op":"remove","path":"/foo/1"}]), json!({"foo":["bar","baz"]})),
-            (json!({"baz":"qux","foo":"bar"}), json!([{"op":"replace","path":"/baz","value":"boo"}]), json!({"baz":"boo","foo":"bar"})),
+            (
+                json!({"foo":"bar"}),
+                json!([{"op":"add","path":"/baz","value":"qux"}]),
+                json!({"baz":"qux","foo":"bar"}),
+            ),
+            (
+                json!({"foo":["bar","baz"]}),
+                json!([{"op":"add","path":"/foo/1","value":"qux"}]),
+                json!({"foo":["bar","qux","baz"]}),
+            ),
+            (
+                json!({"baz":"qux","foo":"bar"}),
+                json!([{"op":"remove","path":"/baz"}]),
+                json!({"foo":"bar"}),
+            ),
+            (
+                json!({"foo":["bar","qux","baz"]}),
+                json!([{"op":"remove","path":"/foo/1"}]),
+                json!({"foo":["bar","baz"]}),
+            ),
+            (
+                json!({"baz":"qux","foo":"bar"}),
+                json!([{"op":"replace","path":"/baz","value":"boo"}]),
+                json!({"baz":"boo","foo":"bar"}),
+            ),
             (
                 json!({"foo":{"bar":"baz","waldo":"fred"},"qux":{"corge":"grault"}}),
                 json!([{"op":"move","from":"/foo/waldo","path":"/qux/thud"}]),
                 json!({"foo":{"bar":"baz"},"qux":{"corge":"grault","thud":"fred"}}),
             ),
-            (json!({"foo":["all","grass","cows","eat"]}), json!([{"op":"move","from":"/foo/1","path":"/foo/3"}]), json!({"foo":["all","cows","eat","grass"]})),
-            (json!({"baz":"qux","foo":["a",2,"c"]}), json!([{"op":"test","path":"/baz","value":"qux"},{"op":"test","path":"/foo/1","value":2}]), json!({"baz":"qux","foo":["a",2,"c"]})),
-            (json!({"foo":"bar"}), json!([{"op":"add","path":"/child","value":{"grandchild":{}}}]), json!({"foo":"bar","child":{"grandchild":{}}})),
-            (json!({"foo":["bar"]}), json!([{"op":"add","path":"/foo/-","value":["abc","def"]}]), json!({"foo":["bar",["abc","def"]]})),
-            (json!({"/":9,"~1":10}), json!([{"op":"test","path":"/~01","value":10}]), json!({"/":9,"~1":10})),
-            (json!({"a":{"b":1}}), json!([{"op":"copy","from":"/a","path":"/c"}]), json!({"a":{"b":1},"c":{"b":1}})),
+            (
+                json!({"foo":["all","grass","cows","eat"]}),
+                json!([{"op":"move","from":"/foo/1","path":"/foo/3"}]),
+                json!({"foo":["all","cows","eat","grass"]}),
+            ),
+            (
+                json!({"baz":"qux","foo":["a",2,"c"]}),
+                json!([{"op":"test","path":"/baz","value":"qux"},{"op":"test","path":"/foo/1","value":2}]),
+                json!({"baz":"qux","foo":["a",2,"c"]}),
+            ),
+            (
+                json!({"foo":"bar"}),
+                json!([{"op":"add","path":"/child","value":{"grandchild":{}}}]),
+                json!({"foo":"bar","child":{"grandchild":{}}}),
+            ),
+            (
+                json!({"foo":["bar"]}),
+                json!([{"op":"add","path":"/foo/-","value":["abc","def"]}]),
+                json!({"foo":["bar",["abc","def"]]}),
+            ),
+            (
+                json!({"/":9,"~1":10}),
+                json!([{"op":"test","path":"/~01","value":10}]),
+                json!({"/":9,"~1":10}),
+            ),
+            (
+                json!({"a":{"b":1}}),
+                json!([{"op":"copy","from":"/a","path":"/c"}]),
+                json!({"a":{"b":1},"c":{"b":1}}),
+            ),
         ];
         for (document, patch, expected) in cases {
             assert_eq!(apply(&document, &patch), Ok(expected), "{patch}");
@@ -242,18 +350,48 @@ mod tests {
     #[test]
     fn failures_have_kube_codes() {
         let cases: [(Value, Value, u16); 7] = [
-            (json!({"baz":"qux"}), json!([{"op":"test","path":"/baz","value":"bar"}]), 422),
-            (json!({"foo":"bar"}), json!([{"op":"add","path":"/baz/bat","value":"qux"}]), 422),
-            (json!({"foo":"bar"}), json!([{"op":"remove","path":"/nope"}]), 422),
-            (json!({"foo":[1]}), json!([{"op":"add","path":"/foo/5","value":1}]), 422),
+            (
+                json!({"baz":"qux"}),
+                json!([{"op":"test","path":"/baz","value":"bar"}]),
+                422,
+            ),
+            (
+                json!({"foo":"bar"}),
+                json!([{"op":"add","path":"/baz/bat","value":"qux"}]),
+                422,
+            ),
+            (
+                json!({"foo":"bar"}),
+                json!([{"op":"remove","path":"/nope"}]),
+                422,
+            ),
+            (
+                json!({"foo":[1]}),
+                json!([{"op":"add","path":"/foo/5","value":1}]),
+                422,
+            ),
             (json!({}), json!([{"op":"frobnicate","path":"/a"}]), 422),
             (json!({}), json!({"op":"add"}), 400),
-            (json!({}), json!([{"op":"add","path":"nope","value":1}]), 400),
+            (
+                json!({}),
+                json!([{"op":"add","path":"nope","value":1}]),
+                400,
+            ),
         ];
         for (document, patch, code) in cases {
-            assert_eq!(apply(&document, &patch).map_err(|error| error.http_code()), Err(code), "{patch}");
+            assert_eq!(
+                apply(&document, &patch).map_err(|error| error.http_code()),
+                Err(code),
+                "{patch}"
+            );
         }
-        let too_many = Value::Array(vec![json!({"op":"test","path":"","value":{}}); MAX_OPERATIONS + 1]);
-        assert_eq!(apply(&json!({}), &too_many).map_err(|error| error.http_code()), Err(413));
+        let too_many = Value::Array(vec![
+            json!({"op":"test","path":"","value":{}});
+            MAX_OPERATIONS + 1
+        ]);
+        assert_eq!(
+            apply(&json!({}), &too_many).map_err(|error| error.http_code()),
+            Err(413)
+        );
     }
 }

@@ -27,7 +27,9 @@ pub struct Registry {
 /// Kube orders versions by priority: GA before beta before alpha, higher numbers first
 /// (`version.CompareKubeAwareVersionStrings`).
 fn version_priority(version: &str) -> (u8, i64, i64) {
-    let Some(rest) = version.strip_prefix('v') else { return (0, 0, 0) };
+    let Some(rest) = version.strip_prefix('v') else {
+        return (0, 0, 0);
+    };
     let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
     let major = digits.parse::<i64>().unwrap_or(0);
     let tail = &rest[digits.len()..];
@@ -48,20 +50,32 @@ impl Registry {
         let mut by_path = HashMap::new();
         let mut groups: Vec<GroupInfo> = Vec::new();
         for resource in resources {
-            by_path.insert((resource.group, resource.version, resource.plural), resource);
+            by_path.insert(
+                (resource.group, resource.version, resource.plural),
+                resource,
+            );
             match groups.iter_mut().find(|group| group.name == resource.group) {
                 Some(group) => {
                     if !group.versions.contains(&resource.version) {
                         group.versions.push(resource.version);
                     }
                 }
-                None => groups.push(GroupInfo { name: resource.group, versions: vec![resource.version] }),
+                None => groups.push(GroupInfo {
+                    name: resource.group,
+                    versions: vec![resource.version],
+                }),
             }
         }
         for group in &mut groups {
-            group.versions.sort_by_key(|version| std::cmp::Reverse(version_priority(version)));
+            group
+                .versions
+                .sort_by_key(|version| std::cmp::Reverse(version_priority(version)));
         }
-        Registry { resources, by_path, groups }
+        Registry {
+            resources,
+            by_path,
+            groups,
+        }
     }
 
     pub fn resources(&self) -> &'static [ResourceDef] {
@@ -82,7 +96,8 @@ impl Registry {
     }
 
     pub fn serves_version(&self, group: &str, version: &str) -> bool {
-        self.group(group).is_some_and(|info| info.versions.contains(&version))
+        self.group(group)
+            .is_some_and(|info| info.versions.contains(&version))
     }
 
     /// Resources of one group version, in table order.
@@ -91,7 +106,9 @@ impl Registry {
         group: &'a str,
         version: &'a str,
     ) -> impl Iterator<Item = &'static ResourceDef> + 'a {
-        self.resources.iter().filter(move |resource| resource.group == group && resource.version == version)
+        self.resources
+            .iter()
+            .filter(move |resource| resource.group == group && resource.version == version)
     }
 }
 
@@ -109,7 +126,9 @@ mod tests {
     #[test]
     fn looks_up_the_table() {
         let registry = Registry::new(crate::registry::RESOURCES);
-        let configmaps = registry.lookup("", "v1", "configmaps").expect("configmaps are served");
+        let configmaps = registry
+            .lookup("", "v1", "configmaps")
+            .expect("configmaps are served");
         assert_eq!(configmaps.kind, "ConfigMap");
         assert!(registry.lookup("", "v1", "nope").is_none());
         assert!(registry.serves_version("apps", "v1"));
