@@ -119,21 +119,23 @@ impl<C: Codec> EventSink for Cache<C> {
             match event.kind {
                 EventKind::Put => {
                     let object = Arc::new(self.codec.decode(&event.kv));
-                    let previous = objects
-                        .insert(
-                            key.clone(),
-                            Entry {
-                                create_revision: event.kv.create_revision,
-                                mod_revision: event.kv.mod_revision,
-                                object: object.clone(),
-                            },
-                        )
-                        .map(|entry| entry.object);
+                    let previous = objects.insert(
+                        key.clone(),
+                        Entry {
+                            create_revision: event.kv.create_revision,
+                            mod_revision: event.kv.mod_revision,
+                            object: object.clone(),
+                        },
+                    );
                     changes.push(Change {
                         revision: event.kv.mod_revision,
                         key: key.clone(),
                         object,
-                        previous,
+                        previous_create_revision: previous
+                            .as_ref()
+                            .map_or(0, |entry| entry.create_revision),
+                        previous_revision: previous.as_ref().map_or(0, |entry| entry.mod_revision),
+                        previous: previous.map(|entry| entry.object),
                         deleted: false,
                     });
                 }
@@ -145,6 +147,8 @@ impl<C: Codec> EventSink for Cache<C> {
                             revision: event.kv.mod_revision,
                             key: key.clone(),
                             object,
+                            previous_create_revision: previous.create_revision,
+                            previous_revision: previous.mod_revision,
                             previous: Some(previous.object),
                             deleted: true,
                         });
@@ -274,6 +278,44 @@ impl<C: Codec> Store<C> {
         Ok(committed)
     }
 
+    /// The state at exactly `revision` (an `Exact` list, or the snapshot a
+    /// continue token names): the current snapshot with every later change
+    /// undone from the change log. `Expired` when `revision` is older than the
+    /// history window; a revision newer than the cache is the current state's
+    /// caller's concern (wait first).
+    pub fn snapshot_at(
+        &self,
+        revision: Revision,
+    ) -> Result<Arc<Snapshot<C::Object>>, HistoryError> {
+        // Read the snapshot before the log: every change up to its revision is in the log then.
+        let current = self.snapshot();
+        if revision >= current.revision {
+            return Ok(current);
+        }
+        let changes = self.changes_since(revision, usize::MAX)?;
+        let mut objects = current.objects.clone();
+        for change in changes
+            .iter()
+            .rev()
+            .filter(|change| change.revision <= current.revision)
+        {
+            match &change.previous {
+                Some(previous) => {
+                    let entry = Entry {
+                        create_revision: change.previous_create_revision,
+                        mod_revision: change.previous_revision,
+                        object: previous.clone(),
+                    };
+                    objects.insert(change.key.clone(), entry);
+                }
+                None => {
+                    objects.remove(&change.key);
+                }
+            }
+        }
+        Ok(Arc::new(Snapshot { revision, objects }))
+    }
+
     /// Up to `max` changes after `revision`, in revision order; `Expired` when
     /// `revision` is older than the history window keeps.
     pub fn changes_since(
@@ -305,5 +347,100 @@ impl<C: Codec> Store<C> {
 
     pub async fn close(&self) -> Result<(), StoreError> {
         Ok(self.backend.close().await?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Expect, LocalBackend, MemoryDisk, Op};
+
+    struct Text;
+
+    impl Codec for Text {
+        type Object = String;
+        fn decode(&self, kv: &KeyValue) -> String {
+            String::from_utf8_lossy(&kv.value).into_owned()
+        }
+        fn deleted(&self, previous: &String, _revision: Revision) -> String {
+            previous.clone()
+        }
+    }
+
+    fn put(key: &str, value: &str) -> Txn {
+        Txn::single(Op::Put {
+            key: key.into(),
+            value: bytes::Bytes::from(value.to_string()),
+            expect: Expect::Any,
+        })
+    }
+
+    fn state(snapshot: &Snapshot<String>) -> Vec<(String, String, Revision)> {
+        snapshot
+            .objects
+            .iter()
+            .map(|(key, entry)| {
+                (
+                    key.clone(),
+                    entry.object.as_ref().clone(),
+                    entry.mod_revision,
+                )
+            })
+            .collect()
+    }
+
+    fn row(key: &str, value: &str, revision: Revision) -> (String, String, Revision) {
+        (key.to_string(), value.to_string(), revision)
+    }
+
+    #[tokio::test]
+    async fn snapshots_at_past_revisions_undo_later_changes() {
+        let backend: Arc<dyn Backend> =
+            Arc::new(LocalBackend::open(MemoryDisk::new()).expect("backend"));
+        let store = Store::open(backend, Text).await.expect("store");
+        store.commit(put("/a", "a1")).await.expect("r1");
+        store.commit(put("/b", "b1")).await.expect("r2");
+        store.commit(put("/a", "a2")).await.expect("r3");
+        store
+            .commit(Txn::single(Op::Delete {
+                key: "/b".into(),
+                expect: Expect::Any,
+            }))
+            .await
+            .expect("r4");
+        let at = |revision| {
+            store
+                .snapshot_at(revision)
+                .map(|snapshot| (snapshot.revision, state(&snapshot)))
+        };
+        assert_eq!(at(4), Ok((4, vec![row("/a", "a2", 3)])));
+        assert_eq!(at(3), Ok((3, vec![row("/a", "a2", 3), row("/b", "b1", 2)])));
+        assert_eq!(at(2), Ok((2, vec![row("/a", "a1", 1), row("/b", "b1", 2)])));
+        assert_eq!(at(1), Ok((1, vec![row("/a", "a1", 1)])));
+        assert_eq!(at(0), Ok((0, vec![])));
+        assert_eq!(
+            store.snapshot().revision,
+            4,
+            "the current state is untouched"
+        );
+    }
+
+    #[tokio::test]
+    async fn revisions_older_than_the_window_are_expired() {
+        let backend: Arc<dyn Backend> =
+            Arc::new(LocalBackend::open(MemoryDisk::new()).expect("backend"));
+        let store = Store::open_with_history(backend, Text, Duration::from_millis(1))
+            .await
+            .expect("store");
+        store.commit(put("/a", "1")).await.expect("r1");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        store.commit(put("/a", "2")).await.expect("r2");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        store.commit(put("/a", "3")).await.expect("r3");
+        assert!(matches!(
+            store.snapshot_at(0),
+            Err(HistoryError::Expired { .. })
+        ));
+        assert!(store.snapshot_at(2).is_ok());
     }
 }

@@ -20,6 +20,9 @@ pub struct Change<O> {
     pub object: Arc<O>,
     /// The object before the change; `None` for a creation.
     pub previous: Option<Arc<O>>,
+    /// Create and mod revision of `previous` (zero for a creation).
+    pub previous_create_revision: Revision,
+    pub previous_revision: Revision,
     pub deleted: bool,
 }
 
@@ -104,6 +107,8 @@ mod tests {
             key: format!("/k/{revision}"),
             object: Arc::new(1),
             previous: None,
+            previous_create_revision: 0,
+            previous_revision: 0,
             deleted: false,
         }
     }
