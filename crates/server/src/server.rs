@@ -133,7 +133,13 @@ impl Server {
         let server_address = kubeconfig::server_url(address)
             .trim_start_matches("https://")
             .to_string();
-        let api = Api::new(store, server_address);
+        let continue_key =
+            crate::api::ContinueKey::load_or_create(&config.data_dir.join("continue.key"))
+                .map_err(|source| ServerError::DataDir {
+                    path: config.data_dir.join("continue.key"),
+                    source,
+                })?;
+        let api = Api::new(store, server_address, continue_key);
         bootstrap::ensure_system_namespaces(&api)
             .await
             .map_err(|error| ServerError::Store(error.to_string()))?;

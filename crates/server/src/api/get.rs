@@ -1,7 +1,11 @@
-//! GET of one object (and of its `status` subresource).
+//! GET of one object (and of its `status` subresource), at the
+//! `resourceVersion` semantics of kube's cache delegator: unset is the most
+//! recent state (a consistent read), "0" is any (the cache as it is), any
+//! other revision is "not older than" it (wait up to 3 s, then 504).
 
 use std::sync::Arc;
 
+use super::list_options::{self, parse_resource_version};
 use super::resource::Target;
 use super::{Api, ApiRequest, ApiResponse};
 use crate::negotiate::{negotiate, Representation};
@@ -21,7 +25,17 @@ pub(super) async fn get(
 ) -> Result<ApiResponse> {
     let representation = negotiate(request.header("accept"), OBJECT_REPRESENTATIONS)?;
     let name = target.name.unwrap_or_default();
-    let snapshot = api.store.snapshot();
+    let snapshot = match request.query.get("resourceVersion").unwrap_or("") {
+        "" => list_options::consistent_snapshot(api).await?,
+        resource_version => match parse_resource_version(resource_version) {
+            Err(detail) => return Ok(list_options::invalid_resource_version_on_get(&detail)),
+            Ok(0) => api.store.snapshot(),
+            Ok(revision) => {
+                list_options::wait_not_older_than(api, revision).await?;
+                api.store.snapshot()
+            }
+        },
+    };
     let entry = snapshot
         .get(&target.key(name))
         .ok_or_else(|| Status::not_found(&target.group_resource(), name))?;

@@ -15,7 +15,7 @@ async fn api() -> Arc<Api> {
     let backend: Arc<dyn Backend> =
         Arc::new(LocalBackend::open(MemoryDisk::new()).expect("memory backend"));
     let store = Store::open(backend, ObjectCodec).await.expect("store");
-    let api = Api::new(store, "127.0.0.1:6443".into());
+    let api = Api::new(store, "127.0.0.1:6443".into(), super::ContinueKey::random());
     crate::bootstrap::ensure_system_namespaces(&api)
         .await
         .expect("namespaces");

@@ -1,17 +1,20 @@
-//! LIST of a collection: selectors, `limit` and `continue`.
+//! LIST of a collection: selectors, `resourceVersion`(`Match`), `limit` and
+//! `continue` (see `list_options.rs` for which state each combination reads).
 //!
-//! Every page of a chunked list is served from the same snapshot: the first
-//! page pins its snapshot under its revision for the history window, and the
-//! continue token names that revision (`storage/etcd3` continue semantics:
-//! `{"v":"meta.k8s.io/v1","rv":N,"start":"<key>\u0000"}`, base64).
+//! Every page of a chunked list is read at the revision of the first page:
+//! the signed continue token (`continue_token.rs`) names that revision, and
+//! the next page is `Store::snapshot_at` it, within the history window.
 
+use std::ops::Bound;
 use std::sync::Arc;
 
-use base64::Engine;
 use bytes::{BufMut, BytesMut};
+use ferrokube_store::Snapshot;
 use serde_json::{json, Value};
 
+use super::continue_token;
 use super::get::OBJECT_REPRESENTATIONS;
+use super::list_options::{ListOptions, ReadError};
 use super::resource::Target;
 use super::{Api, ApiRequest, ApiResponse};
 use crate::negotiate::{negotiate, Representation};
@@ -52,97 +55,50 @@ impl Selection {
     }
 }
 
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
-struct ContinueToken {
-    v: String,
-    rv: i64,
-    start: String,
-}
-
-pub fn encode_continue(revision: i64, start_after_key: &str) -> String {
-    let token = ContinueToken {
-        v: "meta.k8s.io/v1".into(),
-        rv: revision,
-        start: format!("{start_after_key}\u{0}"),
-    };
-    base64::engine::general_purpose::STANDARD.encode(serde_json::to_vec(&token).unwrap_or_default())
-}
-
-/// (revision, key to start after) from a token; 400 as kube for a malformed one.
-pub fn decode_continue(token: &str) -> Result<(i64, String)> {
-    let malformed = || Status::bad_request(format!("continue key is not valid: {token}"));
-    let raw = base64::engine::general_purpose::STANDARD
-        .decode(token)
-        .map_err(|_| malformed())?;
-    let token: ContinueToken = serde_json::from_slice(&raw).map_err(|_| malformed())?;
-    if token.v != "meta.k8s.io/v1" || token.rv <= 0 {
-        return Err(malformed());
-    }
-    let start = token
-        .start
-        .strip_suffix('\u{0}')
-        .unwrap_or(&token.start)
-        .to_string();
-    Ok((token.rv, start))
-}
-
 pub(super) async fn list(
     api: &Arc<Api>,
     request: &ApiRequest,
     target: &Target<'_>,
 ) -> Result<ApiResponse> {
     let representation = negotiate(request.header("accept"), OBJECT_REPRESENTATIONS)?;
-    let selection = Selection::from_request(request, target)?;
+    // The order kube's `ListResource` checks in: decoding the parameters (400),
+    // `ValidateListOptions` (422), the field selector's labels (400), then storage.
+    let labels = LabelSelector::parse(request.query.get("labelSelector").unwrap_or(""))
+        .map_err(|error| Status::bad_request(error.to_string()))?;
+    let fields = FieldSelector::parse(request.query.get("fieldSelector").unwrap_or(""))
+        .map_err(|error| Status::bad_request(error.to_string()))?;
     let limit = request
         .query
         .int("limit")?
         .filter(|limit| *limit > 0)
-        .map(|limit| limit as usize);
+        .map(|limit| usize::try_from(limit).unwrap_or(usize::MAX));
+    let options = ListOptions::from_query(&request.query);
+    options.validate()?;
+    fields
+        .validate_for(target.resource.group, target.resource.kind)
+        .map_err(|error| Status::bad_request(error.to_string()))?;
+    let selection = Selection { labels, fields };
     let prefix = target.prefix();
-    let (snapshot, after) = match request
-        .query
-        .get("continue")
-        .filter(|token| !token.is_empty())
-    {
-        Some(token) => {
-            let (revision, start) = decode_continue(token)?;
-            let snapshot = api.pinned_snapshot(revision).ok_or_else(|| {
-                Status::gone("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.")
-            })?;
-            (snapshot, Some(start))
-        }
-        None => (api.store.snapshot(), None),
+    let read = options.plan(api, &prefix)?;
+    let state = match read.read(api, &prefix, limit.is_some()).await {
+        Ok(state) => state,
+        Err(ReadError::Status(status)) => return Err(status),
+        Err(ReadError::Response(response)) => return Ok(response),
     };
-    let mut items: Vec<&object::StoredObject> = Vec::new();
-    let mut last_key: Option<&str> = None;
-    let mut more = false;
-    let mut remaining = 0usize;
-    for (key, entry) in snapshot.range(&prefix, after.as_deref()) {
-        let Some(value) = entry.object.value() else {
-            continue;
-        };
-        if !selection.matches(target, value) {
-            continue;
-        }
-        if limit.is_some_and(|limit| items.len() >= limit) {
-            more = true;
-            if !selection.is_everything() {
-                break;
-            }
-            remaining += 1;
-            continue;
-        }
-        items.push(&entry.object);
-        last_key = Some(key.as_str());
-    }
-    let continue_token = match (more, last_key) {
-        (true, Some(key)) => {
-            api.pin_snapshot(snapshot.clone());
-            Some(encode_continue(snapshot.revision, key))
-        }
-        _ => None,
-    };
-    let remaining = (more && selection.is_everything()).then_some(remaining);
+    let page = Page::collect(
+        &state.snapshot,
+        &prefix,
+        state.start.as_deref(),
+        limit.filter(|_| state.paged),
+        &selection,
+        target,
+    );
+    let snapshot = &state.snapshot;
+    let continue_token = page
+        .continue_after
+        .map(|key| continue_token::encode(&api.continue_key, snapshot.revision, &prefix, key));
+    let remaining = page.remaining;
+    let items = page.items;
     match representation {
         Representation::Table(version) => {
             let values: Vec<Value> = items
@@ -176,6 +132,68 @@ pub(super) async fn list(
                 &items,
             ),
         )),
+    }
+}
+
+/// One page of a list, as kube's watch cache cuts it (`cacher.GetList`).
+struct Page<'a> {
+    items: Vec<&'a object::StoredObject>,
+    /// The last key of the page when more keys follow it.
+    continue_after: Option<&'a str>,
+    /// `remainingItemCount`: only for a page with more after it and no selector.
+    remaining: Option<usize>,
+}
+
+impl<'a> Page<'a> {
+    /// The items of `snapshot` under `prefix` from `start` (inclusive), at most
+    /// `limit`. More follow when any key is left after a full page, whether
+    /// or not it matches the selection (so a filtered list may end with an
+    /// empty page); the count of what is left is only given without selectors.
+    fn collect(
+        snapshot: &'a Snapshot<object::StoredObject>,
+        prefix: &str,
+        start: Option<&str>,
+        limit: Option<usize>,
+        selection: &Selection,
+        target: &Target<'_>,
+    ) -> Page<'a> {
+        let from = match start {
+            Some(start) if start > prefix => start.to_string(),
+            _ => prefix.to_string(),
+        };
+        let everything = selection.is_everything();
+        let mut items = Vec::new();
+        let mut last_key: Option<&'a str> = None;
+        let mut more = false;
+        let mut remaining = 0usize;
+        let range = snapshot
+            .objects
+            .range((Bound::Included(from), Bound::Unbounded))
+            .take_while(|(key, _)| key.starts_with(prefix));
+        for (key, entry) in range {
+            if limit.is_some_and(|limit| items.len() >= limit) {
+                more = true;
+                if !everything {
+                    break;
+                }
+                remaining += 1;
+                continue;
+            }
+            let Some(value) = entry.object.value() else {
+                continue;
+            };
+            if !selection.matches(target, value) {
+                continue;
+            }
+            items.push(entry.object.as_ref());
+            last_key = Some(key.as_str());
+        }
+        let continue_after = last_key.filter(|_| more);
+        Page {
+            items,
+            continue_after,
+            remaining: (continue_after.is_some() && everything).then_some(remaining),
+        }
     }
 }
 
@@ -216,31 +234,4 @@ pub fn list_json(
     }
     out.put_slice(b"]}");
     out.freeze()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn continue_tokens_round_trip_and_reject_garbage() {
-        let token = encode_continue(42, "/registry/configmaps/default/b");
-        assert_eq!(
-            decode_continue(&token).ok(),
-            Some((42, "/registry/configmaps/default/b".to_string()))
-        );
-        for bad in [
-            "",
-            "!!!",
-            "e30=",
-            &base64::engine::general_purpose::STANDARD
-                .encode(b"{\"v\":\"x\",\"rv\":1,\"start\":\"\"}"),
-        ] {
-            assert_eq!(
-                decode_continue(bad).map_err(|status| status.code).err(),
-                Some(400),
-                "{bad}"
-            );
-        }
-    }
 }

@@ -2,11 +2,13 @@
 //! negotiation, and the verb handlers.
 
 mod body;
+mod continue_token;
 mod create;
 mod delete;
 mod exchange;
 mod get;
 mod list;
+mod list_options;
 mod meta_endpoints;
 mod patch;
 mod resource;
@@ -19,17 +21,19 @@ mod write;
 #[cfg(test)]
 mod handler_tests;
 #[cfg(test)]
+mod list_tests;
+#[cfg(test)]
 mod watch_tests;
 
-use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
+pub use continue_token::ContinueKey;
 pub use exchange::{ApiRequest, ApiResponse, ResponseBody, StreamBody};
-use ferrokube_store::{Snapshot, Store};
+use ferrokube_store::Store;
 
-use crate::object::{ObjectCodec, StoredObject};
+use crate::object::ObjectCodec;
 use crate::openapi::OpenApi;
 use crate::registry::{Registry, RESOURCES};
 use crate::route::{route, Endpoint};
@@ -49,16 +53,13 @@ pub struct Api {
     pub server_address: String,
     pub started: Instant,
     shutting_down: AtomicBool,
-    pinned: Mutex<VecDeque<(Instant, Arc<Snapshot<StoredObject>>)>>,
+    /// Signs and checks this server's list continue tokens (`continue_token.rs`).
+    pub continue_key: ContinueKey,
 }
 
-/// How long a list snapshot stays available to continue tokens.
-pub const HISTORY_WINDOW: std::time::Duration = std::time::Duration::from_secs(300);
-/// At most this many pinned list snapshots are kept (oldest dropped first).
-const MAX_PINNED_SNAPSHOTS: usize = 256;
-
 impl Api {
-    pub fn new(store: ObjectStore, server_address: String) -> Arc<Self> {
+    /// `continue_key` signs continue tokens: [`ContinueKey::random`] per process.
+    pub fn new(store: ObjectStore, server_address: String, continue_key: ContinueKey) -> Arc<Self> {
         Arc::new(Api {
             store,
             registry: Registry::new(RESOURCES),
@@ -66,42 +67,8 @@ impl Api {
             server_address,
             started: Instant::now(),
             shutting_down: AtomicBool::new(false),
-            pinned: Mutex::new(VecDeque::new()),
+            continue_key,
         })
-    }
-
-    /// Keep `snapshot` for continue tokens issued against it (history window).
-    pub fn pin_snapshot(&self, snapshot: Arc<Snapshot<StoredObject>>) {
-        let Ok(mut pinned) = self.pinned.lock() else {
-            return;
-        };
-        let now = Instant::now();
-        pinned.retain(|(pinned_at, _)| now.duration_since(*pinned_at) < HISTORY_WINDOW);
-        if pinned
-            .iter()
-            .any(|(_, existing)| existing.revision == snapshot.revision)
-        {
-            return;
-        }
-        if pinned.len() >= MAX_PINNED_SNAPSHOTS {
-            pinned.pop_front();
-        }
-        pinned.push_back((now, snapshot));
-    }
-
-    /// The snapshot at exactly `revision`, if a continue token pinned it and it has not expired.
-    pub fn pinned_snapshot(&self, revision: i64) -> Option<Arc<Snapshot<StoredObject>>> {
-        let current = self.store.snapshot();
-        if current.revision == revision {
-            return Some(current);
-        }
-        let pinned = self.pinned.lock().ok()?;
-        pinned
-            .iter()
-            .find(|(pinned_at, snapshot)| {
-                snapshot.revision == revision && pinned_at.elapsed() < HISTORY_WINDOW
-            })
-            .map(|(_, snapshot)| snapshot.clone())
     }
 
     pub fn begin_shutdown(&self) {

@@ -151,7 +151,12 @@ pub(super) async fn watch(
             api.store
                 .wait_for(wanted, Duration::from_secs(3))
                 .await
-                .map_err(|_| too_large_resource_version(wanted))?;
+                .map_err(|error| match error {
+                    ferrokube_store::StoreError::RevisionTimeout { current, .. } => {
+                        super::list_options::too_large_resource_version(wanted as u64, current)
+                    }
+                    other => Status::internal(other),
+                })?;
         }
         Start::WithState {
             initial_events_end: bookmarks,
@@ -192,22 +197,6 @@ pub(super) async fn watch(
     let mut response = ApiResponse::bytes(200, &representation.content_type(), Bytes::new());
     response.body = ResponseBody::Stream(body);
     Ok(response)
-}
-
-/// The 504 kube answers when a requested revision does not arrive in time.
-pub fn too_large_resource_version(wanted: i64) -> Status {
-    let mut status = Status::timeout(
-        format!("Timeout: Too large resource version: {wanted}, current: unknown"),
-        1,
-    );
-    if let Some(details) = status.details.as_mut() {
-        details.causes.push(crate::status::Cause {
-            reason: "ResourceVersionTooLarge".into(),
-            message: "Too large resource version".into(),
-            field: String::new(),
-        });
-    }
-    status
 }
 
 enum Kind {
