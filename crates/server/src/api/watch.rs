@@ -33,6 +33,16 @@ const WATCHER_BUFFER: usize = 128;
 const READ_BATCH: usize = 512;
 /// Bookmarks are sent about once a minute (kube: `bookmarkFrequency`).
 const BOOKMARK_INTERVAL: Duration = Duration::from_secs(60);
+/// The last bookmark goes this long before a watch's deadline.
+const BOOKMARK_BEFORE_TIMEOUT: Duration = Duration::from_secs(2);
+
+async fn sleep_until_some(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
 /// kube-apiserver's `--min-request-timeout` default: watches end after a random time in [1800s, 3600s).
 const MIN_REQUEST_TIMEOUT: Duration = Duration::from_secs(1800);
 
@@ -239,7 +249,15 @@ impl Watcher {
                 snapshot.revision
             }
         };
-        let mut bookmark_at = tokio::time::Instant::now() + BOOKMARK_INTERVAL;
+        // cache_watcher.go nextBookmarkTime: about once a minute, and 2 s before
+        // the deadline; none once that moment has passed.
+        let next_bookmark = |now: tokio::time::Instant| {
+            let heartbeat = now + BOOKMARK_INTERVAL;
+            let pre_timeout = deadline.checked_sub(BOOKMARK_BEFORE_TIMEOUT).unwrap_or(now);
+            let at = heartbeat.min(pre_timeout);
+            (at >= now).then_some(at)
+        };
+        let mut bookmark_at = next_bookmark(tokio::time::Instant::now());
         loop {
             let head = *revisions.borrow_and_update();
             match self.api.store.changes_since(last, READ_BATCH) {
@@ -271,18 +289,13 @@ impl Watcher {
                         return;
                     }
                 }
-                () = tokio::time::sleep_until(bookmark_at), if self.bookmarks => {
-                    bookmark_at = tokio::time::Instant::now() + BOOKMARK_INTERVAL;
+                () = sleep_until_some(bookmark_at), if self.bookmarks && bookmark_at.is_some() => {
+                    bookmark_at = next_bookmark(tokio::time::Instant::now() + Duration::from_millis(1));
                     if !self.send_bookmark(last, false).await {
                         return;
                     }
                 }
-                () = tokio::time::sleep_until(deadline) => {
-                    if self.bookmarks {
-                        let _ = self.send_bookmark(last, false).await;
-                    }
-                    return;
-                }
+                () = tokio::time::sleep_until(deadline) => return,
                 () = self.sender.closed() => return,
             }
         }
