@@ -3,6 +3,7 @@
 use std::net::IpAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use ferrokube::server::{Server, ServerConfig, StorageBackend};
@@ -49,6 +50,13 @@ enum Command {
         /// fsync every write batch; false for throwaway test servers.
         #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
         fsync: bool,
+        /// How long changes stay readable for watches, Exact lists and continue
+        /// tokens (the analogue of etcd's compaction window), e.g. 300s, 5m, 2s.
+        #[arg(long, default_value = "5m", value_parser = parse_duration)]
+        history_window: Duration,
+        /// A watch without timeoutSeconds ends after a random time in [this, 2 × this) (seconds).
+        #[arg(long, default_value_t = 1800)]
+        min_request_timeout: u64,
         /// Log filter (tracing's EnvFilter syntax); quiet by default.
         #[arg(long, default_value = "warn")]
         log_level: String,
@@ -65,6 +73,8 @@ fn main() -> ExitCode {
         token_auth_file,
         storage_backend,
         fsync,
+        history_window,
+        min_request_timeout,
         log_level,
     } = cli.command;
     tracing_subscriber::fmt()
@@ -82,6 +92,8 @@ fn main() -> ExitCode {
             BackendFlag::Memory => StorageBackend::Memory,
         },
         fsync,
+        history_window,
+        min_request_timeout: Duration::from_secs(min_request_timeout),
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -125,5 +137,24 @@ async fn shutdown_signal() {
     tokio::select! {
         _ = tokio::signal::ctrl_c() => {}
         () = terminate => {}
+    }
+}
+
+/// `300`, `300s`, `5m`, `1h`, `500ms`.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let number: u64 = number
+        .parse()
+        .map_err(|_| format!("invalid duration {text:?}"))?;
+    match unit {
+        "" | "s" => Ok(Duration::from_secs(number)),
+        "ms" => Ok(Duration::from_millis(number)),
+        "m" => Ok(Duration::from_secs(number * 60)),
+        "h" => Ok(Duration::from_secs(number * 3600)),
+        _ => Err(format!("invalid duration {text:?}: use s, ms, m or h")),
     }
 }

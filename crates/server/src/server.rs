@@ -42,6 +42,10 @@ pub struct ServerConfig {
     pub token_auth_file: Option<PathBuf>,
     pub storage_backend: StorageBackend,
     pub fsync: bool,
+    /// How long changes stay readable for watches, Exact lists and continue tokens.
+    pub history_window: Duration,
+    /// kube-apiserver's `--min-request-timeout` (watch duration without `timeoutSeconds`).
+    pub min_request_timeout: Duration,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -127,7 +131,7 @@ impl Server {
         );
         let pki = pki.map_err(|error| ServerError::Store(error.to_string()))??;
         let backend = backend?;
-        let store = Store::open(backend, ObjectCodec)
+        let store = Store::open_with_history(backend, ObjectCodec, config.history_window)
             .await
             .map_err(|error| ServerError::Store(error.to_string()))?;
         let server_address = kubeconfig::server_url(address)
@@ -139,7 +143,12 @@ impl Server {
                     path: config.data_dir.join("continue.key"),
                     source,
                 })?;
-        let api = Api::new(store, server_address, continue_key);
+        let api = Api::with_min_request_timeout(
+            store,
+            server_address,
+            continue_key,
+            config.min_request_timeout,
+        );
         bootstrap::ensure_system_namespaces(&api)
             .await
             .map_err(|error| ServerError::Store(error.to_string()))?;

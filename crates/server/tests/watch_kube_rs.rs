@@ -119,3 +119,72 @@ async fn watcher_survives_server_side_timeouts() {
     // from its last resourceVersion and misses nothing.
     converges(watcher::Config::default().timeout(1), "wt").await;
 }
+
+/// A watcher whose resourceVersion falls out of the server's history window
+/// gets 410 Expired when it resumes; kube-rs re-lists and still converges.
+#[tokio::test]
+async fn watcher_relists_after_410_and_converges() {
+    if common::skip_if_external("watcher_relists_after_410_and_converges") {
+        return;
+    }
+    let server = common::TestServer::start_with(&["--history-window=1s"]);
+    let client = server.client().await;
+    let watched = format!("w410-{}", common::suffix());
+    let busy = format!("busy-{}", common::suffix());
+    common::create_namespace(&client, &watched).await;
+    common::create_namespace(&client, &busy).await;
+    let api: Api<ConfigMap> = Api::namespaced(client.clone(), &watched);
+    let noise: Api<ConfigMap> = Api::namespaced(client.clone(), &busy);
+    api.create(&PostParams::default(), &cm("a", "0"))
+        .await
+        .unwrap();
+
+    let (store, writer) = reflector::store();
+    let inits = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = inits.clone();
+    // A 1-second watch timeout: each resume uses the last resourceVersion the
+    // watcher saw in its namespace, which the busy namespace pushes out of the window.
+    let stream = reflector(
+        writer,
+        watcher(api.clone(), watcher::Config::default().timeout(1)),
+    );
+    let task = tokio::spawn(async move {
+        let mut stream = std::pin::pin!(stream);
+        while let Some(event) = stream.next().await {
+            if let Ok(watcher::Event::Init) = event {
+                counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+        }
+    });
+    store.wait_until_ready().await.unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    let mut round = 0;
+    while inits.load(std::sync::atomic::Ordering::SeqCst) < 2 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the watcher never re-listed after a 410"
+        );
+        round += 1;
+        noise
+            .create(&PostParams::default(), &cm(&format!("n{round}"), "x"))
+            .await
+            .unwrap();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    api.create(&PostParams::default(), &cm("b", "1"))
+        .await
+        .unwrap();
+    api.delete("a", &DeleteParams::default()).await.unwrap();
+    let wanted = server_view(&api).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while view(&store) != wanted {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "reflector {:?} never reached {:?}",
+            view(&store),
+            wanted
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    task.abort();
+}

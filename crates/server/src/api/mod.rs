@@ -41,6 +41,9 @@ use crate::status::Status;
 
 pub type ObjectStore = Store<ObjectCodec>;
 
+/// kube-apiserver's `--min-request-timeout` default.
+pub const DEFAULT_MIN_REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1800);
+
 /// Largest request body kube-apiserver accepts (`MaxRequestBodyBytes`, 3 MiB).
 pub const MAX_REQUEST_BODY_BYTES: usize = 3 * 1024 * 1024;
 
@@ -53,6 +56,9 @@ pub struct Api {
     pub server_address: String,
     pub started: Instant,
     shutting_down: AtomicBool,
+    /// `--min-request-timeout`: a watch without `timeoutSeconds` ends after a
+    /// random time in [this, 2 × this), as kube-apiserver randomises it.
+    pub min_request_timeout: std::time::Duration,
     /// Signs and checks this server's list continue tokens (`continue_token.rs`).
     pub continue_key: ContinueKey,
 }
@@ -60,6 +66,20 @@ pub struct Api {
 impl Api {
     /// `continue_key` signs continue tokens: [`ContinueKey::random`] per process.
     pub fn new(store: ObjectStore, server_address: String, continue_key: ContinueKey) -> Arc<Self> {
+        Self::with_min_request_timeout(
+            store,
+            server_address,
+            continue_key,
+            DEFAULT_MIN_REQUEST_TIMEOUT,
+        )
+    }
+
+    pub fn with_min_request_timeout(
+        store: ObjectStore,
+        server_address: String,
+        continue_key: ContinueKey,
+        min_request_timeout: std::time::Duration,
+    ) -> Arc<Self> {
         Arc::new(Api {
             store,
             registry: Registry::new(RESOURCES),
@@ -67,6 +87,7 @@ impl Api {
             server_address,
             started: Instant::now(),
             shutting_down: AtomicBool::new(false),
+            min_request_timeout,
             continue_key,
         })
     }

@@ -43,9 +43,6 @@ async fn sleep_until_some(at: Option<tokio::time::Instant>) {
     }
 }
 
-/// kube-apiserver's `--min-request-timeout` default: watches end after a random time in [1800s, 3600s).
-const MIN_REQUEST_TIMEOUT: Duration = Duration::from_secs(1800);
-
 /// A response body fed by a channel.
 struct ChannelBody {
     receiver: mpsc::Receiver<Bytes>,
@@ -181,9 +178,10 @@ pub(super) async fn watch(
     let timeout = match request.query.int("timeoutSeconds")? {
         Some(seconds) if seconds > 0 => Duration::from_secs(seconds as u64),
         _ => {
-            let jitter =
-                u64::from(uuid::Uuid::new_v4().as_bytes()[0]) * MIN_REQUEST_TIMEOUT.as_secs() / 256;
-            MIN_REQUEST_TIMEOUT + Duration::from_secs(jitter)
+            let jitter = u64::from(uuid::Uuid::new_v4().as_bytes()[0])
+                * api.min_request_timeout.as_secs()
+                / 256;
+            api.min_request_timeout + Duration::from_secs(jitter)
         }
     };
     let (sender, receiver) = mpsc::channel(WATCHER_BUFFER);

@@ -78,8 +78,23 @@ impl TestServer {
     /// Starts a server on `data_dir` (kept by the caller, so a later server
     /// can reuse it) with `--fsync=<fsync>`.
     pub fn start_in(data_dir: &Path, fsync: bool) -> TestServer {
+        TestServer::start_in_with(data_dir, fsync, &[])
+    }
+
+    /// Starts a server on a fresh temporary data dir with extra `serve` flags.
+    #[allow(dead_code)]
+    pub fn start_with(extra: &[&str]) -> TestServer {
+        let tmp = tempdir();
+        let mut server = TestServer::start_in_with(tmp.path(), false, extra);
+        server._tmp = Some(tmp);
+        server
+    }
+
+    /// As [`start_in`](Self::start_in), with extra `serve` flags.
+    pub fn start_in_with(data_dir: &Path, fsync: bool, extra: &[&str]) -> TestServer {
         let mut cmd = Command::new(ferrokube_bin());
         cmd.args(serve_args(data_dir, fsync))
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
