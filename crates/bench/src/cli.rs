@@ -1,0 +1,311 @@
+//! Command line.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Parser, ValueEnum};
+
+use crate::client::ClientOptions;
+use crate::runner::{LoadOptions, Stop};
+use crate::BenchError;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Scenario {
+    /// Start ferrokube --runs times on an empty data dir: time to the first
+    /// 200 from /readyz, and idle RSS.
+    Ready,
+    /// Concurrent clients creating ConfigMaps of --size bytes.
+    Create,
+    /// Concurrent clients GETting one ConfigMap of --size bytes.
+    Get,
+    /// The same GET load against a minimal in-process HTTPS server on the
+    /// same TLS and HTTP stack: the ceiling for `get`.
+    Ceiling,
+}
+
+impl Scenario {
+    pub fn name(self) -> &'static str {
+        match self {
+            Scenario::Ready => "ready",
+            Scenario::Create => "create",
+            Scenario::Get => "get",
+            Scenario::Ceiling => "ceiling",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Fsync {
+    On,
+    Off,
+    /// One server with fsync, then one without.
+    Both,
+}
+
+#[derive(Debug, Clone, Parser)]
+#[command(
+    name = "ferrokube-bench",
+    version,
+    about = "Benchmarks a Kubernetes API server: ferrokube started here, or any server a kubeconfig names",
+    after_help = "Examples:\n  \
+        ferrokube-bench ready --start-ferrokube target/release/ferrokube\n  \
+        ferrokube-bench create --start-ferrokube target/release/ferrokube --fsync both\n  \
+        ferrokube-bench get --start-ferrokube target/release/ferrokube --with-ceiling\n  \
+        ferrokube-bench get --kubeconfig ~/.kube/config --namespace bench --json"
+)]
+pub struct Cli {
+    #[arg(value_enum)]
+    pub scenario: Scenario,
+
+    /// The server to measure (default: $KUBECONFIG, then ~/.kube/config).
+    #[arg(long, value_name = "PATH", conflicts_with = "start_ferrokube")]
+    pub kubeconfig: Option<PathBuf>,
+    /// The kubeconfig context (default: current-context).
+    #[arg(long, requires = "kubeconfig")]
+    pub context: Option<String>,
+    /// Start this ferrokube binary on a fresh temp data dir instead.
+    #[arg(long, value_name = "BIN")]
+    pub start_ferrokube: Option<PathBuf>,
+    /// An extra argument for the started ferrokube's `serve` (repeatable),
+    /// e.g. --server-arg=--storage-backend=memory.
+    #[arg(
+        long = "server-arg",
+        value_name = "ARG",
+        allow_hyphen_values = true,
+        requires = "start_ferrokube"
+    )]
+    pub server_args: Vec<String>,
+    /// Start the server with --fsync=true, false, or once with each.
+    #[arg(long, value_enum, requires = "start_ferrokube")]
+    pub fsync: Option<Fsync>,
+
+    /// Concurrent clients (each waits for its answer before the next).
+    #[arg(long, short = 'c', default_value_t = 32)]
+    pub concurrency: usize,
+    /// Measured seconds per load run (default 10).
+    #[arg(long, short = 'd', conflicts_with = "requests")]
+    pub duration: Option<f64>,
+    /// Send exactly this many requests instead of running for a duration.
+    #[arg(long, short = 'n')]
+    pub requests: Option<u64>,
+    /// Unmeasured seconds before the window (default 1; 0 with --requests).
+    #[arg(long)]
+    pub warmup: Option<f64>,
+    /// ConfigMap size in bytes (the whole JSON object sent).
+    #[arg(long, default_value_t = 1024)]
+    pub size: usize,
+    /// HTTP/2 connections the clients share.
+    #[arg(long, default_value_t = 4)]
+    pub connections: usize,
+    /// Speak HTTP/1.1 (one connection per client) instead of HTTP/2.
+    #[arg(long)]
+    pub http1: bool,
+    /// Namespace for the objects (created when missing).
+    #[arg(long, default_value = "ferrokube-bench")]
+    pub namespace: String,
+    /// Per-request timeout, seconds.
+    #[arg(long, default_value_t = 30.0)]
+    pub timeout: f64,
+
+    /// `ready`: how many starts.
+    #[arg(long, default_value_t = 10)]
+    pub runs: usize,
+    /// `ready`: idle milliseconds after ready before reading RSS.
+    #[arg(long, default_value_t = 500)]
+    pub idle_ms: u64,
+
+    /// `get`: also run `ceiling` and report get as a fraction of it.
+    #[arg(long)]
+    pub with_ceiling: bool,
+    /// `ceiling`: the fixed JSON answer's size in bytes.
+    #[arg(long, default_value_t = 2048)]
+    pub ceiling_size: usize,
+
+    /// Print one JSON document of all results instead of tables.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+/// One server configuration a scenario runs on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Variant {
+    /// Appended to the scenario name in labels, e.g. ` fsync=off`.
+    pub suffix: String,
+    pub server_args: Vec<String>,
+}
+
+impl Cli {
+    pub fn validate(&self) -> Result<(), BenchError> {
+        let usage = |m: &str| Err(BenchError::Usage(m.into()));
+        if self.scenario == Scenario::Ready && self.start_ferrokube.is_none() {
+            return usage("ready starts the server itself: pass --start-ferrokube BIN");
+        }
+        if self.with_ceiling && self.scenario != Scenario::Get {
+            return usage("--with-ceiling goes with the get scenario");
+        }
+        if self.concurrency == 0 || self.runs == 0 || self.connections == 0 {
+            return usage("--concurrency, --runs and --connections must be at least 1");
+        }
+        if self.requests == Some(0) {
+            return usage("--requests must be at least 1");
+        }
+        for (name, v) in [
+            ("--duration", self.duration),
+            ("--warmup", self.warmup),
+            ("--timeout", Some(self.timeout)),
+        ] {
+            if let Some(v) = v {
+                if !v.is_finite() || v < 0.0 || (name != "--warmup" && v == 0.0) {
+                    return Err(BenchError::Usage(format!(
+                        "{name} must be a positive number of seconds"
+                    )));
+                }
+            }
+        }
+        if !crate::scenarios::is_dns_label(&self.namespace) {
+            return usage("--namespace must be a DNS label (lowercase letters, digits, '-')");
+        }
+        Ok(())
+    }
+
+    pub fn stop(&self) -> Stop {
+        match self.requests {
+            Some(n) => Stop::Requests(n),
+            None => Stop::Duration {
+                warmup: Duration::from_secs_f64(self.warmup.unwrap_or(1.0)),
+                measure: Duration::from_secs_f64(self.duration.unwrap_or(10.0)),
+            },
+        }
+    }
+
+    pub fn warmup_s(&self) -> f64 {
+        match self.stop() {
+            Stop::Duration { warmup, .. } => warmup.as_secs_f64(),
+            Stop::Requests(_) => 0.0,
+        }
+    }
+
+    pub fn load_options(&self, label: &str, server_pid: Option<u32>) -> LoadOptions {
+        LoadOptions {
+            server_pid,
+            concurrency: self.concurrency,
+            stop: self.stop(),
+            timeout: Duration::from_secs_f64(self.timeout),
+            progress: (!self.quiet).then(|| label.to_string()),
+        }
+    }
+
+    pub fn client_options(&self) -> ClientOptions {
+        ClientOptions {
+            connections: self.connections,
+            http1: self.http1,
+        }
+    }
+
+    /// The server configurations to run on: one per --fsync setting when
+    /// starting ferrokube, else the one server.
+    pub fn variants(&self) -> Vec<Variant> {
+        let with = |suffix: &str, extra: Option<&str>| Variant {
+            suffix: suffix.to_string(),
+            server_args: self
+                .server_args
+                .iter()
+                .cloned()
+                .chain(extra.map(str::to_string))
+                .collect(),
+        };
+        if self.start_ferrokube.is_none() {
+            return vec![with("", None)];
+        }
+        match self.fsync {
+            None => vec![with("", None)],
+            Some(Fsync::On) => vec![with(" fsync=on", Some("--fsync=true"))],
+            Some(Fsync::Off) => vec![with(" fsync=off", Some("--fsync=false"))],
+            Some(Fsync::Both) => vec![
+                with(" fsync=on", Some("--fsync=true")),
+                with(" fsync=off", Some("--fsync=false")),
+            ],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("ferrokube-bench").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn defaults() {
+        let cli = parse(&["get", "--kubeconfig", "/k"]).expect("parse");
+        assert_eq!(cli.scenario, Scenario::Get);
+        assert_eq!(cli.concurrency, 32);
+        assert_eq!(cli.size, 1024);
+        assert_eq!(
+            cli.stop(),
+            Stop::Duration {
+                warmup: Duration::from_secs(1),
+                measure: Duration::from_secs(10)
+            }
+        );
+        assert!(cli.validate().is_ok());
+        assert_eq!(
+            cli.variants(),
+            vec![Variant {
+                suffix: String::new(),
+                server_args: vec![]
+            }]
+        );
+    }
+
+    #[test]
+    fn server_args_and_fsync_both() {
+        let cli = parse(&[
+            "create",
+            "--start-ferrokube",
+            "/bin/fk",
+            "--server-arg",
+            "--storage-backend=memory",
+            "--server-arg=--log-level=error",
+            "--fsync",
+            "both",
+            "-n",
+            "100",
+        ])
+        .expect("parse");
+        assert_eq!(cli.stop(), Stop::Requests(100));
+        assert_eq!(cli.warmup_s(), 0.0);
+        let variants = cli.variants();
+        assert_eq!(variants.len(), 2);
+        assert_eq!(variants[0].suffix, " fsync=on");
+        assert_eq!(
+            variants[1].server_args,
+            vec![
+                "--storage-backend=memory",
+                "--log-level=error",
+                "--fsync=false"
+            ]
+        );
+    }
+
+    #[test]
+    fn rejects_contradictions() {
+        assert!(parse(&["get", "--kubeconfig", "k", "--start-ferrokube", "b"]).is_err());
+        assert!(parse(&["get", "--duration", "1", "--requests", "5"]).is_err());
+        assert!(parse(&["get", "--fsync", "off"]).is_err());
+        assert!(parse(&["nope"]).is_err());
+        let ready = parse(&["ready", "--kubeconfig", "k"]).expect("parse");
+        assert!(ready.validate().is_err());
+        let ceiling = parse(&["create", "--with-ceiling"]).expect("parse");
+        assert!(ceiling.validate().is_err());
+        let ns = parse(&["get", "--namespace", "Bad_NS"]).expect("parse");
+        assert!(ns.validate().is_err());
+        let zero = parse(&["get", "--duration", "0"]).expect("parse");
+        assert!(zero.validate().is_err());
+    }
+}

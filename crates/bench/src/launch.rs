@@ -1,0 +1,279 @@
+//! Starting a ferrokube of our own: a fresh data directory under the
+//! system temp dir, `serve --secure-port 0`, the URL and kubeconfig taken
+//! from the line it prints, `/readyz` polled every millisecond, and
+//! `/proc/PID/status` for its memory. The process is killed and the
+//! directory removed on drop.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use hyper::{Method, StatusCode};
+use serde::Serialize;
+
+use crate::client::{Client, ClientOptions};
+use crate::kubeconfig;
+use crate::BenchError;
+
+/// A running ferrokube started by this tool.
+pub struct Started {
+    child: Child,
+    dir: PathBuf,
+    pub pid: u32,
+    pub url: String,
+    pub kubeconfig_path: PathBuf,
+    /// When `spawn` was called.
+    pub spawned: Instant,
+    /// From spawn to the "serving on" line.
+    pub listening_after: Duration,
+}
+
+/// Resident memory of a process, from `/proc/PID/status`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Memory {
+    /// `VmRSS`.
+    pub rss_kib: u64,
+    /// `VmHWM`: the peak resident set.
+    pub hwm_kib: u64,
+}
+
+/// `VmRSS` and `VmHWM` out of `/proc/PID/status` text.
+pub fn parse_status(text: &str) -> Option<Memory> {
+    let field = |name: &str| {
+        text.lines().find_map(|line| {
+            let rest = line.strip_prefix(name)?.strip_prefix(':')?;
+            rest.trim().strip_suffix("kB")?.trim().parse::<u64>().ok()
+        })
+    };
+    Some(Memory {
+        rss_kib: field("VmRSS")?,
+        hwm_kib: field("VmHWM")?,
+    })
+}
+
+/// Memory of process `pid`, where /proc exists.
+pub fn memory(pid: u32) -> Option<Memory> {
+    parse_status(&std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?)
+}
+
+/// URL and kubeconfig path out of ferrokube's
+/// `ferrokube serving on https://HOST:PORT — export KUBECONFIG=PATH` line.
+pub fn parse_serving_line(line: &str) -> Option<(String, PathBuf)> {
+    let rest = line.split("serving on ").nth(1)?;
+    let url = rest.split_whitespace().next()?.to_string();
+    let path = rest.split("KUBECONFIG=").nth(1)?.trim();
+    if !url.starts_with("https://") || path.is_empty() {
+        return None;
+    }
+    Some((url, PathBuf::from(path)))
+}
+
+fn unique_dir() -> PathBuf {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    std::env::temp_dir().join(format!(
+        "ferrokube-bench-{}-{}-{nanos:x}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ))
+}
+
+impl Started {
+    /// Spawns `bin serve --data-dir <fresh dir> --secure-port 0 <args>` and
+    /// waits (up to `timeout`) for the line naming its URL.
+    pub async fn spawn(
+        bin: &Path,
+        args: &[String],
+        timeout: Duration,
+    ) -> Result<Started, BenchError> {
+        let dir = unique_dir();
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| BenchError::Launch(format!("creating {}: {e}", dir.display())))?;
+        let stderr = std::fs::File::create(dir.join("stderr.log"))
+            .map_err(|e| BenchError::Launch(format!("creating the stderr log: {e}")))?;
+        let mut command = Command::new(bin);
+        command
+            .arg("serve")
+            .arg("--data-dir")
+            .arg(dir.join("data"))
+            .args(["--secure-port", "0"])
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(stderr);
+        let spawned = Instant::now();
+        let mut child = command.spawn().map_err(|e| {
+            let _ = std::fs::remove_dir_all(&dir);
+            BenchError::Launch(format!("starting {}: {e}", bin.display()))
+        })?;
+        let pid = child.id();
+        let stdout = child.stdout.take();
+        let (tx, rx) = tokio::sync::oneshot::channel::<Option<String>>();
+        std::thread::spawn(move || {
+            let Some(stdout) = stdout else {
+                let _ = tx.send(None);
+                return;
+            };
+            let mut reader = BufReader::new(stdout);
+            let mut tx = Some(tx);
+            let mut line = String::new();
+            loop {
+                line.clear();
+                match reader.read_line(&mut line) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) if line.contains("serving on ") => {
+                        if let Some(tx) = tx.take() {
+                            let _ = tx.send(Some(line.clone()));
+                        }
+                    }
+                    Ok(_) => {}
+                }
+            }
+            // Reached only at EOF: the loop keeps draining stdout so the
+            // server never blocks on a full pipe.
+            if let Some(tx) = tx.take() {
+                let _ = tx.send(None);
+            }
+        });
+        let mut started = Started {
+            child,
+            dir,
+            pid,
+            url: String::new(),
+            kubeconfig_path: PathBuf::new(),
+            spawned,
+            listening_after: Duration::ZERO,
+        };
+        let line = match tokio::time::timeout(timeout, rx).await {
+            Ok(Ok(Some(line))) => line,
+            Ok(_) => {
+                return Err(BenchError::Launch(format!(
+                    "{} exited before serving: {}",
+                    bin.display(),
+                    started.stderr_tail()
+                )))
+            }
+            Err(_) => {
+                return Err(BenchError::Launch(format!(
+                    "{} printed no serving line within {timeout:?}: {}",
+                    bin.display(),
+                    started.stderr_tail()
+                )))
+            }
+        };
+        started.listening_after = spawned.elapsed();
+        let (url, kubeconfig_path) = parse_serving_line(&line)
+            .ok_or_else(|| BenchError::Launch(format!("unexpected serving line {line:?}")))?;
+        started.url = url;
+        started.kubeconfig_path = kubeconfig_path;
+        Ok(started)
+    }
+
+    /// Polls `/readyz` every millisecond until it answers 200; returns the
+    /// time from spawn to that answer.
+    pub async fn wait_ready(&mut self, timeout: Duration) -> Result<Duration, BenchError> {
+        let deadline = self.spawned + timeout;
+        let kc = kubeconfig::load(&self.kubeconfig_path, None)?;
+        let mut client: Option<Client> = None;
+        let mut last_error = String::from("no answer");
+        loop {
+            if Instant::now() >= deadline {
+                return Err(BenchError::Launch(format!(
+                    "not ready within {timeout:?} ({last_error}): {}",
+                    self.stderr_tail()
+                )));
+            }
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Err(BenchError::Launch(format!(
+                    "exited with {status} before ready: {}",
+                    self.stderr_tail()
+                )));
+            }
+            if client.is_none() {
+                match Client::connect(&kc, ClientOptions::default()).await {
+                    Ok(c) => client = Some(c),
+                    Err(e) => last_error = e.to_string(),
+                }
+            }
+            if let Some(c) = &client {
+                match c.request(Method::GET, "/readyz", None).await {
+                    Ok(reply) if reply.status == StatusCode::OK => {
+                        return Ok(self.spawned.elapsed())
+                    }
+                    Ok(reply) => last_error = format!("/readyz: {}", reply.status),
+                    Err(e) => {
+                        last_error = e.to_string();
+                        client = None;
+                    }
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+    }
+
+    pub fn memory(&self) -> Option<Memory> {
+        memory(self.pid)
+    }
+
+    /// The last lines the server wrote to stderr.
+    pub fn stderr_tail(&self) -> String {
+        let text = std::fs::read_to_string(self.dir.join("stderr.log")).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        let tail = lines[lines.len().saturating_sub(10)..].join("\n");
+        if tail.is_empty() {
+            "(nothing on stderr)".into()
+        } else {
+            tail
+        }
+    }
+}
+
+impl Drop for Started {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_memory_from_proc_status() {
+        let text =
+            "Name:\tferrokube\nVmPeak:\t  100 kB\nVmHWM:\t   20480 kB\nVmRSS:\t   12345 kB\n";
+        assert_eq!(
+            parse_status(text),
+            Some(Memory {
+                rss_kib: 12345,
+                hwm_kib: 20480
+            })
+        );
+        assert_eq!(parse_status("Name: x\n"), None);
+        // Our own process has both fields on Linux.
+        if cfg!(target_os = "linux") {
+            let mine = memory(std::process::id()).expect("own status");
+            assert!(mine.rss_kib > 0 && mine.hwm_kib >= mine.rss_kib);
+        }
+    }
+
+    #[test]
+    fn reads_the_serving_line() {
+        let line = "ferrokube serving on https://127.0.0.1:40123 — export KUBECONFIG=/tmp/x y/admin.kubeconfig\n";
+        assert_eq!(
+            parse_serving_line(line),
+            Some((
+                "https://127.0.0.1:40123".to_string(),
+                PathBuf::from("/tmp/x y/admin.kubeconfig")
+            ))
+        );
+        assert_eq!(parse_serving_line("listening"), None);
+    }
+}

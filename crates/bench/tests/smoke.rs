@@ -1,0 +1,278 @@
+//! Every scenario for about a second with tiny sizes, against ferrokubes
+//! the tool starts (and one it is pointed at by kubeconfig). No timing
+//! assertions: only that results come out, sane and without errors.
+//!
+//! Needs a built ferrokube: `$FERROKUBE_BIN`, else `ferrokube` next to
+//! this test's own profile directory (`target/<profile>/ferrokube`). It is
+//! never built from here: `cargo build -p ferrokube` first.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+use serde_json::Value;
+
+fn ferrokube_bin() -> PathBuf {
+    if let Some(path) = std::env::var_os("FERROKUBE_BIN") {
+        let path = PathBuf::from(path);
+        assert!(
+            path.is_file(),
+            "FERROKUBE_BIN={} is not a file",
+            path.display()
+        );
+        return path;
+    }
+    let mut candidates = Vec::new();
+    // target/<profile>/deps/smoke-<hash> → target/<profile>/ferrokube
+    if let Ok(exe) = std::env::current_exe() {
+        if let Some(profile_dir) = exe.parent().and_then(|deps| deps.parent()) {
+            candidates.push(profile_dir.join("ferrokube"));
+        }
+    }
+    let workspace_target = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target");
+    candidates.push(workspace_target.join("debug/ferrokube"));
+    candidates.push(workspace_target.join("release/ferrokube"));
+    candidates
+        .iter()
+        .find(|p| p.is_file())
+        .cloned()
+        .unwrap_or_else(|| {
+            panic!(
+                "no ferrokube binary: looked at {candidates:?}. Build it first \
+                 (`cargo build -p ferrokube`) or set FERROKUBE_BIN=/path/to/ferrokube"
+            )
+        })
+}
+
+/// Runs the bench with `args` plus `--json --quiet`, returns the report.
+fn bench(args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_ferrokube-bench"))
+        .args(args)
+        .args(["--json", "--quiet"])
+        .env_remove("KUBECONFIG")
+        .output()
+        .expect("run ferrokube-bench");
+    assert!(
+        out.status.success(),
+        "ferrokube-bench {args:?} failed: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+fn results(report: &Value) -> &Vec<Value> {
+    report["results"].as_array().expect("results array")
+}
+
+/// A load result has requests, no errors, and ordered percentiles.
+fn assert_sane_load(result: &Value) {
+    let label = &result["label"];
+    let load = &result["load"];
+    let requests = load["requests"].as_u64().expect("requests");
+    assert!(requests > 0, "{label}: no requests: {result}");
+    assert_eq!(
+        load["errors"].as_u64(),
+        Some(0),
+        "{label}: errors: {result}"
+    );
+    assert!(load["throughput_per_s"].as_f64().expect("throughput") > 0.0);
+    let latency = &load["latency"];
+    let ms = |k: &str| {
+        latency[k]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{k} in {latency}"))
+    };
+    assert!(ms("min_ms") > 0.0, "{label}: {latency}");
+    assert!(ms("min_ms") <= ms("p50_ms"), "{label}: {latency}");
+    assert!(ms("p50_ms") <= ms("p99_ms"), "{label}: {latency}");
+    assert!(ms("p99_ms") <= ms("p999_ms"), "{label}: {latency}");
+    assert!(ms("p999_ms") <= ms("max_ms"), "{label}: {latency}");
+    assert_eq!(latency["count"].as_u64(), Some(requests));
+    assert!(load["response_bytes"].as_u64().expect("response_bytes") > 0);
+    assert_eq!(load["protocol"], "h2", "{label}");
+}
+
+const SHORT: &[&str] = &["--duration", "0.5", "--warmup", "0.2", "--concurrency", "4"];
+
+#[test]
+fn ready_reports_time_and_memory() {
+    let bin = ferrokube_bin();
+    let report = bench(&[
+        "ready",
+        "--start-ferrokube",
+        bin.to_str().expect("utf8 path"),
+        "--runs",
+        "2",
+        "--idle-ms",
+        "20",
+    ]);
+    let result = &results(&report)[0];
+    assert_eq!(result["scenario"], "ready");
+    let ready = &result["ready"];
+    assert_eq!(ready["runs"], 2);
+    assert_eq!(ready["samples"].as_array().map(Vec::len), Some(2));
+    let min = ready["ready_ms"]["min"].as_f64().expect("min");
+    let max = ready["ready_ms"]["max"].as_f64().expect("max");
+    assert!(min > 0.0 && min <= max, "{ready}");
+    assert!(
+        ready["listening_ms"]["min"].as_f64().expect("listening") <= max,
+        "{ready}"
+    );
+    if cfg!(target_os = "linux") {
+        assert!(
+            ready["rss_mib"]["median"].as_f64().expect("rss") > 0.0,
+            "{ready}"
+        );
+    }
+}
+
+#[test]
+fn create_with_fsync_on_and_off() {
+    let bin = ferrokube_bin();
+    let args = [
+        &[
+            "create",
+            "--start-ferrokube",
+            bin.to_str().expect("utf8 path"),
+            "--fsync",
+            "both",
+            "--size",
+            "300",
+        ][..],
+        SHORT,
+    ]
+    .concat();
+    let report = bench(&args);
+    let results = results(&report);
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["label"], "create fsync=on");
+    assert_eq!(results[1]["label"], "create fsync=off");
+    assert_eq!(
+        results[1]["target"]["server_args"],
+        serde_json::json!(["--fsync=false"])
+    );
+    for result in results {
+        assert_sane_load(result);
+        assert_eq!(result["load"]["object_bytes"], 300);
+        assert!(
+            result["server_memory"]["rss_kib"].as_u64().is_some() || !cfg!(target_os = "linux")
+        );
+    }
+}
+
+#[test]
+fn get_with_ceiling_and_ratio() {
+    let bin = ferrokube_bin();
+    let args = [
+        &[
+            "get",
+            "--start-ferrokube",
+            bin.to_str().expect("utf8 path"),
+            "--server-arg=--storage-backend=memory",
+            "--with-ceiling",
+            "--size",
+            "256",
+            "--ceiling-size",
+            "512",
+        ][..],
+        SHORT,
+    ]
+    .concat();
+    let report = bench(&args);
+    let results = results(&report);
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["scenario"], "ceiling");
+    assert_eq!(results[0]["load"]["response_bytes"], 512);
+    assert_eq!(results[1]["scenario"], "get");
+    for result in results {
+        assert_sane_load(result);
+    }
+    let ratio = &report["ratios"][0];
+    assert_eq!(ratio["name"], "get / ceiling");
+    let value = ratio["value"].as_f64().expect("ratio");
+    assert!(value > 0.0 && value.is_finite(), "{ratio}");
+}
+
+#[test]
+fn ceiling_alone_with_a_request_count() {
+    let report = bench(&[
+        "ceiling",
+        "--requests",
+        "200",
+        "--concurrency",
+        "8",
+        "--http1",
+    ]);
+    let result = &results(&report)[0];
+    assert_eq!(result["load"]["requests"], 200);
+    assert_eq!(result["load"]["errors"], 0);
+    assert_eq!(result["load"]["protocol"], "http/1.1");
+    assert_eq!(result["load"]["connections"], 0);
+}
+
+/// The `--kubeconfig` path: a ferrokube started here, measured as if it
+/// were any server, with the human output.
+#[test]
+fn any_server_by_kubeconfig() {
+    let bin = ferrokube_bin();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let started = runtime.block_on(async {
+        let mut started = ferrokube_bench::launch::Started::spawn(
+            &bin,
+            &["--storage-backend=memory".to_string()],
+            Duration::from_secs(60),
+        )
+        .await
+        .expect("start ferrokube");
+        started
+            .wait_ready(Duration::from_secs(60))
+            .await
+            .expect("ready");
+        started
+    });
+    let kubeconfig = started.kubeconfig_path.to_str().expect("utf8").to_string();
+    let report = bench(&[
+        "get",
+        "--kubeconfig",
+        &kubeconfig,
+        "--requests",
+        "100",
+        "--concurrency",
+        "4",
+        "--namespace",
+        "smoke",
+    ]);
+    let result = &results(&report)[0];
+    assert_eq!(result["target"]["source"], "kubeconfig");
+    assert_eq!(result["load"]["requests"], 100);
+    assert_sane_load(result);
+    assert!(result.get("server_memory").is_none());
+
+    let out = Command::new(env!("CARGO_BIN_EXE_ferrokube-bench"))
+        .args([
+            "create",
+            "--kubeconfig",
+            &kubeconfig,
+            "--requests",
+            "50",
+            "-c",
+            "2",
+            "-q",
+        ])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("req/s") && text.contains("create"), "{text}");
+    drop(started);
+}
