@@ -56,6 +56,8 @@ pub struct Api {
     pub server_address: String,
     pub started: Instant,
     shutting_down: AtomicBool,
+    /// Tells long-running requests (watches) to end when the server stops.
+    shutdown: tokio::sync::watch::Sender<bool>,
     /// `--min-request-timeout`: a watch without `timeoutSeconds` ends after a
     /// random time in [this, 2 × this), as kube-apiserver randomises it.
     pub min_request_timeout: std::time::Duration,
@@ -87,6 +89,7 @@ impl Api {
             server_address,
             started: Instant::now(),
             shutting_down: AtomicBool::new(false),
+            shutdown: tokio::sync::watch::channel(false).0,
             min_request_timeout,
             continue_key,
         })
@@ -94,6 +97,12 @@ impl Api {
 
     pub fn begin_shutdown(&self) {
         self.shutting_down.store(true, Ordering::Release);
+        self.shutdown.send_replace(true);
+    }
+
+    /// Resolves once the server begins to shut down.
+    pub fn shutdown_signal(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.shutdown.subscribe()
     }
 
     pub fn is_shutting_down(&self) -> bool {

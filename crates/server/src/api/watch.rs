@@ -227,6 +227,11 @@ impl Watcher {
     async fn run(self, start: Start, timeout: Duration) {
         let deadline = tokio::time::Instant::now() + timeout;
         let mut revisions = self.api.store.subscribe();
+        // Watches end when the server stops, so a graceful shutdown does not wait for them.
+        let mut shutdown = self.api.shutdown_signal();
+        if *shutdown.borrow_and_update() {
+            return;
+        }
         let mut last = match start {
             Start::After(revision) => revision,
             Start::WithState { initial_events_end } => {
@@ -295,6 +300,7 @@ impl Watcher {
                 }
                 () = tokio::time::sleep_until(deadline) => return,
                 () = self.sender.closed() => return,
+                _ = shutdown.changed() => return,
             }
         }
     }
