@@ -21,6 +21,13 @@ pub enum Scenario {
     /// The same GET load against a minimal in-process HTTPS server on the
     /// same TLS and HTTP stack: the ceiling for `get`.
     Ceiling,
+    /// --watchers concurrent watches of one collection over HTTP/2 while a
+    /// writer updates ConfigMaps at --writes-per-second for --duration:
+    /// delivery latency, gaps, server RSS per idle watcher, CPU per event.
+    Watch,
+    /// --objects Pods (or ConfigMaps) listed --runs times in one piece and
+    /// in pages of --page-size: time to the last byte, bytes, the ratio.
+    List,
 }
 
 impl Scenario {
@@ -30,8 +37,20 @@ impl Scenario {
             Scenario::Create => "create",
             Scenario::Get => "get",
             Scenario::Ceiling => "ceiling",
+            Scenario::Watch => "watch",
+            Scenario::List => "list",
         }
     }
+}
+
+/// What `list` creates and lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ObjectKind {
+    /// A Pod with two containers, labels, resources and probes (about
+    /// 1.5 KiB sent; the server adds its defaults).
+    Pod,
+    /// A ConfigMap of exactly --size bytes.
+    Configmap,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -51,6 +70,8 @@ pub enum Fsync {
         ferrokube-bench ready --start-ferrokube target/release/ferrokube\n  \
         ferrokube-bench create --start-ferrokube target/release/ferrokube --fsync both\n  \
         ferrokube-bench get --start-ferrokube target/release/ferrokube --with-ceiling\n  \
+        ferrokube-bench watch --start-ferrokube target/release/ferrokube --server-arg=--fsync=false\n  \
+        ferrokube-bench list --start-ferrokube target/release/ferrokube --server-arg=--fsync=false --objects 10000\n  \
         ferrokube-bench get --kubeconfig ~/.kube/config --namespace bench --json"
 )]
 pub struct Cli {
@@ -82,7 +103,8 @@ pub struct Cli {
     /// Concurrent clients (each waits for its answer before the next).
     #[arg(long, short = 'c', default_value_t = 32)]
     pub concurrency: usize,
-    /// Measured seconds per load run (default 10).
+    /// Measured seconds per load run (default 10; `watch`: seconds of
+    /// writes, default 20).
     #[arg(long, short = 'd', conflicts_with = "requests")]
     pub duration: Option<f64>,
     /// Send exactly this many requests instead of running for a duration.
@@ -107,10 +129,12 @@ pub struct Cli {
     #[arg(long, default_value_t = 30.0)]
     pub timeout: f64,
 
-    /// `ready`: how many starts.
+    /// `ready`: how many starts; `list`: how many measured lists of each
+    /// kind.
     #[arg(long, default_value_t = 10)]
     pub runs: usize,
-    /// `ready`: idle milliseconds after ready before reading RSS.
+    /// `ready`: idle milliseconds after ready before reading RSS; `watch`:
+    /// after the watchers are open, before reading RSS.
     #[arg(long, default_value_t = 500)]
     pub idle_ms: u64,
 
@@ -120,6 +144,33 @@ pub struct Cli {
     /// `ceiling`: the fixed JSON answer's size in bytes.
     #[arg(long, default_value_t = 2048)]
     pub ceiling_size: usize,
+
+    /// `watch`: concurrent watchers of the collection.
+    #[arg(long, default_value_t = 1000)]
+    pub watchers: usize,
+    /// `watch`: ConfigMap updates per second (open loop).
+    #[arg(long, default_value_t = 100.0)]
+    pub writes_per_second: f64,
+    /// `watch`: watch streams per HTTP/2 connection; the watchers get
+    /// ceil(watchers / this) connections of their own. hyper's client
+    /// opens at most 100 streams before it has the server's SETTINGS, and
+    /// hyper's server allows 200.
+    #[arg(long, default_value_t = 100)]
+    pub streams_per_connection: usize,
+
+    /// `list`: objects in the collection.
+    #[arg(long, default_value_t = 10_000)]
+    pub objects: usize,
+    /// `list`: what to create and list.
+    #[arg(long, value_enum, default_value_t = ObjectKind::Pod)]
+    pub object_kind: ObjectKind,
+    /// `list`: `limit` of the chunked list.
+    #[arg(long, default_value_t = 500)]
+    pub page_size: usize,
+    /// `list`: the Accept header of the lists, e.g.
+    /// application/vnd.kubernetes.protobuf.
+    #[arg(long, default_value = "application/json")]
+    pub accept: String,
 
     /// Print one JSON document of all results instead of tables.
     #[arg(long)]
@@ -148,6 +199,26 @@ impl Cli {
         }
         if self.concurrency == 0 || self.runs == 0 || self.connections == 0 {
             return usage("--concurrency, --runs and --connections must be at least 1");
+        }
+        if self.watchers == 0
+            || self.streams_per_connection == 0
+            || self.objects == 0
+            || self.page_size == 0
+        {
+            return usage(
+                "--watchers, --streams-per-connection, --objects and --page-size must be at least 1",
+            );
+        }
+        if !self.writes_per_second.is_finite() || self.writes_per_second <= 0.0 {
+            return usage("--writes-per-second must be a positive number");
+        }
+        if matches!(self.scenario, Scenario::Watch | Scenario::List) && self.requests.is_some() {
+            return usage(
+                "--requests goes with create, get and ceiling (watch: --duration, list: --runs)",
+            );
+        }
+        if self.accept.is_empty() || hyper::header::HeaderValue::from_str(&self.accept).is_err() {
+            return usage("--accept must be a valid header value");
         }
         if self.requests == Some(0) {
             return usage("--requests must be at least 1");
@@ -179,6 +250,11 @@ impl Cli {
                 measure: Duration::from_secs_f64(self.duration.unwrap_or(10.0)),
             },
         }
+    }
+
+    /// `watch`: how long the writer writes.
+    pub fn watch_duration(&self) -> Duration {
+        Duration::from_secs_f64(self.duration.unwrap_or(20.0))
     }
 
     pub fn warmup_s(&self) -> f64 {
@@ -307,5 +383,45 @@ mod tests {
         assert!(ns.validate().is_err());
         let zero = parse(&["get", "--duration", "0"]).expect("parse");
         assert!(zero.validate().is_err());
+        let watch = parse(&["watch", "--requests", "5"]).expect("parse");
+        assert!(watch.validate().is_err());
+        let watch = parse(&["watch", "--watchers", "0"]).expect("parse");
+        assert!(watch.validate().is_err());
+        let watch = parse(&["watch", "--writes-per-second", "0"]).expect("parse");
+        assert!(watch.validate().is_err());
+        let list = parse(&["list", "--page-size", "0"]).expect("parse");
+        assert!(list.validate().is_err());
+        let list = parse(&["list", "--accept", "bad\nvalue"]).expect("parse");
+        assert!(list.validate().is_err());
+    }
+
+    #[test]
+    fn watch_and_list_defaults() {
+        let watch = parse(&["watch", "--kubeconfig", "k"]).expect("parse");
+        assert_eq!(watch.scenario, Scenario::Watch);
+        assert_eq!(watch.watchers, 1000);
+        assert_eq!(watch.writes_per_second, 100.0);
+        assert_eq!(watch.streams_per_connection, 100);
+        assert_eq!(watch.watch_duration(), Duration::from_secs(20));
+        assert!(watch.validate().is_ok());
+        let list = parse(&["list", "--kubeconfig", "k"]).expect("parse");
+        assert_eq!(list.objects, 10_000);
+        assert_eq!(list.object_kind, ObjectKind::Pod);
+        assert_eq!(list.page_size, 500);
+        assert_eq!(list.runs, 10);
+        assert_eq!(list.accept, "application/json");
+        assert!(list.validate().is_ok());
+        let list = parse(&[
+            "list",
+            "--object-kind",
+            "configmap",
+            "--accept",
+            "application/vnd.kubernetes.protobuf",
+            "--duration",
+            "3",
+        ])
+        .expect("parse");
+        assert_eq!(list.object_kind, ObjectKind::Configmap);
+        assert_eq!(list.watch_duration(), Duration::from_secs(3));
     }
 }

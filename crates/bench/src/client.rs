@@ -9,9 +9,10 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
 use hyper::client::conn::{http1, http2};
 use hyper::header::{HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, HOST, USER_AGENT};
-use hyper::{Method, Request, StatusCode};
+use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::CryptoProvider;
@@ -367,52 +368,9 @@ impl Session {
         path: &str,
         body: Option<Bytes>,
     ) -> Result<Reply, ClientError> {
-        self.ensure_sender().await?;
-        let inner = &self.client.inner;
-        let Some(sender) = self.sender.as_mut() else {
-            return Err(ClientError::Config("no connection".into()));
-        };
-        let is_h2 = matches!(sender, Sender::H2(_));
-        let uri = if is_h2 {
-            format!("{}{path}", inner.base)
-        } else {
-            format!("{}{path}", inner.prefix)
-        };
-        let mut builder = Request::builder()
-            .method(method)
-            .uri(uri)
-            .header(ACCEPT, HeaderValue::from_static("application/json"))
-            .header(USER_AGENT, HeaderValue::from_static(USER_AGENT_VALUE));
-        if !is_h2 {
-            builder = builder.header(HOST, inner.authority.clone());
-        }
-        if let Some(auth) = &inner.auth {
-            builder = builder.header(AUTHORIZATION, auth.clone());
-        }
-        if body.is_some() {
-            builder = builder.header(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        }
-        let request = builder
-            .body(Full::new(body.unwrap_or_default()))
-            .map_err(|e| ClientError::Build(e.to_string()))?;
-        let result = match sender {
-            Sender::H2(s) => s.send_request(request).await,
-            Sender::H1(s) => match s.ready().await {
-                Ok(()) => s.send_request(request).await,
-                Err(e) => Err(e),
-            },
-        };
-        let response = match result {
-            Ok(response) => response,
-            Err(e) => {
-                // A failed connection is replaced on the next send.
-                if e.is_closed() || e.is_canceled() || !is_h2 {
-                    self.sender = None;
-                }
-                return Err(ClientError::Request(e));
-            }
-        };
+        let response = self.open(method, path, body, JSON).await?;
         let status = response.status();
+        let is_h2 = matches!(self.sender, Some(Sender::H2(_)));
         let body = match response.into_body().collect().await {
             Ok(collected) => collected.to_bytes(),
             Err(e) => {
@@ -424,7 +382,74 @@ impl Session {
         };
         Ok(Reply { status, body })
     }
+
+    /// Sends one request with `Accept: accept` and returns as soon as the
+    /// response head arrives: the body streams (watches) or is read by the
+    /// caller (timed lists). Over HTTP/1.1 the session's connection is busy
+    /// until that body has been read or dropped.
+    pub async fn open(
+        &mut self,
+        method: Method,
+        path: &str,
+        body: Option<Bytes>,
+        accept: &str,
+    ) -> Result<Response<Incoming>, ClientError> {
+        self.ensure_sender().await?;
+        let inner = &self.client.inner;
+        let Some(sender) = self.sender.as_mut() else {
+            return Err(ClientError::Config("no connection".into()));
+        };
+        let is_h2 = matches!(sender, Sender::H2(_));
+        let uri = if is_h2 {
+            format!("{}{path}", inner.base)
+        } else {
+            format!("{}{path}", inner.prefix)
+        };
+        let accept = if accept == JSON {
+            HeaderValue::from_static(JSON)
+        } else {
+            HeaderValue::from_str(accept)
+                .map_err(|e| ClientError::Build(format!("accept {accept:?}: {e}")))?
+        };
+        let mut builder = Request::builder()
+            .method(method)
+            .uri(uri)
+            .header(ACCEPT, accept)
+            .header(USER_AGENT, HeaderValue::from_static(USER_AGENT_VALUE));
+        if !is_h2 {
+            builder = builder.header(HOST, inner.authority.clone());
+        }
+        if let Some(auth) = &inner.auth {
+            builder = builder.header(AUTHORIZATION, auth.clone());
+        }
+        if body.is_some() {
+            builder = builder.header(CONTENT_TYPE, HeaderValue::from_static(JSON));
+        }
+        let request = builder
+            .body(Full::new(body.unwrap_or_default()))
+            .map_err(|e| ClientError::Build(e.to_string()))?;
+        let result = match sender {
+            Sender::H2(s) => s.send_request(request).await,
+            Sender::H1(s) => match s.ready().await {
+                Ok(()) => s.send_request(request).await,
+                Err(e) => Err(e),
+            },
+        };
+        match result {
+            Ok(response) => Ok(response),
+            Err(e) => {
+                // A failed connection is replaced on the next send.
+                if e.is_closed() || e.is_canceled() || !is_h2 {
+                    self.sender = None;
+                }
+                Err(ClientError::Request(e))
+            }
+        }
+    }
 }
+
+/// The media type every request body is sent as, and the default Accept.
+pub const JSON: &str = "application/json";
 
 pub const USER_AGENT_VALUE: &str = concat!("ferrokube-bench/", env!("CARGO_PKG_VERSION"));
 

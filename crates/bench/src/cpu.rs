@@ -77,6 +77,18 @@ pub fn sample(server_pid: Option<u32>) -> Option<Sample> {
     })
 }
 
+/// CPU seconds the server used between two samples (user + system), when
+/// both samples have its time.
+pub fn server_seconds(before: &Sample, after: &Sample) -> Option<f64> {
+    let ticks = after.server?.checked_sub(before.server?)?;
+    Some(ticks as f64 / TICKS_PER_SECOND)
+}
+
+/// Seconds between two samples.
+pub fn seconds_between(before: &Sample, after: &Sample) -> f64 {
+    after.at.duration_since(before.at).as_secs_f64()
+}
+
 /// Usage between two samples.
 pub fn usage(before: &Sample, after: &Sample) -> Option<CpuUsage> {
     let secs = after.at.duration_since(before.at).as_secs_f64();
@@ -136,6 +148,8 @@ mod tests {
         assert_eq!(u.client_cores, 0.8);
         assert_eq!(u.server_cores, Some(0.9));
         assert_eq!(u.other_cores, 0.1);
+        assert_eq!(server_seconds(&before, &after), Some(1.8));
+        assert_eq!(seconds_between(&before, &after), 2.0);
         if cfg!(target_os = "linux") {
             assert!(sample(Some(std::process::id())).is_some());
         }

@@ -58,6 +58,20 @@ pub fn memory(pid: u32) -> Option<Memory> {
     parse_status(&std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?)
 }
 
+/// `syscw` (write-family system calls: write, writev, sendmsg…) out of
+/// `/proc/PID/io` text.
+pub fn parse_io_syscw(text: &str) -> Option<u64> {
+    text.lines()
+        .find_map(|line| line.strip_prefix("syscw:"))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+/// Write system calls process `pid` has made, where /proc exists and lets
+/// us read its `io` (our own child: yes).
+pub fn write_syscalls(pid: u32) -> Option<u64> {
+    parse_io_syscw(&std::fs::read_to_string(format!("/proc/{pid}/io")).ok()?)
+}
+
 /// URL and kubeconfig path out of ferrokube's
 /// `ferrokube serving on https://HOST:PORT — export KUBECONFIG=PATH` line.
 pub fn parse_serving_line(line: &str) -> Option<(String, PathBuf)> {
@@ -261,6 +275,16 @@ mod tests {
         if cfg!(target_os = "linux") {
             let mine = memory(std::process::id()).expect("own status");
             assert!(mine.rss_kib > 0 && mine.hwm_kib >= mine.rss_kib);
+        }
+    }
+
+    #[test]
+    fn reads_write_syscalls() {
+        let text = "rchar: 10\nwchar: 20\nsyscr: 3\nsyscw: 42\nread_bytes: 0\n";
+        assert_eq!(parse_io_syscw(text), Some(42));
+        assert_eq!(parse_io_syscw("rchar: 1\n"), None);
+        if cfg!(target_os = "linux") {
+            assert!(write_syscalls(std::process::id()).is_some());
         }
     }
 

@@ -3,7 +3,9 @@
 //! percentiles, time to ready and memory, next to an in-process ceiling on
 //! the same TLS and HTTP stack.
 //!
-//! Layout: [`cli`] parses, [`scenarios`] holds one module per scenario,
+//! Layout: [`cli`] parses, [`scenarios`] holds one module per scenario
+//! (load: create, get, ceiling; start-up: ready; streams: watch; reads of
+//! a large collection: list),
 //! [`runner`] is the shared load loop, [`stats`] the histograms,
 //! [`client`] the HTTPS client, [`kubeconfig`] (over [`yaml`]) the
 //! connection settings, [`launch`] the started server, [`report`] the
@@ -53,6 +55,18 @@ pub async fn run(cli: &Cli) -> Result<Report, BenchError> {
             for variant in cli.variants() {
                 let label = format!("ready{}", variant.suffix);
                 results.push(scenarios::ready::run(cli, bin, &variant, &label).await?);
+            }
+        }
+        Scenario::Watch | Scenario::List => {
+            for variant in cli.variants() {
+                let label = format!("{}{}", cli.scenario.name(), variant.suffix);
+                let endpoint = scenarios::Endpoint::open(cli, &variant).await?;
+                let result = match cli.scenario {
+                    Scenario::Watch => scenarios::watch::run(cli, &endpoint, &label).await?,
+                    _ => scenarios::list::run(cli, &endpoint, &label).await?,
+                };
+                drop(endpoint);
+                results.push(result);
             }
         }
         Scenario::Create | Scenario::Get => {

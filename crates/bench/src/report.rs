@@ -45,6 +45,10 @@ pub struct ScenarioResult {
     pub load: Option<LoadResult>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ready: Option<ReadyResult>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub watch: Option<WatchResult>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub list: Option<ListResult>,
     /// The started server's memory after the run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server_memory: Option<Memory>,
@@ -122,6 +126,180 @@ pub struct ReadyResult {
     pub rss_mib: Option<MinMedMax>,
     pub idle_ms: u64,
     pub samples: Vec<ReadySample>,
+}
+
+/// The writer of a `watch` run.
+#[derive(Debug, Clone, Serialize)]
+pub struct WriteStats {
+    /// Updates sent.
+    pub sent: u64,
+    /// Updates answered 200: each must reach every watcher.
+    pub ok: u64,
+    pub failed: u64,
+    /// Send to response, successful updates.
+    pub latency: LatencySummary,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub errors_by_kind: BTreeMap<String, ErrorTally>,
+}
+
+/// What the watchers received.
+#[derive(Debug, Clone, Serialize)]
+pub struct EventStats {
+    /// Successful updates × watchers that opened.
+    pub expected: u64,
+    /// Events of this run's updates, first copies only.
+    pub received: u64,
+    /// Expected events that never arrived.
+    pub missing: u64,
+    /// Watchers with at least one missing event.
+    pub watchers_with_gaps: usize,
+    /// A second event for the same update on the same watcher.
+    pub duplicates: u64,
+    /// Events of updates whose request failed on the client side (they may
+    /// still have been applied).
+    pub unexpected: u64,
+    pub bookmarks: u64,
+    /// ERROR events (e.g. 410 Expired): the stream ends after one.
+    pub error_events: u64,
+    /// Other events: objects this run did not write.
+    pub other: u64,
+    /// Streams that ended (or failed) before the run was over.
+    pub streams_ended_early: u64,
+    /// Bytes of watch stream received, all watchers.
+    pub stream_bytes: u64,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub errors_by_kind: BTreeMap<String, ErrorTally>,
+}
+
+/// The started server's resident memory around a `watch` run, KiB.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct WatchMemory {
+    /// After setup, before the watchers' connections were opened.
+    pub before_kib: Option<u64>,
+    /// With every watcher open and idle, after --idle-ms.
+    pub idle_kib: Option<u64>,
+    /// (idle − before) / watchers, in bytes; includes each watcher's share
+    /// of its connection.
+    pub per_idle_watcher_bytes: Option<f64>,
+    /// The highest reading, every 250 ms, from the first write to the end.
+    pub run_max_kib: Option<u64>,
+    /// After the last event arrived.
+    pub after_kib: Option<u64>,
+}
+
+/// The started server's CPU time while the writer ran (first write until
+/// every event arrived), from /proc/PID/stat.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct ServerCpu {
+    pub seconds: f64,
+    pub window_s: f64,
+    /// Server CPU per successful update, microseconds.
+    pub per_write_us: f64,
+    /// Server CPU per delivered event, microseconds.
+    pub per_event_us: f64,
+    /// Server cores used while the watchers sat idle (--idle-ms).
+    pub idle_cores: f64,
+    /// Write-family system calls the server made in the window
+    /// (`/proc/PID/io` syscw), when readable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_syscalls: Option<u64>,
+    /// `write_syscalls` per delivered event.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_syscalls_per_event: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct WatchResult {
+    /// Watchers asked for.
+    pub watchers: usize,
+    /// Watchers whose stream opened (200 and headers).
+    pub opened: usize,
+    pub protocol: String,
+    /// Connections the watch streams share (0: one HTTP/1.1 connection
+    /// per watcher).
+    pub watch_connections: usize,
+    /// Time to open every watch (all response heads in), ms.
+    pub open_ms: f64,
+    /// Bytes of one update's body.
+    pub object_bytes: usize,
+    /// Updates per second asked for.
+    pub writes_per_second: f64,
+    /// Seconds of writing asked for.
+    pub duration_s: f64,
+    /// First send to the last event received (or the drain deadline), s.
+    pub window_s: f64,
+    pub writes: WriteStats,
+    pub events: EventStats,
+    /// Receive time − the update's send time, per (watcher, event).
+    pub delivery_since_send: LatencySummary,
+    /// Receive time − the time the update's response arrived, per
+    /// (watcher, event); events that came first count as 0.
+    pub delivery_since_response: LatencySummary,
+    /// Events that arrived before their update's response did.
+    pub before_response: u64,
+    pub memory: WatchMemory,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_cpu: Option<ServerCpu>,
+    /// CPU over the window, in cores.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<CpuUsage>,
+}
+
+/// One way of listing the whole collection, over all runs.
+#[derive(Debug, Clone, Serialize)]
+pub struct ListTiming {
+    /// `limit` of each page (`None`: one unpaginated LIST).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<usize>,
+    /// Requests per list.
+    pub pages: usize,
+    /// Items in one whole list.
+    pub items: usize,
+    /// Response bytes of one whole list (all pages).
+    pub bytes: u64,
+    /// Time from the first request to the last byte of the last page, ms.
+    pub total_ms: MinMedMax,
+    /// The part of it spent waiting for response heads (the server builds
+    /// each page before its head goes out), summed over pages, ms.
+    pub headers_ms: MinMedMax,
+    pub samples_ms: Vec<f64>,
+}
+
+/// Setup of a `list` run.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct ListSetup {
+    pub created: u64,
+    pub seconds: f64,
+    pub per_s: f64,
+    pub concurrency: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ListResult {
+    /// `Pod` or `ConfigMap`.
+    pub kind: String,
+    pub objects: usize,
+    /// Bytes of one create's body.
+    pub object_bytes: usize,
+    /// Response bytes per item of the unpaginated list (what the server
+    /// stores and sends, defaults included).
+    pub bytes_per_item: f64,
+    pub accept: String,
+    /// The Content-Type of the answers.
+    pub content_type: String,
+    pub runs: usize,
+    pub setup: ListSetup,
+    /// The started server's RSS after the creates, before any list, KiB
+    /// (the RSS after the lists is the result's `server_memory`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rss_after_setup_kib: Option<u64>,
+    pub unpaginated: ListTiming,
+    pub chunked: ListTiming,
+    /// Median chunked total / median unpaginated total.
+    pub chunked_to_unpaginated: f64,
+    /// CPU over the measured lists, in cores.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<CpuUsage>,
 }
 
 /// `numerator` as a fraction of `denominator` (throughputs).
@@ -302,6 +480,14 @@ pub fn human(report: &Report) -> String {
         );
         out.push_str(&table(&["", "min", "median", "max"], &rows, 1));
     }
+    for r in &report.results {
+        if let Some(watch) = &r.watch {
+            human_watch(&mut out, r, watch);
+        }
+        if let Some(list) = &r.list {
+            human_list(&mut out, r, list);
+        }
+    }
     for ratio in &report.ratios {
         let _ = writeln!(
             out,
@@ -313,6 +499,207 @@ pub fn human(report: &Report) -> String {
         );
     }
     out
+}
+
+fn mib(kib: Option<u64>) -> String {
+    kib.map_or("n/a".into(), |k| format!("{:.1} MiB", k as f64 / 1024.0))
+}
+
+fn cpu_text(cpu: Option<CpuUsage>) -> String {
+    cpu.map_or("-".into(), |c| {
+        format!(
+            "{:.2}/{}/{:.2}",
+            c.client_cores,
+            c.server_cores
+                .map_or("n/a".to_string(), |s| format!("{s:.2}")),
+            c.other_cores
+        )
+    })
+}
+
+fn latency_row(name: &str, l: &LatencySummary) -> Vec<String> {
+    vec![
+        name.to_string(),
+        thousands(l.count),
+        ms(l.p50_ms),
+        ms(l.p90_ms),
+        ms(l.p99_ms),
+        ms(l.p999_ms),
+        ms(l.max_ms),
+    ]
+}
+
+fn human_watch(out: &mut String, r: &ScenarioResult, w: &WatchResult) {
+    let proto = if w.watch_connections > 0 {
+        format!("{}x{}", w.protocol, w.watch_connections)
+    } else {
+        w.protocol.clone()
+    };
+    let _ = writeln!(
+        out,
+        "\n{} ({} watchers over {proto}, {} updates/s for {} s of {} B ConfigMaps, {})",
+        r.label,
+        thousands(w.watchers as u64),
+        w.writes_per_second,
+        w.duration_s,
+        w.object_bytes,
+        r.target.server
+    );
+    let rows = vec![
+        latency_row("delivery since send", &w.delivery_since_send),
+        latency_row("delivery since response", &w.delivery_since_response),
+        latency_row("update (send to response)", &w.writes.latency),
+    ];
+    out.push_str(&table(
+        &[
+            "", "count", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms",
+        ],
+        &rows,
+        1,
+    ));
+    let e = &w.events;
+    let _ = writeln!(
+        out,
+        "opened       {} of {} watchers in {} ms",
+        thousands(w.opened as u64),
+        thousands(w.watchers as u64),
+        ms(w.open_ms)
+    );
+    let _ = writeln!(
+        out,
+        "updates      {} sent, {} ok, {} failed",
+        thousands(w.writes.sent),
+        thousands(w.writes.ok),
+        thousands(w.writes.failed)
+    );
+    let _ = writeln!(
+        out,
+        "events       {} expected, {} received, {} missing ({} watchers with gaps), {} duplicate, {} unexpected, {} bookmarks, {} ERROR, {} other, {} streams ended early; {} before their update's response",
+        thousands(e.expected),
+        thousands(e.received),
+        thousands(e.missing),
+        thousands(e.watchers_with_gaps as u64),
+        thousands(e.duplicates),
+        thousands(e.unexpected),
+        thousands(e.bookmarks),
+        thousands(e.error_events),
+        thousands(e.other),
+        thousands(e.streams_ended_early),
+        thousands(w.before_response)
+    );
+    let m = &w.memory;
+    let _ = writeln!(
+        out,
+        "server RSS   {} before the watchers, {} with them idle ({} per idle watcher), {} max during the run, {} after",
+        mib(m.before_kib),
+        mib(m.idle_kib),
+        m.per_idle_watcher_bytes
+            .map_or("n/a".into(), |b| format!("{:.1} KiB", b / 1024.0)),
+        mib(m.run_max_kib),
+        mib(m.after_kib)
+    );
+    let _ = writeln!(
+        out,
+        "server CPU   {}",
+        w.server_cpu.map_or("n/a".into(), |c| format!(
+            "{:.2} s in {:.1} s: {:.1} µs per update, {:.2} µs per delivered event; {:.2} cores with the watchers idle{}",
+            c.seconds,
+            c.window_s,
+            c.per_write_us,
+            c.per_event_us,
+            c.idle_cores,
+            match (c.write_syscalls, c.write_syscalls_per_event) {
+                (Some(n), Some(per)) => format!(
+                    "; {} write syscalls ({per:.2} per delivered event)",
+                    thousands(n)
+                ),
+                _ => String::new(),
+            }
+        ))
+    );
+    let _ = writeln!(out, "CPU client/server/other  {} cores", cpu_text(w.cpu));
+    for (kind, t) in w.writes.errors_by_kind.iter().chain(&e.errors_by_kind) {
+        let _ = writeln!(
+            out,
+            "  {}: {} × {kind}, e.g. {}",
+            r.label, t.count, t.sample
+        );
+    }
+}
+
+fn human_list(out: &mut String, r: &ScenarioResult, l: &ListResult) {
+    let _ = writeln!(
+        out,
+        "\n{} ({} {}s, {:.0} B each as listed, {} runs, Accept {} → {}, {})",
+        r.label,
+        thousands(l.objects as u64),
+        l.kind,
+        l.bytes_per_item,
+        l.runs,
+        l.accept,
+        l.content_type,
+        r.target.server
+    );
+    let row = |name: String, t: &ListTiming| {
+        vec![
+            name,
+            ms(t.total_ms.min),
+            ms(t.total_ms.median),
+            ms(t.total_ms.max),
+            ms(t.headers_ms.median),
+            thousands(t.pages as u64),
+            thousands(t.items as u64),
+            thousands(t.bytes),
+        ]
+    };
+    let rows = vec![
+        row("unpaginated".into(), &l.unpaginated),
+        row(
+            format!("chunked limit={}", l.chunked.limit.unwrap_or(0)),
+            &l.chunked,
+        ),
+    ];
+    out.push_str(&table(
+        &[
+            "",
+            "min ms",
+            "median ms",
+            "max ms",
+            "to heads ms",
+            "pages",
+            "items",
+            "bytes",
+        ],
+        &rows,
+        1,
+    ));
+    let _ = writeln!(
+        out,
+        "chunked / unpaginated: {:.2}× (medians)",
+        l.chunked_to_unpaginated
+    );
+    let _ = writeln!(
+        out,
+        "setup        {} creates in {:.1} s ({}/s, {} clients)",
+        thousands(l.setup.created),
+        l.setup.seconds,
+        thousands(l.setup.per_s.round() as u64),
+        l.setup.concurrency
+    );
+    let _ = writeln!(
+        out,
+        "server RSS   {} after the creates, {} after the lists",
+        mib(l.rss_after_setup_kib),
+        mib(r.server_memory.map(|m| m.rss_kib))
+    );
+    let _ = writeln!(
+        out,
+        "CPU client/server/other  {} cores over the measured lists",
+        cpu_text(l.cpu)
+    );
+    out.push_str(
+        "times are the client's, to the last byte over the connection; the server reports no time of its own\n",
+    );
 }
 
 #[cfg(test)]
@@ -395,6 +782,8 @@ mod tests {
                 target,
                 load: Some(load),
                 ready: None,
+                watch: None,
+                list: None,
                 server_memory: None,
             }],
             ratios: vec![Ratio {

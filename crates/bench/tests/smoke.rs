@@ -1,6 +1,7 @@
-//! Every scenario for about a second with tiny sizes, against ferrokubes
-//! the tool starts (and one it is pointed at by kubeconfig). No timing
-//! assertions: only that results come out, sane and without errors.
+//! Every scenario for about a second with tiny sizes (watch: 20 watchers
+//! for half a second; list: 120 Pods), against ferrokubes the tool starts
+//! (and one it is pointed at by kubeconfig). No timing assertions: only
+//! that results come out, sane and without errors.
 //!
 //! Needs a built ferrokube: `$FERROKUBE_BIN`, else `ferrokube` next to
 //! this test's own profile directory (`target/<profile>/ferrokube`). It is
@@ -210,6 +211,141 @@ fn ceiling_alone_with_a_request_count() {
     assert_eq!(result["load"]["errors"], 0);
     assert_eq!(result["load"]["protocol"], "http/1.1");
     assert_eq!(result["load"]["connections"], 0);
+}
+
+#[test]
+fn watch_delivers_every_update_to_every_watcher() {
+    let bin = ferrokube_bin();
+    let report = bench(&[
+        "watch",
+        "--start-ferrokube",
+        bin.to_str().expect("utf8 path"),
+        "--server-arg=--fsync=false",
+        "--watchers",
+        "20",
+        "--streams-per-connection",
+        "8",
+        "--writes-per-second",
+        "20",
+        "--duration",
+        "0.5",
+        "--size",
+        "300",
+        "--idle-ms",
+        "20",
+    ]);
+    let result = &results(&report)[0];
+    assert_eq!(result["scenario"], "watch");
+    let watch = &result["watch"];
+    assert_eq!(watch["watchers"], 20, "{watch}");
+    assert_eq!(watch["opened"], 20, "{watch}");
+    assert_eq!(watch["protocol"], "h2", "{watch}");
+    assert_eq!(watch["watch_connections"], 3, "{watch}");
+    let writes = &watch["writes"];
+    assert_eq!(writes["sent"], 10, "{writes}");
+    assert_eq!(writes["ok"], 10, "{writes}");
+    assert_eq!(writes["failed"], 0, "{writes}");
+    let events = &watch["events"];
+    assert_eq!(events["expected"], 200, "{events}");
+    assert_eq!(events["received"], 200, "{events}");
+    assert_eq!(events["missing"], 0, "{events}");
+    assert_eq!(events["duplicates"], 0, "{events}");
+    assert_eq!(events["streams_ended_early"], 0, "{events}");
+    for key in ["delivery_since_send", "delivery_since_response"] {
+        let latency = &watch[key];
+        assert_eq!(latency["count"], 200, "{key}: {latency}");
+        let ms = |k: &str| latency[k].as_f64().expect("ms");
+        assert!(ms("p50_ms") <= ms("p99_ms") && ms("p99_ms") <= ms("max_ms"));
+    }
+    assert!(
+        watch["delivery_since_send"]["min_ms"]
+            .as_f64()
+            .expect("min")
+            > 0.0
+    );
+    if cfg!(target_os = "linux") {
+        let memory = &watch["memory"];
+        assert!(
+            memory["before_kib"].as_u64().expect("before") > 0,
+            "{memory}"
+        );
+        assert!(memory["idle_kib"].as_u64().expect("idle") > 0, "{memory}");
+        assert!(memory["per_idle_watcher_bytes"].is_number(), "{memory}");
+        assert!(memory["run_max_kib"].as_u64().expect("max") > 0, "{memory}");
+        let cpu = &watch["server_cpu"];
+        assert!(cpu["seconds"].as_f64().expect("cpu s") >= 0.0, "{cpu}");
+        assert!(cpu["per_event_us"].is_number(), "{cpu}");
+    }
+}
+
+#[test]
+fn list_unpaginated_and_chunked() {
+    let bin = ferrokube_bin();
+    let path = bin.to_str().expect("utf8 path");
+    let report = bench(&[
+        "list",
+        "--start-ferrokube",
+        path,
+        "--server-arg=--fsync=false",
+        "--objects",
+        "120",
+        "--page-size",
+        "50",
+        "--runs",
+        "2",
+        "--concurrency",
+        "8",
+    ]);
+    let result = &results(&report)[0];
+    assert_eq!(result["scenario"], "list");
+    let list = &result["list"];
+    assert_eq!(list["kind"], "Pod", "{list}");
+    assert_eq!(list["setup"]["created"], 120, "{list}");
+    assert_eq!(list["content_type"], "application/json", "{list}");
+    let (whole, chunked) = (&list["unpaginated"], &list["chunked"]);
+    assert_eq!(whole["items"], 120, "{whole}");
+    assert_eq!(whole["pages"], 1, "{whole}");
+    assert_eq!(chunked["items"], 120, "{chunked}");
+    assert_eq!(chunked["pages"], 3, "{chunked}");
+    assert_eq!(chunked["limit"], 50, "{chunked}");
+    assert_eq!(whole["samples_ms"].as_array().map(Vec::len), Some(2));
+    assert!(
+        whole["bytes"].as_u64().expect("bytes") > 120 * 1000,
+        "{whole}"
+    );
+    assert!(list["chunked_to_unpaginated"].as_f64().expect("ratio") > 0.0);
+
+    // ConfigMaps of --size bytes, and the human output.
+    let out = Command::new(env!("CARGO_BIN_EXE_ferrokube-bench"))
+        .args([
+            "list",
+            "--start-ferrokube",
+            path,
+            "--server-arg=--storage-backend=memory",
+            "--object-kind",
+            "configmap",
+            "--size",
+            "300",
+            "--objects",
+            "30",
+            "--page-size",
+            "10",
+            "--runs",
+            "1",
+            "-q",
+        ])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("30 ConfigMaps") && text.contains("chunked limit=10"),
+        "{text}"
+    );
 }
 
 /// The `--kubeconfig` path: a ferrokube started here, measured as if it

@@ -278,6 +278,8 @@ pub async fn run(cli: &Cli) -> Result<ScenarioResult, BenchError> {
             cli.warmup_s(),
         )),
         ready: None,
+        watch: None,
+        list: None,
         server_memory: None,
     })
 }

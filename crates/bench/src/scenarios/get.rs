@@ -70,6 +70,8 @@ pub async fn run(
             cli.warmup_s(),
         )),
         ready: None,
+        watch: None,
+        list: None,
         server_memory: endpoint.memory(),
     })
 }

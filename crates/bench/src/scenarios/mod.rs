@@ -4,7 +4,9 @@
 pub mod ceiling;
 pub mod create;
 pub mod get;
+pub mod list;
 pub mod ready;
+pub mod watch;
 
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

@@ -72,6 +72,8 @@ pub async fn run(
             idle_ms: cli.idle_ms,
             samples,
         }),
+        watch: None,
+        list: None,
         server_memory: None,
     })
 }
