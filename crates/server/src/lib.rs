@@ -3,6 +3,7 @@
 pub mod api;
 pub mod authn;
 pub mod bootstrap;
+pub mod coalesce;
 pub mod decode_error;
 pub mod defaults;
 pub mod discovery;

@@ -16,6 +16,8 @@ use hyper_util::server::conn::auto;
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 
+use crate::coalesce::CoalescingIo;
+
 use crate::api::{Api, ApiRequest, ApiResponse, ResponseBody, MAX_REQUEST_BODY_BYTES};
 use crate::authn::{Authenticator, TokenFile};
 use crate::bootstrap;
@@ -229,7 +231,8 @@ impl Server {
                             Ok::<_, Infallible>(response)
                         }
                     });
-                let connection = builder.serve_connection_with_upgrades(TokioIo::new(tls), service);
+                let connection = builder
+                    .serve_connection_with_upgrades(TokioIo::new(CoalescingIo::new(tls)), service);
                 if let Err(error) = watcher.watch(connection.into_owned()).await {
                     tracing::debug!(%peer, %error, "connection ended with an error");
                 }
