@@ -28,6 +28,29 @@ pub enum Scenario {
     /// --objects Pods (or ConfigMaps) listed --runs times in one piece and
     /// in pages of --page-size: time to the last byte, bytes, the ratio.
     List,
+    /// Concurrent clients each PUTting its own ConfigMap with the
+    /// resourceVersion of its last answer (read-modify-write).
+    Update,
+    /// Concurrent clients patching objects of their own: --type merge (a
+    /// ConfigMap key) or apply (server-side apply of a ConfigMap, a
+    /// 50-container Deployment, and a Deployment's status).
+    Patch,
+    /// --objects ConfigMaps created, then deleted by concurrent clients.
+    Delete,
+    /// --objects Pods (or ConfigMaps) listed --runs times as JSON,
+    /// protobuf and CBOR: time to the full body and bytes of each.
+    ListFormats,
+    /// RSS of a started ferrokube holding each count of --stored
+    /// ConfigMaps of --size bytes, next to their raw bytes.
+    Memory,
+    /// A controller-like mix: --informers list-watch informers while
+    /// clients create ConfigMaps and update Pod status; per-op latency and
+    /// watch delivery latency.
+    Mix,
+    /// Deleting a namespace holding --objects ConfigMaps (time to gone), and
+    /// deleting one owner of --objects dependents (garbage collection: time
+    /// until the last dependent is gone).
+    Lifecycle,
 }
 
 impl Scenario {
@@ -39,8 +62,43 @@ impl Scenario {
             Scenario::Ceiling => "ceiling",
             Scenario::Watch => "watch",
             Scenario::List => "list",
+            Scenario::Update => "update",
+            Scenario::Patch => "patch",
+            Scenario::Delete => "delete",
+            Scenario::ListFormats => "list-formats",
+            Scenario::Memory => "memory",
+            Scenario::Mix => "mix",
+            Scenario::Lifecycle => "lifecycle",
         }
     }
+
+    /// Closed-loop request scenarios with throughput and latency, which
+    /// `--with-ceiling` relates to the ceilings.
+    pub fn is_load(self) -> bool {
+        matches!(
+            self,
+            Scenario::Create
+                | Scenario::Get
+                | Scenario::Update
+                | Scenario::Patch
+                | Scenario::Delete
+        )
+    }
+
+    /// Load scenarios that write: their ceiling is also etcd's raw put
+    /// rate.
+    pub fn writes(self) -> bool {
+        self.is_load() && self != Scenario::Get
+    }
+}
+
+/// What `patch` sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PatchType {
+    /// application/merge-patch+json.
+    Merge,
+    /// application/apply-patch+yaml (server-side apply) with a fieldManager.
+    Apply,
 }
 
 /// What `list` creates and lists.
@@ -72,6 +130,10 @@ pub enum Fsync {
         ferrokube-bench get --start-ferrokube target/release/ferrokube --with-ceiling\n  \
         ferrokube-bench watch --start-ferrokube target/release/ferrokube --server-arg=--fsync=false\n  \
         ferrokube-bench list --start-ferrokube target/release/ferrokube --server-arg=--fsync=false --objects 10000\n  \
+        ferrokube-bench patch --type apply --start-ferrokube target/release/ferrokube\n  \
+        ferrokube-bench memory --start-ferrokube target/release/ferrokube --stored 10000,100000\n  \
+        ferrokube-bench ready --start-ferrokube target/release/ferrokube --stored 0,100000 --runs 3\n  \
+        ferrokube-bench create --start-ferrokube target/release/ferrokube --with-ceiling --svg charts\n  \
         ferrokube-bench get --kubeconfig ~/.kube/config --namespace bench --json"
 )]
 pub struct Cli {
@@ -172,6 +234,25 @@ pub struct Cli {
     #[arg(long, default_value = "application/json")]
     pub accept: String,
 
+    /// `patch`: merge or apply.
+    #[arg(long = "type", value_enum, default_value_t = PatchType::Merge)]
+    pub patch_type: PatchType,
+    /// `memory`: object counts to measure at, e.g. 10000,100000 (default);
+    /// `ready`: counts to pre-load before the timed restarts (default 0:
+    /// an empty store).
+    #[arg(long, value_delimiter = ',', value_name = "N,N")]
+    pub stored: Vec<usize>,
+    /// `mix`: list-watch informers (each watches Pods and ConfigMaps).
+    #[arg(long, default_value_t = 4)]
+    pub informers: usize,
+    /// `--with-ceiling` on write scenarios: the etcd binary whose raw put
+    /// rate is measured (default: `etcd` on PATH; skipped when missing).
+    #[arg(long, value_name = "BIN")]
+    pub etcd: Option<PathBuf>,
+    /// Also write SVG charts of the latency distributions into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub svg: Option<PathBuf>,
+
     /// Print one JSON document of all results instead of tables.
     #[arg(long)]
     pub json: bool,
@@ -194,8 +275,14 @@ impl Cli {
         if self.scenario == Scenario::Ready && self.start_ferrokube.is_none() {
             return usage("ready starts the server itself: pass --start-ferrokube BIN");
         }
-        if self.with_ceiling && self.scenario != Scenario::Get {
-            return usage("--with-ceiling goes with the get scenario");
+        if self.with_ceiling && !self.scenario.is_load() {
+            return usage("--with-ceiling goes with create, get, update, patch and delete");
+        }
+        if self.scenario == Scenario::Memory && self.start_ferrokube.is_none() {
+            return usage("memory reads the server's RSS: pass --start-ferrokube BIN");
+        }
+        if self.scenario == Scenario::Mix && self.informers == 0 {
+            return usage("--informers must be at least 1");
         }
         if self.concurrency == 0 || self.runs == 0 || self.connections == 0 {
             return usage("--concurrency, --runs and --connections must be at least 1");
@@ -212,9 +299,17 @@ impl Cli {
         if !self.writes_per_second.is_finite() || self.writes_per_second <= 0.0 {
             return usage("--writes-per-second must be a positive number");
         }
-        if matches!(self.scenario, Scenario::Watch | Scenario::List) && self.requests.is_some() {
+        if matches!(
+            self.scenario,
+            Scenario::Watch
+                | Scenario::List
+                | Scenario::ListFormats
+                | Scenario::Memory
+                | Scenario::Delete
+        ) && self.requests.is_some()
+        {
             return usage(
-                "--requests goes with create, get and ceiling (watch: --duration, list: --runs)",
+                "--requests goes with create, get, update, patch, mix and ceiling (watch: --duration, list: --runs, delete and memory: --objects / --stored)",
             );
         }
         if self.accept.is_empty() || hyper::header::HeaderValue::from_str(&self.accept).is_err() {
@@ -249,6 +344,15 @@ impl Cli {
                 warmup: Duration::from_secs_f64(self.warmup.unwrap_or(1.0)),
                 measure: Duration::from_secs_f64(self.duration.unwrap_or(10.0)),
             },
+        }
+    }
+
+    /// `--stored`, or `default` when not given.
+    pub fn stored_counts(&self, default: &[usize]) -> Vec<usize> {
+        if self.stored.is_empty() {
+            default.to_vec()
+        } else {
+            self.stored.clone()
         }
     }
 
@@ -377,8 +481,13 @@ mod tests {
         assert!(parse(&["nope"]).is_err());
         let ready = parse(&["ready", "--kubeconfig", "k"]).expect("parse");
         assert!(ready.validate().is_err());
-        let ceiling = parse(&["create", "--with-ceiling"]).expect("parse");
+        // The ceilings relate to load scenarios only.
+        let ceiling = parse(&["list", "--with-ceiling"]).expect("parse");
         assert!(ceiling.validate().is_err());
+        let memory = parse(&["memory", "--kubeconfig", "k"]).expect("parse");
+        assert!(memory.validate().is_err());
+        let delete = parse(&["delete", "--requests", "3"]).expect("parse");
+        assert!(delete.validate().is_err());
         let ns = parse(&["get", "--namespace", "Bad_NS"]).expect("parse");
         assert!(ns.validate().is_err());
         let zero = parse(&["get", "--duration", "0"]).expect("parse");
@@ -423,5 +532,40 @@ mod tests {
         .expect("parse");
         assert_eq!(list.object_kind, ObjectKind::Configmap);
         assert_eq!(list.watch_duration(), Duration::from_secs(3));
+    }
+}
+
+#[cfg(test)]
+mod new_scenario_tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("ferrokube-bench").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn new_scenarios_parse() {
+        let patch = parse(&["patch", "--type", "apply", "--kubeconfig", "k"]).expect("parse");
+        assert_eq!(patch.scenario, Scenario::Patch);
+        assert_eq!(patch.patch_type, PatchType::Apply);
+        assert!(patch.validate().is_ok());
+        assert_eq!(
+            parse(&["patch"]).expect("parse").patch_type,
+            PatchType::Merge
+        );
+        let memory =
+            parse(&["memory", "--start-ferrokube", "b", "--stored", "10,20"]).expect("parse");
+        assert_eq!(memory.stored_counts(&[1]), vec![10, 20]);
+        assert!(memory.validate().is_ok());
+        let ready = parse(&["ready", "--start-ferrokube", "b"]).expect("parse");
+        assert_eq!(ready.stored_counts(&[0]), vec![0]);
+        let formats = parse(&["list-formats", "--kubeconfig", "k"]).expect("parse");
+        assert_eq!(formats.scenario.name(), "list-formats");
+        let mix = parse(&["mix", "--informers", "0"]).expect("parse");
+        assert!(mix.validate().is_err());
+        let svg = parse(&["update", "--svg", "/tmp/x", "--with-ceiling"]).expect("parse");
+        assert!(svg.validate().is_ok());
+        assert!(Scenario::Update.writes() && !Scenario::Get.writes());
+        assert!(Scenario::Get.is_load() && !Scenario::Mix.is_load());
     }
 }

@@ -238,6 +238,19 @@ impl Client {
     ) -> Result<Reply, ClientError> {
         self.session(0).send(method, path, body).await
     }
+
+    /// One request with its body sent as `content_type`.
+    pub async fn request_as(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Bytes>,
+        content_type: &str,
+    ) -> Result<Reply, ClientError> {
+        self.session(0)
+            .send_as(method, path, body, content_type)
+            .await
+    }
 }
 
 impl Inner {
@@ -368,7 +381,18 @@ impl Session {
         path: &str,
         body: Option<Bytes>,
     ) -> Result<Reply, ClientError> {
-        let response = self.open(method, path, body, JSON).await?;
+        self.send_as(method, path, body, JSON).await
+    }
+
+    /// [`Session::send`] with the body sent as `content_type` (patches).
+    pub async fn send_as(
+        &mut self,
+        method: Method,
+        path: &str,
+        body: Option<Bytes>,
+        content_type: &str,
+    ) -> Result<Reply, ClientError> {
+        let response = self.open_as(method, path, body, JSON, content_type).await?;
         let status = response.status();
         let is_h2 = matches!(self.sender, Some(Sender::H2(_)));
         let body = match response.into_body().collect().await {
@@ -393,6 +417,18 @@ impl Session {
         path: &str,
         body: Option<Bytes>,
         accept: &str,
+    ) -> Result<Response<Incoming>, ClientError> {
+        self.open_as(method, path, body, accept, JSON).await
+    }
+
+    /// [`Session::open`] with the body sent as `content_type`.
+    pub async fn open_as(
+        &mut self,
+        method: Method,
+        path: &str,
+        body: Option<Bytes>,
+        accept: &str,
+        content_type: &str,
     ) -> Result<Response<Incoming>, ClientError> {
         self.ensure_sender().await?;
         let inner = &self.client.inner;
@@ -423,7 +459,14 @@ impl Session {
             builder = builder.header(AUTHORIZATION, auth.clone());
         }
         if body.is_some() {
-            builder = builder.header(CONTENT_TYPE, HeaderValue::from_static(JSON));
+            let content_type = if content_type == JSON {
+                HeaderValue::from_static(JSON)
+            } else {
+                HeaderValue::from_str(content_type).map_err(|e| {
+                    ClientError::Build(format!("content-type {content_type:?}: {e}"))
+                })?
+            };
+            builder = builder.header(CONTENT_TYPE, content_type);
         }
         let request = builder
             .body(Full::new(body.unwrap_or_default()))

@@ -21,6 +21,8 @@ use crate::BenchError;
 pub struct Started {
     child: Child,
     dir: PathBuf,
+    /// Leave `dir` on drop (a data dir that outlives this process).
+    keep_dir: bool,
     pub pid: u32,
     pub url: String,
     pub kubeconfig_path: PathBuf,
@@ -84,7 +86,8 @@ pub fn parse_serving_line(line: &str) -> Option<(String, PathBuf)> {
     Some((url, PathBuf::from(path)))
 }
 
-fn unique_dir() -> PathBuf {
+/// A fresh directory name under the system temp dir.
+pub fn unique_dir() -> PathBuf {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -105,7 +108,19 @@ impl Started {
         args: &[String],
         timeout: Duration,
     ) -> Result<Started, BenchError> {
-        let dir = unique_dir();
+        Started::spawn_in(bin, args, unique_dir(), false, timeout).await
+    }
+
+    /// [`Started::spawn`] with `dir` as the working directory (data in
+    /// `dir/data`); `keep_dir` leaves it on drop, for a restart on the
+    /// same data.
+    pub async fn spawn_in(
+        bin: &Path,
+        args: &[String],
+        dir: PathBuf,
+        keep_dir: bool,
+        timeout: Duration,
+    ) -> Result<Started, BenchError> {
         std::fs::create_dir_all(&dir)
             .map_err(|e| BenchError::Launch(format!("creating {}: {e}", dir.display())))?;
         let stderr = std::fs::File::create(dir.join("stderr.log"))
@@ -122,7 +137,9 @@ impl Started {
             .stderr(stderr);
         let spawned = Instant::now();
         let mut child = command.spawn().map_err(|e| {
-            let _ = std::fs::remove_dir_all(&dir);
+            if !keep_dir {
+                let _ = std::fs::remove_dir_all(&dir);
+            }
             BenchError::Launch(format!("starting {}: {e}", bin.display()))
         })?;
         let pid = child.id();
@@ -157,6 +174,7 @@ impl Started {
         let mut started = Started {
             child,
             dir,
+            keep_dir,
             pid,
             url: String::new(),
             kubeconfig_path: PathBuf::new(),
@@ -234,6 +252,31 @@ impl Started {
         memory(self.pid)
     }
 
+    /// SIGTERM (through `kill`, no libc here) and up to `grace` for the
+    /// process to exit, then SIGKILL.
+    pub fn stop(&mut self, grace: Duration) {
+        let signalled = Command::new("kill")
+            .args(["-TERM", &self.pid.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|status| status.success());
+        if !signalled {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+            return;
+        }
+        let deadline = Instant::now() + grace;
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
     /// The last lines the server wrote to stderr.
     pub fn stderr_tail(&self) -> String {
         let text = std::fs::read_to_string(self.dir.join("stderr.log")).unwrap_or_default();
@@ -251,7 +294,9 @@ impl Drop for Started {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
+        if !self.keep_dir {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
     }
 }
 

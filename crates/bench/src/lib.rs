@@ -4,12 +4,13 @@
 //! the same TLS and HTTP stack.
 //!
 //! Layout: [`cli`] parses, [`scenarios`] holds one module per scenario
-//! (load: create, get, ceiling; start-up: ready; streams: watch; reads of
-//! a large collection: list),
+//! (load: create, get, update/patch/delete in `write`, ceiling and the
+//! etcd put ceiling; start-up: ready; memory; streams: watch, mix; reads
+//! of a large collection: list, list-formats),
 //! [`runner`] is the shared load loop, [`stats`] the histograms,
 //! [`client`] the HTTPS client, [`kubeconfig`] (over [`yaml`]) the
 //! connection settings, [`launch`] the started server, [`report`] the
-//! output.
+//! output, [`svg`] the charts.
 
 pub mod cli;
 pub mod client;
@@ -20,6 +21,7 @@ pub mod report;
 pub mod runner;
 pub mod scenarios;
 pub mod stats;
+pub mod svg;
 pub mod yaml;
 
 use cli::{Cli, Scenario};
@@ -53,58 +55,78 @@ pub async fn run(cli: &Cli) -> Result<Report, BenchError> {
                 ));
             };
             for variant in cli.variants() {
-                let label = format!("ready{}", variant.suffix);
-                results.push(scenarios::ready::run(cli, bin, &variant, &label).await?);
+                for stored in cli.stored_counts(&[0]) {
+                    let label = if stored > 0 {
+                        format!("ready stored={stored}{}", variant.suffix)
+                    } else {
+                        format!("ready{}", variant.suffix)
+                    };
+                    results.push(scenarios::ready::run(cli, bin, &variant, &label, stored).await?);
+                }
             }
         }
-        Scenario::Watch | Scenario::List => {
+        Scenario::Watch
+        | Scenario::List
+        | Scenario::ListFormats
+        | Scenario::Memory
+        | Scenario::Mix
+        | Scenario::Lifecycle => {
             for variant in cli.variants() {
                 let label = format!("{}{}", cli.scenario.name(), variant.suffix);
                 let endpoint = scenarios::Endpoint::open(cli, &variant).await?;
                 let result = match cli.scenario {
                     Scenario::Watch => scenarios::watch::run(cli, &endpoint, &label).await?,
+                    Scenario::ListFormats => {
+                        scenarios::formats::run(cli, &endpoint, &label).await?
+                    }
+                    Scenario::Memory => scenarios::memory::run(cli, &endpoint, &label).await?,
+                    Scenario::Mix => scenarios::mix::run(cli, &endpoint, &label).await?,
+                    Scenario::Lifecycle => {
+                        scenarios::lifecycle::run(cli, &endpoint, &label).await?
+                    }
                     _ => scenarios::list::run(cli, &endpoint, &label).await?,
                 };
                 drop(endpoint);
                 results.push(result);
             }
         }
-        Scenario::Create | Scenario::Get => {
-            let ceiling = if cli.with_ceiling {
-                let result = scenarios::ceiling::run(cli).await?;
-                results.push(result.clone());
-                Some(result)
-            } else {
-                None
-            };
+        Scenario::Create
+        | Scenario::Get
+        | Scenario::Update
+        | Scenario::Patch
+        | Scenario::Delete => {
+            let mut ceilings = Vec::new();
+            if cli.with_ceiling {
+                let tls = scenarios::ceiling::run(cli).await?;
+                results.push(tls.clone());
+                ceilings.push(tls);
+                if cli.scenario.writes() {
+                    let etcd = scenarios::etcd::run(cli).await?;
+                    results.push(etcd.clone());
+                    ceilings.push(etcd);
+                }
+            }
             for variant in cli.variants() {
                 let label = format!("{}{}", cli.scenario.name(), variant.suffix);
                 let endpoint = scenarios::Endpoint::open(cli, &variant).await?;
-                let result = match cli.scenario {
-                    Scenario::Create => scenarios::create::run(cli, &endpoint, &label).await?,
-                    _ => scenarios::get::run(cli, &endpoint, &label).await?,
+                let measured = match cli.scenario {
+                    Scenario::Create => vec![scenarios::create::run(cli, &endpoint, &label).await?],
+                    Scenario::Get => vec![scenarios::get::run(cli, &endpoint, &label).await?],
+                    Scenario::Update => {
+                        vec![scenarios::write::run_update(cli, &endpoint, &label).await?]
+                    }
+                    Scenario::Delete => {
+                        vec![scenarios::write::run_delete(cli, &endpoint, &label).await?]
+                    }
+                    _ => scenarios::write::run_patch(cli, &endpoint, &label).await?,
                 };
                 drop(endpoint);
-                let rate = |r: &report::ScenarioResult| {
-                    r.load.as_ref().map_or(0.0, |l| l.throughput_per_s)
-                };
-                if let Some(ceiling) = &ceiling {
-                    if let Some(value) = ratio(rate(&result), rate(ceiling)) {
-                        ratios.push(Ratio {
-                            name: format!("{label} / ceiling"),
-                            numerator: format!(
-                                "{label} {}/s",
-                                thousands(rate(&result).round() as u64)
-                            ),
-                            denominator: format!(
-                                "ceiling {}/s",
-                                thousands(rate(ceiling).round() as u64)
-                            ),
-                            value: (value * 1000.0).round() / 1000.0,
-                        });
+                for result in measured {
+                    for ceiling in &ceilings {
+                        ratios.extend(ceiling_ratios(&result, ceiling));
                     }
+                    results.push(result);
                 }
-                results.push(result);
             }
         }
     }
@@ -115,4 +137,104 @@ pub async fn run(cli: &Cli) -> Result<Report, BenchError> {
         results,
         ratios,
     })
+}
+
+/// `result` next to `ceiling`: throughput as a fraction of the
+/// ceiling's, and median latency as a multiple of it. Nothing when either
+/// was not measured.
+pub fn ceiling_ratios(
+    result: &report::ScenarioResult,
+    ceiling: &report::ScenarioResult,
+) -> Vec<Ratio> {
+    let (Some(load), Some(top)) = (&result.load, &ceiling.load) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if let Some(value) = ratio(load.throughput_per_s, top.throughput_per_s) {
+        out.push(Ratio {
+            name: format!("{} / {}", result.label, ceiling.label),
+            numerator: format!(
+                "{} {}/s",
+                result.label,
+                thousands(load.throughput_per_s.round() as u64)
+            ),
+            denominator: format!(
+                "{} {}/s",
+                ceiling.label,
+                thousands(top.throughput_per_s.round() as u64)
+            ),
+            value: (value * 1000.0).round() / 1000.0,
+        });
+    }
+    if let Some(value) = ratio(load.latency.p50_ms, top.latency.p50_ms) {
+        out.push(Ratio {
+            name: format!("{} p50 latency / {} p50", result.label, ceiling.label),
+            numerator: format!("{} p50 {} ms", result.label, load.latency.p50_ms),
+            denominator: format!("{} p50 {} ms", ceiling.label, top.latency.p50_ms),
+            value: (value * 1000.0).round() / 1000.0,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use report::{LoadResult, ScenarioResult};
+    use stats::LatencySummary;
+
+    fn measured(label: &str, throughput: f64, p50: f64) -> ScenarioResult {
+        ScenarioResult {
+            scenario: label.into(),
+            label: label.into(),
+            load: Some(LoadResult {
+                concurrency: 32,
+                protocol: "h2".into(),
+                connections: 4,
+                object_bytes: 1024,
+                response_bytes: 1100,
+                duration_s: 10.0,
+                warmup_s: 1.0,
+                requests: (throughput * 10.0) as u64,
+                errors: 0,
+                throughput_per_s: throughput,
+                latency: LatencySummary {
+                    p50_ms: p50,
+                    ..LatencySummary::default()
+                },
+                errors_by_kind: Default::default(),
+                cpu: None,
+                distribution: Vec::new(),
+            }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn ratios_to_a_ceiling() {
+        let create = measured("create", 2500.0, 10.0);
+        let etcd = measured("etcd put ceiling", 5000.0, 4.0);
+        let ratios = ceiling_ratios(&create, &etcd);
+        assert_eq!(ratios.len(), 2);
+        assert_eq!(ratios[0].name, "create / etcd put ceiling");
+        assert_eq!(ratios[0].value, 0.5);
+        assert_eq!(ratios[0].numerator, "create 2,500/s");
+        assert_eq!(ratios[1].name, "create p50 latency / etcd put ceiling p50");
+        assert_eq!(ratios[1].value, 2.5);
+    }
+
+    #[test]
+    fn no_ratio_without_both_measurements() {
+        let create = measured("create", 2500.0, 10.0);
+        let skipped = ScenarioResult {
+            label: "etcd put ceiling".into(),
+            unsupported: Some("no etcd binary".into()),
+            ..Default::default()
+        };
+        assert!(ceiling_ratios(&create, &skipped).is_empty());
+        assert!(ceiling_ratios(&skipped, &create).is_empty());
+        // A ceiling that served nothing gives no ratio rather than infinity.
+        let zero = measured("ceiling", 0.0, 0.0);
+        assert!(ceiling_ratios(&create, &zero).is_empty());
+    }
 }

@@ -21,6 +21,23 @@ fn main() -> ExitCode {
     runtime.shutdown_background();
     match outcome {
         Ok(report) => {
+            if let Some(dir) = &cli.svg {
+                match report::svg_files(&report, dir) {
+                    Ok(files) if !cli.quiet => {
+                        for file in files {
+                            eprintln!("wrote {}", file.display());
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(error) => {
+                        eprintln!(
+                            "ferrokube-bench: writing charts to {}: {error}",
+                            dir.display()
+                        );
+                        return ExitCode::FAILURE;
+                    }
+                }
+            }
             if cli.json {
                 match serde_json::to_string_pretty(&report) {
                     Ok(text) => println!("{text}"),

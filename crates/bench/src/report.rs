@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::cpu::CpuUsage;
 use crate::launch::Memory;
 use crate::runner::{ErrorTally, LoadOutcome};
-use crate::stats::{round3, LatencySummary, MinMedMax};
+use crate::stats::{round3, LatencySummary, MinMedMax, Quantile};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
@@ -21,7 +21,7 @@ pub struct Report {
 }
 
 /// Where the requests went.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Target {
     /// `kubeconfig`, `started` (a ferrokube this tool started) or
     /// `in-process` (the ceiling server).
@@ -35,7 +35,7 @@ pub struct Target {
     pub server_args: Vec<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct ScenarioResult {
     pub scenario: String,
     /// The scenario and its variant, e.g. `create fsync=off`.
@@ -52,6 +52,18 @@ pub struct ScenarioResult {
     /// The started server's memory after the run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server_memory: Option<Memory>,
+    /// Why the server could not be measured this way (e.g. HTTP 415 for a
+    /// patch type it does not implement yet); the other fields are empty.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unsupported: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<crate::scenarios::memory::MemoryResult>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub formats: Option<crate::scenarios::formats::FormatsResult>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mix: Option<crate::scenarios::mix::MixResult>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lifecycle: Option<crate::scenarios::lifecycle::LifecycleResult>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -78,6 +90,9 @@ pub struct LoadResult {
     /// CPU use over the window, in cores.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpu: Option<CpuUsage>,
+    /// Latency at fixed percentiles, for charts (`--svg`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub distribution: Vec<Quantile>,
 }
 
 impl LoadResult {
@@ -104,6 +119,7 @@ impl LoadResult {
             latency: outcome.latency.summary(),
             errors_by_kind: outcome.error_kinds.clone(),
             cpu: outcome.cpu,
+            distribution: outcome.latency.distribution(),
         }
     }
 }
@@ -125,6 +141,8 @@ pub struct ReadyResult {
     /// VmRSS after ready and `idle_ms` of idling, MiB.
     pub rss_mib: Option<MinMedMax>,
     pub idle_ms: u64,
+    /// Objects in the store at each start (pre-loaded).
+    pub stored: usize,
     pub samples: Vec<ReadySample>,
 }
 
@@ -473,9 +491,14 @@ pub fn human(report: &Report) -> String {
                 .concat(),
             );
         }
+        let stored = if ready.stored > 0 {
+            format!(", {} objects stored", thousands(ready.stored as u64))
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "\n{} ({} runs, {})",
+            "\n{} ({} runs{stored}, {})",
             r.label, ready.runs, r.target.server
         );
         out.push_str(&table(&["", "min", "median", "max"], &rows, 1));
@@ -488,17 +511,194 @@ pub fn human(report: &Report) -> String {
             human_list(&mut out, r, list);
         }
     }
+    for r in &report.results {
+        if let Some(why) = &r.unsupported {
+            let _ = writeln!(out, "\n{}: not measured: {why}", r.label);
+        }
+        if let Some(memory) = &r.memory {
+            human_memory(&mut out, r, memory);
+        }
+        if let Some(formats) = &r.formats {
+            human_formats(&mut out, r, formats);
+        }
+        if let Some(mix) = &r.mix {
+            human_mix(&mut out, r, mix);
+        }
+        if let Some(lifecycle) = &r.lifecycle {
+            crate::scenarios::lifecycle::human(&mut out, r, lifecycle);
+        }
+    }
     for ratio in &report.ratios {
-        let _ = writeln!(
-            out,
-            "\n{}: {:.1}% ({} / {})",
-            ratio.name,
-            ratio.value * 100.0,
-            ratio.numerator,
-            ratio.denominator
-        );
+        if ratio.name.contains("latency") {
+            let _ = writeln!(
+                out,
+                "\n{}: {:.2}× ({} / {})",
+                ratio.name, ratio.value, ratio.numerator, ratio.denominator
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "\n{}: {:.1}% ({} / {})",
+                ratio.name,
+                ratio.value * 100.0,
+                ratio.numerator,
+                ratio.denominator
+            );
+        }
     }
     out
+}
+
+/// `--svg DIR`: the charts of `report`.
+pub fn svg_files(
+    report: &Report,
+    dir: &std::path::Path,
+) -> std::io::Result<Vec<std::path::PathBuf>> {
+    crate::svg::write_charts(report, dir)
+}
+
+fn human_memory(out: &mut String, r: &ScenarioResult, m: &crate::scenarios::memory::MemoryResult) {
+    let _ = writeln!(
+        out,
+        "\n{} ({} B ConfigMaps; empty server {:.1} MiB, {})",
+        r.label,
+        m.object_bytes,
+        m.empty_rss_kib as f64 / 1024.0,
+        r.target.server
+    );
+    let rows: Vec<Vec<String>> = m
+        .points
+        .iter()
+        .map(|p| {
+            vec![
+                thousands(p.objects),
+                format!("{:.1}", p.raw_bytes as f64 / 1048576.0),
+                format!("{:.1}", p.rss_kib as f64 / 1024.0),
+                format!("{:.1}", p.hwm_kib as f64 / 1024.0),
+                format!("{:.0}", p.per_object_bytes),
+                format!("{:.2}", p.rss_to_raw),
+                format!("{:.2}", p.growth_to_raw),
+                p.stored_json_bytes.to_string(),
+                thousands(p.fill_per_s as u64),
+            ]
+        })
+        .collect();
+    out.push_str(&table(
+        &[
+            "objects",
+            "raw MiB",
+            "RSS MiB",
+            "peak MiB",
+            "B/object",
+            "RSS/raw",
+            "growth/raw",
+            "stored JSON B",
+            "fill/s",
+        ],
+        &rows,
+        0,
+    ));
+}
+
+fn human_formats(
+    out: &mut String,
+    r: &ScenarioResult,
+    f: &crate::scenarios::formats::FormatsResult,
+) {
+    let _ = writeln!(
+        out,
+        "\n{} ({} {}s, {} runs each, {})",
+        r.label,
+        thousands(f.objects as u64),
+        f.kind,
+        f.runs,
+        r.target.server
+    );
+    let rows: Vec<Vec<String>> = f
+        .formats
+        .iter()
+        .map(|t| match &t.unsupported {
+            Some(_) => vec![
+                t.accept.clone(),
+                "not offered (below)".into(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+            ],
+            None => vec![
+                t.accept.clone(),
+                t.items.map_or("-".into(), |n| thousands(n as u64)),
+                thousands(t.bytes),
+                ms(t.total_ms.median),
+                ms(t.head_ms.median),
+                t.time_to_json.map_or("-".into(), |v| format!("{v:.2}")),
+                t.bytes_to_json.map_or("-".into(), |v| format!("{v:.2}")),
+            ],
+        })
+        .collect();
+    out.push_str(&table(
+        &[
+            "accept",
+            "items",
+            "bytes",
+            "full body ms (median)",
+            "head ms",
+            "time/JSON",
+            "bytes/JSON",
+        ],
+        &rows,
+        1,
+    ));
+    for t in &f.formats {
+        if let Some(why) = &t.unsupported {
+            let _ = writeln!(out, "  {}: {why}", t.accept);
+        }
+    }
+}
+
+fn human_mix(out: &mut String, r: &ScenarioResult, m: &crate::scenarios::mix::MixResult) {
+    let _ = writeln!(
+        out,
+        "\n{} ({} informers, {} watch streams open at the end, {} Pods; initial list median {} ms; {})",
+        r.label,
+        m.informers,
+        m.streams,
+        m.pods,
+        ms(m.initial_list_ms.median),
+        r.target.server
+    );
+    let op = |name: &str, l: &LoadResult| {
+        let mut row = latency_row(name, &l.latency);
+        row.insert(2, thousands(l.throughput_per_s.round() as u64));
+        row.insert(3, thousands(l.errors));
+        row
+    };
+    let mut delivery = latency_row("watch delivery", &m.delivery);
+    delivery.insert(2, "-".into());
+    delivery.insert(3, "-".into());
+    let rows = vec![
+        op("create ConfigMap", &m.creates),
+        op("patch Pod status", &m.status_updates),
+        delivery,
+    ];
+    out.push_str(&table(
+        &[
+            "", "count", "ops/s", "errors", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms",
+        ],
+        &rows,
+        1,
+    ));
+    let _ = writeln!(
+        out,
+        "  {} events with a send time, {} bookmarks",
+        thousands(m.events),
+        thousands(m.bookmarks)
+    );
+    for e in &m.watch_errors {
+        let _ = writeln!(out, "  {} × {}", e.count, e.sample);
+    }
 }
 
 fn mib(kib: Option<u64>) -> String {
@@ -771,6 +971,7 @@ mod tests {
                 server_cores: None,
                 other_cores: 0.25,
             }),
+            distribution: Vec::new(),
         };
         let report = Report {
             tool: "ferrokube-bench".into(),
@@ -785,6 +986,7 @@ mod tests {
                 watch: None,
                 list: None,
                 server_memory: None,
+                ..Default::default()
             }],
             ratios: vec![Ratio {
                 name: "get / ceiling".into(),

@@ -13,7 +13,7 @@ use bytes::Bytes;
 use hyper::{Method, StatusCode};
 use serde::Serialize;
 
-use crate::client::{Client, Session};
+use crate::client::{Client, Reply, Session};
 use crate::cpu::{self, CpuUsage};
 use crate::stats::Histogram;
 
@@ -26,6 +26,15 @@ pub trait Workload: Send + Sync + 'static {
     fn accepts(&self, status: StatusCode) -> bool {
         status.is_success()
     }
+
+    /// The media type request bodies are sent as.
+    fn content_type(&self) -> &str {
+        crate::client::JSON
+    }
+
+    /// Sees every answer of worker `worker` (read-modify-write loops keep
+    /// the resourceVersion they got).
+    fn observe(&self, _worker: usize, _reply: &Reply) {}
 }
 
 /// When a run ends.
@@ -146,9 +155,16 @@ async fn worker(
         };
         let (method, path, body) = workload.request(index, seq);
         let started = Instant::now();
-        let result = tokio::time::timeout(timeout, session.send(method, &path, body)).await;
+        let result = tokio::time::timeout(
+            timeout,
+            session.send_as(method, &path, body, workload.content_type()),
+        )
+        .await;
         let took = started.elapsed();
         shared.completed.fetch_add(1, Ordering::Relaxed);
+        if let Ok(Ok(reply)) = &result {
+            workload.observe(index, reply);
+        }
         match result {
             Ok(Ok(reply)) if workload.accepts(reply.status) => {
                 if shared.recording.load(Ordering::Relaxed) && !shared.stop.load(Ordering::Relaxed)
@@ -210,7 +226,7 @@ pub async fn run(
     let progress = options
         .progress
         .clone()
-        .map(|label| tokio::spawn(progress_line(label, shared.clone(), began)));
+        .map(|label| tokio::spawn(progress_line(label, shared.clone(), began, options.stop)));
 
     let elapsed = match options.stop {
         Stop::Duration { warmup, measure } => {
@@ -268,7 +284,43 @@ pub async fn run(
     }
 }
 
-async fn progress_line(label: String, shared: Arc<Shared>, began: Instant) {
+/// How far a run is, 0..=1: by time for a timed run, by requests for a
+/// counted one.
+pub fn progress_fraction(stop: Stop, elapsed: Duration, completed: u64) -> f64 {
+    let fraction = match stop {
+        Stop::Duration { warmup, measure } => {
+            let total = (warmup + measure).as_secs_f64();
+            if total > 0.0 {
+                elapsed.as_secs_f64() / total
+            } else {
+                1.0
+            }
+        }
+        Stop::Requests(n) if n > 0 => completed as f64 / n as f64,
+        Stop::Requests(_) => 1.0,
+    };
+    fraction.clamp(0.0, 1.0)
+}
+
+/// `[#########-----------]  45%`: a bar `width` cells wide.
+pub fn progress_bar(fraction: f64, width: usize) -> String {
+    let fraction = if fraction.is_finite() {
+        fraction.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let filled = ((fraction * width as f64).round() as usize).min(width);
+    format!(
+        "[{}{}] {:>3.0}%",
+        "#".repeat(filled),
+        "-".repeat(width - filled),
+        fraction * 100.0
+    )
+}
+
+/// Once a second: a redrawn bar on a terminal, a plain line otherwise (logs
+/// and CI keep every line).
+async fn progress_line(label: String, shared: Arc<Shared>, began: Instant, stop: Stop) {
     let tty = std::io::stderr().is_terminal();
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     tick.tick().await;
@@ -282,8 +334,10 @@ async fn progress_line(label: String, shared: Arc<Shared>, began: Instant) {
         } else {
             " (warm-up)"
         };
+        let fraction = progress_fraction(stop, began.elapsed(), done);
         let line = format!(
-            "{label}: {:>4.0}s {:>10} requests {:>9}/s {} errors{phase}",
+            "{label}: {} {:>4.0}s {:>10} requests {:>9}/s {} errors{phase}",
+            progress_bar(fraction, 24),
             began.elapsed().as_secs_f64(),
             crate::report::thousands(done),
             crate::report::thousands(done - last),
@@ -312,5 +366,33 @@ fn end_progress() {
 pub fn note(quiet: bool, message: &str) {
     if !quiet {
         eprintln!("{message}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_by_time_and_by_count() {
+        let timed = Stop::Duration {
+            warmup: Duration::from_secs(1),
+            measure: Duration::from_secs(3),
+        };
+        assert_eq!(progress_fraction(timed, Duration::from_secs(2), 0), 0.5);
+        assert_eq!(progress_fraction(timed, Duration::from_secs(9), 0), 1.0);
+        let counted = Stop::Requests(200);
+        assert_eq!(progress_fraction(counted, Duration::ZERO, 50), 0.25);
+        assert_eq!(progress_fraction(counted, Duration::ZERO, 500), 1.0);
+        assert_eq!(progress_fraction(Stop::Requests(0), Duration::ZERO, 0), 1.0);
+    }
+
+    #[test]
+    fn progress_bars() {
+        assert_eq!(progress_bar(0.0, 4), "[----]   0%");
+        assert_eq!(progress_bar(0.5, 4), "[##--]  50%");
+        assert_eq!(progress_bar(1.0, 4), "[####] 100%");
+        assert_eq!(progress_bar(7.0, 4), "[####] 100%");
+        assert_eq!(progress_bar(f64::NAN, 2), "[--]   0%");
     }
 }

@@ -120,6 +120,21 @@ impl Histogram {
         self.max
     }
 
+    /// The latency at each of [`DISTRIBUTION_PERCENTILES`], for charts;
+    /// empty when nothing was recorded.
+    pub fn distribution(&self) -> Vec<Quantile> {
+        if self.count == 0 {
+            return Vec::new();
+        }
+        DISTRIBUTION_PERCENTILES
+            .iter()
+            .map(|&percentile| Quantile {
+                percentile,
+                ms: round3(self.percentile(percentile) as f64 / 1e6),
+            })
+            .collect()
+    }
+
     pub fn summary(&self) -> LatencySummary {
         let ms = |ns: u64| round3(ns as f64 / 1e6);
         if self.count == 0 {
@@ -139,6 +154,19 @@ impl Histogram {
 }
 
 /// Rounds to three decimals (microseconds when in milliseconds).
+/// Where latency distributions are sampled: dense in the tail, where
+/// charts put their log-scaled x axis.
+pub const DISTRIBUTION_PERCENTILES: &[f64] = &[
+    0.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99, 100.0,
+];
+
+/// One point of a latency distribution.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Quantile {
+    pub percentile: f64,
+    pub ms: f64,
+}
+
 pub fn round3(v: f64) -> f64 {
     (v * 1000.0).round() / 1000.0
 }
@@ -266,6 +294,22 @@ mod tests {
         assert!((s.p999_ms - 0.2).abs() < 0.002, "{s:?}");
         assert_eq!(s.max_ms, 50.0);
         assert_eq!(fast.percentile(99.91), 50_000_000);
+    }
+
+    #[test]
+    fn distribution_follows_percentiles() {
+        let mut h = Histogram::new();
+        for i in 1..=10_000u64 {
+            h.record(Duration::from_micros(i));
+        }
+        let d = h.distribution();
+        assert_eq!(d.len(), DISTRIBUTION_PERCENTILES.len());
+        assert_eq!(d[0].ms, 0.001);
+        assert_eq!(d.last().map(|q| q.ms), Some(10.0));
+        assert!(d.windows(2).all(|w| w[0].ms <= w[1].ms), "{d:?}");
+        let p50 = d.iter().find(|q| q.percentile == 50.0).expect("p50");
+        assert!((p50.ms - 5.0).abs() < 0.05, "{p50:?}");
+        assert!(Histogram::new().distribution().is_empty());
     }
 
     #[test]

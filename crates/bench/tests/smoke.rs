@@ -412,3 +412,294 @@ fn any_server_by_kubeconfig() {
     assert!(text.contains("req/s") && text.contains("create"), "{text}");
     drop(started);
 }
+
+/// Each result is either measured and sane, or says why not (e.g. 415
+/// before server-side apply exists).
+fn assert_sane_or_unsupported(result: &Value, expect: &str) {
+    match result.get("unsupported").and_then(Value::as_str) {
+        Some(why) => assert!(why.contains(expect), "{result}"),
+        None => assert_sane_load(result),
+    }
+}
+
+#[test]
+fn update_and_merge_patch() {
+    let bin = ferrokube_bin();
+    let path = bin.to_str().expect("utf8 path");
+    let update = bench(
+        &[
+            &[
+                "update",
+                "--start-ferrokube",
+                path,
+                "--server-arg=--fsync=false",
+                "--size",
+                "400",
+            ][..],
+            SHORT,
+        ]
+        .concat(),
+    );
+    let result = &results(&update)[0];
+    assert_eq!(result["scenario"], "update");
+    assert_sane_load(result);
+    assert!(result["load"]["distribution"]
+        .as_array()
+        .is_some_and(|d| !d.is_empty()));
+
+    let patch = bench(
+        &[
+            &[
+                "patch",
+                "--start-ferrokube",
+                path,
+                "--server-arg=--storage-backend=memory",
+                "--type",
+                "merge",
+            ][..],
+            SHORT,
+        ]
+        .concat(),
+    );
+    let result = &results(&patch)[0];
+    assert_eq!(result["label"], "patch merge configmap");
+    assert_sane_load(result);
+}
+
+#[test]
+fn apply_patch_is_measured_or_reported_unsupported() {
+    let bin = ferrokube_bin();
+    let report = bench(
+        &[
+            &[
+                "patch",
+                "--start-ferrokube",
+                bin.to_str().expect("utf8 path"),
+                "--server-arg=--storage-backend=memory",
+                "--type",
+                "apply",
+                "--duration",
+                "0.3",
+            ][..],
+            &["--warmup", "0.1", "--concurrency", "2"][..],
+        ]
+        .concat(),
+    );
+    let results = results(&report);
+    let labels: Vec<&str> = results.iter().filter_map(|r| r["label"].as_str()).collect();
+    assert_eq!(
+        labels,
+        [
+            "patch apply configmap",
+            "patch apply deployment-50",
+            "patch apply deployment status"
+        ]
+    );
+    for result in results {
+        assert_sane_or_unsupported(result, "415");
+    }
+}
+
+#[test]
+fn delete_removes_every_seeded_object() {
+    let bin = ferrokube_bin();
+    let report = bench(&[
+        "delete",
+        "--start-ferrokube",
+        bin.to_str().expect("utf8 path"),
+        "--server-arg=--storage-backend=memory",
+        "--objects",
+        "60",
+        "--concurrency",
+        "4",
+        "--size",
+        "300",
+    ]);
+    let result = &results(&report)[0];
+    assert_eq!(result["scenario"], "delete");
+    assert_eq!(result["load"]["requests"], 60, "{result}");
+    assert_sane_load(result);
+}
+
+#[test]
+fn list_formats_json_protobuf_cbor() {
+    let bin = ferrokube_bin();
+    let report = bench(&[
+        "list-formats",
+        "--start-ferrokube",
+        bin.to_str().expect("utf8 path"),
+        "--server-arg=--storage-backend=memory",
+        "--objects",
+        "30",
+        "--runs",
+        "2",
+        "--concurrency",
+        "4",
+    ]);
+    let result = &results(&report)[0];
+    let formats = result["formats"]["formats"].as_array().expect("formats");
+    let accepts: Vec<&str> = formats
+        .iter()
+        .filter_map(|f| f["accept"].as_str())
+        .collect();
+    assert_eq!(
+        accepts,
+        [
+            "application/json",
+            "application/vnd.kubernetes.protobuf",
+            "application/cbor"
+        ]
+    );
+    let json = &formats[0];
+    assert_eq!(json["items"], 30, "{json}");
+    assert_eq!(json["time_to_json"], 1.0, "{json}");
+    assert!(json["bytes"].as_u64().expect("bytes") > 30 * 1000, "{json}");
+    for format in formats {
+        if format.get("unsupported").is_none() {
+            assert!(format["bytes"].as_u64().expect("bytes") > 0, "{format}");
+            assert_eq!(format["samples_ms"].as_array().map(Vec::len), Some(2));
+        }
+    }
+}
+
+#[test]
+fn memory_at_two_counts() {
+    let bin = ferrokube_bin();
+    let report = bench(&[
+        "memory",
+        "--start-ferrokube",
+        bin.to_str().expect("utf8 path"),
+        "--server-arg=--fsync=false",
+        "--stored",
+        "40,80",
+        "--concurrency",
+        "4",
+        "--idle-ms",
+        "20",
+    ]);
+    let memory = &results(&report)[0]["memory"];
+    let points = memory["points"].as_array().expect("points");
+    assert_eq!(points.len(), 2, "{memory}");
+    assert_eq!(points[0]["objects"], 40);
+    assert_eq!(points[1]["objects"], 80);
+    assert_eq!(points[1]["raw_bytes"], 80 * 1024);
+    if cfg!(target_os = "linux") {
+        assert!(memory["empty_rss_kib"].as_u64().expect("empty") > 0);
+        assert!(points[1]["rss_to_raw"].as_f64().expect("ratio") > 0.0);
+        assert!(points[1]["stored_json_bytes"].as_u64().expect("stored") >= 1024);
+    }
+}
+
+#[test]
+fn ready_after_restart_with_stored_objects() {
+    let bin = ferrokube_bin();
+    let report = bench(&[
+        "ready",
+        "--start-ferrokube",
+        bin.to_str().expect("utf8 path"),
+        "--server-arg=--fsync=false",
+        "--stored",
+        "0,50",
+        "--runs",
+        "1",
+        "--idle-ms",
+        "10",
+        "--concurrency",
+        "4",
+    ]);
+    let results = results(&report);
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["label"], "ready");
+    assert_eq!(results[0]["ready"]["stored"], 0);
+    assert_eq!(results[1]["label"], "ready stored=50");
+    assert_eq!(results[1]["ready"]["stored"], 50);
+    assert!(
+        results[1]["ready"]["ready_ms"]["median"]
+            .as_f64()
+            .expect("ms")
+            > 0.0
+    );
+}
+
+#[test]
+fn mix_of_informers_creates_and_status_updates() {
+    let bin = ferrokube_bin();
+    let report = bench(&[
+        "mix",
+        "--start-ferrokube",
+        bin.to_str().expect("utf8 path"),
+        "--server-arg=--fsync=false",
+        "--informers",
+        "2",
+        "--concurrency",
+        "4",
+        "--duration",
+        "0.6",
+        "--warmup",
+        "0.1",
+    ]);
+    let mix = &results(&report)[0]["mix"];
+    assert_eq!(mix["informers"], 2, "{mix}");
+    assert_eq!(mix["streams"], 4, "{mix}");
+    assert!(mix["watch_errors"].is_null(), "{mix}");
+    for op in ["creates", "status_updates"] {
+        assert!(mix[op]["requests"].as_u64().expect("requests") > 0, "{mix}");
+        assert_eq!(mix[op]["errors"], 0, "{mix}");
+    }
+    assert!(
+        mix["delivery"]["count"].as_u64().expect("count") > 0,
+        "{mix}"
+    );
+}
+
+/// Both ceilings next to a write scenario (etcd's only where an etcd
+/// binary is installed), the ratios, and the SVG charts.
+#[test]
+fn write_ceilings_ratios_and_charts() {
+    let bin = ferrokube_bin();
+    let charts = std::env::temp_dir().join(format!("ferrokube-bench-svg-{}", std::process::id()));
+    let report = bench(
+        &[
+            &[
+                "create",
+                "--start-ferrokube",
+                bin.to_str().expect("utf8 path"),
+                "--with-ceiling",
+                "--size",
+                "300",
+                "--svg",
+                charts.to_str().expect("utf8"),
+            ][..],
+            SHORT,
+        ]
+        .concat(),
+    );
+    let results = results(&report);
+    let labels: Vec<&str> = results.iter().filter_map(|r| r["label"].as_str()).collect();
+    assert_eq!(labels, ["ceiling", "etcd put ceiling", "create"]);
+    assert_sane_load(&results[0]);
+    assert_sane_load(&results[2]);
+    let etcd = &results[1];
+    let names: Vec<&str> = report["ratios"]
+        .as_array()
+        .expect("ratios")
+        .iter()
+        .filter_map(|r| r["name"].as_str())
+        .collect();
+    assert!(names.contains(&"create / ceiling"), "{names:?}");
+    assert!(
+        names.contains(&"create p50 latency / ceiling p50"),
+        "{names:?}"
+    );
+    if etcd.get("unsupported").is_none() {
+        assert!(
+            etcd["load"]["requests"].as_u64().expect("puts") > 0,
+            "{etcd}"
+        );
+        assert!(names.contains(&"create / etcd put ceiling"), "{names:?}");
+    }
+    let latency = std::fs::read_to_string(charts.join("latency.svg")).expect("latency.svg");
+    assert!(latency.starts_with("<svg") && latency.contains("<polyline"));
+    assert!(charts.join("create.svg").is_file());
+    let _ = std::fs::remove_dir_all(&charts);
+}

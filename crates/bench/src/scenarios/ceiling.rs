@@ -281,5 +281,6 @@ pub async fn run(cli: &Cli) -> Result<ScenarioResult, BenchError> {
         watch: None,
         list: None,
         server_memory: None,
+        ..Default::default()
     })
 }

@@ -85,5 +85,6 @@ pub async fn run(
         watch: None,
         list: None,
         server_memory: endpoint.memory(),
+        ..Default::default()
     })
 }

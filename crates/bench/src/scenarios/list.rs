@@ -69,16 +69,16 @@ pub fn pod_body(name: &str, namespace: &str, run: &str) -> Vec<u8> {
     .into_bytes()
 }
 
-struct Creates {
-    kind: ObjectKind,
-    namespace: String,
-    run: String,
-    path: String,
-    size: usize,
+pub(crate) struct Creates {
+    pub(crate) kind: ObjectKind,
+    pub(crate) namespace: String,
+    pub(crate) run: String,
+    pub(crate) path: String,
+    pub(crate) size: usize,
 }
 
 impl Creates {
-    fn body(&self, seq: u64) -> Vec<u8> {
+    pub(crate) fn body(&self, seq: u64) -> Vec<u8> {
         let name = format!("bench-{}-{seq}", self.run);
         match self.kind {
             ObjectKind::Pod => pod_body(&name, &self.namespace, &self.run),
@@ -99,14 +99,14 @@ impl Workload for Creates {
 
 /// One response, timed. The body is kept as the DATA frames came, so the
 /// time to the last byte includes no copy into one buffer.
-struct Fetched {
+pub(crate) struct Fetched {
     /// Request sent to response head in.
-    head: Duration,
-    chunks: Vec<Bytes>,
-    content_type: String,
+    pub(crate) head: Duration,
+    pub(crate) chunks: Vec<Bytes>,
+    pub(crate) content_type: String,
 }
 
-async fn fetch(
+pub(crate) async fn fetch(
     session: &mut Session,
     path: &str,
     accept: &str,
@@ -150,7 +150,7 @@ async fn fetch(
 }
 
 /// The chunks as one buffer.
-fn concat(chunks: &[Bytes]) -> Vec<u8> {
+pub(crate) fn concat(chunks: &[Bytes]) -> Vec<u8> {
     let mut all = Vec::with_capacity(chunks.iter().map(Bytes::len).sum());
     for chunk in chunks {
         all.extend_from_slice(chunk);
@@ -630,6 +630,7 @@ pub async fn run(
             },
         }),
         server_memory: endpoint.memory(),
+        ..Default::default()
     })
 }
 

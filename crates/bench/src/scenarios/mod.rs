@@ -3,10 +3,16 @@
 
 pub mod ceiling;
 pub mod create;
+pub mod etcd;
+pub mod formats;
 pub mod get;
+pub mod lifecycle;
 pub mod list;
+pub mod memory;
+pub mod mix;
 pub mod ready;
 pub mod watch;
+pub mod write;
 
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

@@ -806,6 +806,7 @@ pub async fn run(
         }),
         list: None,
         server_memory: endpoint.memory(),
+        ..Default::default()
     })
 }
 
