@@ -4,7 +4,8 @@
 # Needs: a Rust toolchain (cargo), python3 with pip, and the kubectl
 # binaries kubectl.1.33 and kubectl.1.27 in the folder of the installed
 # kubectl (`readlink -f $(which kubectl)`), or in $FERROKUBE_KUBECTL_DIR.
-# Installs: the Python `kubernetes` client and pytest (tests/python/requirements.txt).
+# Installs: the Python `kubernetes` client and pytest (tests/python/requirements.txt),
+# and Debian's etcd-server when no `etcd` is found (as root; otherwise it says so and stops).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,6 +28,21 @@ echo "kubectl binaries in $kubectl_dir"
 
 step "installing the Python client (tests/python/requirements.txt)"
 python3 -m pip install --quiet --disable-pip-version-check -r tests/python/requirements.txt
+
+step "checking etcd (etcd backend conformance, replica and fault tests)"
+# The tests start etcd themselves on loopback; they need Debian's etcd-server.
+if [ -z "${FERROKUBE_ETCD:-}" ] && ! command -v etcd >/dev/null 2>&1 && [ ! -x /usr/bin/etcd ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "etcd not found: installing Debian's etcd-server"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq etcd-server >/dev/null
+  else
+    echo "missing etcd: install Debian's etcd-server (sudo apt-get install etcd-server)," >&2
+    echo "or set FERROKUBE_ETCD=/path/to/etcd. This script installs it itself only as root." >&2
+    exit 1
+  fi
+fi
+echo "etcd: $(command -v etcd || echo "${FERROKUBE_ETCD:-/usr/bin/etcd}")"
 
 step "building"
 cargo build --workspace --all-targets --locked

@@ -10,12 +10,13 @@
 //!   and every read answers from exactly one revision.
 //!
 //! Backends: [`LocalBackend`] over an in-memory map or SQLite (WAL, group
-//! commit: concurrent writers share one fsync). An etcd backend plugs in
-//! behind the same trait.
+//! commit: concurrent writers share one fsync), and [`etcd::EtcdBackend`] on
+//! an etcd v3 cluster (several ferrokube replicas on one etcd).
 
 mod backend;
 mod cache;
 pub mod conformance;
+pub mod etcd;
 mod history;
 mod local;
 mod memory;
