@@ -166,10 +166,6 @@ def test_configmap_create_and_read(core_v1, namespace):
     assert read.binary_data == created.binary_data
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="managedFields are not recorded yet (server-side apply issue); strict: passing must remove this mark",
-)
 def test_configmap_create_records_managed_fields(core_v1, namespace):
     # kube-apiserver tracks field ownership on every create/update (server-side apply
     # is GA): the response carries one managedFields entry for the field manager.

@@ -1,5 +1,5 @@
 //! PATCH (`handlers/patch.go`): the patch type (JSON patch, merge patch,
-//! strategic merge patch) comes from the Content-Type;
+//! strategic merge patch, server-side apply in `apply.rs`) comes from the Content-Type;
 //! the patch applies to the current object (or its Scale), and the result
 //! goes through the update path. A patch that does not set a resourceVersion
 //! is retried on conflict, as kube's patcher does.
@@ -8,13 +8,15 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::apply::Ownership;
 use super::resource::{read_current, Target};
 use super::scale::{apply_scale, scale_of};
 use super::update::update_object;
 use super::{write, Api, ApiRequest, ApiResponse};
+use crate::field_validation::{self, FieldValidation};
 use crate::object;
 use crate::patch::{json_patch, merge, strategic};
-use crate::status::{Result, Status};
+use crate::status::{FieldError, Result, Status};
 
 const MAX_RETRIES: usize = 16;
 
@@ -31,6 +33,7 @@ enum PatchType {
     Json,
     Merge,
     Strategic,
+    Apply,
 }
 
 fn patch_type(request: &ApiRequest) -> Result<PatchType> {
@@ -45,6 +48,7 @@ fn patch_type(request: &ApiRequest) -> Result<PatchType> {
         "application/json-patch+json" => Ok(PatchType::Json),
         "application/merge-patch+json" => Ok(PatchType::Merge),
         "application/strategic-merge-patch+json" => Ok(PatchType::Strategic),
+        "application/apply-patch+yaml" => Ok(PatchType::Apply),
         _ => Err(Status::unsupported_media_type(&media, PATCH_TYPES)),
     }
 }
@@ -57,6 +61,7 @@ fn apply_patch(
     patch: &Value,
 ) -> Result<Value> {
     match kind {
+        PatchType::Apply => Err(Status::internal("apply is not a patch engine")),
         PatchType::Merge => {
             merge::apply(base, patch).map_err(|error| Status::bad_request(error.to_string()))
         }
@@ -95,17 +100,7 @@ fn apply_patch(
                         PATCH_TYPES,
                     )
                 })?;
-            let mut patched =
-                strategic::apply(base, patch, &context).map_err(|error| error.to_status())?;
-            // The typed decode after the merge drops fields the schema does not know.
-            crate::field_validation::drop_unknown_fields(
-                &api.openapi,
-                group,
-                version,
-                kind,
-                &mut patched,
-            );
-            Ok(patched)
+            strategic::apply(base, patch, &context).map_err(|error| error.to_status())
         }
     }
 }
@@ -122,15 +117,90 @@ fn sets_resource_version(kind: PatchType, patch: &Value) -> bool {
     }
 }
 
+/// The kind a patch of this target decodes into.
+fn patched_kind<'t>(target: &'t Target<'_>) -> (&'t str, &'t str, &'t str) {
+    if target.subresource == Some("scale") {
+        ("autoscaling", "v1", "Scale")
+    } else {
+        (
+            target.resource.group,
+            target.resource.version,
+            target.resource.kind,
+        )
+    }
+}
+
+/// The typed decode of the patched object (`applyPatchToObject`,
+/// `jsonPatcher.applyPatchToCurrentObject`): unknown fields are dropped;
+/// with `Warn`/`Strict` they and the patch's duplicate fields are strict
+/// errors: Strict → 422 Invalid on field `patch`, Warn → warnings.
+fn settle_unknown_fields(
+    api: &Api,
+    target: &Target<'_>,
+    kind: PatchType,
+    level: FieldValidation,
+    patch: &Value,
+    patch_errors: &[String],
+    patched: &mut Value,
+) -> Result<Vec<String>> {
+    let (group, version, object_kind) = patched_kind(target);
+    let unknown =
+        field_validation::drop_unknown_fields(&api.openapi, group, version, object_kind, patched);
+    if !level.is_checked() {
+        return Ok(Vec::new());
+    }
+    let mut errors = patch_errors.to_vec();
+    errors.extend(unknown);
+    if errors.is_empty() {
+        return Ok(Vec::new());
+    }
+    if level == FieldValidation::Warn {
+        return Ok(field_validation::warnings(&errors)
+            .iter()
+            .filter_map(|text| field_validation::warning_header_value(text))
+            .collect());
+    }
+    // The value shown: Go's `%+v` of the patch map (strategic), or the
+    // patched object's JSON (JSON and merge patches).
+    let shown = match kind {
+        PatchType::Strategic => strategic::go_value(Some(patch)),
+        _ => serde_json::to_string(patched).unwrap_or_default(),
+    };
+    let error = FieldError::invalid(
+        "patch",
+        &shown,
+        field_validation::strict_patch_detail(&errors),
+    );
+    Err(Status::invalid("", "", "", &[error]))
+}
+
 pub(super) async fn patch(
     api: &Arc<Api>,
     request: &ApiRequest,
     target: &Target<'_>,
 ) -> Result<ApiResponse> {
     let kind = patch_type(request)?;
+    write::validate_options(request, Some(kind == PatchType::Apply))?;
     let dry_run = write::dry_run(request)?;
+    if kind == PatchType::Apply {
+        return super::apply::apply(api, request, target, dry_run).await;
+    }
+    let level = FieldValidation::parse(request.query.get("fieldValidation")).unwrap_or_default();
     let patch: Value = serde_json::from_slice(&request.body)
         .map_err(|error| Status::bad_request(format!("error decoding patch: {error}")))?;
+    // Duplicate keys in the patch itself (`kjson.UnmarshalStrict` of the body).
+    let patch_errors: Vec<String> = if level.is_checked() {
+        field_validation::duplicate_fields(&request.body)
+            .into_iter()
+            .map(|error| match kind {
+                PatchType::Json => format!("json patch {error}"),
+                _ => error,
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let owner = Ownership::of_request(request, target.subresource.unwrap_or_default());
     let name = target.name.unwrap_or_default();
     let key = target.key(name);
     let conditional = sets_resource_version(kind, &patch);
@@ -138,10 +208,20 @@ pub(super) async fn patch(
         let snapshot = api.store.snapshot();
         let (_, current) = read_current(&snapshot, &key)?
             .ok_or_else(|| Status::not_found(&target.group_resource(), name))?;
+        let mut warnings = Vec::new();
         let result = if target.subresource == Some("scale") {
             let base = scale_of(target, &current);
-            let patched = apply_patch(api, target, kind, &base, &patch)?;
-            apply_scale(api, target, current, &patched, dry_run).await
+            let mut patched = apply_patch(api, target, kind, &base, &patch)?;
+            warnings = settle_unknown_fields(
+                api,
+                target,
+                kind,
+                level,
+                &patch,
+                &patch_errors,
+                &mut patched,
+            )?;
+            apply_scale(api, target, current, &patched, dry_run, &owner).await
         } else {
             let patched = apply_patch(api, target, kind, &current, &patch)?;
             if !patched.is_object() {
@@ -161,8 +241,17 @@ pub(super) async fn patch(
                     object::name(&patched)
                 )));
             }
+            warnings.extend(settle_unknown_fields(
+                api,
+                target,
+                kind,
+                level,
+                &patch,
+                &patch_errors,
+                &mut patched,
+            )?);
             write::settle_namespace(target, &mut patched)?;
-            update_object(api, target, patched, dry_run)
+            update_object(api, target, patched, dry_run, &owner)
                 .await
                 .map(|(_, stored)| stored)
         };
@@ -171,7 +260,7 @@ pub(super) async fn patch(
                 continue
             }
             Err(status) => return Err(status),
-            Ok(stored) => return Ok(ApiResponse::json(200, &stored)),
+            Ok(stored) => return Ok(ApiResponse::json(200, &stored).with_warnings(warnings)),
         }
     }
     Err(Status::conflict(&target.group_resource(), name))

@@ -262,7 +262,11 @@ pub fn apply(document: &Value, patch: &Value) -> Result<Value, JsonPatchError> {
                 value,
                 raw_path,
             } => {
-                if get(&result, &path) != Some(&value) {
+                // evanphx/json-patch `test`: a missing path equals a null value
+                // (kube-rs's finalizer helper tests `/metadata/finalizers` for null).
+                let found = get(&result, &path);
+                let matches = found == Some(&value) || (found.is_none() && value.is_null());
+                if !matches {
                     return Err(JsonPatchError::Failed(format!(
                         "testing value {raw_path} failed: test failed"
                     )));
@@ -393,5 +397,13 @@ mod tests {
             apply(&json!({}), &too_many).map_err(|error| error.http_code()),
             Err(413)
         );
+    }
+    #[test]
+    fn test_of_null_matches_a_missing_path() {
+        let patch =
+            json!([{"op":"test","path":"/a","value":null},{"op":"add","path":"/a","value":[1]}]);
+        assert_eq!(apply(&json!({}), &patch).ok(), Some(json!({"a": [1]})));
+        let present = json!([{"op":"test","path":"/a","value":null}]);
+        assert!(apply(&json!({"a": 1}), &present).is_err());
     }
 }

@@ -1401,7 +1401,7 @@ enum Verb {
 }
 
 /// Go's `%v` of a decoded JSON value.
-fn go_value(value: Option<&Value>) -> String {
+pub(crate) fn go_value(value: Option<&Value>) -> String {
     let mut out = String::new();
     go_format(value, Verb::V, 0, &mut out);
     out

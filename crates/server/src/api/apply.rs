@@ -1,0 +1,378 @@
+//! Field ownership on every write, and server-side apply
+//! (`Content-Type: application/apply-patch+yaml`, `handlers/patch.go`
+//! `applyPatcher`): the glue between the handlers and `crate::fieldmanager`.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::create::create_object;
+use super::resource::{read_current, require_namespace, Target};
+use super::update::update_object;
+use super::{write, Api, ApiRequest, ApiResponse};
+use crate::field_validation::{self, FieldValidation};
+use crate::fieldmanager::{self, path::PathElement, schema::Schema, set::Set, FieldManager};
+use crate::object;
+use crate::registry::ResourceDef;
+use crate::status::{Result, Status};
+
+/// How a write records field ownership.
+#[derive(Debug, Clone)]
+pub enum Ownership {
+    /// A create, update or non-apply patch by this manager (`Update` entry),
+    /// through this subresource (`""`, `status`, `scale`).
+    Update {
+        manager: String,
+        subresource: String,
+    },
+    /// Server-side apply already settled the managedFields: these (kept
+    /// through the strategy, which restores the old metadata for `/status`).
+    Applied(Option<Value>),
+}
+
+impl Ownership {
+    /// The manager of a request: `fieldManager`, else from the User-Agent.
+    pub fn of_request(request: &ApiRequest, subresource: &str) -> Self {
+        Ownership::Update {
+            manager: fieldmanager::manager_name(
+                request.query.get("fieldManager"),
+                request.header("user-agent"),
+            ),
+            subresource: subresource.to_string(),
+        }
+    }
+}
+
+fn field_manager<'a>(api: &'a Api, resource: &ResourceDef, subresource: &str) -> FieldManager<'a> {
+    let mut reset = Set::new();
+    if subresource.is_empty()
+        && resource.subresource("status").is_some()
+        && (resource.group, resource.kind) != ("", "Node")
+    {
+        // The main resource's strategy keeps the old status (`GetResetFields`).
+        reset.insert(&[PathElement::field("status")]);
+    }
+    FieldManager {
+        schema: Schema::for_kind(
+            &api.openapi,
+            resource.group,
+            resource.version,
+            resource.kind,
+        ),
+        api_version: resource.api_version(),
+        subresource: subresource.to_string(),
+        reset,
+    }
+}
+
+/// A create: the new object compared with the kind's typed zero value, as
+/// kube's create handler does before the strategy runs (so status the
+/// strategy sets and the namespace name label are nobody's).
+pub fn record_create(api: &Api, target: &Target<'_>, object: &mut Value, owner: &Ownership) {
+    let Ownership::Update {
+        manager,
+        subresource,
+    } = owner
+    else {
+        return;
+    };
+    let resource = target.resource;
+    let fm = field_manager(api, resource, subresource);
+    let zero = fieldmanager::zero_object(&resource.api_version(), resource.kind);
+    let mut probe = object.clone();
+    if resource.subresource("status").is_some() && (resource.group, resource.kind) != ("", "Node") {
+        if let Some(map) = probe.as_object_mut() {
+            match zero.get("status") {
+                Some(status) => map.insert("status".into(), status.clone()),
+                None => map.remove("status"),
+            };
+        }
+    }
+    if (resource.group, resource.kind) == ("", "Namespace") {
+        if let Some(labels) = probe
+            .pointer_mut("/metadata/labels")
+            .and_then(Value::as_object_mut)
+        {
+            labels.remove("kubernetes.io/metadata.name");
+            if labels.is_empty() {
+                if let Some(metadata) = object::metadata_mut(&mut probe) {
+                    metadata.remove("labels");
+                }
+            }
+        }
+    }
+    fm.update(&zero, &mut probe, manager, &object::now_rfc3339());
+    let entries = probe.pointer("/metadata/managedFields").cloned();
+    if let Some(metadata) = object::metadata_mut(object) {
+        match entries {
+            Some(entries) => metadata.insert("managedFields".into(), entries),
+            None => metadata.remove("managedFields"),
+        };
+    }
+}
+
+/// An update (PUT, non-apply PATCH, status, scale): `new` is the object
+/// about to be stored, after the strategy, `old` the live one.
+pub fn record_update(
+    api: &Api,
+    target: &Target<'_>,
+    old: &Value,
+    new: &mut Value,
+    owner: &Ownership,
+) {
+    let (manager, subresource) = match owner {
+        Ownership::Update {
+            manager,
+            subresource,
+        } => (manager, subresource),
+        Ownership::Applied(entries) => {
+            set_entries(new, entries.clone());
+            keep_old_timestamps(old, new);
+            return;
+        }
+    };
+    let fm = field_manager(api, target.resource, subresource);
+    fm.update(old, new, manager, &object::now_rfc3339());
+    keep_old_timestamps(old, new);
+}
+
+/// `IgnoreManagedFieldsTimestampsTransformer`: when an update changes
+/// nothing but managedFields timestamps, the old entries stay, so the write
+/// is a no-op.
+fn keep_old_timestamps(old: &Value, new: &mut Value) {
+    let entries = |object: &Value| object.pointer("/metadata/managedFields").cloned();
+    let (old_entries, new_entries) = (entries(old), entries(new));
+    if old_entries == new_entries {
+        return;
+    }
+    let untimed = |entries: &Option<Value>| {
+        let mut entries = entries.clone();
+        for entry in entries
+            .as_mut()
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(entry) = entry.as_object_mut() {
+                entry.remove("time");
+            }
+        }
+        entries
+    };
+    if untimed(&old_entries) != untimed(&new_entries) {
+        return;
+    }
+    // Same entries but for their times: is the rest of the object the same?
+    let mut probe = new.clone();
+    set_entries(&mut probe, old_entries.clone());
+    let old_version = object::resource_version(old).to_string();
+    if let Some(metadata) = object::metadata_mut(&mut probe) {
+        if old_version.is_empty() {
+            metadata.remove("resourceVersion");
+        } else {
+            metadata.insert("resourceVersion".into(), Value::String(old_version));
+        }
+    }
+    if probe == *old {
+        set_entries(new, old_entries);
+    }
+}
+
+fn set_entries(object: &mut Value, entries: Option<Value>) {
+    if let Some(metadata) = object::metadata_mut(object) {
+        match entries {
+            Some(entries) => metadata.insert("managedFields".into(), entries),
+            None => metadata.remove("managedFields"),
+        };
+    }
+}
+
+/// Go's `strconv.ParseBool`.
+fn parse_bool(text: &str) -> Option<bool> {
+    match text {
+        "1" | "t" | "T" | "TRUE" | "true" | "True" => Some(true),
+        "0" | "f" | "F" | "FALSE" | "false" | "False" => Some(false),
+        _ => None,
+    }
+}
+
+/// The `force` query parameter: `None` when absent.
+pub fn force_param(request: &ApiRequest) -> Result<Option<bool>> {
+    match request.query.get("force") {
+        None => Ok(None),
+        Some(text) => parse_bool(text).map(Some).ok_or_else(|| {
+            Status::bad_request(format!(
+                "strconv.ParseBool: parsing {}: invalid syntax",
+                crate::status::go_quote(text)
+            ))
+        }),
+    }
+}
+
+const MAX_RETRIES: usize = 16;
+
+/// PATCH with `application/apply-patch+yaml`: create the object when it is
+/// missing, else apply; conflicts are 409 unless `force=true`.
+pub(super) async fn apply(
+    api: &Arc<Api>,
+    request: &ApiRequest,
+    target: &Target<'_>,
+    dry_run: bool,
+) -> Result<ApiResponse> {
+    let level = FieldValidation::parse(request.query.get("fieldValidation")).unwrap_or_default();
+    let force = force_param(request)?.unwrap_or(false);
+    if target.subresource == Some("scale") {
+        let stored = apply_scale(api, request, target, dry_run, force).await?;
+        let warnings = yaml_warnings(request, level)?;
+        return Ok(ApiResponse::json(200, &stored).with_warnings(warnings));
+    }
+    let manager = request
+        .query
+        .get("fieldManager")
+        .unwrap_or_default()
+        .to_string();
+    let config = crate::yaml::yaml_to_json(&request.body)
+        .map_err(|error| Status::bad_request(format!("error decoding YAML: {error}")))?;
+    if !config.is_object() {
+        return Err(Status::bad_request(
+            "error decoding YAML: the applied configuration is not an object",
+        ));
+    }
+    let resource = target.resource;
+    let api_version = resource.api_version();
+    let subresource = target.subresource.unwrap_or("");
+    let mut fm = field_manager(api, resource, subresource);
+    if subresource == "status" {
+        // Through /status only the status is this applier's (`GetResetFields`).
+        if let Some(map) = config.as_object() {
+            for key in map.keys().filter(|key| *key != "status") {
+                fm.reset.insert(&[PathElement::Field(key.clone())]);
+            }
+        }
+    }
+    fieldmanager::check_applied(&fm.schema, &api_version, resource.kind, &config)
+        .map_err(|error| error.to_status())?;
+    let name = target.name.unwrap_or_default();
+    let key = target.key(name);
+    for _ in 0..MAX_RETRIES {
+        let snapshot = api.store.snapshot();
+        let current = read_current(&snapshot, &key)?;
+        let live = match &current {
+            Some((_, live)) => live.clone(),
+            None if subresource.is_empty() => Value::Object(Default::default()),
+            None => return Err(Status::not_found(&target.group_resource(), name)),
+        };
+        let mut applied = fm
+            .apply_with_last_applied(&live, &config, &manager, force, &object::now_rfc3339())
+            .map_err(|error| error.to_status())?;
+        let applied_name = object::name(&applied).to_string();
+        if applied_name.is_empty() {
+            if let Some(metadata) = object::metadata_mut(&mut applied) {
+                metadata.insert("name".into(), Value::String(name.to_string()));
+            }
+        } else if applied_name != name {
+            return Err(Status::bad_request(format!(
+                "the name of the object ({applied_name}) does not match the name on the URL ({name})"
+            )));
+        }
+        write::settle_namespace(target, &mut applied)?;
+        let owner = Ownership::Applied(applied.pointer("/metadata/managedFields").cloned());
+        let result = match current {
+            None => {
+                require_namespace(api, target)?;
+                create_object(api, target, applied, dry_run, &owner)
+                    .await
+                    .map(|created| (201, created))
+            }
+            Some((revision, _)) => {
+                // The live revision is the precondition; a lost race retries.
+                object::set_resource_version(&mut applied, revision);
+                update_object(api, target, applied, dry_run, &owner).await
+            }
+        };
+        match result {
+            Err(status) if status.code == 409 && status.reason == "Conflict" => continue,
+            Err(status) => return Err(status),
+            Ok((code, stored)) => {
+                let warnings = yaml_warnings(request, level)?;
+                return Ok(ApiResponse::json(code, &stored).with_warnings(warnings));
+            }
+        }
+    }
+    Err(Status::conflict(&target.group_resource(), name))
+}
+
+/// Apply to `/scale` (kube's `ScaleHandler`): the Scale's `spec.replicas` is
+/// applied to the parent's `spec.replicas`, owned by an Apply entry with
+/// subresource `scale`.
+async fn apply_scale(
+    api: &Api,
+    request: &ApiRequest,
+    target: &Target<'_>,
+    dry_run: bool,
+    force: bool,
+) -> Result<Value> {
+    let manager = request.query.get("fieldManager").unwrap_or_default();
+    let config = crate::yaml::yaml_to_json(&request.body)
+        .map_err(|error| Status::bad_request(format!("error decoding YAML: {error}")))?;
+    let scale_schema = Schema::for_kind(&api.openapi, "autoscaling", "v1", "Scale");
+    fieldmanager::check_applied(&scale_schema, "autoscaling/v1", "Scale", &config)
+        .map_err(|error| error.to_status())?;
+    let resource = target.resource;
+    let mut parent_config = serde_json::json!({
+        "apiVersion": resource.api_version(),
+        "kind": resource.kind,
+        "metadata": {"name": target.name.unwrap_or_default()},
+    });
+    if let Some(replicas) = config.pointer("/spec/replicas") {
+        parent_config["spec"] = serde_json::json!({"replicas": replicas});
+    }
+    let fm = field_manager(api, resource, "scale");
+    let name = target.name.unwrap_or_default();
+    let parent_target = Target {
+        subresource: None,
+        ..*target
+    };
+    for _ in 0..MAX_RETRIES {
+        let snapshot = api.store.snapshot();
+        let (revision, live) = read_current(&snapshot, &target.key(name))?
+            .ok_or_else(|| Status::not_found(&target.group_resource(), name))?;
+        let mut applied = fm
+            .apply(
+                &live,
+                &parent_config,
+                manager,
+                force,
+                &object::now_rfc3339(),
+            )
+            .map_err(|error| error.to_status())?;
+        object::set_resource_version(&mut applied, revision);
+        let owner = Ownership::Applied(applied.pointer("/metadata/managedFields").cloned());
+        match update_object(api, &parent_target, applied, dry_run, &owner).await {
+            Err(status) if status.code == 409 && status.reason == "Conflict" => continue,
+            Err(status) => return Err(status),
+            Ok((_, stored)) => return Ok(super::scale::scale_of(target, &stored)),
+        }
+    }
+    Err(Status::conflict(&target.group_resource(), name))
+}
+
+/// After the apply, kube strict-decodes the YAML body for duplicate keys
+/// (`yaml.UnmarshalStrict`): Strict → 400, Warn → warnings.
+fn yaml_warnings(request: &ApiRequest, level: FieldValidation) -> Result<Vec<String>> {
+    if !level.is_checked() {
+        return Ok(Vec::new());
+    }
+    let Some(error) = crate::yaml::yaml_duplicate_error(&request.body) else {
+        return Ok(Vec::new());
+    };
+    if level == FieldValidation::Strict {
+        return Err(Status::bad_request(format!(
+            "error strict decoding YAML: {error}"
+        )));
+    }
+    Ok(field_validation::warnings(&[error])
+        .iter()
+        .filter_map(|text| field_validation::warning_header_value(text))
+        .collect())
+}
