@@ -1,50 +1,41 @@
 //! DELETE of one object and of a collection (`handlers/delete.go`,
-//! `Store.Delete` / `Store.DeleteCollection`). Removal is immediate; the
-//! finalizer and graceful-deletion machinery builds on this.
+//! `registry/generic/registry/store.go` `Store.Delete`,
+//! `updateForGracefulDeletionAndFinalizers`, `DeleteCollection`; the namespace
+//! registry's own `Delete`; the unsafe `corruptObjectDeleter`). The rules
+//! that shape the object on its way out are in `deletion/`.
 
 use std::sync::Arc;
+use std::time::SystemTime;
 
 use ferrokube_store::{BackendError, Expect, Op, StoreError, Txn};
 use serde_json::{json, Value};
 
+use super::deletion::before_delete::{
+    before_delete, deletion_timestamp, finalizers, gc_finalizers, mark_as_deleting, set_finalizers,
+};
+use super::deletion::namespace::{self, is_namespace};
+use super::deletion::options::IGNORE_STORE_READ_ERROR;
+use super::deletion::DeleteOptions;
 use super::list::Selection;
 use super::resource::{read_current, Target};
 use super::{write, Api, ApiRequest, ApiResponse};
 use crate::object;
-use crate::status::{GroupResource, Result, Status};
+use crate::status::{FieldError, FieldErrorKind, Result, Status};
 
 const MAX_RETRIES: usize = 16;
 
-/// `metav1.DeleteOptions` preconditions, from the body or the query.
-#[derive(Debug, Default)]
-struct Preconditions {
-    uid: Option<String>,
-    resource_version: Option<String>,
-}
+/// Deletes a deletecollection keeps in flight at once.
+const DELETE_COLLECTION_WORKERS: usize = 32;
 
-fn preconditions(request: &ApiRequest) -> Result<Preconditions> {
-    let mut found = Preconditions::default();
-    if !request.body.is_empty() {
-        let options: Value = serde_json::from_slice(&request.body).map_err(|error| {
-            Status::bad_request(format!(
-                "couldn't get version/kind; json parse error: {error}"
-            ))
-        })?;
-        if let Some(pre) = options.get("preconditions") {
-            found.uid = pre.get("uid").and_then(Value::as_str).map(str::to_string);
-            found.resource_version = pre
-                .get("resourceVersion")
-                .and_then(Value::as_str)
-                .map(str::to_string);
-        }
-    }
-    Ok(found)
-}
-
-/// Kinds whose registry returns the deleted object rather than a `Status`
-/// (`ReturnDeletedObject` upstream; see `ResourceDef::returns_deleted_object`).
-fn returns_deleted_object(target: &Target<'_>) -> bool {
-    target.resource.returns_deleted_object
+/// How one DELETE ended.
+#[derive(Debug)]
+pub(super) enum Outcome {
+    /// Removed from storage; the object as it last was.
+    Deleted(Value),
+    /// Kept, marked for deletion (finalizers pending or a grace period running).
+    Kept(Value),
+    /// A graceful deletion was already pending and this request changed nothing.
+    AlreadyDeleting(Value),
 }
 
 pub(super) async fn delete(
@@ -52,166 +43,310 @@ pub(super) async fn delete(
     request: &ApiRequest,
     target: &Target<'_>,
 ) -> Result<ApiResponse> {
-    let dry_run = write::dry_run(request)?;
-    let preconditions = preconditions(request)?;
+    let mut options = DeleteOptions::from_request(request)?;
     let name = target.name.unwrap_or_default();
+    if options.unsafe_delete() {
+        // Kube also requires the `unsafe-delete-ignore-read-errors` verb
+        // (authorizeUnsafeDelete); ferrokube has no authorizer yet.
+        return unsafe_delete(api, target, name).await;
+    }
+    let outcome = if is_namespace(target) {
+        delete_namespace(api, target, name, &mut options).await?
+    } else {
+        delete_object(api, target, name, &mut options).await?
+    };
+    Ok(respond(target, &options, outcome))
+}
+
+/// `DeleteResource`'s answer: 202 only for an object kept after
+/// `orphanDependents: false`; a kept object is answered as it now is; a
+/// removed one as the kind's registry answers (`finalizeDelete`).
+fn respond(target: &Target<'_>, options: &DeleteOptions, outcome: Outcome) -> ApiResponse {
+    let accepted = options.orphan_dependents == Some(false);
+    match outcome {
+        Outcome::Kept(object) => ApiResponse::json(if accepted { 202 } else { 200 }, &object),
+        Outcome::AlreadyDeleting(object) => ApiResponse::json(
+            if accepted { 202 } else { 200 },
+            &finalize_delete(target, object),
+        ),
+        Outcome::Deleted(object) => ApiResponse::json(200, &finalize_delete(target, object)),
+    }
+}
+
+/// `finalizeDelete`: the object for kinds that return it
+/// (`ReturnDeletedObject`), otherwise a success `Status` naming it.
+fn finalize_delete(target: &Target<'_>, object: Value) -> Value {
+    if target.resource.returns_deleted_object {
+        return object;
+    }
+    let mut details = serde_json::Map::new();
+    details.insert("name".into(), json!(object::name(&object)));
+    if !target.resource.group.is_empty() {
+        details.insert("group".into(), json!(target.resource.group));
+    }
+    details.insert("kind".into(), json!(target.resource.plural));
+    details.insert("uid".into(), json!(object::meta_str(&object, "uid")));
+    json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details})
+}
+
+/// Commit one op; `Ok(None)` when its precondition no longer holds (retry).
+async fn commit(api: &Api, target: &Target<'_>, name: &str, op: Op) -> Result<Option<i64>> {
+    match write::commit(api, Txn::single(op)).await {
+        Ok(committed) => Ok(Some(committed.revision)),
+        Err(StoreError::Backend(BackendError::PreconditionFailed { .. })) => Ok(None),
+        Err(other) => Err(write::map_store_error(target, name, other)),
+    }
+}
+
+/// Write `object` over `current` (at `revision`) unless nothing changed, as
+/// `GuaranteedUpdate` skips no-op writes. `Ok(None)` means retry.
+async fn put_if_changed(
+    api: &Api,
+    target: &Target<'_>,
+    key: &str,
+    revision: i64,
+    current: &Value,
+    mut object: Value,
+    dry_run: bool,
+) -> Result<Option<Value>> {
+    if &object == current || dry_run {
+        return Ok(Some(object));
+    }
+    let name = object::name(&object).to_string();
+    let op = Op::Put {
+        key: key.to_string(),
+        value: object::storage_bytes(&object),
+        expect: Expect::ModRevision(revision),
+    };
+    Ok(commit(api, target, &name, op).await?.map(|new_revision| {
+        object::set_resource_version(&mut object, new_revision);
+        object
+    }))
+}
+
+/// `Store.Delete` for one object.
+pub(super) async fn delete_object(
+    api: &Api,
+    target: &Target<'_>,
+    name: &str,
+    options: &mut DeleteOptions,
+) -> Result<Outcome> {
+    let key = target.key(name);
+    let dry_run = options.is_dry_run();
+    // What this request last wrote, in case a racing writer removes it before we do.
+    let mut last_written: Option<Value> = None;
+    for _ in 0..MAX_RETRIES {
+        let snapshot = api.store.snapshot();
+        let Some((revision, current)) = read_current(&snapshot, &key)? else {
+            return match last_written {
+                Some(last) => Ok(Outcome::Deleted(last)),
+                None => Err(Status::not_found(&target.group_resource(), name)),
+            };
+        };
+        let now = SystemTime::now();
+        let mut attempt = options.clone();
+        let mut object = current.clone();
+        let decision = before_delete(target.resource, &mut object, &mut attempt, now)?;
+        if decision.pending {
+            *options = attempt;
+            return Ok(Outcome::AlreadyDeleting(current));
+        }
+        let new_finalizers = gc_finalizers(target.resource, &object, &attempt);
+        let mut delete_from = (revision, current.clone());
+        if decision.graceful || !finalizers(&current).is_empty() || new_finalizers.is_some() {
+            if let Some(wanted) = new_finalizers {
+                set_finalizers(&mut object, wanted);
+            }
+            let pending_finalizers = !finalizers(&object).is_empty();
+            if !decision.graceful && pending_finalizers {
+                mark_as_deleting(&mut object, now);
+            }
+            if decision.graceful || pending_finalizers {
+                let Some(stored) =
+                    put_if_changed(api, target, &key, revision, &current, object, dry_run).await?
+                else {
+                    continue;
+                };
+                *options = attempt.clone();
+                let grace = attempt.grace_period_seconds.unwrap_or(0);
+                if pending_finalizers || grace > 0 {
+                    return Ok(Outcome::Kept(stored));
+                }
+                // Graceful with nothing left to wait for: deleted right after the update.
+                if dry_run {
+                    return Ok(Outcome::Deleted(stored));
+                }
+                let stored_revision = object::resource_version(&stored)
+                    .parse()
+                    .unwrap_or(revision);
+                last_written = Some(stored.clone());
+                delete_from = (stored_revision, stored);
+            }
+        }
+        let (expected, last) = delete_from;
+        if dry_run {
+            return Ok(Outcome::Deleted(last));
+        }
+        let op = Op::Delete {
+            key: key.clone(),
+            expect: Expect::ModRevision(expected),
+        };
+        match commit(api, target, name, op).await? {
+            Some(_) => return Ok(Outcome::Deleted(last)),
+            None => continue,
+        }
+    }
+    Err(Status::conflict(&target.group_resource(), name))
+}
+
+/// The namespace registry's `Delete`: the first request marks the namespace
+/// Terminating and keeps it; once its `spec.finalizers` are gone (the
+/// namespace controller's `finalize`), a DELETE removes it as any object.
+async fn delete_namespace(
+    api: &Api,
+    target: &Target<'_>,
+    name: &str,
+    options: &mut DeleteOptions,
+) -> Result<Outcome> {
     let key = target.key(name);
     for _ in 0..MAX_RETRIES {
         let snapshot = api.store.snapshot();
         let Some((revision, current)) = read_current(&snapshot, &key)? else {
             return Err(Status::not_found(&target.group_resource(), name));
         };
-        let uid = object::meta_str(&current, "uid");
-        // rest.BeforeDelete: the conflict names the kind, not the resource.
-        let kind = GroupResource::new(target.resource.group, target.resource.kind);
-        if let Some(expected) = preconditions
-            .uid
-            .as_deref()
-            .filter(|expected| *expected != uid)
-        {
-            return Err(Status::conflict_because(
-                &kind,
-                name,
-                &format!(
-                    "the UID in the precondition ({expected}) does not match the UID in record ({uid}). The object might have been deleted and then recreated"
-                ),
-            ));
-        }
-        if let Some(expected) = preconditions
-            .resource_version
-            .as_deref()
-            .filter(|expected| *expected != revision.to_string())
-        {
-            return Err(Status::conflict_because(
-                &kind,
-                name,
-                &format!(
-                    "the ResourceVersion in the precondition ({expected}) does not match the ResourceVersion in record ({revision}). The object might have been modified"
-                ),
-            ));
-        }
-        if !dry_run {
-            let mut txn = Txn::single(Op::Delete {
-                key: key.clone(),
-                expect: Expect::ModRevision(revision),
-            });
-            if is_namespace(target) {
-                txn.ops.extend(namespace_contents(api, name));
-            }
-            match write::commit(api, txn).await {
-                Ok(_) => {}
-                Err(StoreError::Backend(BackendError::PreconditionFailed { .. })) => continue,
-                Err(other) => return Err(write::map_store_error(target, name, other)),
+        namespace::check_preconditions(&current, options)?;
+        if deletion_timestamp(&current).is_none() {
+            let mut marked = current.clone();
+            namespace::mark_terminating(&mut marked, options, SystemTime::now());
+            let stored = put_if_changed(
+                api,
+                target,
+                &key,
+                revision,
+                &current,
+                marked,
+                options.is_dry_run(),
+            )
+            .await?;
+            match stored {
+                Some(stored) => return Ok(Outcome::Kept(stored)),
+                None => continue,
             }
         }
-        if is_namespace(target) {
-            return Ok(ApiResponse::json(200, &terminating(current)));
+        if !namespace::spec_finalizers(&current).is_empty() {
+            return Ok(Outcome::Kept(current));
         }
-        if returns_deleted_object(target) {
-            return Ok(ApiResponse::json(200, &current));
-        }
-        let mut details = serde_json::Map::new();
-        details.insert("name".into(), json!(name));
-        if !target.resource.group.is_empty() {
-            details.insert("group".into(), json!(target.resource.group));
-        }
-        details.insert("kind".into(), json!(target.resource.plural));
-        details.insert("uid".into(), json!(uid));
-        return Ok(ApiResponse::json(
-            200,
-            &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}),
-        ));
+        return delete_object(api, target, name, options).await;
     }
     Err(Status::conflict(&target.group_resource(), name))
 }
 
-fn is_namespace(target: &Target<'_>) -> bool {
-    (target.resource.group, target.resource.plural) == ("", "namespaces")
-}
-
-/// Every object stored in namespace `namespace`, as delete operations.
-///
-/// kube-apiserver marks the namespace Terminating and its namespace
-/// controller empties it; until ferrokube runs that controller, deleting a
-/// namespace removes it and everything in it in one transaction: the state
-/// the controller reaches, reached at once.
-fn namespace_contents(api: &Api, namespace: &str) -> Vec<Op> {
+/// `corruptObjectDeleter.Delete`: only for an object whose stored bytes do
+/// not decode; removes the key, ignoring finalizers and preconditions.
+async fn unsafe_delete(api: &Api, target: &Target<'_>, name: &str) -> Result<ApiResponse> {
+    let key = target.key(name);
     let snapshot = api.store.snapshot();
-    let mut ops = Vec::new();
-    let mut seen_storage = std::collections::HashSet::new();
-    for resource in api
-        .registry
-        .resources()
-        .iter()
-        .filter(|resource| resource.namespaced && !resource.storage.is_empty())
-    {
-        if !seen_storage.insert(resource.storage) {
-            continue;
-        }
-        let prefix = format!("/registry/{}/{namespace}/", resource.storage);
-        for (key, entry) in snapshot.range(&prefix, None) {
-            ops.push(Op::Delete {
-                key: key.clone(),
-                expect: Expect::ModRevision(entry.mod_revision),
-            });
-        }
+    let corrupt = snapshot
+        .get(&key)
+        .is_some_and(|entry| entry.object.value().is_none());
+    if !corrupt {
+        let error = FieldError {
+            kind: FieldErrorKind::Invalid("true".into()),
+            field: IGNORE_STORE_READ_ERROR.into(),
+            detail:
+                "is exclusively used to delete corrupt object(s), try again by removing this option"
+                    .into(),
+        };
+        // The Invalid error names the resource as its kind (upstream TODO #18526).
+        return Err(Status::invalid(
+            target.resource.group,
+            target.resource.plural,
+            name,
+            &[error],
+        ));
     }
-    ops
+    tracing::warn!(key = %key, "unsafe deletion of a corrupt object");
+    let op = Op::Delete {
+        key,
+        expect: Expect::Any,
+    };
+    // Gone already: the deletion succeeded all the same.
+    let _ = commit(api, target, name, op).await?;
+    Ok(ApiResponse::json(
+        200,
+        &json!({
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Success",
+            "details": {"name": name, "kind": target.resource.kind},
+            "code": 200,
+        }),
+    ))
 }
 
-/// The namespace as kube's DELETE answers it: marked for deletion, Terminating.
-fn terminating(mut namespace: Value) -> Value {
-    if let Some(metadata) = object::metadata_mut(&mut namespace) {
-        metadata.insert("deletionTimestamp".into(), json!(object::now_rfc3339()));
-        metadata.insert("deletionGracePeriodSeconds".into(), json!(0));
-    }
-    if let Some(map) = namespace.as_object_mut() {
-        map.insert("status".into(), json!({"phase": "Terminating"}));
-    }
-    namespace
-}
-
-/// Deletes every matching object; answers the list of what was deleted.
+/// `Store.DeleteCollection`: lists what matches, deletes each one as a
+/// single DELETE would (finalizers and grace periods hold them), and answers
+/// the list as it was read.
 pub(super) async fn delete_collection(
     api: &Arc<Api>,
     request: &ApiRequest,
     target: &Target<'_>,
 ) -> Result<ApiResponse> {
-    let dry_run = write::dry_run(request)?;
     let selection = Selection::from_request(request, target)?;
+    let options = DeleteOptions::from_request(request)?;
     let snapshot = api.store.snapshot();
-    let mut deleted = Vec::new();
-    for (key, entry) in snapshot.range(&target.prefix(), None) {
+    let mut listed = Vec::new();
+    for (_, entry) in snapshot.range(&target.prefix(), None) {
         let Some(value) = entry.object.value() else {
             continue;
         };
-        if !selection.matches(target, value) {
-            continue;
+        if selection.matches(target, value) {
+            listed.push(value.clone());
         }
-        if !dry_run {
-            let txn = Txn::single(Op::Delete {
-                key: key.clone(),
-                expect: Expect::ModRevision(entry.mod_revision),
-            });
-            match write::commit(api, txn).await {
-                Ok(_) => {}
-                // Changed or gone since the snapshot: someone else owns its fate now.
-                Err(StoreError::Backend(BackendError::PreconditionFailed { .. })) => continue,
-                Err(other) => {
-                    return Err(write::map_store_error(target, object::name(value), other))
-                }
-            }
-        }
-        deleted.push(value.clone());
     }
-    let revision = api.store.snapshot().revision;
+    // Several deletes in flight share the store's group commit (kube runs
+    // `DeleteCollectionWorkers` of them); each is still its own revision.
+    let mut in_flight = tokio::task::JoinSet::new();
+    let mut names = listed.iter().map(|item| object::name(item).to_string());
+    loop {
+        while in_flight.len() < DELETE_COLLECTION_WORKERS {
+            let Some(name) = names.next() else { break };
+            let api = api.clone();
+            let resource = target.resource;
+            let namespace = target.namespace.map(str::to_string);
+            let verb = target.verb;
+            let mut item_options = options.clone();
+            in_flight.spawn(async move {
+                let item_target = Target {
+                    resource,
+                    namespace: namespace.as_deref(),
+                    name: Some(&name),
+                    subresource: None,
+                    verb,
+                };
+                delete_object(&api, &item_target, &name, &mut item_options)
+                    .await
+                    .map(|_| ())
+            });
+        }
+        let Some(joined) = in_flight.join_next().await else {
+            break;
+        };
+        match joined {
+            Ok(Ok(())) => {}
+            Ok(Err(status)) if status.code == 404 => {}
+            Ok(Err(status)) => return Err(status),
+            Err(error) => return Err(Status::internal(error)),
+        }
+    }
     Ok(ApiResponse::json(
         200,
         &json!({
             "kind": target.resource.list_kind(),
             "apiVersion": target.resource.api_version(),
-            "metadata": {"resourceVersion": revision.to_string()},
-            "items": deleted,
+            "metadata": {"resourceVersion": snapshot.revision.to_string()},
+            "items": listed,
         }),
     ))
 }

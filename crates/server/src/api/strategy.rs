@@ -182,8 +182,9 @@ pub fn prepare_for_update(
             };
         }
     }
-    if (resource.group, resource.kind) == ("", "Namespace") {
-        // spec.finalizers only change through /finalize.
+    if (resource.group, resource.kind) == ("", "Namespace") && subresource != Some("finalize") {
+        // spec.finalizers only change through /finalize (`namespaceFinalizeStrategy`
+        // keeps only the old status).
         if let (Some(map), Some(spec)) = (new.as_object_mut(), old.get("spec")) {
             map.insert("spec".into(), spec.clone());
         }
