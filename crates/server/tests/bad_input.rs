@@ -348,7 +348,8 @@ async fn unauthenticated_requests_are_401() {
 #[tokio::test]
 async fn unsupported_content_type_is_415() {
     let env = TestEnv::new("bad-ct").await;
-    let msg = "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf";
+    // CBOR is served too (kube lists it once its CBOR serializer is enabled).
+    let msg = "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/cbor";
     for ct in ["text/plain", "application/xml"] {
         let res = env.raw("POST", &cms(&env.ns), Some(ct), cm_body("x")).await;
         failure(&res, 415, "UnsupportedMediaType", msg);

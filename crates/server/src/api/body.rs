@@ -1,5 +1,5 @@
-//! Request bodies of create and update: JSON, YAML or Kubernetes protobuf
-//! in, one JSON object out, with kube's decode errors and field validation
+//! Request bodies of create and update: JSON, YAML, Kubernetes protobuf or
+//! CBOR in, one JSON object out, with kube's decode errors and field validation
 //! (`fieldValidation=Ignore|Warn|Strict`, `handlers/create.go`/`update.go`
 //! with the strict decoder of `runtime/serializer/json`).
 
@@ -15,6 +15,7 @@ const BODY_MEDIA_TYPES: &[&str] = &[
     "application/json",
     "application/yaml",
     "application/vnd.kubernetes.protobuf",
+    "application/cbor",
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,6 +23,7 @@ enum Media {
     Json,
     Yaml,
     Protobuf,
+    Cbor,
 }
 
 fn media(request: &ApiRequest) -> Result<Media> {
@@ -36,6 +38,7 @@ fn media(request: &ApiRequest) -> Result<Media> {
         "application/json" | "" | "*/*" => Ok(Media::Json),
         "application/yaml" => Ok(Media::Yaml),
         crate::protobuf::CONTENT_TYPE => Ok(Media::Protobuf),
+        crate::cbor::CONTENT_TYPE => Ok(Media::Cbor),
         other => Err(Status::unsupported_media_type(other, BODY_MEDIA_TYPES)),
     }
 }
@@ -80,6 +83,25 @@ pub fn decode(
                         )),
                     })?;
             (object, Vec::new())
+        }
+        Media::Cbor => {
+            let object = decode_cbor(&request.body, kind)?;
+            let strict = if level.is_checked() {
+                // CBOR refuses duplicate keys outright; unknown fields are
+                // found on the equivalent JSON.
+                let json = serde_json::to_vec(&object).unwrap_or_default();
+                let resource = target.resource;
+                field_validation::strict_errors(
+                    &api.openapi,
+                    resource.group,
+                    resource.version,
+                    resource.kind,
+                    &json,
+                )
+            } else {
+                Vec::new()
+            };
+            (object, strict)
         }
         Media::Json => {
             let object = decode_json(&request.body, kind, group_version)?;
@@ -156,6 +178,44 @@ pub fn decode(
         _ => Vec::new(),
     };
     Ok(Decoded { object, warnings })
+}
+
+/// A CBOR body as an object (`serializer/cbor`), with the wording of
+/// `transformDecodeError` for a body that does not decode.
+fn decode_cbor(body: &[u8], kind: &str) -> Result<Value> {
+    let unrecognized = |reason: String| {
+        Status::bad_request(format!(
+            "the object provided is unrecognized (must be of type {kind}): {reason} ({})",
+            summarize_binary(body)
+        ))
+    };
+    let value = crate::cbor::decode(body).map_err(|error| {
+        unrecognized(format!("unable to determine group/version/kind: {error}"))
+    })?;
+    if !value.is_object() {
+        return Err(unrecognized(
+            "unable to determine group/version/kind: cbor: cannot unmarshal into Go value of type struct"
+                .to_string(),
+        ));
+    }
+    Ok(value)
+}
+
+/// `summarizeData(body, 30)` of handlers/rest.go for a non-JSON body.
+fn summarize_binary(body: &[u8]) -> String {
+    if body.is_empty() {
+        return "<empty>".to_string();
+    }
+    let hex: String = body
+        .iter()
+        .take(30)
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    if body.len() > 30 {
+        format!("{hex} ...")
+    } else {
+        hex
+    }
 }
 
 /// A JSON body as an object, with kube's decode error wording (`decode_error.rs`).

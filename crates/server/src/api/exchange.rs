@@ -1,12 +1,15 @@
 //! The request and response values handlers work on: IO-free, so handlers
 //! are tested without sockets.
 
+use std::sync::Arc;
+
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
 use serde_json::Value;
 
 use crate::authn::UserInfo;
 use crate::negotiate::Representation;
+use crate::object::StoredObject;
 use crate::query::Query;
 use crate::route::Method;
 use crate::status::Status;
@@ -55,6 +58,34 @@ pub struct ApiResponse {
     pub status: u16,
     pub headers: Vec<(http::HeaderName, String)>,
     pub body: ResponseBody,
+    /// What a resource response holds, for `representation::represent` to
+    /// encode in the negotiated media type; `None` for bodies sent as they are.
+    pub payload: Option<Payload>,
+}
+
+/// The content of a resource response before it is encoded.
+pub enum Payload {
+    /// An object or `Status` a handler built (the body holds its JSON).
+    Value(Value),
+    /// One stored object version read at `revision` (GET; the body is filled
+    /// from the object's cached encodings).
+    Stored {
+        object: Arc<StoredObject>,
+        revision: i64,
+    },
+    /// A page of a list (LIST; the body is filled when encoded).
+    List(ListPayload),
+}
+
+/// One page of a list: the `<Kind>List` head and the items.
+pub struct ListPayload {
+    pub api_version: String,
+    /// The list kind (`PodList`).
+    pub kind: String,
+    pub revision: i64,
+    pub continue_token: Option<String>,
+    pub remaining: Option<usize>,
+    pub items: Vec<Arc<StoredObject>>,
 }
 
 impl ApiResponse {
@@ -63,15 +94,35 @@ impl ApiResponse {
             status,
             headers: vec![(http::header::CONTENT_TYPE, content_type.to_string())],
             body: ResponseBody::Full(body),
+            payload: None,
         }
     }
 
+    /// An object (or `Status`) in JSON; resource endpoints re-encode it in
+    /// the negotiated representation.
     pub fn json(status: u16, value: &Value) -> Self {
-        Self::bytes(
+        let mut response = Self::bytes(
             status,
             "application/json",
             Bytes::from(serde_json::to_vec(value).unwrap_or_default()),
-        )
+        );
+        response.payload = Some(Payload::Value(value.clone()));
+        response
+    }
+
+    /// One stored object version (GET); encoded by `representation::represent`.
+    pub fn stored(status: u16, object: Arc<StoredObject>, revision: i64) -> Self {
+        let json = object.json().cloned().unwrap_or_default();
+        let mut response = Self::bytes(status, "application/json", json);
+        response.payload = Some(Payload::Stored { object, revision });
+        response
+    }
+
+    /// A list page (LIST); encoded by `representation::represent`.
+    pub fn list(status: u16, list: ListPayload) -> Self {
+        let mut response = Self::bytes(status, "application/json", Bytes::new());
+        response.payload = Some(Payload::List(list));
+        response
     }
 
     pub fn represented(status: u16, representation: Representation, value: &Value) -> Self {

@@ -43,9 +43,9 @@ pub fn encode_message(
             let FieldType::Message(inner) = field.ty else {
                 continue;
             };
-            let mut buf = Vec::new();
-            encode_message(schema, inner, value, depth + 1, &mut buf)?;
-            put_bytes(out, field.tag, &buf);
+            put_nested(out, field.tag, |out| {
+                encode_message(schema, inner, value, depth + 1, out)
+            })?;
             continue;
         }
         let Some(value) = object.get(&field.json).filter(|v| !v.is_null()) else {
@@ -68,18 +68,42 @@ pub fn encode_message(
                 let mut entries: Vec<(&String, &Value)> = map.iter().collect();
                 entries.sort_by(|a, b| a.0.cmp(b.0));
                 for (key, item) in entries {
-                    let mut entry = Vec::new();
-                    put_bytes(&mut entry, 1, key.as_bytes());
-                    if item.is_null() {
-                        // Go decodes null map values as the zero value.
-                        encode_zero(field, &mut entry);
-                    } else {
-                        encode_value(schema, msg, field, 2, item, depth, &mut entry)?;
-                    }
-                    put_bytes(out, field.tag, &entry);
+                    put_nested(out, field.tag, |entry| {
+                        put_bytes(entry, 1, key.as_bytes());
+                        if item.is_null() {
+                            // Go decodes null map values as the zero value.
+                            encode_zero(field, entry);
+                            Ok(())
+                        } else {
+                            encode_value(schema, msg, field, 2, item, depth, entry)
+                        }
+                    })?;
                 }
             }
         }
+    }
+    Ok(())
+}
+
+/// A length-delimited field whose content `write` appends to `out` in place
+/// (no buffer per nested message): one byte is set aside for the length, and
+/// the content moves only when its length needs a longer varint.
+fn put_nested(
+    out: &mut Vec<u8>,
+    tag: u32,
+    write: impl FnOnce(&mut Vec<u8>) -> Result<(), ProtobufError>,
+) -> Result<(), ProtobufError> {
+    put_key(out, tag, super::wire::LEN);
+    let at = out.len();
+    out.push(0);
+    write(out)?;
+    let len = out.len() - at - 1;
+    if len < 0x80 {
+        out[at] = len as u8;
+    } else {
+        let mut prefix = Vec::with_capacity(5);
+        put_varint(&mut prefix, len as u64);
+        out.splice(at..at + 1, prefix);
     }
     Ok(())
 }
@@ -131,20 +155,21 @@ fn encode_value(
     out: &mut Vec<u8>,
 ) -> Result<(), ProtobufError> {
     match field.ty {
-        FieldType::Message(inner) => {
-            let mut buf = Vec::new();
-            if !value.is_null() {
-                encode_message(schema, inner, value, depth + 1, &mut buf)?;
+        FieldType::Message(inner) => put_nested(out, tag, |out| {
+            if value.is_null() {
+                return Ok(());
             }
-            put_bytes(out, tag, &buf);
-            Ok(())
+            encode_message(schema, inner, value, depth + 1, out)
+        }),
+        // The error context is only formatted on failure: this runs for every scalar.
+        FieldType::Scalar(scalar) => {
+            encode_scalar(&|| context(msg, field), tag, scalar, value, out)
         }
-        FieldType::Scalar(scalar) => encode_scalar(&context(msg, field), tag, scalar, value, out),
     }
 }
 
 fn encode_scalar(
-    ctx: &str,
+    ctx: &dyn Fn() -> String,
     tag: u32,
     scalar: Scalar,
     value: &Value,
@@ -154,23 +179,23 @@ fn encode_scalar(
         value
             .as_i64()
             .filter(|n| (lo..=hi).contains(n))
-            .ok_or_else(|| mismatch(ctx, "an integer in range", value))
+            .ok_or_else(|| mismatch(&ctx(), "an integer in range", value))
     };
     match scalar {
         Scalar::String => {
             let s = value
                 .as_str()
-                .ok_or_else(|| mismatch(ctx, "a string", value))?;
+                .ok_or_else(|| mismatch(&ctx(), "a string", value))?;
             put_bytes(out, tag, s.as_bytes());
         }
         Scalar::Bytes => {
             let s = value
                 .as_str()
-                .ok_or_else(|| mismatch(ctx, "a base64 string", value))?;
+                .ok_or_else(|| mismatch(&ctx(), "a base64 string", value))?;
             let bytes = base64::engine::general_purpose::STANDARD
                 .decode(s)
                 .map_err(|e| ProtobufError::InvalidValue {
-                    context: ctx.to_string(),
+                    context: ctx(),
                     reason: e.to_string(),
                 })?;
             put_bytes(out, tag, &bytes);
@@ -178,7 +203,7 @@ fn encode_scalar(
         Scalar::Bool => {
             let b = value
                 .as_bool()
-                .ok_or_else(|| mismatch(ctx, "a boolean", value))?;
+                .ok_or_else(|| mismatch(&ctx(), "a boolean", value))?;
             put_key(out, tag, VARINT);
             put_varint(out, u64::from(b));
         }
@@ -201,21 +226,21 @@ fn encode_scalar(
             let n = value
                 .as_u64()
                 .filter(|n| *n <= max)
-                .ok_or_else(|| mismatch(ctx, "an unsigned integer in range", value))?;
+                .ok_or_else(|| mismatch(&ctx(), "an unsigned integer in range", value))?;
             put_key(out, tag, VARINT);
             put_varint(out, n);
         }
         Scalar::Double => {
             let f = value
                 .as_f64()
-                .ok_or_else(|| mismatch(ctx, "a number", value))?;
+                .ok_or_else(|| mismatch(&ctx(), "a number", value))?;
             put_key(out, tag, FIXED64);
             out.extend_from_slice(&f.to_le_bytes());
         }
         Scalar::Float => {
             let f = value
                 .as_f64()
-                .ok_or_else(|| mismatch(ctx, "a number", value))?;
+                .ok_or_else(|| mismatch(&ctx(), "a number", value))?;
             put_key(out, tag, FIXED32);
             out.extend_from_slice(&(f as f32).to_le_bytes());
         }

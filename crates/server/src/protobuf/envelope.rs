@@ -207,15 +207,56 @@ pub fn encode_envelope(value: &Value) -> Result<Vec<u8>, ProtobufError> {
     Ok(write_envelope(api_version, kind, &raw))
 }
 
+/// The message of an object by its own `apiVersion`/`kind`, without envelope;
+/// `None` when the kind has no protobuf form or the object does not fit it.
+pub fn encode_message_of(value: &Value) -> Option<Vec<u8>> {
+    let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default();
+    let message = message_for(text("apiVersion"), text("kind"))?;
+    encode_object(value, message).ok()
+}
+
+/// A list response (`<Kind>List` {metadata 1: ListMeta, items 2}) from the
+/// list's JSON head (`kind`, `apiVersion`, `metadata`) and the items' own
+/// messages (cached per object version, so a list is a concatenation).
+pub fn encode_list_envelope<'a>(
+    head: &Value,
+    items: impl Iterator<Item = &'a [u8]>,
+) -> Result<Vec<u8>, ProtobufError> {
+    let text = |key: &str| head.get(key).and_then(Value::as_str).unwrap_or_default();
+    let (api_version, kind) = (text("apiVersion"), text("kind"));
+    if message_for(api_version, kind).is_none() {
+        return Err(ProtobufError::UnknownKind {
+            api_version: api_version.to_string(),
+            kind: kind.to_string(),
+        });
+    }
+    let empty = Value::Object(Map::new());
+    let metadata = encode_object(
+        head.get("metadata").unwrap_or(&empty),
+        "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta",
+    )?;
+    let mut raw = Vec::with_capacity(metadata.len() + 16);
+    put_bytes(&mut raw, 1, &metadata);
+    for item in items {
+        put_bytes(&mut raw, 2, item);
+    }
+    Ok(write_envelope(api_version, kind, &raw))
+}
+
 /// One watch event for a `application/vnd.kubernetes.protobuf;stream=watch`
 /// response: a `metav1.WatchEvent` {type 1, object 2 = RawExtension whose raw
 /// is the object's full envelope}, without envelope of its own (the watch
 /// stream uses the RawSerializer), preceded by its length as a 4-byte
 /// big-endian integer (framer.NewLengthDelimitedFrameWriter).
 pub fn encode_watch_event(event_type: &str, object: &Value) -> Result<Vec<u8>, ProtobufError> {
-    let object = encode_envelope(object)?;
-    let mut raw_extension = Vec::with_capacity(object.len() + 8);
-    put_bytes(&mut raw_extension, 1, &object);
+    encode_watch_frame(event_type, &encode_envelope(object)?)
+}
+
+/// [`encode_watch_event`] around an object already in its envelope (for
+/// stored objects, whose message is cached).
+pub fn encode_watch_frame(event_type: &str, envelope: &[u8]) -> Result<Vec<u8>, ProtobufError> {
+    let mut raw_extension = Vec::with_capacity(envelope.len() + 8);
+    put_bytes(&mut raw_extension, 1, envelope);
     let mut event = Vec::with_capacity(raw_extension.len() + event_type.len() + 8);
     put_bytes(&mut event, 1, event_type.as_bytes());
     put_bytes(&mut event, 2, &raw_extension);

@@ -17,6 +17,8 @@
 pub mod decode;
 pub mod encode;
 pub mod envelope;
+#[doc(hidden)]
+pub mod sample;
 pub mod schema;
 pub mod wellknown;
 pub mod wire;
@@ -25,8 +27,9 @@ pub mod wire;
 mod tests;
 
 pub use envelope::{
-    decode_object, decode_raw, encode_envelope, encode_object, encode_watch_event, parse_envelope,
-    write_envelope, Envelope, CONTENT_TYPE, MAGIC,
+    decode_object, decode_raw, encode_envelope, encode_list_envelope, encode_message_of,
+    encode_object, encode_watch_event, encode_watch_frame, parse_envelope, write_envelope,
+    Envelope, CONTENT_TYPE, MAGIC,
 };
 pub use schema::message_for;
 

@@ -168,6 +168,18 @@ impl Schema {
         self.index_of(name).and_then(|i| self.message(i))
     }
 
+    /// Every (apiVersion, kind) of the vendored kinds table.
+    pub fn kinds(&self) -> Vec<(String, String)> {
+        self.kinds
+            .iter()
+            .flat_map(|(api_version, kinds)| {
+                kinds
+                    .keys()
+                    .map(move |kind| (api_version.clone(), kind.clone()))
+            })
+            .collect()
+    }
+
     /// The message for an (apiVersion, kind), as kube's scheme would pick it.
     pub fn message_for(&self, api_version: &str, kind: &str) -> Option<&Message> {
         if let Some(&i) = self.kinds.get(api_version).and_then(|k| k.get(kind)) {

@@ -1,0 +1,470 @@
+//! The last step of every resource request: turn what a handler produced
+//! into the negotiated representation (`handlers/response.go`
+//! `transformResponseObject`, then `responsewriters.WriteObjectNegotiated`):
+//!
+//! 1. transform: the object itself, a meta.k8s.io Table, or
+//!    PartialObjectMetadata(List);
+//! 2. encode: JSON (optionally indented), YAML, Kubernetes protobuf or CBOR;
+//!    errors (`Status`) in the media type the client accepts, as
+//!    `ErrorNegotiated` does;
+//! 3. compress: gzip for bodies of at least 128 KiB when the client accepts it.
+//!
+//! Stored objects keep their JSON and protobuf encodings cached per object
+//! version (`object.rs`), so a list in either format is a concatenation.
+
+use bytes::{BufMut, Bytes, BytesMut};
+use serde_json::{json, Map, Value};
+use std::io::Write as _;
+
+use super::exchange::{ApiRequest, ApiResponse, ListPayload, Payload, ResponseBody};
+use crate::negotiate::{self, Media, Negotiated, Representation};
+use crate::object;
+use crate::registry::ResourceDef;
+use crate::status::Status;
+use crate::table;
+
+/// kube's `defaultGzipThresholdBytes` (responsewriters/writers.go).
+pub const GZIP_THRESHOLD_BYTES: usize = 128 * 1024;
+
+/// Encodes a handler's outcome as `negotiated` (`None`: output negotiation
+/// failed, so only an error can follow).
+pub fn represent(
+    outcome: Result<ApiResponse, Status>,
+    request: &ApiRequest,
+    resource: &ResourceDef,
+    negotiated: Option<Negotiated>,
+) -> ApiResponse {
+    let mut response = outcome.unwrap_or_else(|status| ApiResponse::error(&status));
+    let Some(payload) = response.payload.take() else {
+        return compress(request, response);
+    };
+    let is_status = matches!(&payload, Payload::Value(value) if is_status(value));
+    let negotiated = match negotiated {
+        Some(negotiated) if !is_status => negotiated,
+        _ => negotiate::negotiate_error(request.header("accept")),
+    };
+    let payload = match transform(payload, negotiated.representation, request, resource) {
+        Ok(payload) => payload,
+        Err(status) => return represent_error(&status, request),
+    };
+    finish(response, &payload, negotiated, request)
+}
+
+/// An error `Status` from a resource path, in the media type the client
+/// accepts (`responsewriters.ErrorNegotiated`), also where the resource is
+/// unknown.
+pub fn represent_error(status: &Status, request: &ApiRequest) -> ApiResponse {
+    let mut response = ApiResponse::error(status);
+    let payload = Payload::Value(status.to_json());
+    response.payload = None;
+    let negotiated = negotiate::negotiate_error(request.header("accept"));
+    finish(response, &payload, negotiated, request)
+}
+
+/// Encodes `payload` as `negotiated` into `response`, then compresses it.
+fn finish(
+    mut response: ApiResponse,
+    payload: &Payload,
+    negotiated: Negotiated,
+    request: &ApiRequest,
+) -> ApiResponse {
+    let pretty = negotiated.pretty
+        || negotiate::pretty_requested(request.query.get("pretty"), request.header("user-agent"));
+    let (media, body) = match encode(payload, negotiated.media, pretty) {
+        Some(body) => (negotiated.media, body),
+        // No protobuf form after all (an object of another kind): JSON, which
+        // clients decode by the response's Content-Type.
+        None => (Media::Json, encode_json(payload, pretty)),
+    };
+    let content_type = Negotiated {
+        media,
+        ..negotiated
+    }
+    .content_type();
+    response
+        .headers
+        .retain(|(name, _)| name != http::header::CONTENT_TYPE);
+    response
+        .headers
+        .insert(0, (http::header::CONTENT_TYPE, content_type));
+    response.body = ResponseBody::Full(body);
+    compress(request, response)
+}
+
+fn is_status(value: &Value) -> bool {
+    value.get("kind").and_then(Value::as_str) == Some("Status")
+        && value.get("apiVersion").and_then(Value::as_str) == Some("v1")
+}
+
+fn not_acceptable(message: String) -> Status {
+    Status {
+        code: 406,
+        reason: "NotAcceptable",
+        message,
+        details: None,
+    }
+}
+
+/// Go's `%T` of the internal object kube transforms (`*core.Pod`, `*apps.DeploymentList`).
+fn go_type(resource: &ResourceDef, list: bool) -> String {
+    let package = match resource.group {
+        "" => "core",
+        group => group.split('.').next().unwrap_or(group),
+    };
+    let suffix = if list { "List" } else { "" };
+    format!("*{package}.{}{suffix}", resource.kind)
+}
+
+fn transform(
+    payload: Payload,
+    representation: Representation,
+    request: &ApiRequest,
+    resource: &ResourceDef,
+) -> Result<Payload, Status> {
+    match representation {
+        Representation::Json | Representation::AggregatedDiscovery(_) => Ok(payload),
+        Representation::Table(version) => Ok(as_table(payload, version, request, resource)),
+        Representation::PartialObjectMetadata(version) => match payload {
+            Payload::List(_) => Err(not_acceptable(format!(
+                "you requested PartialObjectMetadata, but the requested object is a list ({})",
+                go_type(resource, true)
+            ))),
+            Payload::Stored { object, .. } => Ok(Payload::Value(partial(
+                object.value().unwrap_or(&Value::Null),
+                version,
+            ))),
+            Payload::Value(value) => Ok(Payload::Value(partial(&value, version))),
+        },
+        Representation::PartialObjectMetadataList(version) => match payload {
+            Payload::List(list) => {
+                let items: Vec<Value> = list
+                    .items
+                    .iter()
+                    .filter_map(|item| item.value())
+                    .map(|value| partial(value, version))
+                    .collect();
+                let mut head = list_head(&list);
+                head.insert(
+                    "apiVersion".into(),
+                    json!(format!("meta.k8s.io/{version}")),
+                );
+                head.insert("kind".into(), json!("PartialObjectMetadataList"));
+                head.insert("items".into(), Value::Array(items));
+                Ok(Payload::Value(Value::Object(head)))
+            }
+            _ => Err(not_acceptable(format!(
+                "you requested PartialObjectMetadataList, but the requested object is not a list ({})",
+                go_type(resource, false)
+            ))),
+        },
+    }
+}
+
+/// `meta.AsPartialObjectMetadata` with the requested group version.
+fn partial(value: &Value, version: &str) -> Value {
+    json!({
+        "kind": "PartialObjectMetadata",
+        "apiVersion": format!("meta.k8s.io/{version}"),
+        "metadata": object::metadata(value).cloned().unwrap_or_default(),
+    })
+}
+
+fn as_table(
+    payload: Payload,
+    version: &'static str,
+    request: &ApiRequest,
+    resource: &ResourceDef,
+) -> Payload {
+    let body = match payload {
+        Payload::Stored { object, revision } => {
+            let Some(value) = object.value() else {
+                return Payload::Stored { object, revision };
+            };
+            table::table(
+                resource,
+                version,
+                std::slice::from_ref(value),
+                revision,
+                None,
+                request,
+            )
+        }
+        Payload::Value(value) => {
+            // Only objects of the endpoint's kind have its printer.
+            if value.get("kind").and_then(Value::as_str) != Some(resource.kind) {
+                return Payload::Value(value);
+            }
+            let revision = object::resource_version(&value).parse().unwrap_or(0);
+            table::table(
+                resource,
+                version,
+                std::slice::from_ref(&value),
+                revision,
+                None,
+                request,
+            )
+        }
+        Payload::List(list) => {
+            let values: Vec<Value> = list
+                .items
+                .iter()
+                .filter_map(|item| item.value().cloned())
+                .collect();
+            let mut body = table::table(
+                resource,
+                version,
+                &values,
+                list.revision,
+                list.continue_token.as_deref(),
+                request,
+            );
+            if let (Some(remaining), Some(metadata)) = (
+                list.remaining,
+                body.get_mut("metadata").and_then(Value::as_object_mut),
+            ) {
+                metadata.insert("remainingItemCount".into(), json!(remaining));
+            }
+            body
+        }
+    };
+    Payload::Value(body)
+}
+
+/// `kind`, `apiVersion` and `metadata` of a list.
+fn list_head(list: &ListPayload) -> Map<String, Value> {
+    let mut metadata = Map::new();
+    metadata.insert("resourceVersion".into(), json!(list.revision.to_string()));
+    if let Some(token) = &list.continue_token {
+        metadata.insert("continue".into(), json!(token));
+    }
+    if let Some(remaining) = list.remaining {
+        metadata.insert("remainingItemCount".into(), json!(remaining));
+    }
+    let mut head = Map::new();
+    head.insert("kind".into(), json!(list.kind));
+    head.insert("apiVersion".into(), json!(list.api_version));
+    head.insert("metadata".into(), Value::Object(metadata));
+    head
+}
+
+/// The whole list as one tree (YAML, pretty JSON, CBOR of small lists).
+fn list_value(list: &ListPayload) -> Value {
+    let mut head = list_head(list);
+    let items = list
+        .items
+        .iter()
+        .filter_map(|item| item.value())
+        .map(|value| {
+            let mut value = value.clone();
+            if let Some(map) = value.as_object_mut() {
+                // kube encodes items of built-in lists without type fields.
+                map.remove("kind");
+                map.remove("apiVersion");
+            }
+            value
+        })
+        .collect();
+    head.insert("items".into(), Value::Array(items));
+    Value::Object(head)
+}
+
+fn encode_json(payload: &Payload, pretty: bool) -> Bytes {
+    let to_bytes = |value: &Value| {
+        let bytes = if pretty {
+            serde_json::to_vec_pretty(value)
+        } else {
+            serde_json::to_vec(value)
+        };
+        Bytes::from(bytes.unwrap_or_default())
+    };
+    match payload {
+        Payload::Value(value) => to_bytes(value),
+        Payload::Stored { object, .. } if pretty => {
+            to_bytes(object.value().unwrap_or(&Value::Null))
+        }
+        Payload::Stored { object, .. } => object.json().cloned().unwrap_or_default(),
+        Payload::List(list) if pretty => to_bytes(&list_value(list)),
+        Payload::List(list) => list_json(list),
+    }
+}
+
+/// `{"kind":..,"apiVersion":..,"metadata":{..},"items":[..]}` from each
+/// item's cached JSON: no item is re-encoded.
+pub fn list_json(list: &ListPayload) -> Bytes {
+    let head = serde_json::to_vec(&Value::Object(list_head(list))).unwrap_or_default();
+    let bodies: Vec<Bytes> = list
+        .items
+        .iter()
+        .filter_map(|item| item.item_body())
+        .collect();
+    let size: usize = bodies.iter().map(|body| body.len() + 2).sum();
+    let mut out = BytesMut::with_capacity(head.len() + size + 16);
+    out.put_slice(&head[..head.len().saturating_sub(1)]);
+    out.put_slice(b",\"items\":[");
+    for (index, body) in bodies.iter().enumerate() {
+        if index > 0 {
+            out.put_u8(b',');
+        }
+        out.put_u8(b'{');
+        out.put_slice(body);
+    }
+    out.put_slice(b"]}");
+    out.freeze()
+}
+
+/// The body in `media`; `None` when the payload has no protobuf form.
+fn encode(payload: &Payload, media: Media, pretty: bool) -> Option<Bytes> {
+    match media {
+        Media::Json => Some(encode_json(payload, pretty)),
+        Media::Yaml => {
+            let text = match payload {
+                Payload::Value(value) => crate::yaml::json_to_yaml(value),
+                Payload::Stored { object, .. } => {
+                    crate::yaml::json_to_yaml(object.value().unwrap_or(&Value::Null))
+                }
+                Payload::List(list) => crate::yaml::json_to_yaml(&list_value(list)),
+            };
+            Some(Bytes::from(text))
+        }
+        Media::Cbor => Some(Bytes::from(match payload {
+            Payload::Value(value) => crate::cbor::encode(value),
+            Payload::Stored { object, .. } => {
+                crate::cbor::encode(object.value().unwrap_or(&Value::Null))
+            }
+            Payload::List(list) => {
+                let head = list_head(list);
+                let items: Vec<&Value> =
+                    list.items.iter().filter_map(|item| item.value()).collect();
+                crate::cbor::encode_list(&head, &items)
+            }
+        })),
+        Media::Protobuf => encode_protobuf(payload).map(Bytes::from),
+    }
+}
+
+fn encode_protobuf(payload: &Payload) -> Option<Vec<u8>> {
+    match payload {
+        Payload::Value(value) => crate::protobuf::encode_envelope(value).ok(),
+        Payload::Stored { object, .. } => {
+            let value = object.value()?;
+            let raw = object.protobuf()?;
+            let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default();
+            Some(crate::protobuf::write_envelope(
+                text("apiVersion"),
+                text("kind"),
+                raw,
+            ))
+        }
+        Payload::List(list) => {
+            let raws: Option<Vec<&Bytes>> = list.items.iter().map(|item| item.protobuf()).collect();
+            let raws = raws?;
+            let head = Value::Object(list_head(list));
+            crate::protobuf::encode_list_envelope(&head, raws.iter().map(|raw| raw.as_ref())).ok()
+        }
+    }
+}
+
+/// The representation of a watch's events (`handlers/watch.go`): negotiated
+/// among the serializers that stream; each event is one object, so a
+/// PartialObjectMetadataList is refused.
+pub fn negotiate_watch(request: &ApiRequest, resource: &ResourceDef) -> Result<Negotiated, Status> {
+    let capabilities = negotiate::Capabilities {
+        protobuf: crate::protobuf::message_for(&resource.api_version(), resource.kind).is_some(),
+        table: !resource.storage.is_empty(),
+    };
+    let negotiated = negotiate::negotiate_watch(request.header("accept"), capabilities)?;
+    if let Representation::PartialObjectMetadataList(_) = negotiated.representation {
+        return Err(not_acceptable(format!(
+            "you requested PartialObjectMetadataList, but the requested object is not a list ({})",
+            go_type(resource, false)
+        )));
+    }
+    Ok(negotiated)
+}
+
+/// The `Content-Type` of a watch stream: JSON as for one object, protobuf
+/// with `;stream=watch` (watch.go), CBOR as a CBOR sequence.
+pub fn watch_content_type(negotiated: &Negotiated) -> String {
+    match negotiated.media {
+        Media::Protobuf => format!("{};stream=watch", crate::protobuf::CONTENT_TYPE),
+        Media::Cbor => crate::cbor::SEQ_CONTENT_TYPE.to_string(),
+        Media::Json | Media::Yaml => negotiated.content_type(),
+    }
+}
+
+/// One watch event (`type`, object as a JSON tree) in `media`: a JSON line,
+/// a length-prefixed protobuf WatchEvent, or one CBOR sequence item.
+pub fn watch_event(media: Media, event_type: &str, object: &Value) -> Bytes {
+    match media {
+        Media::Protobuf => match crate::protobuf::encode_watch_event(event_type, object) {
+            Ok(frame) => Bytes::from(frame),
+            // No protobuf form (cannot happen for negotiated kinds): JSON.
+            Err(_) => json_watch_line(event_type, &serde_json::to_vec(object).unwrap_or_default()),
+        },
+        Media::Cbor => Bytes::from(crate::cbor::encode_watch_event(event_type, object)),
+        Media::Json | Media::Yaml => {
+            json_watch_line(event_type, &serde_json::to_vec(object).unwrap_or_default())
+        }
+    }
+}
+
+/// A stored object's watch event in protobuf from its cached message.
+pub fn protobuf_watch_event(event_type: &str, object: &object::StoredObject) -> Option<Bytes> {
+    let value = object.value()?;
+    let raw = object.protobuf()?;
+    let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default();
+    let envelope = crate::protobuf::write_envelope(text("apiVersion"), text("kind"), raw);
+    crate::protobuf::encode_watch_frame(event_type, &envelope)
+        .ok()
+        .map(Bytes::from)
+}
+
+/// `{"type":TYPE,"object":OBJECT}\n`.
+pub fn json_watch_line(event_type: &str, object: &[u8]) -> Bytes {
+    let mut line = BytesMut::with_capacity(object.len() + 32);
+    line.put_slice(b"{\"type\":\"");
+    line.put_slice(event_type.as_bytes());
+    line.put_slice(b"\",\"object\":");
+    line.put_slice(object);
+    line.put_slice(b"}\n");
+    line.freeze()
+}
+
+/// kube's `acceptsGzip`: the `Accept-Encoding` header names gzip.
+fn accepts_gzip(request: &ApiRequest) -> bool {
+    request
+        .headers
+        .get_all(http::header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .any(|value| value.contains("gzip"))
+}
+
+/// gzip a full body of at least [`GZIP_THRESHOLD_BYTES`] for a client that
+/// accepts it (`responsewriters.deferredResponseWriter`); never a stream.
+pub fn compress(request: &ApiRequest, mut response: ApiResponse) -> ApiResponse {
+    let ResponseBody::Full(body) = &response.body else {
+        return response;
+    };
+    if body.len() < GZIP_THRESHOLD_BYTES || !accepts_gzip(request) {
+        return response;
+    }
+    let mut encoder = flate2::write::GzEncoder::new(
+        Vec::with_capacity(body.len() / 4),
+        flate2::Compression::new(1),
+    );
+    if encoder.write_all(body).is_err() {
+        return response;
+    }
+    let Ok(compressed) = encoder.finish() else {
+        return response;
+    };
+    response.body = ResponseBody::Full(Bytes::from(compressed));
+    response
+        .headers
+        .push((http::header::CONTENT_ENCODING, "gzip".to_string()));
+    response
+        .headers
+        .push((http::header::VARY, "Accept-Encoding".to_string()));
+    response
+}

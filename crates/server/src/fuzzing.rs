@@ -1,0 +1,195 @@
+//! Fuzz target bodies, shared by the cargo-fuzz targets in `fuzz/` (run with
+//! `cargo +nightly fuzz run <target>`) and by the stable smoke test
+//! `tests/fuzz_smoke.rs`, which runs every target over a seed corpus plus
+//! deterministic mutations in CI.
+//!
+//! Each target feeds arbitrary bytes to a decoder or patch engine of the
+//! server. Every failure must come back as an error value; a panic (or a
+//! broken round-trip property checked here) is a bug.
+
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use crate::negotiate::{negotiate_output, Capabilities};
+use crate::openapi::OpenApi;
+use crate::patch::{json_patch, merge, strategic};
+use crate::registry::RESOURCES;
+
+/// A fuzz target body.
+pub type Target = fn(&[u8]);
+
+/// Every target, by the name of its cargo-fuzz binary.
+pub const TARGETS: &[(&str, Target)] = &[
+    ("protobuf", protobuf),
+    ("cbor", cbor),
+    ("yaml", yaml),
+    ("json_patch", json_patch_target),
+    ("merge_patch", merge_patch),
+    ("strategic_merge_patch", strategic_merge_patch),
+    ("accept", accept),
+];
+
+/// A protobuf request body (`k8s\0` envelope) of any kind; what decodes
+/// must encode again.
+pub fn protobuf(data: &[u8]) {
+    if let Ok(object) = crate::protobuf::decode_object(data, crate::protobuf::message_for) {
+        let _ = crate::protobuf::encode_envelope(&object);
+    }
+    let _ = crate::protobuf::decode_raw(data, "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent");
+}
+
+/// A CBOR body; what decodes must re-encode to a body that decodes to the same value.
+pub fn cbor(data: &[u8]) {
+    if let Ok(value) = crate::cbor::decode(data) {
+        let encoded = crate::cbor::encode(&value);
+        let again = crate::cbor::decode(&encoded);
+        assert_eq!(
+            again.as_ref(),
+            Ok(&value),
+            "cbor re-encoding changed the value"
+        );
+    }
+}
+
+/// A YAML body, through every entry point request decoding uses.
+pub fn yaml(data: &[u8]) {
+    if let Ok(value) = crate::yaml::yaml_to_json(data) {
+        let _ = crate::yaml::json_to_yaml(&value);
+    }
+    let _ = crate::yaml::yaml_to_json_strict(data);
+    let _ = crate::yaml::yaml_duplicate_fields(data);
+    let _ = crate::yaml::summarize_data(data);
+}
+
+/// Splits `data` as `object \0 patch`, both JSON.
+fn object_and_patch(data: &[u8]) -> Option<(Value, Value)> {
+    let split = data.iter().position(|byte| *byte == 0)?;
+    let object = serde_json::from_slice(&data[..split]).ok()?;
+    let patch = serde_json::from_slice(&data[split + 1..]).ok()?;
+    Some((object, patch))
+}
+
+pub fn json_patch_target(data: &[u8]) {
+    if let Some((object, patch)) = object_and_patch(data) {
+        let _ = json_patch::apply(&object, &patch);
+    }
+}
+
+pub fn merge_patch(data: &[u8]) {
+    if let Some((object, patch)) = object_and_patch(data) {
+        let _ = merge::apply(&object, &patch);
+    }
+}
+
+fn openapi() -> &'static OpenApi {
+    static OPENAPI: OnceLock<OpenApi> = OnceLock::new();
+    OPENAPI.get_or_init(|| OpenApi::new(RESOURCES))
+}
+
+/// Kinds whose schemas exercise the strategic merge directives (merge keys,
+/// retainKeys, set-element orders, maps, quantities).
+const STRATEGIC_KINDS: &[(&str, &str, &str)] = &[
+    ("", "v1", "Pod"),
+    ("apps", "v1", "Deployment"),
+    ("", "v1", "Service"),
+    ("", "v1", "ConfigMap"),
+    ("", "v1", "Node"),
+    ("networking.k8s.io", "v1", "NetworkPolicy"),
+    ("apiextensions.k8s.io", "v1", "CustomResourceDefinition"),
+];
+
+/// `kind selector byte, object \0 patch`: a strategic merge patch on an
+/// arbitrary object of a built-in kind.
+pub fn strategic_merge_patch(data: &[u8]) {
+    let Some((&selector, rest)) = data.split_first() else {
+        return;
+    };
+    let Some((object, patch)) = object_and_patch(rest) else {
+        return;
+    };
+    let (group, version, kind) = STRATEGIC_KINDS[usize::from(selector) % STRATEGIC_KINDS.len()];
+    let Ok(Some(context)) = strategic::SchemaContext::for_kind(openapi(), group, version, kind)
+    else {
+        return;
+    };
+    let _ = strategic::apply(&object, &patch, &context);
+}
+
+/// An `Accept` header, for each combination of endpoint capabilities.
+pub fn accept(data: &[u8]) {
+    let header = String::from_utf8_lossy(data);
+    for (protobuf, table) in [(true, true), (false, false)] {
+        let _ = negotiate_output(Some(&header), Capabilities { protobuf, table });
+    }
+    let _ = crate::negotiate::negotiate_error(Some(&header));
+}
+
+/// Seed inputs for `target`: valid bodies of many kinds, for the mutator to start from.
+pub fn seeds(target: &str) -> Vec<Vec<u8>> {
+    let samples: Vec<Value> = crate::protobuf::sample::kinds()
+        .iter()
+        .step_by(7)
+        .filter_map(|(api_version, kind)| crate::protobuf::sample::sample_object(api_version, kind))
+        .collect();
+    let small = serde_json::json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "p", "labels": {"a": "b"}},
+        "spec": {"containers": [{"name": "c", "image": "i", "ports": [{"containerPort": 80}]}]}
+    });
+    match target {
+        "protobuf" => samples
+            .iter()
+            .filter_map(|object| crate::protobuf::encode_envelope(object).ok())
+            .collect(),
+        "cbor" => samples.iter().map(crate::cbor::encode).collect(),
+        "yaml" => {
+            let mut seeds: Vec<Vec<u8>> = samples
+                .iter()
+                .take(6)
+                .map(|object| crate::yaml::json_to_yaml(object).into_bytes())
+                .collect();
+            for text in [
+                "a: &x [1, 2]\nb: *x\nc: !!str 3\nd: ~\ne: 0x1f\nf: 1e3\ng: yes\n",
+                "- {a: 1, a: 2}\n- [[[[[]]]]]\n- ? complex\n  : key\n",
+                "---\nkind: ConfigMap\n...\n---\nkind: Secret\n",
+                "key: |\n  literal\n  text\nother: >-\n  folded\n  text\n",
+            ] {
+                seeds.push(text.as_bytes().to_vec());
+            }
+            seeds
+        }
+        "json_patch" | "merge_patch" | "strategic_merge_patch" => {
+            let patches = [
+                r#"[{"op":"add","path":"/metadata/labels/x","value":"y"},{"op":"remove","path":"/spec/containers/0"},{"op":"move","from":"/metadata/name","path":"/metadata/generateName"},{"op":"test","path":"/kind","value":"Pod"}]"#,
+                r#"{"metadata":{"labels":{"a":null,"c":"d"}},"spec":{"containers":[{"name":"c","image":"j"}]}}"#,
+                r#"{"spec":{"containers":[{"name":"c","$patch":"delete"}],"$setElementOrder/containers":[{"name":"c"}],"$retainKeys":["containers"]}}"#,
+                r#"{"$patch":"replace","metadata":{"name":"q"}}"#,
+            ];
+            let mut seeds = Vec::new();
+            for (index, patch) in patches.iter().enumerate() {
+                for object in [&small, &samples[index % samples.len().max(1)]] {
+                    let mut seed = vec![index as u8];
+                    if target != "strategic_merge_patch" {
+                        seed.clear();
+                    }
+                    seed.extend(serde_json::to_vec(object).unwrap_or_default());
+                    seed.push(0);
+                    seed.extend_from_slice(patch.as_bytes());
+                    seeds.push(seed);
+                }
+            }
+            seeds
+        }
+        "accept" => [
+            "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json",
+            "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;q=0.9",
+            "*/*;q=0.5, application/*;pretty=1, text/html;q=1.0",
+            "application/cbor;stream=watch",
+        ]
+        .iter()
+        .map(|text| text.as_bytes().to_vec())
+        .collect(),
+        _ => Vec::new(),
+    }
+}
