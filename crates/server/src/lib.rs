@@ -1,14 +1,21 @@
 //! ferrokube: a Kubernetes API server in one binary.
 
+pub mod allocator;
 pub mod api;
 pub mod authn;
 pub mod bootstrap;
+pub mod cbor;
 pub mod coalesce;
+pub mod controllers;
 pub mod decode_error;
 pub mod defaults;
 pub mod discovery;
 pub mod field_validation;
+pub mod fieldmanager;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod kubeconfig;
+pub mod leader_election;
 pub mod names;
 pub mod negotiate;
 pub mod object;

@@ -23,6 +23,7 @@ struct Cli {
 enum BackendFlag {
     Sqlite,
     Memory,
+    Etcd3,
 }
 
 #[derive(Subcommand)]
@@ -47,6 +48,24 @@ enum Command {
         /// Where objects are stored.
         #[arg(long, value_enum, default_value = "sqlite")]
         storage_backend: BackendFlag,
+        /// etcd members for --storage-backend=etcd3 (scheme://ip:port, comma separated).
+        #[arg(long, value_delimiter = ',')]
+        etcd_servers: Vec<String>,
+        /// The prefix of every key in etcd.
+        #[arg(long, default_value = ferrokube_store::etcd::DEFAULT_PREFIX)]
+        etcd_prefix: String,
+        /// SSL Certificate Authority file used to secure etcd communication.
+        #[arg(long)]
+        etcd_cafile: Option<PathBuf>,
+        /// SSL certification file used to secure etcd communication.
+        #[arg(long)]
+        etcd_certfile: Option<PathBuf>,
+        /// SSL key file used to secure etcd communication.
+        #[arg(long)]
+        etcd_keyfile: Option<PathBuf>,
+        /// How often etcd's history is compacted (0 turns compaction off), e.g. 5m.
+        #[arg(long, default_value = "5m", value_parser = parse_duration)]
+        etcd_compaction_interval: Duration,
         /// fsync every write batch; false for throwaway test servers.
         #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
         fsync: bool,
@@ -57,6 +76,17 @@ enum Command {
         /// A watch without timeoutSeconds ends after a random time in [this, 2 × this) (seconds).
         #[arg(long, default_value_t = 1800)]
         min_request_timeout: u64,
+        /// Built-in controllers to run, kube-controller-manager style: `*` every
+        /// default-on one, `name` one more, `-name` one fewer (garbagecollector,
+        /// namespace, serviceaccount, root-ca-cert-publisher).
+        #[arg(long, value_delimiter = ',', default_value = "*")]
+        controllers: Vec<String>,
+        /// The CIDR Service ClusterIPs are allocated from.
+        #[arg(long, default_value = ferrokube::allocator::DEFAULT_SERVICE_CLUSTER_IP_RANGE)]
+        service_cluster_ip_range: String,
+        /// The port range NodePort and LoadBalancer Services' node ports come from.
+        #[arg(long, default_value = "30000-32767")]
+        service_node_port_range: String,
         /// Log filter (tracing's EnvFilter syntax); quiet by default.
         #[arg(long, default_value = "warn")]
         log_level: String,
@@ -72,9 +102,18 @@ fn main() -> ExitCode {
         tls_san,
         token_auth_file,
         storage_backend,
+        etcd_servers,
+        etcd_prefix,
+        etcd_cafile,
+        etcd_certfile,
+        etcd_keyfile,
+        etcd_compaction_interval,
         fsync,
         history_window,
         min_request_timeout,
+        controllers,
+        service_cluster_ip_range,
+        service_node_port_range,
         log_level,
     } = cli.command;
     tracing_subscriber::fmt()
@@ -90,11 +129,53 @@ fn main() -> ExitCode {
         storage_backend: match storage_backend {
             BackendFlag::Sqlite => StorageBackend::Sqlite,
             BackendFlag::Memory => StorageBackend::Memory,
+            BackendFlag::Etcd3 => StorageBackend::Etcd3,
+        },
+        etcd: {
+            let mut etcd = ferrokube_store::etcd::EtcdOptions::new(etcd_servers);
+            etcd.prefix = etcd_prefix;
+            etcd.tls = ferrokube_store::etcd::EtcdTls {
+                ca_file: etcd_cafile,
+                cert_file: etcd_certfile,
+                key_file: etcd_keyfile,
+            };
+            etcd.compaction_interval = etcd_compaction_interval;
+            etcd
         },
         fsync,
         history_window,
         min_request_timeout: Duration::from_secs(min_request_timeout),
+        controllers: match ferrokube::controllers::parse_controllers(&controllers) {
+            Ok(enabled) => enabled,
+            Err(error) => {
+                eprintln!("ferrokube: --controllers: {error}");
+                return ExitCode::FAILURE;
+            }
+        },
+        service_cluster_ip_range: match ferrokube::allocator::IpRange::parse(
+            &service_cluster_ip_range,
+        ) {
+            Ok(range) => range,
+            Err(error) => {
+                eprintln!("ferrokube: --service-cluster-ip-range: {error}");
+                return ExitCode::FAILURE;
+            }
+        },
+        service_node_port_range: match ferrokube::allocator::PortRange::parse(
+            &service_node_port_range,
+        ) {
+            Ok(range) => range,
+            Err(error) => {
+                eprintln!("ferrokube: --service-node-port-range: {error}");
+                return ExitCode::FAILURE;
+            }
+        },
     };
+    if config.storage_backend == StorageBackend::Etcd3 && config.etcd.endpoints.is_empty() {
+        // kube-apiserver's `EtcdOptions.Validate` wording.
+        eprintln!("ferrokube: --etcd-servers must be specified");
+        return ExitCode::FAILURE;
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

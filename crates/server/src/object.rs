@@ -17,6 +17,9 @@ pub enum StoredObject {
         value: Value,
         /// The JSON encoding, produced once per object version on first read.
         json: OnceLock<Encoded>,
+        /// The protobuf message (no envelope), produced on first protobuf read;
+        /// `None` for kinds without a protobuf form (`crate::protobuf`).
+        protobuf: OnceLock<Option<Bytes>>,
     },
     /// Stored bytes that do not decode (kube can only delete such objects).
     Corrupt { error: String },
@@ -27,6 +30,14 @@ impl StoredObject {
         match self {
             StoredObject::Decoded { value, .. } => Some(value),
             StoredObject::Corrupt { .. } => None,
+        }
+    }
+
+    /// Why the stored bytes do not decode, for a corrupt object.
+    pub fn corrupt_error(&self) -> Option<&str> {
+        match self {
+            StoredObject::Decoded { .. } => None,
+            StoredObject::Corrupt { error } => Some(error),
         }
     }
 
@@ -42,9 +53,23 @@ impl StoredObject {
             .map(|encoded| encoded.bytes.slice(encoded.body_start..))
     }
 
+    /// The protobuf message of the object (kube's RawSerializer form), cached.
+    pub fn protobuf(&self) -> Option<&Bytes> {
+        match self {
+            StoredObject::Decoded {
+                value, protobuf, ..
+            } => protobuf
+                .get_or_init(|| crate::protobuf::encode_message_of(value).map(Bytes::from))
+                .as_ref(),
+            StoredObject::Corrupt { .. } => None,
+        }
+    }
+
     fn encoded(&self) -> Option<&Encoded> {
         match self {
-            StoredObject::Decoded { value, json } => Some(json.get_or_init(|| Encoded::new(value))),
+            StoredObject::Decoded { value, json, .. } => {
+                Some(json.get_or_init(|| Encoded::new(value)))
+            }
             StoredObject::Corrupt { .. } => None,
         }
     }
@@ -120,6 +145,7 @@ impl Codec for ObjectCodec {
                 StoredObject::Decoded {
                     value,
                     json: OnceLock::new(),
+                    protobuf: OnceLock::new(),
                 }
             }
             Ok(_) => StoredObject::Corrupt {
@@ -139,6 +165,7 @@ impl Codec for ObjectCodec {
                 StoredObject::Decoded {
                     value,
                     json: OnceLock::new(),
+                    protobuf: OnceLock::new(),
                 }
             }
             StoredObject::Corrupt { error } => StoredObject::Corrupt {

@@ -8,11 +8,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
+use ferrokube_store::etcd::EtcdBackend;
 use ferrokube_store::{Backend, LocalBackend, MemoryDisk, SqliteDisk, SqliteOptions, Store};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto;
+use sha2::Digest as _;
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 
@@ -32,6 +34,8 @@ pub enum StorageBackend {
     Sqlite,
     /// Process memory: gone when the process ends.
     Memory,
+    /// An etcd v3 cluster (`--etcd-servers`): several replicas may share it.
+    Etcd3,
 }
 
 #[derive(Debug, Clone)]
@@ -43,11 +47,19 @@ pub struct ServerConfig {
     pub tls_sans: Vec<String>,
     pub token_auth_file: Option<PathBuf>,
     pub storage_backend: StorageBackend,
+    /// Where and how to reach etcd when `storage_backend` is `Etcd3`.
+    pub etcd: ferrokube_store::etcd::EtcdOptions,
     pub fsync: bool,
     /// How long changes stay readable for watches, Exact lists and continue tokens.
     pub history_window: Duration,
     /// kube-apiserver's `--min-request-timeout` (watch duration without `timeoutSeconds`).
     pub min_request_timeout: Duration,
+    /// `--controllers`: the built-in controllers that run (`crate::controllers`).
+    pub controllers: std::collections::BTreeSet<&'static str>,
+    /// `--service-cluster-ip-range`.
+    pub service_cluster_ip_range: crate::allocator::IpRange,
+    /// `--service-node-port-range`.
+    pub service_node_port_range: crate::allocator::PortRange,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -82,11 +94,25 @@ pub struct Server {
     pub api: Arc<Api>,
     pub address: SocketAddr,
     pub kubeconfig_path: PathBuf,
+    /// Whether this replica runs the controllers: Lease-based leader election
+    /// among the replicas on one etcd; always true on an embedded store.
+    pub leading: tokio::sync::watch::Receiver<bool>,
 }
 
-async fn open_backend(config: &ServerConfig) -> Result<Arc<dyn Backend>, ServerError> {
+/// The backend, and the etcd backend itself when it is one (for the values
+/// replicas share through etcd).
+async fn open_backend(
+    config: &ServerConfig,
+) -> Result<(Arc<dyn Backend>, Option<Arc<EtcdBackend>>), ServerError> {
     let store_error = |error: ferrokube_store::BackendError| ServerError::Store(error.to_string());
-    Ok(match config.storage_backend {
+    if config.storage_backend == StorageBackend::Etcd3 {
+        let etcd = EtcdBackend::connect(config.etcd.clone())
+            .await
+            .map_err(|error| ServerError::Store(error.to_string()))?;
+        let etcd = Arc::new(etcd);
+        return Ok((etcd.clone(), Some(etcd)));
+    }
+    let backend: Arc<dyn Backend> = match config.storage_backend {
         StorageBackend::Memory => {
             Arc::new(LocalBackend::open(MemoryDisk::new()).map_err(store_error)?)
         }
@@ -101,7 +127,36 @@ async fn open_backend(config: &ServerConfig) -> Result<Arc<dyn Backend>, ServerE
             .map_err(store_error)?;
             Arc::new(LocalBackend::open(disk).map_err(store_error)?)
         }
-    })
+        StorageBackend::Etcd3 => unreachable!("opened above"),
+    };
+    Ok((backend, None))
+}
+
+/// The key that signs continue tokens. On etcd every replica must accept the
+/// others' tokens, so the key lives in etcd beside the prefix
+/// (`<prefix>.ferrokube/continue-token-key`, outside what the cache
+/// watches): the first replica stores a random one, all read the same.
+async fn continue_key(
+    config: &ServerConfig,
+    etcd: Option<&EtcdBackend>,
+) -> Result<crate::api::ContinueKey, ServerError> {
+    let Some(etcd) = etcd else {
+        let path = config.data_dir.join("continue.key");
+        return crate::api::ContinueKey::load_or_create(&path)
+            .map_err(|source| ServerError::DataDir { path, source });
+    };
+    let mut candidate = sha2::Sha256::new();
+    for _ in 0..4 {
+        candidate.update(uuid::Uuid::new_v4().as_bytes());
+    }
+    let candidate: [u8; 32] = candidate.finalize().into();
+    let shared = etcd
+        .shared_value("continue-token-key", Bytes::copy_from_slice(&candidate))
+        .await
+        .map_err(|error| ServerError::Store(error.to_string()))?;
+    let key = <[u8; 32]>::try_from(shared.as_ref())
+        .map_err(|_| ServerError::Store("the continue-token key in etcd is not 32 bytes".into()))?;
+    Ok(crate::api::ContinueKey::from_bytes(key))
 }
 
 impl Server {
@@ -132,19 +187,14 @@ impl Server {
             open_backend(&config)
         );
         let pki = pki.map_err(|error| ServerError::Store(error.to_string()))??;
-        let backend = backend?;
+        let (backend, etcd) = backend?;
         let store = Store::open_with_history(backend, ObjectCodec, config.history_window)
             .await
             .map_err(|error| ServerError::Store(error.to_string()))?;
         let server_address = kubeconfig::server_url(address)
             .trim_start_matches("https://")
             .to_string();
-        let continue_key =
-            crate::api::ContinueKey::load_or_create(&config.data_dir.join("continue.key"))
-                .map_err(|source| ServerError::DataDir {
-                    path: config.data_dir.join("continue.key"),
-                    source,
-                })?;
+        let continue_key = continue_key(&config, etcd.as_deref()).await?;
         let api = Api::with_min_request_timeout(
             store,
             server_address,
@@ -154,6 +204,28 @@ impl Server {
         bootstrap::ensure_system_namespaces(&api)
             .await
             .map_err(|error| ServerError::Store(error.to_string()))?;
+        let leading = if config.storage_backend == StorageBackend::Etcd3 {
+            crate::leader_election::spawn(
+                api.clone(),
+                crate::leader_election::LeaderElectionConfig::new(),
+            )
+        } else {
+            crate::leader_election::always_leading()
+        };
+        api.services.configure(
+            config.service_cluster_ip_range.clone(),
+            config.service_node_port_range,
+        );
+        bootstrap::KubernetesService::new(config.bind_address, address.port())
+            .spawn(api.clone(), leading.clone());
+        crate::controllers::spawn(
+            api.clone(),
+            crate::controllers::ControllersConfig {
+                enabled: config.controllers.clone(),
+                root_ca_pem: pki.ca_cert_pem.clone(),
+            },
+            leading.clone(),
+        );
         // Parse the vendored OpenAPI definitions in the background, after start:
         // the first write that needs a schema then finds them ready.
         let warm = api.clone();
@@ -176,6 +248,7 @@ impl Server {
             api,
             address,
             kubeconfig_path,
+            leading,
         })
     }
 

@@ -15,6 +15,7 @@ pub(super) async fn create(
     request: &ApiRequest,
     target: &Target<'_>,
 ) -> Result<ApiResponse> {
+    write::validate_options(request, None)?;
     let super::body::Decoded {
         object: mut body,
         warnings,
@@ -34,7 +35,8 @@ pub(super) async fn create(
     let dry_run = write::dry_run(request)?;
     write::settle_namespace(target, &mut body)?;
     require_namespace(api, target)?;
-    create_object(api, target, body, dry_run)
+    let owner = super::apply::Ownership::of_request(request, "");
+    create_object(api, target, body, dry_run, &owner)
         .await
         .map(|created| ApiResponse::json(201, &created).with_warnings(warnings))
 }
@@ -45,7 +47,10 @@ pub(super) async fn create_object(
     target: &Target<'_>,
     mut body: Value,
     dry_run: bool,
+    owner: &super::apply::Ownership,
 ) -> Result<Value> {
+    // NamespaceLifecycle admission: before validation and name generation.
+    super::deletion::namespace::refuse_new_content(api, target, object::name(&body))?;
     let errors = write::validate_meta(target, &body, true);
     if !errors.is_empty() {
         return Err(write::invalid(target, &body, &errors));
@@ -80,7 +85,10 @@ pub(super) async fn create_object(
     strategy::prepare_for_create(target.resource, &mut body);
     strategy::namespace_name_label(target.resource, &mut body);
     crate::defaults::apply(target.resource, &mut body);
+    let _allocation =
+        crate::allocator::on_create(&api.services, &api.store, target.resource, &mut body)?;
     write::normalize(api, target, &mut body)?;
+    super::apply::record_create(api, target, &mut body, owner);
     if dry_run {
         return Ok(body);
     }
@@ -96,7 +104,20 @@ pub(super) async fn create_object(
             Ok(body)
         }
         Err(StoreError::Backend(BackendError::PreconditionFailed { .. })) => {
-            Err(Status::already_exists(&target.group_resource(), &name))
+            let mut status = Status::already_exists(&target.group_resource(), &name);
+            // Store.create: say so when the existing object is on its way out.
+            let snapshot = api.store.snapshot();
+            let deleting = snapshot
+                .get(&target.key(&name))
+                .and_then(|entry| entry.object.value())
+                .is_some_and(|existing| {
+                    object::metadata(existing)
+                        .is_some_and(|meta| meta.contains_key("deletionTimestamp"))
+                });
+            if deleting {
+                status.message = format!("object is being deleted: {}", status.message);
+            }
+            Err(status)
         }
         Err(other) => Err(write::map_store_error(target, &name, other)),
     }

@@ -8,22 +8,13 @@ use std::sync::Arc;
 use super::list_options::{self, parse_resource_version};
 use super::resource::Target;
 use super::{Api, ApiRequest, ApiResponse};
-use crate::negotiate::{negotiate, Representation};
 use crate::status::{Result, Status};
-use crate::table;
-
-pub const OBJECT_REPRESENTATIONS: &[Representation] = &[
-    Representation::Json,
-    Representation::Table("v1"),
-    Representation::Table("v1beta1"),
-];
 
 pub(super) async fn get(
     api: &Arc<Api>,
     request: &ApiRequest,
     target: &Target<'_>,
 ) -> Result<ApiResponse> {
-    let representation = negotiate(request.header("accept"), OBJECT_REPRESENTATIONS)?;
     let name = target.name.unwrap_or_default();
     let snapshot = match request.query.get("resourceVersion").unwrap_or("") {
         "" => list_options::consistent_snapshot(api).await?,
@@ -36,31 +27,18 @@ pub(super) async fn get(
             }
         },
     };
+    let key = target.key(name);
     let entry = snapshot
-        .get(&target.key(name))
+        .get(&key)
         .ok_or_else(|| Status::not_found(&target.group_resource(), name))?;
-    match representation {
-        Representation::Table(version) => {
-            let value = entry
-                .object
-                .value()
-                .ok_or_else(|| Status::internal("stored object cannot be decoded"))?;
-            let body = table::table(
-                target.resource,
-                version,
-                std::slice::from_ref(value),
-                snapshot.revision,
-                None,
-                request,
-            );
-            Ok(ApiResponse::represented(200, representation, &body))
-        }
-        _ => {
-            let json = entry
-                .object
-                .json()
-                .ok_or_else(|| Status::internal("stored object cannot be decoded"))?;
-            Ok(ApiResponse::bytes(200, "application/json", json.clone()))
-        }
+    if let Some(error) = entry.object.corrupt_error() {
+        return Err(super::deletion::corrupt_object(&key, error));
     }
+    // The representation (Table, PartialObjectMetadata, media type) is
+    // applied by `representation::represent` from the cached encodings.
+    Ok(ApiResponse::stored(
+        200,
+        entry.object.clone(),
+        snapshot.revision,
+    ))
 }

@@ -8,20 +8,16 @@
 use std::ops::Bound;
 use std::sync::Arc;
 
-use bytes::{BufMut, BytesMut};
 use ferrokube_store::Snapshot;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::continue_token;
-use super::get::OBJECT_REPRESENTATIONS;
 use super::list_options::{ListOptions, ReadError};
 use super::resource::Target;
-use super::{Api, ApiRequest, ApiResponse};
-use crate::negotiate::{negotiate, Representation};
+use super::{Api, ApiRequest, ApiResponse, ListPayload};
 use crate::object;
 use crate::selector::{FieldSelector, LabelSelector};
 use crate::status::{Result, Status};
-use crate::table;
 
 /// Filters of a list or delete-collection request.
 pub struct Selection {
@@ -60,7 +56,6 @@ pub(super) async fn list(
     request: &ApiRequest,
     target: &Target<'_>,
 ) -> Result<ApiResponse> {
-    let representation = negotiate(request.header("accept"), OBJECT_REPRESENTATIONS)?;
     // The order kube's `ListResource` checks in: decoding the parameters (400),
     // `ValidateListOptions` (422), the field selector's labels (400), then storage.
     let labels = LabelSelector::parse(request.query.get("labelSelector").unwrap_or(""))
@@ -93,55 +88,38 @@ pub(super) async fn list(
         &selection,
         target,
     );
+    if let Some((key, error)) = page.corrupt {
+        return Err(super::deletion::corrupt_object(key, error));
+    }
     let snapshot = &state.snapshot;
     let continue_token = page
         .continue_after
         .map(|key| continue_token::encode(&api.continue_key, snapshot.revision, &prefix, key));
-    let remaining = page.remaining;
-    let items = page.items;
-    match representation {
-        Representation::Table(version) => {
-            let values: Vec<Value> = items
-                .iter()
-                .filter_map(|item| item.value().cloned())
-                .collect();
-            let mut body = table::table(
-                target.resource,
-                version,
-                &values,
-                snapshot.revision,
-                continue_token.as_deref(),
-                request,
-            );
-            if let (Some(remaining), Some(metadata)) = (
-                remaining,
-                body.get_mut("metadata").and_then(Value::as_object_mut),
-            ) {
-                metadata.insert("remainingItemCount".into(), json!(remaining));
-            }
-            Ok(ApiResponse::represented(200, representation, &body))
-        }
-        _ => Ok(ApiResponse::bytes(
-            200,
-            "application/json",
-            list_json(
-                target,
-                snapshot.revision,
-                continue_token.as_deref(),
-                remaining,
-                &items,
-            ),
-        )),
-    }
+    // The representation (Table, PartialObjectMetadataList, media type) is
+    // applied by `representation::represent` from the items' cached encodings.
+    Ok(ApiResponse::list(
+        200,
+        ListPayload {
+            api_version: target.resource.api_version(),
+            kind: target.resource.list_kind(),
+            revision: snapshot.revision,
+            continue_token,
+            remaining: page.remaining,
+            items: page.items.into_iter().cloned().collect(),
+        },
+    ))
 }
 
 /// One page of a list, as kube's watch cache cuts it (`cacher.GetList`).
 struct Page<'a> {
-    items: Vec<&'a object::StoredObject>,
+    items: Vec<&'a Arc<object::StoredObject>>,
     /// The last key of the page when more keys follow it.
     continue_after: Option<&'a str>,
     /// `remainingItemCount`: only for a page with more after it and no selector.
     remaining: Option<usize>,
+    /// The first stored object in the range that does not decode (key, error):
+    /// kube's list fails on it rather than leaving it out.
+    corrupt: Option<(&'a str, &'a str)>,
 }
 
 impl<'a> Page<'a> {
@@ -166,6 +144,7 @@ impl<'a> Page<'a> {
         let mut last_key: Option<&'a str> = None;
         let mut more = false;
         let mut remaining = 0usize;
+        let mut corrupt = None;
         let range = snapshot
             .objects
             .range((Bound::Included(from), Bound::Unbounded))
@@ -180,12 +159,15 @@ impl<'a> Page<'a> {
                 continue;
             }
             let Some(value) = entry.object.value() else {
+                if let Some(error) = entry.object.corrupt_error() {
+                    corrupt.get_or_insert((key.as_str(), error));
+                }
                 continue;
             };
             if !selection.matches(target, value) {
                 continue;
             }
-            items.push(entry.object.as_ref());
+            items.push(&entry.object);
             last_key = Some(key.as_str());
         }
         let continue_after = last_key.filter(|_| more);
@@ -193,45 +175,7 @@ impl<'a> Page<'a> {
             items,
             continue_after,
             remaining: (continue_after.is_some() && everything).then_some(remaining),
+            corrupt,
         }
     }
-}
-
-/// `{"kind":"XList","apiVersion":..,"metadata":{..},"items":[..]}` by concatenating
-/// each item's cached JSON: no item is re-encoded.
-pub fn list_json(
-    target: &Target<'_>,
-    revision: i64,
-    continue_token: Option<&str>,
-    remaining: Option<usize>,
-    items: &[&object::StoredObject],
-) -> bytes::Bytes {
-    let mut metadata = serde_json::Map::new();
-    metadata.insert("resourceVersion".into(), json!(revision.to_string()));
-    if let Some(token) = continue_token {
-        metadata.insert("continue".into(), json!(token));
-    }
-    if let Some(remaining) = remaining {
-        metadata.insert("remainingItemCount".into(), json!(remaining));
-    }
-    let head = json!({
-        "kind": target.resource.list_kind(),
-        "apiVersion": target.resource.api_version(),
-        "metadata": metadata,
-    });
-    let head = serde_json::to_vec(&head).unwrap_or_default();
-    let bodies: Vec<bytes::Bytes> = items.iter().filter_map(|item| item.item_body()).collect();
-    let size: usize = bodies.iter().map(|body| body.len() + 2).sum();
-    let mut out = BytesMut::with_capacity(head.len() + size + 16);
-    out.put_slice(&head[..head.len().saturating_sub(1)]);
-    out.put_slice(b",\"items\":[");
-    for (index, body) in bodies.iter().enumerate() {
-        if index > 0 {
-            out.put_u8(b',');
-        }
-        out.put_u8(b'{');
-        out.put_slice(body);
-    }
-    out.put_slice(b"]}");
-    out.freeze()
 }

@@ -1,16 +1,19 @@
 //! The request path after TLS and HTTP: authentication check, routing,
 //! negotiation, and the verb handlers.
 
+mod apply;
 mod body;
 mod continue_token;
 mod create;
 mod delete;
+mod deletion;
 mod exchange;
 mod get;
 mod list;
 mod list_options;
 mod meta_endpoints;
 mod patch;
+mod representation;
 mod resource;
 mod scale;
 mod strategy;
@@ -30,8 +33,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 pub use continue_token::ContinueKey;
-pub use exchange::{ApiRequest, ApiResponse, ResponseBody, StreamBody};
+pub use exchange::{ApiRequest, ApiResponse, ListPayload, Payload, ResponseBody, StreamBody};
 use ferrokube_store::Store;
+pub use representation::GZIP_THRESHOLD_BYTES;
 
 use crate::object::ObjectCodec;
 use crate::openapi::OpenApi;
@@ -63,6 +67,8 @@ pub struct Api {
     pub min_request_timeout: std::time::Duration,
     /// Signs and checks this server's list continue tokens (`continue_token.rs`).
     pub continue_key: ContinueKey,
+    /// Service ClusterIP and NodePort allocation (`crate::allocator`).
+    pub services: crate::allocator::ServiceAllocator,
 }
 
 impl Api {
@@ -92,6 +98,7 @@ impl Api {
             shutdown: tokio::sync::watch::channel(false).0,
             min_request_timeout,
             continue_key,
+            services: Default::default(),
         })
     }
 

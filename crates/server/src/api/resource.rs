@@ -63,7 +63,8 @@ pub(super) async fn handle(
             // No such group version: the mux's plain 404, as kube answers.
             return Ok(ApiResponse::text(404, "404 page not found\n"));
         }
-        return Err(Status::no_such_resource());
+        let status = Status::no_such_resource();
+        return Ok(super::representation::represent_error(&status, request));
     };
     let target = Target {
         resource,
@@ -72,17 +73,45 @@ pub(super) async fn handle(
         subresource: path.subresource.as_deref(),
         verb: path.verb,
     };
-    check_scope(&target)?;
+    if let Err(status) = check_scope(&target) {
+        return Ok(super::representation::represent_error(&status, request));
+    }
+    // The response's representation is settled before any work is done, so
+    // that a write the client cannot read is refused (406) before it happens
+    // (`handlers/create.go` et al. negotiate first).
+    let capabilities = crate::negotiate::Capabilities {
+        protobuf: crate::protobuf::message_for(&resource.api_version(), resource.kind).is_some(),
+        table: !resource.storage.is_empty() && target.subresource != Some("scale"),
+    };
+    let negotiated = crate::negotiate::negotiate_output(request.header("accept"), capabilities);
+    let outcome = match &negotiated {
+        Ok(_) => dispatch(api, request, &target).await,
+        Err(status) => Err(status.clone()),
+    };
+    Ok(super::representation::represent(
+        outcome,
+        request,
+        resource,
+        negotiated.ok(),
+    ))
+}
+
+async fn dispatch(
+    api: &Arc<Api>,
+    request: &ApiRequest,
+    target: &Target<'_>,
+) -> Result<ApiResponse> {
+    let resource = target.resource;
     if let Some(subresource) = target.subresource {
         if resource.subresource(subresource).is_none() {
             return Err(Status::no_such_resource());
         }
         return match (subresource, target.verb) {
-            ("status", Verb::Get) => get::get(api, request, &target).await,
-            ("status", Verb::Update) => update::update(api, request, &target).await,
-            ("status" | "scale", Verb::Patch) => patch::patch(api, request, &target).await,
-            ("scale", Verb::Get) => scale::get(api, request, &target).await,
-            ("scale", Verb::Update) => scale::update(api, request, &target).await,
+            ("status", Verb::Get) => get::get(api, request, target).await,
+            ("status" | "finalize", Verb::Update) => update::update(api, request, target).await,
+            ("status" | "scale", Verb::Patch) => patch::patch(api, request, target).await,
+            ("scale", Verb::Get) => scale::get(api, request, target).await,
+            ("scale", Verb::Update) => scale::update(api, request, target).await,
             (_, verb) => Err(Status::method_not_supported(
                 &target.group_resource(),
                 verb.as_str(),
@@ -103,14 +132,14 @@ pub(super) async fn handle(
         ));
     }
     match target.verb {
-        Verb::Get => get::get(api, request, &target).await,
-        Verb::List => list::list(api, request, &target).await,
-        Verb::Create => create::create(api, request, &target).await,
-        Verb::Update => update::update(api, request, &target).await,
-        Verb::Delete => delete::delete(api, request, &target).await,
-        Verb::DeleteCollection => delete::delete_collection(api, request, &target).await,
-        Verb::Watch => watch::watch(api, request, &target).await,
-        Verb::Patch => patch::patch(api, request, &target).await,
+        Verb::Get => get::get(api, request, target).await,
+        Verb::List => list::list(api, request, target).await,
+        Verb::Create => create::create(api, request, target).await,
+        Verb::Update => update::update(api, request, target).await,
+        Verb::Delete => delete::delete(api, request, target).await,
+        Verb::DeleteCollection => delete::delete_collection(api, request, target).await,
+        Verb::Watch => watch::watch(api, request, target).await,
+        Verb::Patch => patch::patch(api, request, target).await,
     }
 }
 
@@ -190,9 +219,10 @@ pub fn read_current(
         None => Ok(None),
         Some(entry) => match entry.object.value() {
             Some(value) => Ok(Some((entry.mod_revision, value.clone()))),
-            None => Err(Status::internal(format!(
-                "object stored at {key} cannot be decoded"
-            ))),
+            None => Err(super::deletion::corrupt_object(
+                key,
+                entry.object.corrupt_error().unwrap_or_default(),
+            )),
         },
     }
 }

@@ -98,6 +98,7 @@ pub(super) async fn update(
     request: &ApiRequest,
     target: &Target<'_>,
 ) -> Result<ApiResponse> {
+    write::validate_options(request, None)?;
     let super::body::Decoded {
         object: mut body,
         warnings,
@@ -115,7 +116,8 @@ pub(super) async fn update(
     let snapshot = api.store.snapshot();
     let (_, parent) = read_current(&snapshot, &target.key(name))?
         .ok_or_else(|| Status::not_found(&target.group_resource(), name))?;
-    let stored = apply_scale(api, target, parent, &body, dry_run).await?;
+    let owner = super::apply::Ownership::of_request(request, "scale");
+    let stored = apply_scale(api, target, parent, &body, dry_run, &owner).await?;
     Ok(ApiResponse::json(200, &stored).with_warnings(warnings))
 }
 
@@ -127,6 +129,7 @@ pub(super) async fn apply_scale(
     mut parent: Value,
     scale: &Value,
     dry_run: bool,
+    owner: &super::apply::Ownership,
 ) -> Result<Value> {
     let name = target.name.unwrap_or_default();
     let replicas = match scale.pointer("/spec/replicas") {
@@ -158,6 +161,6 @@ pub(super) async fn apply_scale(
         subresource: None,
         ..*target
     };
-    let (_, stored) = update_object(api, &parent_target, parent, dry_run).await?;
+    let (_, stored) = update_object(api, &parent_target, parent, dry_run, owner).await?;
     Ok(scale_of(target, &stored))
 }

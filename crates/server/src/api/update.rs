@@ -20,6 +20,7 @@ pub(super) async fn update(
     request: &ApiRequest,
     target: &Target<'_>,
 ) -> Result<ApiResponse> {
+    write::validate_options(request, None)?;
     let super::body::Decoded {
         object: mut body,
         warnings,
@@ -49,7 +50,9 @@ pub(super) async fn update(
         )));
     }
     write::settle_namespace(target, &mut body)?;
-    let (code, object) = update_object(api, target, body, dry_run).await?;
+    let owner =
+        super::apply::Ownership::of_request(request, target.subresource.unwrap_or_default());
+    let (code, object) = update_object(api, target, body, dry_run, &owner).await?;
     Ok(ApiResponse::json(code, &object).with_warnings(warnings))
 }
 
@@ -59,6 +62,7 @@ pub(super) async fn update_object(
     target: &Target<'_>,
     body: Value,
     dry_run: bool,
+    owner: &super::apply::Ownership,
 ) -> Result<(u16, Value)> {
     let name = object::name(&body).to_string();
     let key = target.key(&name);
@@ -72,7 +76,7 @@ pub(super) async fn update_object(
                     // A resourceVersion on a missing object cannot be met.
                     return Err(Status::not_found(&target.group_resource(), &name));
                 }
-                return create_object(api, target, body, dry_run)
+                return create_object(api, target, body, dry_run, owner)
                     .await
                     .map(|created| (201, created));
             }
@@ -91,10 +95,46 @@ pub(super) async fn update_object(
             crate::defaults::apply(target.resource, &mut new);
         }
         write::normalize(api, target, &mut new)?;
-        let errors = write::validate_meta(target, &new, false);
+        let _allocation = crate::allocator::on_update(
+            &api.services,
+            &api.store,
+            target.resource,
+            target.subresource,
+            &old,
+            &mut new,
+        )?;
+        let mut errors = write::validate_meta(target, &new, false);
+        if target.subresource == Some("finalize") {
+            errors.extend(super::deletion::namespace::finalize_errors(&new));
+        }
         if !errors.is_empty() {
             return Err(write::invalid(target, &new, &errors));
         }
+        if super::deletion::update_rules::should_delete_during_update(target.resource, &old, &new) {
+            // Store.Update's deleteWithoutFinalizers: the update that removes the
+            // last finalizer deletes instead; the answer is the updated object.
+            object::set_resource_version(&mut new, current_revision);
+            if dry_run {
+                return Ok((200, new));
+            }
+            let txn = Txn::single(Op::Delete {
+                key: key.clone(),
+                expect: Expect::ModRevision(current_revision),
+            });
+            match write::commit(api, txn).await {
+                Ok(_) => return Ok((200, new)),
+                Err(StoreError::Backend(BackendError::PreconditionFailed { .. }))
+                    if precondition.is_empty() =>
+                {
+                    continue
+                }
+                Err(StoreError::Backend(BackendError::PreconditionFailed { .. })) => {
+                    return Err(Status::conflict(&target.group_resource(), &name))
+                }
+                Err(other) => return Err(write::map_store_error(target, &name, other)),
+            }
+        }
+        super::apply::record_update(api, target, &old, &mut new, owner);
         let mut unchanged_probe = new.clone();
         object::set_resource_version(&mut unchanged_probe, current_revision);
         if unchanged_probe == old {
@@ -143,16 +183,16 @@ fn keep_system_metadata(
         let error = FieldError::invalid("metadata.uid", &new_uid, "field is immutable");
         return Err(write::invalid(target, new, &[error]));
     }
+    // Deletion fields: kept from the old object; finalizers only removed while deleting.
+    let deletion_errors = super::deletion::update_rules::settle_deletion_fields(old, new);
+    if !deletion_errors.is_empty() {
+        return Err(write::invalid(target, new, &deletion_errors));
+    }
     let old_metadata = object::metadata(old).cloned().unwrap_or_default();
     let Some(metadata) = object::metadata_mut(new) else {
         return Ok(());
     };
-    for field in [
-        "uid",
-        "creationTimestamp",
-        "deletionTimestamp",
-        "deletionGracePeriodSeconds",
-    ] {
+    for field in ["uid", "creationTimestamp"] {
         match old_metadata.get(field) {
             Some(value) => metadata.insert(field.into(), value.clone()),
             None => metadata.remove(field),

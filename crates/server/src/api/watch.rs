@@ -17,11 +17,10 @@ use ferrokube_store::{Change, HistoryError};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
-use super::get::OBJECT_REPRESENTATIONS;
 use super::list::Selection;
 use super::resource::Target;
 use super::{Api, ApiRequest, ApiResponse, ResponseBody};
-use crate::negotiate::{negotiate, Representation};
+use crate::negotiate::{Media, Representation};
 use crate::object::{self, StoredObject};
 use crate::registry::ResourceDef;
 use crate::status::{FieldError, Result, Status};
@@ -76,6 +75,8 @@ struct Watcher {
     prefix: String,
     selection: Selection,
     representation: Representation,
+    /// The media type of the events (JSON lines, protobuf frames, CBOR sequence).
+    media: Media,
     bookmarks: bool,
     sender: mpsc::Sender<Bytes>,
     /// The watch request's query (Table `includeObject`).
@@ -141,7 +142,8 @@ pub(super) async fn watch(
     target: &Target<'_>,
 ) -> Result<ApiResponse> {
     validate_watch_options(request)?;
-    let representation = negotiate(request.header("accept"), OBJECT_REPRESENTATIONS)?;
+    let negotiated = super::representation::negotiate_watch(request, target.resource)?;
+    let representation = negotiated.representation;
     let mut selection = Selection::from_request(request, target)?;
     if let Some(name) = target.name {
         // `/watch/.../NAME` is a watch of one object: metadata.name=NAME.
@@ -191,6 +193,7 @@ pub(super) async fn watch(
         prefix: target.prefix(),
         selection,
         representation,
+        media: negotiated.media,
         bookmarks,
         sender,
         table_request: ApiRequest {
@@ -202,7 +205,8 @@ pub(super) async fn watch(
     };
     tokio::spawn(async move { watcher.run(start, timeout).await });
     let body = http_body_util::BodyExt::boxed(ChannelBody { receiver });
-    let mut response = ApiResponse::bytes(200, &representation.content_type(), Bytes::new());
+    let content_type = super::representation::watch_content_type(&negotiated);
+    let mut response = ApiResponse::bytes(200, &content_type, Bytes::new());
     response.body = ResponseBody::Stream(body);
     Ok(response)
 }
@@ -267,12 +271,7 @@ impl Watcher {
                 Err(HistoryError::Expired { requested, oldest }) => {
                     let status =
                         Status::gone(format!("too old resource version: {requested} ({oldest})"));
-                    let _ = self
-                        .send_raw(
-                            "ERROR",
-                            &serde_json::to_vec(&status.to_json()).unwrap_or_default(),
-                        )
-                        .await;
+                    let _ = self.send_encoded("ERROR", &status.to_json()).await;
                     return;
                 }
                 Ok(changes) if !changes.is_empty() => {
@@ -339,9 +338,23 @@ impl Watcher {
     }
 
     async fn send_object(&self, kind: Kind, object: &StoredObject) -> bool {
-        match (self.representation, object.json(), object.value()) {
-            (Representation::Table(_), _, Some(value)) => self.send_value(kind, value).await,
-            (_, Some(json), _) => self.send_raw(kind.as_str(), json).await,
+        match (
+            self.media,
+            self.representation,
+            object.json(),
+            object.value(),
+        ) {
+            (Media::Json, Representation::Json, Some(json), _) => {
+                self.send_raw(kind.as_str(), json).await
+            }
+            // Protobuf from the object's cached message.
+            (Media::Protobuf, Representation::Json, _, Some(value)) => {
+                match super::representation::protobuf_watch_event(kind.as_str(), object) {
+                    Some(frame) => self.sender.send(frame).await.is_ok(),
+                    None => self.send_value(kind, value).await,
+                }
+            }
+            (_, _, _, Some(value)) => self.send_value(kind, value).await,
             _ => true,
         }
     }
@@ -363,13 +376,20 @@ impl Watcher {
                     headers,
                 )
             }
+            Representation::PartialObjectMetadata(version) => json!({
+                "kind": "PartialObjectMetadata",
+                "apiVersion": format!("meta.k8s.io/{version}"),
+                "metadata": object::metadata(value).cloned().unwrap_or_default(),
+            }),
             _ => value.clone(),
         };
-        self.send_raw(
-            kind.as_str(),
-            &serde_json::to_vec(&encoded).unwrap_or_default(),
-        )
-        .await
+        self.send_encoded(kind.as_str(), &encoded).await
+    }
+
+    /// One event in the watch's media type; false when the client is gone.
+    async fn send_encoded(&self, kind: &str, object: &Value) -> bool {
+        let event = super::representation::watch_event(self.media, kind, object);
+        self.sender.send(event).await.is_ok()
     }
 
     async fn send_bookmark(&self, revision: i64, initial_events_end: bool) -> bool {
@@ -382,11 +402,7 @@ impl Watcher {
             "apiVersion": self.resource.api_version(),
             "metadata": metadata,
         });
-        self.send_raw(
-            "BOOKMARK",
-            &serde_json::to_vec(&bookmark).unwrap_or_default(),
-        )
-        .await
+        self.send_encoded("BOOKMARK", &bookmark).await
     }
 
     /// `{"type":TYPE,"object":OBJECT}\n`; false when the client is gone.
