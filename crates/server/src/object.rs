@@ -20,6 +20,8 @@ pub enum StoredObject {
         /// The protobuf message (no envelope), produced on first protobuf read;
         /// `None` for kinds without a protobuf form (`crate::protobuf`).
         protobuf: OnceLock<Option<Bytes>>,
+        /// The CBOR list-item form (`cbor::encode_list_item`), on first CBOR list.
+        cbor_item: OnceLock<Bytes>,
     },
     /// Stored bytes that do not decode (kube can only delete such objects).
     Corrupt { error: String },
@@ -61,6 +63,16 @@ impl StoredObject {
             } => protobuf
                 .get_or_init(|| crate::protobuf::encode_message_of(value).map(Bytes::from))
                 .as_ref(),
+            StoredObject::Corrupt { .. } => None,
+        }
+    }
+
+    /// The object as a CBOR list item (no tag, no type fields), cached.
+    pub fn cbor_item(&self) -> Option<&Bytes> {
+        match self {
+            StoredObject::Decoded {
+                value, cbor_item, ..
+            } => Some(cbor_item.get_or_init(|| Bytes::from(crate::cbor::encode_list_item(value)))),
             StoredObject::Corrupt { .. } => None,
         }
     }
@@ -146,6 +158,7 @@ impl Codec for ObjectCodec {
                     value,
                     json: OnceLock::new(),
                     protobuf: OnceLock::new(),
+                    cbor_item: OnceLock::new(),
                 }
             }
             Ok(_) => StoredObject::Corrupt {
@@ -166,6 +179,7 @@ impl Codec for ObjectCodec {
                     value,
                     json: OnceLock::new(),
                     protobuf: OnceLock::new(),
+                    cbor_item: OnceLock::new(),
                 }
             }
             StoredObject::Corrupt { error } => StoredObject::Corrupt {

@@ -333,9 +333,13 @@ fn encode(payload: &Payload, media: Media, pretty: bool) -> Option<Bytes> {
             }
             Payload::List(list) => {
                 let head = list_head(list);
-                let items: Vec<&Value> =
-                    list.items.iter().filter_map(|item| item.value()).collect();
-                crate::cbor::encode_list(&head, &items)
+                // Items come from the per-version cache, like JSON's.
+                let items: Vec<&Bytes> = list
+                    .items
+                    .iter()
+                    .filter_map(|item| item.cbor_item())
+                    .collect();
+                crate::cbor::encode_list_raw(&head, items.iter().map(|b| b.as_ref()), items.len())
             }
         })),
         Media::Protobuf => encode_protobuf(payload).map(Bytes::from),

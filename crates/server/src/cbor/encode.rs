@@ -36,7 +36,32 @@ pub fn encode_watch_event(event_type: &str, object: &Value) -> Vec<u8> {
 
 /// A list (`head` plus `items`) without first building one tree of it.
 pub fn encode_list(head: &Map<String, Value>, items: &[&Value]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(256 * (items.len() + 1));
+    let items: Vec<Vec<u8>> = items.iter().map(|item| encode_list_item(item)).collect();
+    encode_list_raw(head, items.iter().map(Vec::as_slice), items.len())
+}
+
+/// One list item as [`encode_list`] writes it (no tag): items of built-in
+/// lists carry no type fields, as in JSON. Cached per object version
+/// (`object::StoredObject::cbor_item`), so a list concatenates.
+pub fn encode_list_item(item: &Value) -> Vec<u8> {
+    let mut out = Vec::with_capacity(1024);
+    match item {
+        Value::Object(map) => put_map(&mut out, map, &["kind", "apiVersion"]),
+        other => encode_into(other, &mut out),
+    }
+    // Kept per object version: no spare capacity (shrinking reallocates in place).
+    out.shrink_to_fit();
+    out
+}
+
+/// A list from `head` and `count` items already encoded by [`encode_list_item`].
+pub fn encode_list_raw<'a>(
+    head: &Map<String, Value>,
+    items: impl Iterator<Item = &'a [u8]>,
+    count: usize,
+) -> Vec<u8> {
+    let mut items = Some(items);
+    let mut out = Vec::with_capacity(256);
     out.extend_from_slice(&SELF_DESCRIBED);
     let mut keys: Vec<&str> = head
         .keys()
@@ -49,13 +74,9 @@ pub fn encode_list(head: &Map<String, Value>, items: &[&Value]) -> Vec<u8> {
     for key in keys {
         put_bytes(&mut out, key.as_bytes());
         if key == "items" {
-            put_head(&mut out, ARRAY, items.len() as u64);
-            for item in items {
-                match item {
-                    // Items of built-in lists carry no type fields, as in JSON.
-                    Value::Object(map) => put_map(&mut out, map, &["kind", "apiVersion"]),
-                    other => encode_into(other, &mut out),
-                }
+            put_head(&mut out, ARRAY, count as u64);
+            for item in items.take().into_iter().flatten() {
+                out.extend_from_slice(item);
             }
         } else if let Some(value) = head.get(key) {
             encode_into(value, &mut out);

@@ -19,7 +19,9 @@ mod encode;
 mod tests;
 
 pub use decode::{decode, decode_seq};
-pub use encode::{encode, encode_into, encode_list, encode_watch_event};
+pub use encode::{
+    encode, encode_into, encode_list, encode_list_item, encode_list_raw, encode_watch_event,
+};
 
 /// The media type of a CBOR body.
 pub const CONTENT_TYPE: &str = "application/cbor";

@@ -37,7 +37,45 @@ pub fn encode_message(
     let Value::Object(object) = value else {
         return Err(mismatch(&msg.name, "an object", value));
     };
-    for field in msg.fields_by_tag() {
+    // The object's keys (few) are looked up in the message's name table
+    // rather than every schema field in the object, then written in tag
+    // order. Up to FOUND present fields live on the stack.
+    const FOUND: usize = 32;
+    let mut stack: [(u16, &Value); FOUND] = [(0, value); FOUND];
+    let mut spill: Vec<(u16, &Value)> = Vec::new();
+    let mut count = 0;
+    macro_rules! push {
+        ($rank:expr, $item:expr) => {
+            if count < FOUND {
+                stack[count] = ($rank, $item);
+            } else {
+                if spill.is_empty() {
+                    spill.extend_from_slice(&stack);
+                }
+                spill.push(($rank, $item));
+            }
+            count += 1;
+        };
+    }
+    for &rank in &msg.inline_ranks {
+        push!(rank, value);
+    }
+    for (key, item) in object {
+        // Unknown keys (apiVersion, kind, ...) never touch their value.
+        if let Some(rank) = msg.rank_of_json(key) {
+            if !item.is_null() {
+                push!(rank, item);
+            }
+        }
+    }
+    let found: &mut [(u16, &Value)] = if count <= FOUND {
+        &mut stack[..count]
+    } else {
+        &mut spill
+    };
+    found.sort_unstable_by_key(|&(rank, _)| rank);
+    for &(rank, value) in found.iter() {
+        let field = msg.field_at_rank(rank);
         if field.json.is_empty() {
             // `json:",inline"`: the embedded struct's fields sit in this object.
             let FieldType::Message(inner) = field.ty else {
@@ -48,9 +86,6 @@ pub fn encode_message(
             })?;
             continue;
         }
-        let Some(value) = object.get(&field.json).filter(|v| !v.is_null()) else {
-            continue;
-        };
         match field.shape {
             Shape::Single => encode_value(schema, msg, field, field.tag, value, depth, out)?,
             Shape::Repeated => {
@@ -65,24 +100,53 @@ pub fn encode_message(
                 let Value::Object(map) = value else {
                     return Err(mismatch(&context(msg, field), "an object", value));
                 };
-                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-                entries.sort_by(|a, b| a.0.cmp(b.0));
-                for (key, item) in entries {
-                    put_nested(out, field.tag, |entry| {
-                        put_bytes(entry, 1, key.as_bytes());
-                        if item.is_null() {
-                            // Go decodes null map values as the zero value.
-                            encode_zero(field, entry);
-                            Ok(())
-                        } else {
-                            encode_value(schema, msg, field, 2, item, depth, entry)
-                        }
-                    })?;
+                // gogo writes entries in sorted key order; serde_json's map
+                // iterates sorted already (BTreeMap) unless built with
+                // preserve_order: checked while writing, redone sorted if not.
+                let start = out.len();
+                let mut previous: Option<&String> = None;
+                let mut sorted = true;
+                for (key, item) in map {
+                    if previous.is_some_and(|p| p > key) {
+                        sorted = false;
+                        break;
+                    }
+                    previous = Some(key);
+                    encode_entry(schema, msg, field, key, item, depth, out)?;
+                }
+                if !sorted {
+                    out.truncate(start);
+                    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                    entries.sort_by(|a, b| a.0.cmp(b.0));
+                    for (key, item) in entries {
+                        encode_entry(schema, msg, field, key, item, depth, out)?;
+                    }
                 }
             }
         }
     }
     Ok(())
+}
+
+fn encode_entry(
+    schema: &Schema,
+    msg: &Message,
+    field: &Field,
+    key: &str,
+    item: &Value,
+    depth: usize,
+    out: &mut Vec<u8>,
+) -> Result<(), ProtobufError> {
+    put_nested(out, field.tag, |entry| {
+        put_bytes(entry, 1, key.as_bytes());
+        if item.is_null() {
+            // Go decodes null map values as the zero value.
+            encode_zero(field, entry);
+            Ok(())
+        } else {
+            encode_value(schema, msg, field, 2, item, depth, entry)
+        }
+    })
 }
 
 /// A length-delimited field whose content `write` appends to `out` in place
@@ -101,9 +165,18 @@ fn put_nested(
     if len < 0x80 {
         out[at] = len as u8;
     } else {
-        let mut prefix = Vec::with_capacity(5);
-        put_varint(&mut prefix, len as u64);
-        out.splice(at..at + 1, prefix);
+        // Longer varint: shift the content once (no allocation).
+        let mut prefix = [0u8; 10];
+        let mut n = 0;
+        let mut rest = len as u64;
+        while rest >= 0x80 {
+            prefix[n] = (rest as u8 & 0x7f) | 0x80;
+            rest >>= 7;
+            n += 1;
+        }
+        prefix[n] = rest as u8;
+        n += 1;
+        out.splice(at..at + 1, prefix[..n].iter().copied());
     }
     Ok(())
 }
@@ -320,9 +393,11 @@ fn encode_well_known(
             int(1, ns, out);
         }
         (WellKnown::RawExtension | WellKnown::FieldsV1 | WellKnown::Json, value) => {
-            let raw = serde_json::to_vec(value)
-                .map_err(|e| ProtobufError::EmbeddedJson(name.to_string(), e.to_string()))?;
-            put_bytes(out, 1, &raw);
+            // Written in place: no intermediate buffer for the embedded JSON.
+            put_nested(out, 1, |out| {
+                serde_json::to_writer(&mut *out, value)
+                    .map_err(|e| ProtobufError::EmbeddedJson(name.to_string(), e.to_string()))
+            })?;
         }
         (WellKnown::StringList, Value::Array(items)) => {
             for item in items {

@@ -211,8 +211,14 @@ pub fn encode_envelope(value: &Value) -> Result<Vec<u8>, ProtobufError> {
 /// `None` when the kind has no protobuf form or the object does not fit it.
 pub fn encode_message_of(value: &Value) -> Option<Vec<u8>> {
     let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default();
-    let message = message_for(text("apiVersion"), text("kind"))?;
-    encode_object(value, message).ok()
+    let schema = schema().ok()?;
+    // By index: no second lookup by the (long) message name.
+    let index = schema.index_for(text("apiVersion"), text("kind"))?;
+    let mut out = Vec::with_capacity(1024);
+    encode_message(schema, index, value, 0, &mut out).ok()?;
+    // Kept per object version: no spare capacity (shrinking reallocates in place).
+    out.shrink_to_fit();
+    Some(out)
 }
 
 /// A list response (`<Kind>List` {metadata 1: ListMeta, items 2}) from the

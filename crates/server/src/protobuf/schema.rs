@@ -106,6 +106,12 @@ pub struct Message {
     /// Field indexes sorted by tag (wire order for encoding, lookup for decoding).
     pub by_tag: Vec<usize>,
     pub well_known: Option<WellKnown>,
+    /// Open-addressing table of JSON name -> rank + 1 (position in `by_tag`;
+    /// 0 = empty), so the encoder finds a key's field with one hash and one
+    /// comparison instead of probing the object once per schema field.
+    json_slots: Vec<u16>,
+    /// Ranks of the `json:",inline"` fields (empty JSON name).
+    pub inline_ranks: Vec<u16>,
 }
 
 impl Message {
@@ -125,6 +131,68 @@ impl Message {
     pub fn fields_by_tag(&self) -> impl Iterator<Item = &Field> {
         self.by_tag.iter().map(|&i| &self.fields[i])
     }
+
+    /// The field at `rank` in tag order.
+    pub fn field_at_rank(&self, rank: u16) -> &Field {
+        &self.fields[self.by_tag[usize::from(rank)]]
+    }
+
+    /// The rank (position in tag order) of the field with this JSON name.
+    #[inline]
+    pub fn rank_of_json(&self, key: &str) -> Option<u16> {
+        if self.json_slots.is_empty() {
+            return None;
+        }
+        let mask = self.json_slots.len() - 1;
+        let mut i = (name_hash(key) as usize) & mask;
+        loop {
+            let slot = self.json_slots[i];
+            if slot == 0 {
+                return None;
+            }
+            let rank = slot - 1;
+            if self.field_at_rank(rank).json == key {
+                return Some(rank);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn index_json_names(&mut self) {
+        let named = self.fields.iter().filter(|f| !f.json.is_empty()).count();
+        let size = (named * 4).next_power_of_two().max(4);
+        self.json_slots = vec![0; size];
+        self.inline_ranks.clear();
+        for rank in 0..self.by_tag.len() {
+            let json = &self.fields[self.by_tag[rank]].json;
+            if json.is_empty() {
+                self.inline_ranks.push(rank as u16);
+                continue;
+            }
+            let mut i = (name_hash(json) as usize) & (size - 1);
+            while self.json_slots[i] != 0 {
+                i = (i + 1) & (size - 1);
+            }
+            self.json_slots[i] = rank as u16 + 1;
+        }
+    }
+}
+
+/// A cheap hash of a JSON field name: its length and its first, middle and
+/// last bytes (one cache line), mixed by one multiplication. Names within a
+/// message rarely collide on these; a collision costs a probe.
+#[inline]
+fn name_hash(key: &str) -> u64 {
+    let b = key.as_bytes();
+    let n = b.len();
+    if n == 0 {
+        return 0;
+    }
+    let x = (n as u64)
+        ^ (u64::from(b[0]) << 8)
+        ^ (u64::from(b[n - 1]) << 16)
+        ^ (u64::from(b[n / 2]) << 24);
+    x.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 29
 }
 
 #[derive(Debug)]
@@ -180,6 +248,17 @@ impl Schema {
             .collect()
     }
 
+    /// The message index for an (apiVersion, kind) (see [`Schema::message_for`]).
+    pub fn index_for(&self, api_version: &str, kind: &str) -> Option<usize> {
+        if let Some(&i) = self.kinds.get(api_version).and_then(|k| k.get(kind)) {
+            return Some(i);
+        }
+        if META_KINDS.contains(&kind) {
+            return self.index_of(&format!("{META_V1}{kind}"));
+        }
+        None
+    }
+
     /// The message for an (apiVersion, kind), as kube's scheme would pick it.
     pub fn message_for(&self, api_version: &str, kind: &str) -> Option<&Message> {
         if let Some(&i) = self.kinds.get(api_version).and_then(|k| k.get(kind)) {
@@ -213,12 +292,19 @@ impl Schema {
                 .collect::<Result<Vec<_>, _>>()?;
             let mut by_tag: Vec<usize> = (0..fields.len()).collect();
             by_tag.sort_by_key(|&i| fields[i].tag);
-            messages.push(Message {
+            if fields.len() >= usize::from(u16::MAX) {
+                return Err(format!("{name}: too many fields"));
+            }
+            let mut message = Message {
                 well_known: well_known(name),
                 name: name.clone(),
                 fields,
                 by_tag,
-            });
+                json_slots: Vec::new(),
+                inline_ranks: Vec::new(),
+            };
+            message.index_json_names();
+            messages.push(message);
         }
         let mut kinds: HashMap<String, HashMap<String, usize>> = HashMap::new();
         if let Some(table) = doc.get("kinds").and_then(Value::as_object) {
