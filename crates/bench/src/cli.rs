@@ -111,6 +111,16 @@ pub enum ObjectKind {
     Configmap,
 }
 
+/// What `update` PUTs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum UpdateObject {
+    /// A ConfigMap of exactly --size bytes.
+    Configmap,
+    /// The apply scenario's 50-container Deployment, one image tag
+    /// changed per PUT.
+    Deployment50,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Fsync {
     On,
@@ -237,6 +247,9 @@ pub struct Cli {
     /// `patch`: merge or apply.
     #[arg(long = "type", value_enum, default_value_t = PatchType::Merge)]
     pub patch_type: PatchType,
+    /// `update`: what each client PUTs.
+    #[arg(long = "object", value_enum, default_value_t = UpdateObject::Configmap)]
+    pub update_object: UpdateObject,
     /// `memory`: object counts to measure at, e.g. 10000,100000 (default);
     /// `ready`: counts to pre-load before the timed restarts (default 0:
     /// an empty store).

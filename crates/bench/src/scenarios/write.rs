@@ -9,7 +9,7 @@ use bytes::Bytes;
 use hyper::{Method, StatusCode};
 
 use super::{configmap_body, ensure_namespace, run_id, Endpoint};
-use crate::cli::{Cli, PatchType};
+use crate::cli::{Cli, PatchType, UpdateObject};
 use crate::client::{Client, Reply};
 use crate::report::{LoadResult, ScenarioResult};
 use crate::runner::{self, snippet, LoadOptions, Stop, Workload};
@@ -64,6 +64,23 @@ pub fn configmap_update_body(
 /// configuration: the image tag of container `seq % 50` is `seq`, the
 /// rest `1`, so each apply changes one field.
 pub fn deployment_apply_body(name: &str, namespace: &str, run: &str, seq: u64) -> Vec<u8> {
+    deployment_body(name, namespace, run, "", seq)
+}
+
+/// [`deployment_apply_body`] carrying `resourceVersion` (none when
+/// empty): the same object as a read-modify-write PUT body.
+pub fn deployment_body(
+    name: &str,
+    namespace: &str,
+    run: &str,
+    resource_version: &str,
+    seq: u64,
+) -> Vec<u8> {
+    let rv = if resource_version.is_empty() {
+        String::new()
+    } else {
+        format!(r#""resourceVersion":"{resource_version}","#)
+    };
     let changed = (seq % DEPLOYMENT_CONTAINERS as u64) as usize;
     let containers: Vec<String> = (0..DEPLOYMENT_CONTAINERS)
         .map(|i| {
@@ -83,13 +100,14 @@ pub fn deployment_apply_body(name: &str, namespace: &str, run: &str, seq: u64) -
         .collect();
     format!(
         concat!(
-            r#"{{"apiVersion":"apps/v1","kind":"Deployment","metadata":{{"name":"{name}","namespace":"{namespace}","#,
+            r#"{{"apiVersion":"apps/v1","kind":"Deployment","metadata":{{"name":"{name}","namespace":"{namespace}",{rv}"#,
             r#""labels":{{"app.kubernetes.io/managed-by":"ferrokube-bench","ferrokube-bench/run":"{run}"}}}},"#,
             r#""spec":{{"replicas":1,"selector":{{"matchLabels":{{"app":"{name}"}}}},"#,
             r#""template":{{"metadata":{{"labels":{{"app":"{name}"}}}},"spec":{{"containers":[{containers}]}}}}}}}}"#
         ),
         name = name,
         namespace = namespace,
+        rv = rv,
         run = run,
         containers = containers.join(",")
     )
@@ -115,6 +133,7 @@ pub fn deployment_status_body(name: &str, namespace: &str, seq: u64) -> Vec<u8> 
 /// `update`: worker `w` PUTs its own ConfigMap with the resourceVersion of
 /// its previous answer, as a controller writing from its informer cache.
 struct Updates {
+    object: UpdateObject,
     namespace: String,
     run: String,
     size: usize,
@@ -135,12 +154,18 @@ impl Workload for Updates {
             .and_then(|v| v.lock().ok().map(|v| v.clone()))
             .unwrap_or_default();
         let name = self.name(worker);
-        let body = configmap_update_body(&name, &self.namespace, &self.run, &rv, seq, self.size);
-        (
-            Method::PUT,
-            format!("/api/v1/namespaces/{}/configmaps/{name}", self.namespace),
-            Some(Bytes::from(body)),
-        )
+        let ns = &self.namespace;
+        let (path, body) = match self.object {
+            UpdateObject::Configmap => (
+                format!("/api/v1/namespaces/{ns}/configmaps/{name}"),
+                configmap_update_body(&name, ns, &self.run, &rv, seq, self.size),
+            ),
+            UpdateObject::Deployment50 => (
+                format!("/apis/apps/v1/namespaces/{ns}/deployments/{name}"),
+                deployment_body(&name, ns, &self.run, &rv, seq),
+            ),
+        };
+        (Method::PUT, path, Some(Bytes::from(body)))
     }
 
     fn observe(&self, worker: usize, reply: &Reply) {
@@ -393,7 +418,13 @@ pub async fn run_update(
 ) -> Result<ScenarioResult, BenchError> {
     let client = Client::connect(&endpoint.kubeconfig, cli.client_options()).await?;
     ensure_namespace(&client, &cli.namespace).await?;
+    let label = match cli.update_object {
+        UpdateObject::Configmap => label.to_string(),
+        UpdateObject::Deployment50 => format!("{label} deployment-50"),
+    };
+    let label = label.as_str();
     let updates = Updates {
+        object: cli.update_object,
         namespace: cli.namespace.clone(),
         run: run_id(),
         size: cli.size,
@@ -401,16 +432,25 @@ pub async fn run_update(
             .map(|_| Mutex::new(String::new()))
             .collect(),
     };
-    let collection = format!("/api/v1/namespaces/{}/configmaps", cli.namespace);
+    let ns = &cli.namespace;
+    let collection = match cli.update_object {
+        UpdateObject::Configmap => format!("/api/v1/namespaces/{ns}/configmaps"),
+        UpdateObject::Deployment50 => format!("/apis/apps/v1/namespaces/{ns}/deployments"),
+    };
     let mut response_bytes = 0;
+    let mut object_bytes = cli.size;
     for worker in 0..cli.concurrency {
         let name = updates.name(worker);
-        let body = configmap_body(&name, &cli.namespace, &updates.run, cli.size);
+        let body = match cli.update_object {
+            UpdateObject::Configmap => configmap_body(&name, ns, &updates.run, cli.size),
+            UpdateObject::Deployment50 => deployment_body(&name, ns, &updates.run, "", 0),
+        };
+        object_bytes = body.len();
         let reply = client
             .request(Method::POST, &collection, Some(Bytes::from(body)))
             .await?;
         if !reply.status.is_success() {
-            return Err(setup_error("creating the ConfigMaps to update", &reply));
+            return Err(setup_error("creating the objects to update", &reply));
         }
         updates.observe(worker, &reply);
         response_bytes = reply.body.len();
@@ -427,7 +467,7 @@ pub async fn run_update(
         &client,
         ("update", label),
         &outcome,
-        (cli.size, response_bytes),
+        (object_bytes, response_bytes),
         cli.warmup_s(),
     ))
 }
@@ -634,6 +674,22 @@ mod tests {
             assert_eq!(v["data"]["counter"], "5");
             assert_eq!(v["metadata"]["labels"]["ferrokube-bench/run"], "r");
         }
+    }
+
+    #[test]
+    fn deployment_update_bodies_carry_the_precondition() {
+        let body = deployment_body("bench-r-u0", "ns", "r", "77", 3);
+        let v: serde_json::Value = serde_json::from_slice(&body).expect("json");
+        assert_eq!(v["metadata"]["resourceVersion"], "77");
+        let containers = v["spec"]["template"]["spec"]["containers"]
+            .as_array()
+            .expect("containers");
+        assert_eq!(containers.len(), DEPLOYMENT_CONTAINERS);
+        assert_eq!(containers[3]["image"], "registry.example/app-3:v3");
+        let apply: serde_json::Value =
+            serde_json::from_slice(&deployment_apply_body("bench-r-u0", "ns", "r", 3))
+                .expect("json");
+        assert!(apply["metadata"].get("resourceVersion").is_none());
     }
 
     #[test]

@@ -140,28 +140,16 @@ pub fn record_update(
 /// nothing but managedFields timestamps, the old entries stay, so the write
 /// is a no-op.
 fn keep_old_timestamps(old: &Value, new: &mut Value) {
-    let entries = |object: &Value| object.pointer("/metadata/managedFields").cloned();
-    let (old_entries, new_entries) = (entries(old), entries(new));
-    if old_entries == new_entries {
+    fn entries(object: &Value) -> Option<&Value> {
+        object.pointer("/metadata/managedFields")
+    }
+    let (old_borrowed, new_borrowed) = (entries(old), entries(new));
+    // Compared borrowed: the entries hold every manager's FieldsV1, and
+    // cloning them on each write showed in profiles.
+    if old_borrowed == new_borrowed || !same_but_times(old_borrowed, new_borrowed) {
         return;
     }
-    let untimed = |entries: &Option<Value>| {
-        let mut entries = entries.clone();
-        for entry in entries
-            .as_mut()
-            .and_then(Value::as_array_mut)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(entry) = entry.as_object_mut() {
-                entry.remove("time");
-            }
-        }
-        entries
-    };
-    if untimed(&old_entries) != untimed(&new_entries) {
-        return;
-    }
+    let old_entries = old_borrowed.cloned();
     // Same entries but for their times: is the rest of the object the same?
     let mut probe = new.clone();
     set_entries(&mut probe, old_entries.clone());
@@ -176,6 +164,26 @@ fn keep_old_timestamps(old: &Value, new: &mut Value) {
     if probe == *old {
         set_entries(new, old_entries);
     }
+}
+
+/// The managedFields lists equal once every entry's `time` is ignored.
+fn same_but_times(old: Option<&Value>, new: Option<&Value>) -> bool {
+    let (Some(Value::Array(old)), Some(Value::Array(new))) = (old, new) else {
+        return old == new;
+    };
+    let untimed = |entry: &'_ serde_json::Map<String, Value>| {
+        entry.len() - usize::from(entry.contains_key("time"))
+    };
+    old.len() == new.len()
+        && old.iter().zip(new).all(|pair| match pair {
+            (Value::Object(a), Value::Object(b)) => {
+                untimed(a) == untimed(b)
+                    && a.iter()
+                        .filter(|(key, _)| *key != "time")
+                        .all(|(key, value)| b.get(key) == Some(value))
+            }
+            (a, b) => a == b,
+        })
 }
 
 fn set_entries(object: &mut Value, entries: Option<Value>) {

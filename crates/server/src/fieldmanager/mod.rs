@@ -251,11 +251,9 @@ impl FieldManager<'_> {
         let changed = comparison.added.union(&comparison.modified);
         let strip = strip_set();
         for entry in &mut entries {
-            entry.set = entry
-                .set
-                .difference(&changed)
-                .difference(&comparison.removed)
-                .difference(&strip);
+            entry.set.subtract(&changed);
+            entry.set.subtract(&comparison.removed);
+            entry.set.subtract(&strip);
         }
         let own = changed.difference(&comparison.removed).difference(&strip);
         if !own.is_empty() {
@@ -352,12 +350,10 @@ impl FieldManager<'_> {
         let strip = strip_set();
         for entry in &mut entries {
             if !entry.same_identity(&applier_identity) {
-                entry.set = entry
-                    .set
-                    .difference(&changed)
-                    .difference(&comparison.removed);
+                entry.set.subtract(&changed);
+                entry.set.subtract(&comparison.removed);
             }
-            entry.set = entry.set.difference(&strip);
+            entry.set.subtract(&strip);
         }
         let no_op = comparison.is_same() && merged == live;
         if !no_op {

@@ -31,7 +31,15 @@ impl Set {
                 self.members.insert(last.clone());
             }
             [first, rest @ ..] => {
-                self.children.entry(first.clone()).or_default().insert(rest);
+                // Look up before cloning: most inserts land in an existing child.
+                match self.children.get_mut(first) {
+                    Some(child) => child.insert(rest),
+                    None => {
+                        let mut child = Set::new();
+                        child.insert(rest);
+                        self.children.insert(first.clone(), child);
+                    }
+                }
             }
         }
     }
@@ -63,12 +71,18 @@ impl Set {
     }
 
     pub fn union_in_place(&mut self, other: &Set) {
-        self.members.extend(other.members.iter().cloned());
+        for member in &other.members {
+            if !self.members.contains(member) {
+                self.members.insert(member.clone());
+            }
+        }
         for (element, child) in &other.children {
-            self.children
-                .entry(element.clone())
-                .or_default()
-                .union_in_place(child);
+            match self.children.get_mut(element) {
+                Some(mine) => mine.union_in_place(child),
+                None => {
+                    self.children.insert(element.clone(), child.clone());
+                }
+            }
         }
     }
 
@@ -87,6 +101,22 @@ impl Set {
             }
         }
         Set { members, children }
+    }
+
+    /// `self = self.difference(other)` in place: the work follows `other`
+    /// (usually a few changed fields), not `self` (a manager's whole set).
+    pub fn subtract(&mut self, other: &Set) {
+        for member in &other.members {
+            self.members.remove(member);
+        }
+        for (element, theirs) in &other.children {
+            if let Some(mine) = self.children.get_mut(element) {
+                mine.subtract(theirs);
+                if mine.is_empty() {
+                    self.children.remove(element);
+                }
+            }
+        }
     }
 
     pub fn intersection(&self, other: &Set) -> Set {

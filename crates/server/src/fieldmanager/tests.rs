@@ -495,3 +495,27 @@ fn update_managers_are_capped_into_ancient_changes() {
         .iter()
         .all(|e| e["manager"] != "m00" && e["manager"] != "m02"));
 }
+
+#[test]
+fn subtract_in_place_is_the_difference() {
+    use super::set::set_of;
+    let f = PathElement::field;
+    let a = set_of(&[
+        &[f("spec"), f("replicas")],
+        &[f("spec"), f("template"), f("x")],
+        &[f("spec"), f("template"), f("y")],
+        &[f("metadata")],
+        &[f("metadata"), f("labels"), f("a")],
+    ]);
+    let b = set_of(&[
+        &[f("spec"), f("template"), f("x")],
+        &[f("spec"), f("template"), f("y")],
+        &[f("metadata")],
+        &[f("status"), f("replicas")],
+    ]);
+    for (left, right) in [(&a, &b), (&b, &a), (&a, &a)] {
+        let mut out = left.clone();
+        out.subtract(right);
+        assert_eq!(out, left.difference(right));
+    }
+}

@@ -49,8 +49,18 @@ fn key_default(name: &str) -> Option<Value> {
 
 /// `listItemToPathElement`.
 pub fn item_element(list_type: &ListTypeRef<'_>, item: &Value) -> Result<PathElement, String> {
-    let keys = list_type.keys();
-    if !keys.is_empty() {
+    // The key names, borrowed from the schema (no allocation per item).
+    let one;
+    let keys: &[Value] = match list_type {
+        ListTypeRef::Map(keys) => keys,
+        ListTypeRef::MergeKey(key) => {
+            one = [Value::String((*key).to_string())];
+            &one
+        }
+        _ => &[],
+    };
+    let keys = keys.iter().filter_map(Value::as_str);
+    if keys.clone().next().is_some() {
         let Value::Object(map) = item else {
             return Err(if item.is_null() {
                 "associative list with keys may not have a null element".into()
@@ -58,14 +68,14 @@ pub fn item_element(list_type: &ListTypeRef<'_>, item: &Value) -> Result<PathEle
                 "associative list with keys may not have non-map elements".into()
             });
         };
-        let mut fields = Vec::with_capacity(keys.len());
+        let mut fields = Vec::with_capacity(keys.clone().count());
         for key in keys {
-            match map.get(&key).cloned().or_else(|| key_default(&key)) {
-                Some(value) => fields.push((key, value)),
+            match map.get(key).cloned().or_else(|| key_default(key)) {
+                Some(value) => fields.push((key.to_string(), value)),
                 None => {
                     return Err(format!(
                         "associative list with keys has an element that omits key field {} (and doesn't have default value)",
-                        crate::status::go_quote(&key)
+                        crate::status::go_quote(key)
                     ))
                 }
             }
@@ -106,59 +116,76 @@ fn shape<'a>(_schema: &Schema<'a>, node: Node<'a>, value: Option<&Value>) -> Sha
 
 /// `TypedValue.ToFieldSet`.
 pub fn to_field_set(schema: &Schema<'_>, value: &Value) -> Set {
-    let mut set = Set::new();
-    let mut path = Vec::new();
-    field_set(schema, schema.root(), value, &mut path, &mut set, 0);
-    set
+    // The root is never a member of its own set.
+    field_set(schema, schema.root(), value, 0).1
 }
 
+/// The set below one value, built bottom-up (each path element is made
+/// once, never cloned per inserted path) and whether the value itself is a
+/// leaf member of its parent's set.
 fn field_set<'a>(
     schema: &Schema<'a>,
     schema_value: &'a Value,
     value: &Value,
-    path: &mut Path,
-    set: &mut Set,
     depth: usize,
-) {
+) -> (bool, Set) {
+    let mut set = Set::new();
     if depth > MAX_DEPTH {
-        return;
+        return (false, set);
     }
     let node = schema.resolve(schema_value);
     match shape(schema, node, Some(value)) {
-        Shape::Leaf => set.insert(path),
+        Shape::Leaf => return (true, set),
         Shape::Fields(node) => {
             let Value::Object(map) = value else {
-                return;
+                return (false, set);
             };
             let declared = |key: &str| matches!(node, Node::Struct { properties, .. } if properties.contains_key(key));
             for (key, child) in map {
                 let Some(child_schema) = schema.field(&node, key) else {
                     continue;
                 };
-                path.push(PathElement::Field(key.clone()));
-                field_set(schema, child_schema, child, path, set, depth + 1);
+                let (leaf, below) = field_set(schema, child_schema, child, depth + 1);
                 let empty_map = child.as_object().is_some_and(Map::is_empty);
-                if child.is_null() || empty_map || !declared(key) {
-                    set.insert(path);
+                let member = leaf || child.is_null() || empty_map || !declared(key);
+                match (member, below.is_empty()) {
+                    (true, true) => {
+                        set.members.insert(PathElement::Field(key.clone()));
+                    }
+                    (true, false) => {
+                        set.members.insert(PathElement::Field(key.clone()));
+                        set.children.insert(PathElement::Field(key.clone()), below);
+                    }
+                    (false, false) => {
+                        set.children.insert(PathElement::Field(key.clone()), below);
+                    }
+                    (false, true) => {}
                 }
-                path.pop();
             }
         }
         Shape::List(items, list_type) => {
             let Value::Array(list) = value else {
-                return;
+                return (false, set);
             };
             for item in list {
                 let Ok(element) = item_element(&list_type, item) else {
                     continue;
                 };
-                path.push(element);
-                field_set(schema, items, item, path, set, depth + 1);
-                set.insert(path);
-                path.pop();
+                let (_, below) = field_set(schema, items, item, depth + 1);
+                if !below.is_empty() {
+                    match set.children.get_mut(&element) {
+                        // A repeated key: the union, as inserting path by path gives.
+                        Some(existing) => existing.union_in_place(&below),
+                        None => {
+                            set.children.insert(element.clone(), below);
+                        }
+                    }
+                }
+                set.members.insert(element);
             }
         }
     }
+    (false, set)
 }
 
 /// What changed between two values (`typed.Comparison`).
@@ -298,11 +325,29 @@ impl<'a> Merger<'_, 'a> {
     ) {
         // Undeclared fields (dropped before any write) are deduced here.
         let child_schema = self.schema.field(node, key).unwrap_or(Schema::deduced());
-        path.push(PathElement::Field(key.to_string()));
+        // Only a comparison reads the path: merging skips building it.
+        let tracking = self.comparison.is_some();
+        if tracking {
+            path.push(PathElement::Field(key.to_string()));
+        }
         if let Some(value) = self.merge(child_schema, path, lhs, rhs, depth + 1) {
             out.insert(key.to_string(), value);
         }
-        path.pop();
+        if tracking {
+            path.pop();
+        }
+    }
+
+    fn push(&self, path: &mut Path, element: &PathElement) {
+        if self.comparison.is_some() {
+            path.push(element.clone());
+        }
+    }
+
+    fn pop(&self, path: &mut Path) {
+        if self.comparison.is_some() {
+            path.pop();
+        }
     }
 
     /// SMD's list merge: items only in the live list keep their place,
@@ -329,7 +374,7 @@ impl<'a> Merger<'_, 'a> {
             if l < left_order.len() && r < right_order.len() {
                 let element = &left_order[l];
                 if *element == right_order[r] {
-                    path.push(element.clone());
+                    self.push(path, element);
                     let merged = self.merge(
                         items,
                         path,
@@ -337,7 +382,7 @@ impl<'a> Merger<'_, 'a> {
                         right_items.get(element).copied(),
                         depth + 1,
                     );
-                    path.pop();
+                    self.pop(path);
                     out.extend(merged);
                     l += 1;
                     r += 1;
@@ -354,7 +399,7 @@ impl<'a> Merger<'_, 'a> {
             if l < left_order.len() {
                 let element = &left_order[l];
                 if !right_items.contains_key(element) {
-                    path.push(element.clone());
+                    self.push(path, element);
                     let merged = self.merge(
                         items,
                         path,
@@ -362,7 +407,7 @@ impl<'a> Merger<'_, 'a> {
                         None,
                         depth + 1,
                     );
-                    path.pop();
+                    self.pop(path);
                     out.extend(merged);
                     l += 1;
                     continue;
@@ -370,7 +415,7 @@ impl<'a> Merger<'_, 'a> {
             }
             if r < right_order.len() {
                 let element = &right_order[r];
-                path.push(element.clone());
+                self.push(path, element);
                 let merged = self.merge(
                     items,
                     path,
@@ -378,7 +423,7 @@ impl<'a> Merger<'_, 'a> {
                     right_items.get(element).copied(),
                     depth + 1,
                 );
-                path.pop();
+                self.pop(path);
                 out.extend(merged);
                 r += 1;
                 if next_shared.is_some_and(|next| next == element) {
