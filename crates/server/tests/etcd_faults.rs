@@ -164,12 +164,11 @@ async fn check(apis: &[Api<ConfigMap>], outcome: &Outcome, seen: &Arc<Mutex<Vec<
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn killing_etcd_members_under_load_loses_nothing() {
-    let mut etcd = etcd::Etcd::cluster(3);
-    let servers_flag = etcd.servers_flag();
+/// Two ferrokube replicas on one etcd, a ConfigMap client for each, and the
+/// revision a watch of everything after setup starts from.
+async fn two_replicas(servers_flag: &str) -> (Vec<TestServer>, Vec<Api<ConfigMap>>, String) {
     let servers: Vec<TestServer> = (0..2)
-        .map(|_| TestServer::start_with(&["--storage-backend=etcd3", &servers_flag]))
+        .map(|_| TestServer::start_with(&["--storage-backend=etcd3", servers_flag]))
         .collect();
     let mut apis = Vec::new();
     for server in &servers {
@@ -185,6 +184,14 @@ async fn killing_etcd_members_under_load_loses_nothing() {
         .metadata
         .resource_version
         .unwrap();
+    (servers, apis, from)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn killing_etcd_members_under_load_loses_nothing() {
+    let mut etcd = etcd::Etcd::cluster(3);
+    let servers_flag = etcd.servers_flag();
+    let (_servers, apis, from) = two_replicas(&servers_flag).await;
     let stop = Arc::new(AtomicBool::new(false));
     let outcome = Arc::new(Mutex::new(Outcome::default()));
     let seen = Arc::new(Mutex::new(Vec::new()));
@@ -247,23 +254,7 @@ async fn killing_etcd_members_under_load_loses_nothing() {
 async fn killing_a_replica_under_load_clients_carry_on_through_another() {
     let etcd = etcd::Etcd::start();
     let servers_flag = etcd.servers_flag();
-    let mut servers: Vec<TestServer> = (0..2)
-        .map(|_| TestServer::start_with(&["--storage-backend=etcd3", &servers_flag]))
-        .collect();
-    let mut apis = Vec::new();
-    for server in &servers {
-        apis.push(Api::<ConfigMap>::namespaced(
-            server.client().await,
-            "default",
-        ));
-    }
-    let from = apis[1]
-        .list(&ListParams::default())
-        .await
-        .unwrap()
-        .metadata
-        .resource_version
-        .unwrap();
+    let (mut servers, apis, from) = two_replicas(&servers_flag).await;
     let stop = Arc::new(AtomicBool::new(false));
     let outcome = Arc::new(Mutex::new(Outcome::default()));
     let seen = Arc::new(Mutex::new(Vec::new()));
