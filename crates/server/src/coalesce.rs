@@ -25,6 +25,12 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 /// Buffered bytes above which a write goes out without waiting.
 const HIGH_WATER: usize = 64 * 1024;
+/// A write at least this large, with nothing buffered, goes straight to the
+/// inner stream: a large body's frames gain nothing from coalescing, and the
+/// copy into the buffer was an extra pass over a list's bytes. Behind buffered
+/// bytes it joins the buffer: draining first would cost a flush (a system
+/// call) per frame, which measured slower than the copy.
+const PASS_THROUGH: usize = 16 * 1024;
 
 pub struct CoalescingIo<T> {
     inner: T,
@@ -101,6 +107,9 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for CoalescingIo<T> {
         context: &mut Context<'_>,
         data: &[u8],
     ) -> Poll<io::Result<usize>> {
+        if self.pending() == 0 && data.len() >= PASS_THROUGH {
+            return Pin::new(&mut self.inner).poll_write(context, data);
+        }
         if self.pending() >= HIGH_WATER {
             match self.poll_drain(context) {
                 Poll::Ready(Ok(())) => {}
@@ -117,6 +126,9 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for CoalescingIo<T> {
         context: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
+        if self.pending() == 0 && bufs.iter().map(|buf| buf.len()).sum::<usize>() >= PASS_THROUGH {
+            return Pin::new(&mut self.inner).poll_write_vectored(context, bufs);
+        }
         if self.pending() >= HIGH_WATER {
             match self.poll_drain(context) {
                 Poll::Ready(Ok(())) => {}
@@ -245,5 +257,30 @@ mod tests {
         let got = available(&mut server).await;
         assert_eq!(got.len(), HIGH_WATER + 4);
         assert!(got.ends_with(b"tail"));
+    }
+
+    #[tokio::test]
+    async fn large_writes_pass_through_when_nothing_is_buffered() {
+        let (client, mut server) = tokio::io::duplex(1 << 20);
+        let mut io = CoalescingIo::new(client);
+        let big = vec![9u8; PASS_THROUGH];
+        // Something small is buffered: the large write queues behind it.
+        io.write_all(b"head").await.unwrap();
+        io.write_all(&big).await.unwrap();
+        assert_eq!(io.pending(), 4 + PASS_THROUGH);
+        io.flush().await.unwrap();
+        tokio::task::yield_now().await;
+        tokio::task::yield_now().await;
+        io.flush().await.unwrap();
+        assert_eq!(io.pending(), 0);
+        // Nothing buffered: the large write goes straight through.
+        io.write_all(&big).await.unwrap();
+        assert_eq!(io.pending(), 0);
+        io.write_all(b"tail").await.unwrap();
+        io.shutdown().await.unwrap();
+        let got = available(&mut server).await;
+        assert_eq!(got.len(), 4 + 2 * PASS_THROUGH + 4);
+        assert!(got.starts_with(b"head\x09"));
+        assert!(got.ends_with(b"\x09tail"));
     }
 }

@@ -28,6 +28,7 @@ pub mod query;
 pub mod registry;
 pub mod route;
 pub mod schema_walk;
+pub mod segments;
 pub mod selector;
 pub mod server;
 pub mod status;

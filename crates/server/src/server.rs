@@ -419,6 +419,8 @@ fn into_hyper(response: ApiResponse, head: bool) -> hyper::Response<HyperBody> {
     let body = match response.body {
         ResponseBody::Full(_) if head => full(Bytes::new()),
         ResponseBody::Full(bytes) => full(bytes),
+        ResponseBody::Segments(_) if head => full(Bytes::new()),
+        ResponseBody::Segments(segments) => segments.into_body().boxed(),
         ResponseBody::Stream(stream) => stream,
     };
     builder

@@ -50,6 +50,8 @@ pub type StreamBody = BoxBody<Bytes, std::io::Error>;
 
 pub enum ResponseBody {
     Full(Bytes),
+    /// A large body sent in pieces as the connection takes them (lists).
+    Segments(crate::segments::Segments),
     /// A long-running response (watch).
     Stream(StreamBody),
 }
@@ -172,14 +174,23 @@ impl ApiResponse {
     pub fn body_bytes(&self) -> Option<&Bytes> {
         match &self.body {
             ResponseBody::Full(bytes) => Some(bytes),
+            ResponseBody::Segments(_) | ResponseBody::Stream(_) => None,
+        }
+    }
+
+    /// The whole body of a full or segmented response (tests).
+    pub fn body_whole(&self) -> Option<Bytes> {
+        match &self.body {
+            ResponseBody::Full(bytes) => Some(bytes.clone()),
+            ResponseBody::Segments(segments) => Some(segments.concat()),
             ResponseBody::Stream(_) => None,
         }
     }
 
     /// The body parsed as JSON (tests).
     pub fn body_json(&self) -> Value {
-        self.body_bytes()
-            .and_then(|bytes| serde_json::from_slice(bytes).ok())
+        self.body_whole()
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
             .unwrap_or(Value::Null)
     }
 }

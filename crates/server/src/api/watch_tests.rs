@@ -63,6 +63,7 @@ impl Events {
                 buffer: Vec::new(),
             },
             ResponseBody::Full(bytes) => panic!("not a stream: {bytes:?}"),
+            ResponseBody::Segments(segments) => panic!("not a stream: {:?}", segments.concat()),
         }
     }
 

@@ -3,6 +3,7 @@
 use serde_json::{Map, Number, Value};
 
 use super::SELF_DESCRIBED;
+use crate::segments::Sink;
 
 const UNSIGNED: u8 = 0;
 const NEGATIVE: u8 = 1;
@@ -60,7 +61,24 @@ pub fn encode_list_raw<'a>(
     items: impl Iterator<Item = &'a [u8]>,
     count: usize,
 ) -> Vec<u8> {
-    let mut items = Some(items);
+    let mut out = Vec::with_capacity(256);
+    write_list(head, count, &mut out, |out| {
+        for item in items {
+            out.put(item);
+        }
+    });
+    out
+}
+
+/// [`encode_list_raw`] into a [`Sink`]: `write_items` writes the `count`
+/// encoded items (a segmented response shares the cached ones).
+pub fn write_list<S: Sink>(
+    head: &Map<String, Value>,
+    count: usize,
+    sink: &mut S,
+    write_items: impl FnOnce(&mut S),
+) {
+    let mut write_items = Some(write_items);
     let mut out = Vec::with_capacity(256);
     out.extend_from_slice(&SELF_DESCRIBED);
     let mut keys: Vec<&str> = head
@@ -75,14 +93,16 @@ pub fn encode_list_raw<'a>(
         put_bytes(&mut out, key.as_bytes());
         if key == "items" {
             put_head(&mut out, ARRAY, count as u64);
-            for item in items.take().into_iter().flatten() {
-                out.extend_from_slice(item);
+            sink.put(&out);
+            out.clear();
+            if let Some(write_items) = write_items.take() {
+                write_items(sink);
             }
         } else if let Some(value) = head.get(key) {
             encode_into(value, &mut out);
         }
     }
-    out
+    sink.put(&out);
 }
 
 /// The item alone, without tag.

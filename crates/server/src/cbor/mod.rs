@@ -21,6 +21,7 @@ mod tests;
 pub use decode::{decode, decode_seq};
 pub use encode::{
     encode, encode_into, encode_list, encode_list_item, encode_list_raw, encode_watch_event,
+    write_list,
 };
 
 /// The media type of a CBOR body.

@@ -139,8 +139,9 @@ impl Client {
             request.body = bytes::Bytes::from(serde_json::to_vec(body).unwrap_or_default());
         }
         let response = self.api.handle(request).await;
-        let bytes = match response.body {
-            ResponseBody::Full(bytes) => bytes,
+        let bytes = match &response.body {
+            ResponseBody::Full(bytes) => bytes.clone(),
+            ResponseBody::Segments(segments) => segments.concat(),
             ResponseBody::Stream(_) => bytes::Bytes::new(),
         };
         let value: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);

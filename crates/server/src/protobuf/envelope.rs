@@ -17,7 +17,9 @@ use serde_json::{Map, Value};
 use super::decode::decode_message;
 use super::encode::encode_message;
 use super::schema::{message_for, schema, Schema};
-use super::wire::{put_bytes, Reader, LEN};
+use super::wire::{put_bytes, put_key, put_varint, Reader, LEN};
+use crate::segments::Sink;
+use bytes::Bytes;
 use super::ProtobufError;
 
 /// `protoEncodingPrefix` in protobuf.go.
@@ -247,6 +249,62 @@ pub fn encode_list_envelope<'a>(
         put_bytes(&mut raw, 2, item);
     }
     Ok(write_envelope(api_version, kind, &raw))
+}
+
+/// [`encode_list_envelope`] into a [`Sink`], the cached item messages shared
+/// rather than copied: the list message's length is summed up front, so the
+/// envelope is written in one pass.
+pub fn write_list_envelope<S: Sink>(
+    head: &Value,
+    items: &[&Bytes],
+    sink: &mut S,
+) -> Result<(), ProtobufError> {
+    let text = |key: &str| head.get(key).and_then(Value::as_str).unwrap_or_default();
+    let (api_version, kind) = (text("apiVersion"), text("kind"));
+    if message_for(api_version, kind).is_none() {
+        return Err(ProtobufError::UnknownKind {
+            api_version: api_version.to_string(),
+            kind: kind.to_string(),
+        });
+    }
+    let empty = Value::Object(Map::new());
+    let metadata = encode_object(
+        head.get("metadata").unwrap_or(&empty),
+        "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta",
+    )?;
+    let mut out = Vec::with_capacity(metadata.len() + 64);
+    put_bytes(&mut out, 1, &metadata);
+    let raw_len = out.len()
+        + items
+            .iter()
+            .map(|item| 1 + varint_len(item.len() as u64) + item.len())
+            .sum::<usize>();
+    let mut prefix = Vec::with_capacity(api_version.len() + kind.len() + 32);
+    let mut type_meta = Vec::with_capacity(api_version.len() + kind.len() + 4);
+    put_bytes(&mut type_meta, 1, api_version.as_bytes());
+    put_bytes(&mut type_meta, 2, kind.as_bytes());
+    prefix.extend_from_slice(&MAGIC);
+    put_bytes(&mut prefix, 1, &type_meta);
+    put_key(&mut prefix, 2, LEN);
+    put_varint(&mut prefix, raw_len as u64);
+    sink.put(&prefix);
+    sink.put(&out);
+    for item in items {
+        out.clear();
+        put_key(&mut out, 2, LEN);
+        put_varint(&mut out, item.len() as u64);
+        sink.put(&out);
+        sink.put_shared(item);
+    }
+    out.clear();
+    put_bytes(&mut out, 3, b"");
+    put_bytes(&mut out, 4, b"");
+    sink.put(&out);
+    Ok(())
+}
+
+fn varint_len(value: u64) -> usize {
+    (64 - (value | 1).leading_zeros() as usize).div_ceil(7)
 }
 
 /// One watch event for a `application/vnd.kubernetes.protobuf;stream=watch`
