@@ -20,6 +20,7 @@ use super::exchange::{ApiRequest, ApiResponse, ListPayload, Payload, ResponseBod
 use crate::negotiate::{self, Media, Negotiated, Representation};
 use crate::object;
 use crate::registry::ResourceDef;
+use crate::segments::{Segments, Sink};
 use crate::status::Status;
 use crate::table;
 
@@ -70,11 +71,15 @@ fn finish(
 ) -> ApiResponse {
     let pretty = negotiated.pretty
         || negotiate::pretty_requested(request.query.get("pretty"), request.header("user-agent"));
-    let (media, body) = match encode(payload, negotiated.media, pretty) {
+    let (media, body) = match encode_body(payload, negotiated.media, pretty) {
         Some(body) => (negotiated.media, body),
         // No protobuf form after all (an object of another kind): JSON, which
         // clients decode by the response's Content-Type.
-        None => (Media::Json, encode_json(payload, pretty)),
+        None => (
+            Media::Json,
+            encode_body(payload, Media::Json, pretty)
+                .unwrap_or_else(|| ResponseBody::Full(encode_json(payload, pretty))),
+        ),
     };
     let content_type = Negotiated {
         media,
@@ -87,7 +92,7 @@ fn finish(
     response
         .headers
         .insert(0, (http::header::CONTENT_TYPE, content_type));
-    response.body = ResponseBody::Full(body);
+    response.body = body;
     compress(request, response)
 }
 
@@ -286,30 +291,67 @@ fn encode_json(payload: &Payload, pretty: bool) -> Bytes {
         Payload::List(list) if pretty => to_bytes(&list_value(list)),
         Payload::List(list) => list_json(list),
     }
+    let mut out = Vec::new();
+    write_list_json(list, &mut out);
+    Bytes::from(out)
+}
+
+fn write_list_json<S: Sink>(list: &ListPayload, sink: &mut S) {
 }
 
 /// `{"kind":..,"apiVersion":..,"metadata":{..},"items":[..]}` from each
 /// item's cached JSON: no item is re-encoded.
 pub fn list_json(list: &ListPayload) -> Bytes {
     let head = serde_json::to_vec(&Value::Object(list_head(list))).unwrap_or_default();
-    let bodies: Vec<Bytes> = list
-        .items
-        .iter()
-        .filter_map(|item| item.item_body())
-        .collect();
-    let size: usize = bodies.iter().map(|body| body.len() + 2).sum();
-    let mut out = BytesMut::with_capacity(head.len() + size + 16);
-    out.put_slice(&head[..head.len().saturating_sub(1)]);
-    out.put_slice(b",\"items\":[");
-    for (index, body) in bodies.iter().enumerate() {
-        if index > 0 {
-            out.put_u8(b',');
-        }
-        out.put_u8(b'{');
-        out.put_slice(body);
+    sink.put(&head[..head.len().saturating_sub(1)]);
+    sink.put(b",\"items\":[");
+    let mut first = true;
+    for body in list.items.iter().filter_map(|item| item.item_body()) {
+        sink.put(if first { b"{" } else { b",{" });
+        sink.put_shared(&body);
+        first = false;
     }
-    out.put_slice(b"]}");
-    out.freeze()
+    sink.put(b"]}");
+}
+
+/// A list body in `media` as pieces that share the items' cached encodings
+/// (sent as the connection takes them, `crate::segments`); `None` for
+/// representations built whole (pretty JSON, YAML) or without a protobuf form.
+fn list_segments(list: &ListPayload, media: Media) -> Option<Segments> {
+    let mut segments = Segments::new();
+    match media {
+        Media::Json => write_list_json(list, &mut segments),
+        Media::Cbor => {
+            let items: Vec<&Bytes> = list
+                .items
+                .iter()
+                .filter_map(|item| item.cbor_item())
+                .collect();
+            crate::cbor::write_list(&list_head(list), items.len(), &mut segments, |sink| {
+                for item in &items {
+                    sink.put_shared(item);
+                }
+            });
+        }
+        Media::Protobuf => {
+            let raws: Option<Vec<&Bytes>> = list.items.iter().map(|item| item.protobuf()).collect();
+            let head = Value::Object(list_head(list));
+            crate::protobuf::write_list_envelope(&head, &raws?, &mut segments).ok()?;
+        }
+        Media::Yaml => return None,
+    }
+    Some(segments)
+}
+
+/// The body in `media` (lists in pieces); `None` when the payload has no
+/// protobuf form.
+fn encode_body(payload: &Payload, media: Media, pretty: bool) -> Option<ResponseBody> {
+    if let (Payload::List(list), false, Media::Json | Media::Cbor | Media::Protobuf) =
+        (payload, pretty, media)
+    {
+        return list_segments(list, media).map(ResponseBody::Segments);
+    }
+    encode(payload, media, pretty).map(ResponseBody::Full)
 }
 
 /// The body in `media`; `None` when the payload has no protobuf form.
@@ -447,17 +489,20 @@ fn accepts_gzip(request: &ApiRequest) -> bool {
 /// gzip a full body of at least [`GZIP_THRESHOLD_BYTES`] for a client that
 /// accepts it (`responsewriters.deferredResponseWriter`); never a stream.
 pub fn compress(request: &ApiRequest, mut response: ApiResponse) -> ApiResponse {
-    let ResponseBody::Full(body) = &response.body else {
-        return response;
+    let parts: Vec<&[u8]> = match &response.body {
+        ResponseBody::Full(body) => vec![&body[..]],
+        ResponseBody::Segments(segments) => segments.parts().collect(),
+        ResponseBody::Stream(_) => return response,
     };
-    if body.len() < GZIP_THRESHOLD_BYTES || !accepts_gzip(request) {
+    let len: usize = parts.iter().map(|part| part.len()).sum();
+    if len < GZIP_THRESHOLD_BYTES || !accepts_gzip(request) {
         return response;
     }
     let mut encoder = flate2::write::GzEncoder::new(
-        Vec::with_capacity(body.len() / 4),
+        Vec::with_capacity(len / 4),
         flate2::Compression::new(1),
     );
-    if encoder.write_all(body).is_err() {
+    if parts.iter().any(|part| encoder.write_all(part).is_err()) {
         return response;
     }
     let Ok(compressed) = encoder.finish() else {
