@@ -626,6 +626,7 @@ fn human_formats(
                 String::new(),
                 String::new(),
                 String::new(),
+                String::new(),
             ],
             None => vec![
                 t.accept.clone(),
@@ -633,6 +634,7 @@ fn human_formats(
                 thousands(t.bytes),
                 ms(t.total_ms.median),
                 ms(t.head_ms.median),
+                t.server_ms.map_or("-".into(), ms),
                 t.time_to_json.map_or("-".into(), |v| format!("{v:.2}")),
                 t.bytes_to_json.map_or("-".into(), |v| format!("{v:.2}")),
             ],
@@ -645,6 +647,7 @@ fn human_formats(
             "bytes",
             "full body ms (median)",
             "head ms",
+            "server ms (mean)",
             "time/JSON",
             "bytes/JSON",
         ],

@@ -16,6 +16,7 @@ pub mod fieldmanager;
 pub mod fuzzing;
 pub mod kubeconfig;
 pub mod leader_election;
+pub mod metrics;
 pub mod names;
 pub mod negotiate;
 pub mod object;

@@ -91,6 +91,8 @@ pub enum Endpoint {
     OpenApiV3Index,
     /// `/openapi/v3/api/v1` → `api/v1`; `/openapi/v3/apis/apps/v1` → `apis/apps/v1`.
     OpenApiV3(String),
+    /// `/metrics`: kube-apiserver's request metrics (Prometheus text).
+    Metrics,
     /// `/api`
     CoreVersions,
     /// `/apis`
@@ -129,6 +131,7 @@ pub fn route(method: Method, path: &str, query: &Query) -> Endpoint {
         ["livez", check] => Endpoint::Health(HealthCheck::Livez, Some(check.to_string())),
         ["readyz", check] => Endpoint::Health(HealthCheck::Readyz, Some(check.to_string())),
         ["openapi", "v2"] => Endpoint::OpenApiV2,
+        ["metrics"] => Endpoint::Metrics,
         ["openapi", "v3"] => Endpoint::OpenApiV3Index,
         ["openapi", "v3", rest @ ..] => Endpoint::OpenApiV3(rest.join("/")),
         ["api"] => Endpoint::CoreVersions,

@@ -369,6 +369,15 @@ async fn serve_one(
         Err(_) => (None, true),
     };
     api_request.user = user;
+    let started = std::time::Instant::now();
+    let labels = crate::metrics::RequestLabels::of(
+        &crate::route::route(api_request.method, &api_request.path, &api_request.query),
+        parts
+            .headers
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok()),
+        api_request.query.get("dryRun").is_some(),
+    );
     let response = match read_body(body).await {
         _ if refused => ApiResponse::error(&Status::unauthorized()),
         Ok(bytes) => {
@@ -378,7 +387,15 @@ async fn serve_one(
         }
         Err(status) => ApiResponse::error(&status),
     };
-    into_hyper(response, parts.method == http::Method::HEAD)
+    let code = response.status;
+    let response = into_hyper(response, parts.method == http::Method::HEAD);
+    match labels {
+        // Timed until the body's last byte is handed to the connection.
+        Some(labels) => response.map(|body| {
+            crate::metrics::TimedBody::new(body, api.metrics.clone(), labels, code, started).boxed()
+        }),
+        None => response,
+    }
 }
 
 /// How much of an oversized body is read and dropped so the client, still

@@ -37,6 +37,7 @@ per_version!(
     explain,
     raw_version,
     raw_readyz,
+    raw_metrics,
     create_namespace,
     create_configmap_from_literal,
 );
@@ -491,6 +492,59 @@ async fn raw_readyz(v: &str) {
     }
     let out = env.kubectl_ok(v, &["get", "--raw", "/livez"]);
     assert_eq!(out, "ok");
+}
+
+/// `kubectl get --raw /metrics`: kube's request counter and duration
+/// histogram, labelled as kube labels them, for the requests just made.
+async fn raw_metrics(v: &str) {
+    let env = TestEnv::new(&format!("kc-met-{}", v.replace('.', ""))).await;
+    let name = format!("met-{}", suffix());
+    env.kubectl_ok(v, &["create", "configmap", &name, "--from-literal=a=1"]);
+    env.kubectl_ok(v, &["get", "configmaps"]);
+    env.kubectl_ok(v, &["get", "configmap", &name, "-o", "json"]);
+    let out = env.kubectl_ok(v, &["get", "--raw", "/metrics"]);
+    let value = |series: &str| -> f64 {
+        out.lines()
+            .find_map(|line| line.strip_prefix(series))
+            .and_then(|rest| rest.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no series {series} in:\n{out}"))
+    };
+    let labels = |verb: &str, scope: &str| {
+        format!(
+            "component=\"apiserver\",dry_run=\"\",group=\"\",resource=\"configmaps\",scope=\"{scope}\",subresource=\"\",verb=\"{verb}\",version=\"v1\"}}"
+        )
+    };
+    assert!(
+        out.contains("# TYPE apiserver_request_duration_seconds histogram"),
+        "{out}"
+    );
+    assert!(
+        value(&format!(
+            "apiserver_request_total{{code=\"201\",{}",
+            labels("POST", "namespace")
+        )) >= 1.0
+    );
+    assert!(
+        value(&format!(
+            "apiserver_request_total{{code=\"200\",{}",
+            labels("LIST", "namespace")
+        )) >= 1.0
+    );
+    assert!(
+        value(&format!(
+            "apiserver_request_total{{code=\"200\",{}",
+            labels("GET", "resource")
+        )) >= 1.0
+    );
+    let list = labels("LIST", "namespace");
+    let count = value(&format!("apiserver_request_duration_seconds_count{{{list}"));
+    assert!(count >= 1.0);
+    assert!(value(&format!("apiserver_request_duration_seconds_sum{{{list}")) > 0.0);
+    let inf = list.replacen(",resource=", ",le=\"+Inf\",resource=", 1);
+    assert_eq!(
+        value(&format!("apiserver_request_duration_seconds_bucket{{{inf}")),
+        count
+    );
 }
 
 /// `kubectl create namespace` sends a protobuf body from kubectl 1.33 on.

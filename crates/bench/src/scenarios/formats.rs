@@ -1,9 +1,12 @@
 //! `list-formats`: --objects Pods (or ConfigMaps) listed --runs times in
 //! one piece as JSON, Kubernetes protobuf and CBOR: time to the full body
-//! (the server reports no time of its own: on this side that is its time
-//! plus the transfer), time to the response head, and bytes, each next to
-//! JSON's. A format the server does not offer (406, or an answer in
-//! another media type) is reported as unsupported.
+//! (on this side: the server's time plus the transfer), time to the response
+//! head, and bytes, each next to JSON's. The server's own time comes from
+//! kube's `apiserver_request_duration_seconds` on `/metrics` (the mean of the
+//! measured LISTs: the change of `_sum` over the change of `_count`), which
+//! ferrokube and kube-apiserver both serve; without it the column says `-`.
+//! A format the server does not offer (406, or an answer in another media
+//! type) is reported as unsupported.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -43,6 +46,9 @@ pub struct FormatTiming {
     pub total_ms: MinMedMax,
     /// Request to the response head, ms.
     pub head_ms: MinMedMax,
+    /// The server's mean time per measured LIST from its `/metrics`, ms.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_ms: Option<f64>,
     pub samples_ms: Vec<f64>,
     /// Median total / JSON's median total.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -88,6 +94,53 @@ pub fn relate_to_json(formats: &mut [FormatTiming]) {
 }
 
 /// Status and Content-Type of one list, its body read and dropped.
+/// `apiserver_request_duration_seconds` `_sum` and `_count` of namespaced
+/// LISTs of `resource` in the core group, from the server's `/metrics`;
+/// `None` when the server does not serve them.
+async fn server_list_seconds(session: &mut Session, resource: &str) -> Option<(f64, f64)> {
+    let (status, _, body) = probe(session, "/metrics", "text/plain").await.ok()?;
+    if status != StatusCode::OK {
+        return None;
+    }
+    list_seconds(&String::from_utf8_lossy(&body), resource)
+}
+
+/// The LIST series of [`server_list_seconds`] in a Prometheus text exposition,
+/// summed over the labels it does not fix (version, dry_run, component).
+fn list_seconds(text: &str, resource: &str) -> Option<(f64, f64)> {
+    let wanted = [
+        ("verb", "LIST"),
+        ("group", ""),
+        ("resource", resource),
+        ("subresource", ""),
+        ("scope", "namespace"),
+    ];
+    let mut found = (None::<f64>, None::<f64>);
+    for line in text.lines() {
+        let Some((series, value)) = line.rsplit_once(' ') else {
+            continue;
+        };
+        let Some((name, labels)) = series.split_once('{') else {
+            continue;
+        };
+        let slot = match name {
+            "apiserver_request_duration_seconds_sum" => &mut found.0,
+            "apiserver_request_duration_seconds_count" => &mut found.1,
+            _ => continue,
+        };
+        let labels = labels.trim_end_matches('}');
+        let matches = wanted.iter().all(|(key, expected)| {
+            labels
+                .split(',')
+                .any(|pair| pair == format!("{key}=\"{expected}\""))
+        });
+        if let (true, Ok(value)) = (matches, value.parse::<f64>()) {
+            *slot = Some(slot.unwrap_or(0.0) + value);
+        }
+    }
+    Some((found.0?, found.1?))
+}
+
 async fn probe(
     session: &mut Session,
     path: &str,
@@ -179,6 +232,7 @@ pub async fn run(
                 bytes: 0,
                 total_ms: MinMedMax::default(),
                 head_ms: MinMedMax::default(),
+                server_ms: None,
                 samples_ms: Vec::new(),
                 time_to_json: None,
                 bytes_to_json: None,
@@ -192,6 +246,7 @@ pub async fn run(
         let mut totals = Vec::with_capacity(cli.runs);
         let mut heads = Vec::with_capacity(cli.runs);
         let mut bytes = body.len() as u64;
+        let before = server_list_seconds(&mut session, plural).await;
         for _ in 0..cli.runs {
             let started = std::time::Instant::now();
             let fetched = fetch(&mut session, &path, accept, timeout).await?;
@@ -203,6 +258,10 @@ pub async fn run(
                 debug_assert_eq!(concat(&fetched.chunks).len() as u64, bytes);
             }
         }
+        let after = server_list_seconds(&mut session, plural).await;
+        let server_ms = before.zip(after).and_then(|((sum0, n0), (sum1, n1))| {
+            (n1 > n0).then(|| round3((sum1 - sum0) / (n1 - n0) * 1e3))
+        });
         let total_ms = MinMedMax::of(&totals).unwrap_or_default();
         runner::note(
             cli.quiet,
@@ -219,6 +278,7 @@ pub async fn run(
             bytes,
             total_ms,
             head_ms: MinMedMax::of(&heads).unwrap_or_default(),
+            server_ms,
             samples_ms: totals,
             time_to_json: None,
             bytes_to_json: None,
@@ -257,6 +317,7 @@ mod tests {
                 max: median,
             },
             head_ms: MinMedMax::default(),
+            server_ms: None,
             samples_ms: vec![median],
             time_to_json: None,
             bytes_to_json: None,
@@ -279,6 +340,21 @@ mod tests {
         let mut alone = vec![timing(PROTOBUF, 10.0, 400, false)];
         relate_to_json(&mut alone);
         assert_eq!(alone[0].time_to_json, None);
+    }
+
+    #[test]
+    fn list_seconds_reads_kube_s_series() {
+        let text = r#"# TYPE apiserver_request_duration_seconds histogram
+apiserver_request_duration_seconds_bucket{component="apiserver",dry_run="",group="",le="0.05",resource="pods",scope="namespace",subresource="",verb="LIST",version="v1"} 3
+apiserver_request_duration_seconds_sum{component="apiserver",dry_run="",group="",resource="pods",scope="namespace",subresource="",verb="LIST",version="v1"} 0.25
+apiserver_request_duration_seconds_count{component="apiserver",dry_run="",group="",resource="pods",scope="namespace",subresource="",verb="LIST",version="v1"} 5
+apiserver_request_duration_seconds_sum{component="apiserver",dry_run="",group="",resource="pods",scope="cluster",subresource="",verb="LIST",version="v1"} 9
+apiserver_request_duration_seconds_count{component="apiserver",dry_run="",group="",resource="pods",scope="namespace",subresource="",verb="GET",version="v1"} 7
+apiserver_request_duration_seconds_sum{component="apiserver",dry_run="",group="",resource="configmaps",scope="namespace",subresource="",verb="LIST",version="v1"} 4
+"#;
+        assert_eq!(list_seconds(text, "pods"), Some((0.25, 5.0)));
+        assert_eq!(list_seconds(text, "configmaps"), None);
+        assert_eq!(list_seconds("", "pods"), None);
     }
 
     #[test]

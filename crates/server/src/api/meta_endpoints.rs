@@ -40,6 +40,11 @@ pub(super) fn handle(api: &Api, request: &ApiRequest, endpoint: Endpoint) -> Res
             Some(document) => openapi(request, document, "application/json"),
             None => Err(Status::no_such_resource()),
         },
+        Endpoint::Metrics => Ok(ApiResponse::bytes(
+            200,
+            "text/plain; version=0.0.4; charset=utf-8",
+            bytes::Bytes::from(api.metrics.render()),
+        )),
         Endpoint::CoreVersions => discovery_root(api, request, true),
         Endpoint::Groups => discovery_root(api, request, false),
         Endpoint::Group(name) => Ok(discovery::group(&api.registry, &name)

@@ -69,6 +69,8 @@ pub struct Api {
     pub continue_key: ContinueKey,
     /// Service ClusterIP and NodePort allocation (`crate::allocator`).
     pub services: crate::allocator::ServiceAllocator,
+    /// Request counts and durations for `/metrics` (`crate::metrics`).
+    pub metrics: Arc<crate::metrics::RequestMetrics>,
 }
 
 impl Api {
@@ -99,6 +101,7 @@ impl Api {
             min_request_timeout,
             continue_key,
             services: Default::default(),
+            metrics: crate::metrics::RequestMetrics::new(),
         })
     }
 
