@@ -126,7 +126,13 @@ pub fn record_update(
             subresource,
         } => (manager, subresource),
         Ownership::Applied(entries) => {
-            set_entries(new, entries.clone());
+            // Usually still there (only `/status` restores the old metadata):
+            // compared rather than cloned again.
+            let kept = object::metadata(new)
+                .is_some_and(|metadata| metadata.get("managedFields") == entries.as_ref());
+            if !kept {
+                set_entries(new, entries.clone());
+            }
             keep_old_timestamps(old, new);
             return;
         }
@@ -143,26 +149,103 @@ fn keep_old_timestamps(old: &Value, new: &mut Value) {
     fn entries(object: &Value) -> Option<&Value> {
         object.pointer("/metadata/managedFields")
     }
-    let (old_borrowed, new_borrowed) = (entries(old), entries(new));
-    // Compared borrowed: the entries hold every manager's FieldsV1, and
-    // cloning them on each write showed in profiles.
-    if old_borrowed == new_borrowed || !same_but_times(old_borrowed, new_borrowed) {
+    let old_entries = entries(old);
+    // Is the rest of the object the same (`new` with the old entries and
+    // resourceVersion equal to `old`)? Asked first, without cloning: on a
+    // real change it fails fast and the entries (every manager's FieldsV1)
+    // are never compared.
+    let old_version = Value::String(object::resource_version(old).to_string());
+    let probe_version = old_version.as_str().is_some_and(|v| !v.is_empty());
+    let replaced = [
+        ("managedFields", old_entries),
+        ("resourceVersion", probe_version.then_some(&old_version)),
+    ];
+    if !equal_with_metadata(new, old, &replaced) {
         return;
     }
-    let old_entries = old_borrowed.cloned();
-    // Same entries but for their times: is the rest of the object the same?
-    let mut probe = new.clone();
-    set_entries(&mut probe, old_entries.clone());
-    let old_version = object::resource_version(old).to_string();
-    if let Some(metadata) = object::metadata_mut(&mut probe) {
-        if old_version.is_empty() {
-            metadata.remove("resourceVersion");
-        } else {
-            metadata.insert("resourceVersion".into(), Value::String(old_version));
+    // Same object; restore the old entries when they differ only in times.
+    match entries_sameness(old_entries, entries(new)) {
+        Sameness::TimesOnly => set_entries(new, old_entries.cloned()),
+        Sameness::Identical | Sameness::Different => {}
+    }
+}
+
+/// Whether `new`, with the metadata fields `replaced` set (`Some`) or
+/// removed (`None`) as `object::metadata_mut` would (a missing or non-map
+/// metadata becomes a map), equals `old`; without cloning `new`.
+pub(super) fn equal_with_metadata(
+    new: &Value,
+    old: &Value,
+    replaced: &[(&str, Option<&Value>)],
+) -> bool {
+    let Some(new_map) = new.as_object() else {
+        return new == old;
+    };
+    let Some(old_map) = old.as_object() else {
+        return false;
+    };
+    if old_map.len() != new_map.len() + usize::from(!new_map.contains_key("metadata")) {
+        return false;
+    }
+    let others_equal = new_map
+        .iter()
+        .filter(|(key, _)| *key != "metadata")
+        .all(|(key, value)| old_map.get(key) == Some(value));
+    if !others_equal {
+        return false;
+    }
+    let Some(old_meta) = old_map.get("metadata").and_then(Value::as_object) else {
+        return false;
+    };
+    let empty = serde_json::Map::new();
+    let new_meta = new_map
+        .get("metadata")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let mut count = 0;
+    for (key, value) in new_meta {
+        if replaced.iter().any(|(name, _)| name == key) {
+            continue;
+        }
+        count += 1;
+        if old_meta.get(key) != Some(value) {
+            return false;
         }
     }
-    if probe == *old {
-        set_entries(new, old_entries);
+    for (name, value) in replaced {
+        if let Some(value) = value {
+            count += 1;
+            if old_meta.get(*name) != Some(*value) {
+                return false;
+            }
+        }
+    }
+    old_meta.len() == count
+}
+
+enum Sameness {
+    Identical,
+    TimesOnly,
+    Different,
+}
+
+/// Whether two managedFields lists are equal, equal once every entry's
+/// `time` is ignored, or different (one pass over the entries).
+fn entries_sameness(old: Option<&Value>, new: Option<&Value>) -> Sameness {
+    if !same_but_times(old, new) {
+        return Sameness::Different;
+    }
+    let times_equal = match (old, new) {
+        (Some(Value::Array(old)), Some(Value::Array(new))) => old
+            .iter()
+            .zip(new)
+            .all(|(a, b)| a.get("time") == b.get("time")),
+        _ => true,
+    };
+    if times_equal {
+        Sameness::Identical
+    } else {
+        Sameness::TimesOnly
     }
 }
 
@@ -229,18 +312,17 @@ pub(super) async fn apply(
 ) -> Result<ApiResponse> {
     let level = FieldValidation::parse(request.query.get("fieldValidation")).unwrap_or_default();
     let force = force_param(request)?.unwrap_or(false);
+    let (config, duplicates) = decode_config(request, level)?;
     if target.subresource == Some("scale") {
-        let stored = apply_scale(api, request, target, dry_run, force).await?;
-        let warnings = yaml_warnings(request, level)?;
-        return Ok(ApiResponse::json(200, &stored).with_warnings(warnings));
+        let stored = apply_scale(api, request, target, dry_run, force, &config).await?;
+        let warnings = yaml_warnings(level, duplicates.as_deref())?;
+        return Ok(ApiResponse::object(200, stored).with_warnings(warnings));
     }
     let manager = request
         .query
         .get("fieldManager")
         .unwrap_or_default()
         .to_string();
-    let config = crate::yaml::yaml_to_json(&request.body)
-        .map_err(|error| Status::bad_request(format!("error decoding YAML: {error}")))?;
     if !config.is_object() {
         return Err(Status::bad_request(
             "error decoding YAML: the applied configuration is not an object",
@@ -264,10 +346,9 @@ pub(super) async fn apply(
     let key = target.key(name);
     for _ in 0..MAX_RETRIES {
         let snapshot = api.store.snapshot();
-        let current = read_current(&snapshot, &key)?;
-        let live = match &current {
-            Some((_, live)) => live.clone(),
-            None if subresource.is_empty() => Value::Object(Default::default()),
+        let (revision, live) = match read_current(&snapshot, &key)? {
+            Some((revision, live)) => (Some(revision), live),
+            None if subresource.is_empty() => (None, Value::Object(Default::default())),
             None => return Err(Status::not_found(&target.group_resource(), name)),
         };
         let mut applied = fm
@@ -285,14 +366,14 @@ pub(super) async fn apply(
         }
         write::settle_namespace(target, &mut applied)?;
         let owner = Ownership::Applied(applied.pointer("/metadata/managedFields").cloned());
-        let result = match current {
+        let result = match revision {
             None => {
                 require_namespace(api, target)?;
                 create_object(api, target, applied, dry_run, &owner)
                     .await
                     .map(|created| (201, created))
             }
-            Some((revision, _)) => {
+            Some(revision) => {
                 // The live revision is the precondition; a lost race retries.
                 object::set_resource_version(&mut applied, revision);
                 update_object(api, target, applied, dry_run, &owner).await
@@ -302,8 +383,8 @@ pub(super) async fn apply(
             Err(status) if status.code == 409 && status.reason == "Conflict" => continue,
             Err(status) => return Err(status),
             Ok((code, stored)) => {
-                let warnings = yaml_warnings(request, level)?;
-                return Ok(ApiResponse::json(code, &stored).with_warnings(warnings));
+                let warnings = yaml_warnings(level, duplicates.as_deref())?;
+                return Ok(ApiResponse::object(code, stored).with_warnings(warnings));
             }
         }
     }
@@ -319,12 +400,11 @@ async fn apply_scale(
     target: &Target<'_>,
     dry_run: bool,
     force: bool,
+    config: &Value,
 ) -> Result<Value> {
     let manager = request.query.get("fieldManager").unwrap_or_default();
-    let config = crate::yaml::yaml_to_json(&request.body)
-        .map_err(|error| Status::bad_request(format!("error decoding YAML: {error}")))?;
     let scale_schema = Schema::for_kind(&api.openapi, "autoscaling", "v1", "Scale");
-    fieldmanager::check_applied(&scale_schema, "autoscaling/v1", "Scale", &config)
+    fieldmanager::check_applied(&scale_schema, "autoscaling/v1", "Scale", config)
         .map_err(|error| error.to_status())?;
     let resource = target.resource;
     let mut parent_config = serde_json::json!({
@@ -365,13 +445,35 @@ async fn apply_scale(
     Err(Status::conflict(&target.group_resource(), name))
 }
 
+/// The applied configuration, and when the level checks them, the
+/// duplicate-key error of kube's strict decoding (reported after the apply
+/// by [`yaml_warnings`]). The body is parsed once: the strict conversion
+/// gives the same value as the normal one when no key repeats (the only
+/// difference between the two), so the normal one runs only when it does
+/// or when the body does not convert at all (for its exact error).
+fn decode_config(request: &ApiRequest, level: FieldValidation) -> Result<(Value, Option<String>)> {
+    let mut duplicates = None;
+    if level.is_checked() {
+        match crate::yaml::yaml_to_json_strict(&request.body) {
+            Ok(config) => return Ok((config, None)),
+            Err(error) if error.detail().starts_with("yaml: unmarshal errors:\n") => {
+                duplicates = Some(error.message().to_string());
+            }
+            Err(_) => {}
+        }
+    }
+    let config = crate::yaml::yaml_to_json(&request.body)
+        .map_err(|error| Status::bad_request(format!("error decoding YAML: {error}")))?;
+    Ok((config, duplicates))
+}
+
 /// After the apply, kube strict-decodes the YAML body for duplicate keys
 /// (`yaml.UnmarshalStrict`): Strict → 400, Warn → warnings.
-fn yaml_warnings(request: &ApiRequest, level: FieldValidation) -> Result<Vec<String>> {
+fn yaml_warnings(level: FieldValidation, duplicates: Option<&str>) -> Result<Vec<String>> {
     if !level.is_checked() {
         return Ok(Vec::new());
     }
-    let Some(error) = crate::yaml::yaml_duplicate_error(&request.body) else {
+    let Some(error) = duplicates else {
         return Ok(Vec::new());
     };
     if level == FieldValidation::Strict {
@@ -379,7 +481,7 @@ fn yaml_warnings(request: &ApiRequest, level: FieldValidation) -> Result<Vec<Str
             "error strict decoding YAML: {error}"
         )));
     }
-    Ok(field_validation::warnings(&[error])
+    Ok(field_validation::warnings(&[error.to_string()])
         .iter()
         .filter_map(|text| field_validation::warning_header_value(text))
         .collect())

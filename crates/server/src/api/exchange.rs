@@ -112,6 +112,15 @@ impl ApiResponse {
         response
     }
 
+    /// An object a resource handler produced (create, update, patch, delete),
+    /// kept as it is: `representation::represent` encodes it once, in the
+    /// negotiated media type (encoding it here too was 4% of a create's CPU).
+    pub fn object(status: u16, value: Value) -> Self {
+        let mut response = Self::bytes(status, "application/json", Bytes::new());
+        response.payload = Some(Payload::Value(value));
+        response
+    }
+
     /// One stored object version (GET); encoded by `representation::represent`.
     pub fn stored(status: u16, object: Arc<StoredObject>, revision: i64) -> Self {
         let json = object.json().cloned().unwrap_or_default();
@@ -187,8 +196,15 @@ impl ApiResponse {
         }
     }
 
-    /// The body parsed as JSON (tests).
+    /// The body parsed as JSON (tests); a handler's object before it is represented.
     pub fn body_json(&self) -> Value {
+        if let (Some(Payload::Value(value)), ResponseBody::Full(bytes)) =
+            (&self.payload, &self.body)
+        {
+            if bytes.is_empty() {
+                return value.clone();
+            }
+        }
         self.body_whole()
             .and_then(|bytes| serde_json::from_slice(&bytes).ok())
             .unwrap_or(Value::Null)

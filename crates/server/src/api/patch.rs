@@ -260,7 +260,7 @@ pub(super) async fn patch(
                 continue
             }
             Err(status) => return Err(status),
-            Ok(stored) => return Ok(ApiResponse::json(200, &stored).with_warnings(warnings)),
+            Ok(stored) => return Ok(ApiResponse::object(200, stored).with_warnings(warnings)),
         }
     }
     Err(Status::conflict(&target.group_resource(), name))

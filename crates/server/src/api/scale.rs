@@ -118,7 +118,7 @@ pub(super) async fn update(
         .ok_or_else(|| Status::not_found(&target.group_resource(), name))?;
     let owner = super::apply::Ownership::of_request(request, "scale");
     let stored = apply_scale(api, target, parent, &body, dry_run, &owner).await?;
-    Ok(ApiResponse::json(200, &stored).with_warnings(warnings))
+    Ok(ApiResponse::object(200, stored).with_warnings(warnings))
 }
 
 /// Write a Scale's `spec.replicas` into its parent; the Scale's resourceVersion

@@ -164,6 +164,11 @@ pub fn from_value(value: &Value) -> Result<Set, FieldManagerError> {
     let Value::Object(map) = value else {
         return Err(FieldManagerError::FieldsV1("expected an object".into()));
     };
+    read_map(map)
+}
+
+/// [`from_value`] of an object.
+pub fn read_map(map: &Map<String, Value>) -> Result<Set, FieldManagerError> {
     read_node(map, 0).map(|(set, _)| set.unwrap_or_default())
 }
 

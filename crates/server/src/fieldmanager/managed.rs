@@ -5,6 +5,7 @@
 use serde_json::{json, Map, Value};
 
 use super::fields_v1;
+use super::raw_fields;
 use super::set::Set;
 use super::FieldManagerError;
 
@@ -35,6 +36,18 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// An empty Update entry, to move an entry out of its place.
+    pub fn placeholder() -> Entry {
+        Entry {
+            manager: String::new(),
+            operation: Operation::Update,
+            api_version: String::new(),
+            time: None,
+            subresource: String::new(),
+            set: Set::new(),
+        }
+    }
+
     /// Entries are one per identity: appliers by (manager, subresource),
     /// updaters by (manager, apiVersion, subresource).
     pub fn same_identity(&self, other: &Entry) -> bool {
@@ -42,6 +55,18 @@ impl Entry {
             && self.operation == other.operation
             && self.subresource == other.subresource
             && (self.operation == Operation::Apply || self.api_version == other.api_version)
+    }
+
+    /// The entry without its fields (an identity, a conflict's manager).
+    pub fn without_set(&self) -> Entry {
+        Entry {
+            manager: self.manager.clone(),
+            operation: self.operation,
+            api_version: self.api_version.clone(),
+            time: self.time.clone(),
+            subresource: self.subresource.clone(),
+            set: Set::new(),
+        }
     }
 
     /// `BuildManagerIdentifier`: the entry's JSON without fields, time and
@@ -77,7 +102,7 @@ impl Entry {
         text
     }
 
-    fn to_json(&self) -> Value {
+    fn to_json(&self, fields: Value) -> Value {
         let mut map = Map::new();
         map.insert("manager".into(), json!(self.manager));
         map.insert("operation".into(), json!(self.operation.as_str()));
@@ -86,11 +111,51 @@ impl Entry {
             map.insert("time".into(), json!(time));
         }
         map.insert("fieldsType".into(), json!("FieldsV1"));
-        map.insert("fieldsV1".into(), fields_v1::to_value(&self.set));
+        map.insert("fieldsV1".into(), fields);
         if !self.subresource.is_empty() {
             map.insert("subresource".into(), json!(self.subresource));
         }
         Value::Object(map)
+    }
+}
+
+/// An entry whose fields may still be the live object's FieldsV1 object
+/// (`raw`, canonical: see [`raw_fields`]); `entry.set` is empty until
+/// [`Managed::decoded`] decodes it.
+#[derive(Debug, Clone)]
+pub struct Managed<'v> {
+    pub entry: Entry,
+    pub raw: Option<&'v Map<String, Value>>,
+}
+
+impl From<Entry> for Managed<'_> {
+    fn from(entry: Entry) -> Self {
+        Managed { entry, raw: None }
+    }
+}
+
+impl Managed<'_> {
+    /// The entry with its set decoded.
+    pub fn decoded(&mut self) -> &mut Entry {
+        if let Some(raw) = self.raw.take() {
+            let decoded = fields_v1::read_map(raw);
+            // A canonical FieldsV1 object always decodes.
+            debug_assert!(decoded.is_ok(), "canonical FieldsV1 failed to decode");
+            self.entry.set = decoded.unwrap_or_default();
+        }
+        &mut self.entry
+    }
+
+    /// Whether the entry owns nothing (a raw FieldsV1 object is never empty).
+    pub fn is_empty(&self) -> bool {
+        self.raw.is_none() && self.entry.set.is_empty()
+    }
+
+    fn fields_json(&self) -> Value {
+        match self.raw {
+            Some(raw) => Value::Object(raw.clone()),
+            None => fields_v1::to_value(&self.entry.set),
+        }
     }
 }
 
@@ -110,6 +175,19 @@ pub fn is_reset(value: Option<&Value>) -> bool {
 /// `decodeManagedFields`: every entry must be `Apply` or `Update`, name an
 /// apiVersion and use FieldsV1. A later entry with the same identity wins.
 pub fn decode(value: Option<&Value>) -> Result<Vec<Entry>, FieldManagerError> {
+    let entries = decode_entries(value, false)?;
+    Ok(entries.into_iter().map(|managed| managed.entry).collect())
+}
+
+/// [`decode`], keeping canonical FieldsV1 objects undecoded.
+pub fn decode_lazy(value: Option<&Value>) -> Result<Vec<Managed<'_>>, FieldManagerError> {
+    decode_entries(value, true)
+}
+
+fn decode_entries(
+    value: Option<&Value>,
+    keep_raw: bool,
+) -> Result<Vec<Managed<'_>>, FieldManagerError> {
     let entries = match value {
         None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::Array(entries)) => entries,
@@ -119,7 +197,7 @@ pub fn decode(value: Option<&Value>) -> Result<Vec<Entry>, FieldManagerError> {
             ))
         }
     };
-    let mut out: Vec<Entry> = Vec::with_capacity(entries.len());
+    let mut out: Vec<Managed<'_>> = Vec::with_capacity(entries.len());
     for (index, raw) in entries.iter().enumerate() {
         let text = |key: &str| raw.get(key).and_then(Value::as_str).unwrap_or_default();
         let operation = match text("operation") {
@@ -149,9 +227,12 @@ pub fn decode(value: Option<&Value>) -> Result<Vec<Entry>, FieldManagerError> {
                 )))
             }
         }
-        let set = match raw.get("fieldsV1") {
-            None | Some(Value::Null) => Set::new(),
-            Some(fields) => fields_v1::from_value(fields)?,
+        let (set, raw_fields) = match raw.get("fieldsV1") {
+            None | Some(Value::Null) => (Set::new(), None),
+            Some(Value::Object(fields)) if keep_raw && raw_fields::is_canonical_map(fields) => {
+                (Set::new(), Some(fields))
+            }
+            Some(fields) => (fields_v1::from_value(fields)?, None),
         };
         let entry = Entry {
             manager: text("manager").to_string(),
@@ -161,12 +242,16 @@ pub fn decode(value: Option<&Value>) -> Result<Vec<Entry>, FieldManagerError> {
             subresource: text("subresource").to_string(),
             set,
         };
+        let managed = Managed {
+            entry,
+            raw: raw_fields,
+        };
         match out
             .iter_mut()
-            .find(|existing| existing.same_identity(&entry))
+            .find(|existing| existing.entry.same_identity(&managed.entry))
         {
-            Some(existing) => *existing = entry,
-            None => out.push(entry),
+            Some(existing) => *existing = managed,
+            None => out.push(managed),
         }
     }
     Ok(out)
@@ -175,11 +260,18 @@ pub fn decode(value: Option<&Value>) -> Result<Vec<Entry>, FieldManagerError> {
 /// The managedFields list in kube's order: operation (Apply first), time,
 /// manager, apiVersion, subresource. `None` when no entry is left.
 pub fn encode(entries: &[Entry]) -> Option<Value> {
-    let mut sorted: Vec<&Entry> = entries.iter().filter(|e| !e.set.is_empty()).collect();
+    let entries: Vec<Managed<'_>> = entries.iter().cloned().map(Managed::from).collect();
+    encode_lazy(&entries)
+}
+
+/// [`encode`] with raw FieldsV1 objects copied as they are.
+pub fn encode_lazy(entries: &[Managed<'_>]) -> Option<Value> {
+    let mut sorted: Vec<&Managed<'_>> = entries.iter().filter(|e| !e.is_empty()).collect();
     if sorted.is_empty() {
         return None;
     }
     sorted.sort_by(|p, q| {
+        let (p, q) = (&p.entry, &q.entry);
         p.operation
             .as_str()
             .cmp(q.operation.as_str())
@@ -195,6 +287,9 @@ pub fn encode(entries: &[Entry]) -> Option<Value> {
             .then_with(|| p.subresource.cmp(&q.subresource))
     });
     Some(Value::Array(
-        sorted.into_iter().map(Entry::to_json).collect(),
+        sorted
+            .into_iter()
+            .map(|managed| managed.entry.to_json(managed.fields_json()))
+            .collect(),
     ))
 }

@@ -6,29 +6,37 @@
 //!   encoding, byte-compatible with SMD;
 //! * [`schema`]: the SMD view of the vendored OpenAPI definitions
 //!   (kube-openapi's `schemaconv` rules);
-//! * [`walk`]: field sets of values, comparison, the apply merge, removal;
-//! * [`managed`]: the managedFields entries;
+//! * [`walk`]: field sets of values, the apply merge, removal, validation;
+//!   [`compare`]: the comparison of two values; `prune`: SMD's prune and
+//!   the shortcut that skips it;
+//! * [`managed`]: the managedFields entries; `raw_fields`: their FieldsV1
+//!   objects kept undecoded while a write does not change them;
 //! * this file: the two operations every write goes through, [`update`]
 //!   (create, PUT, non-apply PATCH, subresources: the changed fields go to
 //!   the manager and are taken from everyone else, SMD's `Updater.Update`)
 //!   and [`apply`] (SMD's `Updater.Apply`: merge, prune, conflicts).
 
+pub mod compare;
 pub mod fields_v1;
 pub mod last_applied;
 pub mod managed;
 pub mod path;
+mod prune;
+mod raw_fields;
 pub mod schema;
 pub mod set;
 pub mod walk;
 mod zero;
 
 #[cfg(test)]
+mod random_tests;
+#[cfg(test)]
 mod tests;
 
 use serde_json::Value;
 
 use crate::status::{Cause, Details, Status};
-use managed::{Entry, Operation};
+use managed::{Entry, Managed, Operation};
 use path::{path_string, Path, PathElement};
 use schema::Schema;
 use set::Set;
@@ -162,14 +170,38 @@ fn managed_fields_of(object: &Value) -> Option<&Value> {
     object.get("metadata").and_then(|m| m.get("managedFields"))
 }
 
+/// `object` without `metadata.managedFields`, cloning everything else.
+fn clone_without_managed_fields(object: &Value) -> Value {
+    let Value::Object(map) = object else {
+        return object.clone();
+    };
+    let out = map
+        .iter()
+        .map(|(key, value)| {
+            let value = match value {
+                Value::Object(metadata) if key == "metadata" => Value::Object(
+                    metadata
+                        .iter()
+                        .filter(|(name, _)| *name != "managedFields")
+                        .map(|(name, value)| (name.clone(), value.clone()))
+                        .collect(),
+                ),
+                other => other.clone(),
+            };
+            (key.clone(), value)
+        })
+        .collect();
+    Value::Object(out)
+}
+
 fn remove_managed_fields(object: &mut Value) {
     if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         metadata.remove("managedFields");
     }
 }
 
-fn set_managed_fields(object: &mut Value, entries: &[Entry]) {
-    let encoded = managed::encode(entries);
+fn set_managed_fields(object: &mut Value, entries: &[Managed<'_>]) {
+    let encoded = managed::encode_lazy(entries);
     if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         match encoded {
             Some(list) => metadata.insert("managedFields".into(), list),
@@ -223,9 +255,10 @@ impl FieldManager<'_> {
 
     /// `decodeLiveOrNew`: through a subresource the live entries; a request
     /// asking for a reset gets none; otherwise the request's entries when
-    /// they decode and are not empty, else the live ones.
-    fn entries_for_update(&self, live: &Value, new: &Value) -> Vec<Entry> {
-        let live_entries = || managed::decode(managed_fields_of(live)).unwrap_or_default();
+    /// they decode and are not empty, else the live ones (their canonical
+    /// FieldsV1 objects left undecoded until a write changes them).
+    fn entries_for_update<'v>(&self, live: &'v Value, new: &Value) -> Vec<Managed<'v>> {
+        let live_entries = || managed::decode_lazy(managed_fields_of(live)).unwrap_or_default();
         if !self.subresource.is_empty() {
             return live_entries();
         }
@@ -234,7 +267,7 @@ impl FieldManager<'_> {
             return Vec::new();
         }
         match managed::decode(requested) {
-            Ok(entries) if !entries.is_empty() => entries,
+            Ok(entries) if !entries.is_empty() => entries.into_iter().map(Managed::from).collect(),
             _ => live_entries(),
         }
     }
@@ -250,27 +283,50 @@ impl FieldManager<'_> {
         let comparison = walk::compare(&self.schema, live, new);
         let changed = comparison.added.union(&comparison.modified);
         let strip = strip_set();
-        for entry in &mut entries {
+        let own = changed.difference(&comparison.removed).difference(&strip);
+        let identity = self.identity(manager, Operation::Update);
+        // The entry that gets `own` (entries are one per identity).
+        let gets_own = |entry: &Entry| !own.is_empty() && entry.same_identity(&identity);
+        for managed in &mut entries {
+            if let Some(raw) = managed.raw {
+                // Its new set is `set - changed - removed - strip`, or for
+                // the writer's entry `(set | changed) - removed - strip`:
+                // the same set unless these hold.
+                let unchanged = !raw_fields::intersects(raw, &comparison.removed)
+                    && !raw_fields::intersects(raw, &strip)
+                    && if gets_own(&managed.entry) {
+                        raw_fields::contains(raw, &own)
+                    } else {
+                        !raw_fields::intersects(raw, &changed)
+                    };
+                if unchanged {
+                    continue;
+                }
+            }
+            let entry = managed.decoded();
             entry.set.subtract(&changed);
             entry.set.subtract(&comparison.removed);
             entry.set.subtract(&strip);
         }
-        let own = changed.difference(&comparison.removed).difference(&strip);
         if !own.is_empty() {
-            let identity = self.identity(manager, Operation::Update);
-            match entries.iter_mut().find(|e| e.same_identity(&identity)) {
-                Some(entry) => {
-                    entry.set.union_in_place(&own);
-                    entry.time = Some(now.to_string());
+            match entries
+                .iter_mut()
+                .find(|m| m.entry.same_identity(&identity))
+            {
+                Some(managed) => {
+                    if managed.raw.is_none() {
+                        managed.entry.set.union_in_place(&own);
+                    }
+                    managed.entry.time = Some(now.to_string());
                 }
-                None => entries.push(Entry {
+                None => entries.push(Managed::from(Entry {
                     set: own,
                     time: Some(now.to_string()),
                     ..identity
-                }),
+                })),
             }
         }
-        entries.retain(|entry| !entry.set.is_empty());
+        entries.retain(|managed| !managed.is_empty());
         cap_update_managers(&mut entries);
         set_managed_fields(new, &entries);
     }
@@ -293,50 +349,77 @@ impl FieldManager<'_> {
                 "metadata.managedFields must be nil".into(),
             ));
         }
-        let mut entries = managed::decode(managed_fields_of(live)).map_err(|error| {
-            FieldManagerError::Internal(format!("failed to decode managed fields: {error}"))
-        })?;
-        let mut live = live.clone();
-        remove_managed_fields(&mut live);
+        let live_object = live;
+        let mut entries =
+            managed::decode_lazy(managed_fields_of(live_object)).map_err(|error| {
+                FieldManagerError::Internal(format!("failed to decode managed fields: {error}"))
+            })?;
+        let live = clone_without_managed_fields(live_object);
         let mut merged = walk::merge(&self.schema, &live, config);
         if !merged.is_object() {
             merged = Value::Object(Default::default());
         }
         let identity = self.identity(manager, Operation::Apply);
-        let position = entries.iter().position(|e| e.same_identity(&identity));
-        let last = position.map(|i| entries[i].set.clone()).unwrap_or_default();
-        let applied = walk::to_field_set(&self.schema, config).without_prefixes(&self.reset);
+        let position = entries
+            .iter()
+            .position(|e| e.entry.same_identity(&identity));
+        // The applier's FieldsV1 as stored: reused when its set ends the same.
+        let last_raw = position.and_then(|i| entries[i].raw);
+        let last = position
+            .map(|i| std::mem::take(&mut entries[i].decoded().set))
+            .unwrap_or_default();
+        let mut applied = walk::to_field_set(&self.schema, config);
+        applied.remove_prefixes(&self.reset);
+        // Usually a re-apply of (a superset of) the last configuration,
+        // which the prune provably leaves alone (see `prune`).
+        let keeps_everything =
+            last.is_empty() || prune::keeps_everything(&self.schema, &merged, &applied, &last);
         let applier = match position {
-            Some(i) => &mut entries[i],
+            Some(i) => &mut entries[i].entry,
             None => {
-                entries.push(identity);
+                entries.push(Managed::from(identity));
                 let last_index = entries.len() - 1;
-                &mut entries[last_index]
+                &mut entries[last_index].entry
             }
         };
         applier.set = applied;
-        let applier_identity = applier.clone();
-        if !last.is_empty() {
-            merged = self.prune(&merged, &entries, &last);
+        let applier_identity = applier.without_set();
+        if !keeps_everything {
+            merged = self.prune(&merged, &mut entries, &last);
+        }
+        #[cfg(test)]
+        if keeps_everything && !last.is_empty() {
+            let full = self.prune(&merged, &mut entries.clone(), &last);
+            assert_eq!(full, merged, "the prune shortcut must remove nothing");
         }
         // Everyone else loses what this apply changes; a conflict unless forced.
         let mut comparison = walk::compare(&self.schema, &live, &merged);
         // What the strategy resets changes nobody's ownership (`IgnoreFilter`).
-        comparison.added = comparison.added.without_prefixes(&self.reset);
-        comparison.modified = comparison.modified.without_prefixes(&self.reset);
-        comparison.removed = comparison.removed.without_prefixes(&self.reset);
+        comparison.added.remove_prefixes(&self.reset);
+        comparison.modified.remove_prefixes(&self.reset);
+        comparison.removed.remove_prefixes(&self.reset);
         let changed = comparison.added.union(&comparison.modified);
+        let strip = strip_set();
         let mut conflicts = Vec::new();
-        for entry in &entries {
-            if entry.same_identity(&applier_identity) {
+        for managed in &mut entries {
+            if managed.entry.same_identity(&applier_identity) {
                 continue;
             }
+            if let Some(raw) = managed.raw {
+                // Neither a conflict nor a change for this entry.
+                if !raw_fields::intersects(raw, &changed)
+                    && !raw_fields::intersects(raw, &comparison.removed)
+                    && !raw_fields::intersects(raw, &strip)
+                {
+                    continue;
+                }
+            }
+            let entry = managed.decoded();
             for path in entry.set.intersection(&changed).paths() {
                 conflicts.push(Conflict {
                     manager: Entry {
-                        set: Set::new(),
                         time: None,
-                        ..entry.clone()
+                        ..entry.without_set()
                     },
                     path,
                 });
@@ -347,52 +430,37 @@ impl FieldManager<'_> {
             conflicts.sort_by_key(|conflict| conflict.manager.identifier());
             return Err(FieldManagerError::Conflicts(conflicts));
         }
-        let strip = strip_set();
-        for entry in &mut entries {
+        for managed in &mut entries {
+            if managed.raw.is_some() {
+                // Left raw above: owns nothing that changed.
+                continue;
+            }
+            let entry = &mut managed.entry;
             if !entry.same_identity(&applier_identity) {
                 entry.set.subtract(&changed);
                 entry.set.subtract(&comparison.removed);
             }
             entry.set.subtract(&strip);
         }
-        let no_op = comparison.is_same() && merged == live;
-        if !no_op {
-            if let Some(entry) = entries
-                .iter_mut()
-                .find(|e| e.same_identity(&applier_identity))
-            {
-                entry.time = Some(now.to_string());
+        if let (Some(i), Some(raw)) = (position, last_raw) {
+            if entries[i].entry.set == last {
+                // Unchanged: its stored FieldsV1 is what encoding would give.
+                entries[i].raw = Some(raw);
             }
         }
-        entries.retain(|entry| !entry.set.is_empty());
+        let no_op = comparison.is_same() && merged == live;
+        if !no_op {
+            if let Some(managed) = entries
+                .iter_mut()
+                .find(|e| e.entry.same_identity(&applier_identity))
+            {
+                managed.entry.time = Some(now.to_string());
+            }
+        }
+        entries.retain(|managed| !managed.is_empty());
         let mut object = if no_op { live } else { merged };
         set_managed_fields(&mut object, &entries);
         Ok(object)
-    }
-
-    /// SMD's `prune`: remove what this applier owned last time and owns no
-    /// longer, unless another applier claims it (`addBackOwnedItems`), and
-    /// only what it owned (`addBackDanglingItems`).
-    fn prune(&self, merged: &Value, entries: &[Entry], last: &Set) -> Value {
-        let schema = &self.schema;
-        let pruned = walk::remove_items(schema, merged, last);
-        let mut owned_by_appliers = Set::new();
-        for entry in entries.iter().filter(|e| e.operation == Operation::Apply) {
-            owned_by_appliers.union_in_place(&entry.set);
-        }
-        let merged_set = walk::to_field_set(schema, merged);
-        let pruned_set = walk::to_field_set(schema, &pruned);
-        let pruned = walk::remove_items(
-            schema,
-            merged,
-            &merged_set.difference(&pruned_set.union(&owned_by_appliers)),
-        );
-        let pruned_set = walk::to_field_set(schema, &pruned);
-        walk::remove_items(
-            schema,
-            merged,
-            &merged_set.difference(&pruned_set).intersection(last),
-        )
     }
 }
 
@@ -401,13 +469,27 @@ pub const MAX_UPDATE_MANAGERS: usize = 10;
 
 /// `capManagersManager`: beyond ten Update entries, the oldest are merged,
 /// per apiVersion, into an `ancient-changes` entry.
-fn cap_update_managers(entries: &mut Vec<Entry>) {
+fn cap_update_managers(managed: &mut Vec<Managed<'_>>) {
+    let updaters = managed
+        .iter()
+        .filter(|m| m.entry.operation == Operation::Update)
+        .count();
+    if updaters <= MAX_UPDATE_MANAGERS {
+        return;
+    }
+    // Rare: every set decoded, then capped as sets.
+    let mut entries: Vec<Entry> = managed
+        .iter_mut()
+        .map(|m| std::mem::replace(m.decoded(), Entry::placeholder()))
+        .collect();
+    cap_entries(&mut entries);
+    *managed = entries.into_iter().map(Managed::from).collect();
+}
+
+fn cap_entries(entries: &mut Vec<Entry>) {
     let mut updaters: Vec<usize> = (0..entries.len())
         .filter(|&i| entries[i].operation == Operation::Update)
         .collect();
-    if updaters.len() <= MAX_UPDATE_MANAGERS {
-        return;
-    }
     updaters.sort_by(|&i, &j| {
         let time = |e: &Entry| e.time.clone().unwrap_or_default();
         time(&entries[i])

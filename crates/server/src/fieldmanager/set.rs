@@ -119,6 +119,19 @@ impl Set {
         }
     }
 
+    /// Whether every path of `other` is in `self`.
+    pub fn contains_set(&self, other: &Set) -> bool {
+        other
+            .members
+            .iter()
+            .all(|member| self.members.contains(member))
+            && other.children.iter().all(|(element, theirs)| {
+                self.children
+                    .get(element)
+                    .is_some_and(|mine| mine.contains_set(theirs))
+            })
+    }
+
     pub fn intersection(&self, other: &Set) -> Set {
         let members = self.members.intersection(&other.members).cloned().collect();
         let mut children = BTreeMap::new();
@@ -177,6 +190,26 @@ impl Set {
             }
         }
         out
+    }
+
+    /// `*self = self.without_prefixes(prefixes)`, in place (the work
+    /// follows `prefixes`, usually one field).
+    pub fn remove_prefixes(&mut self, prefixes: &Set) {
+        for member in &prefixes.members {
+            self.members.remove(member);
+            self.children.remove(member);
+        }
+        for (element, deeper) in &prefixes.children {
+            if prefixes.members.contains(element) {
+                continue;
+            }
+            if let Some(mine) = self.children.get_mut(element) {
+                mine.remove_prefixes(deeper);
+                if mine.is_empty() {
+                    self.children.remove(element);
+                }
+            }
+        }
     }
 
     /// Number of member paths.

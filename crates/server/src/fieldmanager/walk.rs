@@ -1,19 +1,19 @@
 //! Walking values along the schema, as structured-merge-diff's `typed`
-//! package does: the field set of a value (`tofieldset.go`), the comparison
-//! of two values (`Compare`, built on the merging walker), the apply merge
+//! package does: the field set of a value (`tofieldset.go`), the apply merge
 //! (`merge.go` with `ruleKeepRHS`), removing items (`remove.go`) and the
-//! validation of an applied configuration (`validate.go`).
+//! validation of an applied configuration (`validate.go`). The comparison
+//! of two values is in [`super::compare`].
 
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::path::{path_string, Path, PathElement};
+use super::path::PathElement;
 use super::schema::{ListTypeRef, Node, Schema};
 use super::set::Set;
 
 /// Deepest nesting walked (serde_json refuses deeper bodies anyway).
-const MAX_DEPTH: usize = 200;
+pub(super) const MAX_DEPTH: usize = 200;
 
 /// A validation error of a typed value, worded as SMD's `ValidationError`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,14 +93,14 @@ pub fn item_element(list_type: &ListTypeRef<'_>, item: &Value) -> Result<PathEle
 
 /// A resolved node, with deduced schemas made concrete for `value`.
 #[derive(Clone, Copy)]
-enum Shape<'a> {
+pub(super) enum Shape<'a> {
     Leaf,
     Fields(Node<'a>),
     List(&'a Value, ListTypeRef<'a>),
 }
 
 /// `deduceAtom` for untyped values: maps are granular, the rest leaves.
-fn shape<'a>(_schema: &Schema<'a>, node: Node<'a>, value: Option<&Value>) -> Shape<'a> {
+pub(super) fn shape<'a>(_schema: &Schema<'a>, node: Node<'a>, value: Option<&Value>) -> Shape<'a> {
     match node {
         Node::Scalar => Shape::Leaf,
         Node::Struct { atomic: true, .. } | Node::Map { atomic: true, .. } => Shape::Leaf,
@@ -188,69 +188,30 @@ fn field_set<'a>(
     (false, set)
 }
 
-/// What changed between two values (`typed.Comparison`).
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Comparison {
-    pub added: Set,
-    pub modified: Set,
-    pub removed: Set,
-}
-
-impl Comparison {
-    pub fn is_same(&self) -> bool {
-        self.added.is_empty() && self.modified.is_empty() && self.removed.is_empty()
-    }
-}
-
-/// `TypedValue.Compare(rhs)`: `lhs` is the old value.
-pub fn compare(schema: &Schema<'_>, lhs: &Value, rhs: &Value) -> Comparison {
-    let mut walker = Merger {
-        schema,
-        comparison: Some(Comparison::default()),
-    };
-    let mut path = Vec::new();
-    walker.merge(schema.root(), &mut path, Some(lhs), Some(rhs), 0);
-    walker.comparison.unwrap_or_default()
-}
+pub use super::compare::{compare, Comparison};
 
 /// `TypedValue.Merge(rhs)`: the applied configuration merged into the live
 /// object (scalars and atomic values from `rhs`, associative lists by key).
 pub fn merge(schema: &Schema<'_>, lhs: &Value, rhs: &Value) -> Value {
-    let mut walker = Merger {
-        schema,
-        comparison: None,
-    };
-    let mut path = Vec::new();
+    let walker = Merger { schema };
     walker
-        .merge(schema.root(), &mut path, Some(lhs), Some(rhs), 0)
+        .merge(schema.root(), Some(lhs), Some(rhs), 0)
         .unwrap_or(Value::Null)
 }
 
-/// The merging walker; with a comparison it records what differs.
+/// The merging walker.
 struct Merger<'s, 'a> {
     schema: &'s Schema<'a>,
-    comparison: Option<Comparison>,
 }
 
 impl<'a> Merger<'_, 'a> {
-    fn leaf(&mut self, path: &Path, lhs: Option<&Value>, rhs: Option<&Value>) -> Option<Value> {
-        if let Some(comparison) = &mut self.comparison {
-            match (lhs, rhs) {
-                (None, Some(_)) => comparison.added.insert(path),
-                (Some(_), None) => comparison.removed.insert(path),
-                (Some(l), Some(r)) if l != r => comparison.modified.insert(path),
-                _ => {}
-            }
-            // Comparing builds no merged value.
-            return None;
-        }
+    fn leaf(&self, lhs: Option<&Value>, rhs: Option<&Value>) -> Option<Value> {
         rhs.or(lhs).cloned()
     }
 
     fn merge(
-        &mut self,
+        &self,
         schema_value: &'a Value,
-        path: &mut Path,
         lhs: Option<&Value>,
         rhs: Option<&Value>,
         depth: usize,
@@ -258,26 +219,26 @@ impl<'a> Merger<'_, 'a> {
         if depth > MAX_DEPTH {
             return rhs.or(lhs).cloned();
         }
-        if self.comparison.is_none() && (lhs.is_none() || rhs.is_none()) {
+        if lhs.is_none() || rhs.is_none() {
             // A subtree on one side only merges to itself (and keeps any
             // repeated list keys of the live object untouched).
             return rhs.or(lhs).cloned();
         }
         let node = self.schema.resolve(schema_value);
         let out = match shape(self.schema, node, rhs.or(lhs)) {
-            Shape::Leaf => return self.leaf(path, lhs, rhs),
+            Shape::Leaf => return self.leaf(lhs, rhs),
             Shape::Fields(node) => {
                 let left = lhs.and_then(Value::as_object);
                 let right = rhs.and_then(Value::as_object);
                 let empty = |map: Option<&Map<String, Value>>| map.is_none_or(Map::is_empty);
                 if empty(left) && empty(right) {
-                    return self.leaf(path, lhs, rhs);
+                    return self.leaf(lhs, rhs);
                 }
                 let mut out = Map::new();
                 if let Some(left) = left {
                     for (key, value) in left {
                         let theirs = right.and_then(|right| right.get(key));
-                        self.merge_field(&node, &mut out, path, key, Some(value), theirs, depth);
+                        self.merge_field(&node, &mut out, key, Some(value), theirs, depth);
                     }
                 }
                 if let Some(right) = right {
@@ -285,7 +246,7 @@ impl<'a> Merger<'_, 'a> {
                         if left.is_some_and(|left| left.contains_key(key)) {
                             continue;
                         }
-                        self.merge_field(&node, &mut out, path, key, None, Some(value), depth);
+                        self.merge_field(&node, &mut out, key, None, Some(value), depth);
                     }
                 }
                 (!out.is_empty()).then_some(Value::Object(out))
@@ -295,29 +256,19 @@ impl<'a> Merger<'_, 'a> {
                 let right = rhs.and_then(Value::as_array);
                 let empty = |list: Option<&Vec<Value>>| list.is_none_or(Vec::is_empty);
                 if empty(left) && empty(right) {
-                    return self.leaf(path, lhs, rhs);
+                    return self.leaf(lhs, rhs);
                 }
-                let out = self.merge_list(items, &list_type, path, left, right, depth);
+                let out = self.merge_list(items, &list_type, left, right, depth);
                 (!out.is_empty()).then_some(Value::Array(out))
             }
         };
-        if let Some(comparison) = &mut self.comparison {
-            // The post-item hook: a container that appears or disappears.
-            match (lhs, rhs) {
-                (None, Some(_)) => comparison.added.insert(path),
-                (Some(_), None) => comparison.removed.insert(path),
-                _ => {}
-            }
-        }
         out
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn merge_field(
-        &mut self,
+        &self,
         node: &Node<'a>,
         out: &mut Map<String, Value>,
-        path: &mut Path,
         key: &str,
         lhs: Option<&Value>,
         rhs: Option<&Value>,
@@ -325,38 +276,17 @@ impl<'a> Merger<'_, 'a> {
     ) {
         // Undeclared fields (dropped before any write) are deduced here.
         let child_schema = self.schema.field(node, key).unwrap_or(Schema::deduced());
-        // Only a comparison reads the path: merging skips building it.
-        let tracking = self.comparison.is_some();
-        if tracking {
-            path.push(PathElement::Field(key.to_string()));
-        }
-        if let Some(value) = self.merge(child_schema, path, lhs, rhs, depth + 1) {
+        if let Some(value) = self.merge(child_schema, lhs, rhs, depth + 1) {
             out.insert(key.to_string(), value);
-        }
-        if tracking {
-            path.pop();
-        }
-    }
-
-    fn push(&self, path: &mut Path, element: &PathElement) {
-        if self.comparison.is_some() {
-            path.push(element.clone());
-        }
-    }
-
-    fn pop(&self, path: &mut Path) {
-        if self.comparison.is_some() {
-            path.pop();
         }
     }
 
     /// SMD's list merge: items only in the live list keep their place,
     /// items of the configuration follow its order.
     fn merge_list(
-        &mut self,
+        &self,
         items: &'a Value,
         list_type: &ListTypeRef<'_>,
-        path: &mut Path,
         lhs: Option<&Vec<Value>>,
         rhs: Option<&Vec<Value>>,
         depth: usize,
@@ -374,15 +304,12 @@ impl<'a> Merger<'_, 'a> {
             if l < left_order.len() && r < right_order.len() {
                 let element = &left_order[l];
                 if *element == right_order[r] {
-                    self.push(path, element);
                     let merged = self.merge(
                         items,
-                        path,
                         left_items.get(element).copied(),
                         right_items.get(element).copied(),
                         depth + 1,
                     );
-                    self.pop(path);
                     out.extend(merged);
                     l += 1;
                     r += 1;
@@ -399,15 +326,8 @@ impl<'a> Merger<'_, 'a> {
             if l < left_order.len() {
                 let element = &left_order[l];
                 if !right_items.contains_key(element) {
-                    self.push(path, element);
-                    let merged = self.merge(
-                        items,
-                        path,
-                        left_items.get(element).copied(),
-                        None,
-                        depth + 1,
-                    );
-                    self.pop(path);
+                    let merged =
+                        self.merge(items, left_items.get(element).copied(), None, depth + 1);
                     out.extend(merged);
                     l += 1;
                     continue;
@@ -415,15 +335,12 @@ impl<'a> Merger<'_, 'a> {
             }
             if r < right_order.len() {
                 let element = &right_order[r];
-                self.push(path, element);
                 let merged = self.merge(
                     items,
-                    path,
                     left_items.get(element).copied(),
                     right_items.get(element).copied(),
                     depth + 1,
                 );
-                self.pop(path);
                 out.extend(merged);
                 r += 1;
                 if next_shared.is_some_and(|next| next == element) {
@@ -441,7 +358,7 @@ impl<'a> Merger<'_, 'a> {
 
 /// The path elements of a list's items in order (repeats ignored) and the
 /// item of each.
-fn index_items<'v>(
+pub(super) fn index_items<'v>(
     list_type: &ListTypeRef<'_>,
     list: Option<&'v Vec<Value>>,
 ) -> (Vec<PathElement>, HashMap<PathElement, &'v Value>) {
@@ -580,11 +497,33 @@ pub fn validate(schema: &Schema<'_>, value: &Value) -> Vec<TypedError> {
     errors
 }
 
-fn validate_at<'a>(
+/// A step of the path being validated: fields borrowed from the value
+/// (a `String` per visited field showed in profiles), list items owned.
+enum Step<'v> {
+    Field(&'v str),
+    Item(PathElement),
+}
+
+/// `Path.String()` of the steps.
+fn steps_string(steps: &[Step<'_>]) -> String {
+    let mut out = String::new();
+    for step in steps {
+        match step {
+            Step::Field(name) => {
+                out.push('.');
+                out.push_str(name);
+            }
+            Step::Item(element) => out.push_str(&element.to_string()),
+        }
+    }
+    out
+}
+
+fn validate_at<'a, 'v>(
     schema: &Schema<'a>,
     schema_value: &'a Value,
-    value: &Value,
-    path: &mut Path,
+    value: &'v Value,
+    path: &mut Vec<Step<'v>>,
     errors: &mut Vec<TypedError>,
     depth: usize,
 ) {
@@ -599,13 +538,13 @@ fn validate_at<'a>(
                 return;
             };
             for (key, child) in map {
-                path.push(PathElement::Field(key.clone()));
+                path.push(Step::Field(key));
                 match schema.field(&node, key) {
                     Some(child_schema) => {
                         validate_at(schema, child_schema, child, path, errors, depth + 1)
                     }
                     None => errors.push(TypedError {
-                        path: path_string(path),
+                        path: steps_string(path),
                         message: "field not declared in schema".into(),
                     }),
                 }
@@ -622,17 +561,17 @@ fn validate_at<'a>(
                     Ok(element) => {
                         if !seen.insert(element.clone()) {
                             errors.push(TypedError {
-                                path: path_string(path),
+                                path: steps_string(path),
                                 message: format!("duplicate entries for key {element}"),
                             });
                             continue;
                         }
-                        path.push(element);
+                        path.push(Step::Item(element));
                         validate_at(schema, items, item, path, errors, depth + 1);
                         path.pop();
                     }
                     Err(message) => errors.push(TypedError {
-                        path: path_string(path),
+                        path: steps_string(path),
                         message: format!("element {index}: {message}"),
                     }),
                 }
