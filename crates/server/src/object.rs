@@ -1,9 +1,17 @@
 //! Objects as the store caches them, and the ObjectMeta accessors handlers share.
 //!
-//! Objects are unstructured `serde_json::Value` trees. The stored bytes carry
-//! no `metadata.resourceVersion` (as kube-apiserver stores them in etcd); the
-//! cache sets it from the key's mod revision on decode
-//! (`storage/etcd3/store.go`, `decode` → `versioner.UpdateObject`).
+//! A cached object version is its served JSON (`apiVersion` and `kind` first,
+//! `metadata.resourceVersion` set) plus a small [`ObjectIndex`] of what the
+//! hot paths read on every object (name, namespace, uid, labels, lifecycle
+//! fields). No `serde_json::Value` tree is kept: [`StoredObject::value`]
+//! parses one on demand. The stored bytes carry no `metadata.resourceVersion`
+//! (as kube-apiserver stores them in etcd); the cache sets it from the key's
+//! mod revision on decode (`storage/etcd3/store.go`, `decode` →
+//! `versioner.UpdateObject`), splicing it into the bytes when they are the
+//! canonical serde_json form the store writes ([`canonical`]).
+
+mod canonical;
+pub mod index;
 
 use std::sync::OnceLock;
 
@@ -11,28 +19,69 @@ use bytes::Bytes;
 use ferrokube_store::{Codec, KeyValue};
 use serde_json::{Map, Value};
 
-/// One cached object version.
+pub use index::{IndexView, ObjectIndex, OwnerRef};
+
+/// One cached object version. Small: 100,000 of them are the cache.
 pub enum StoredObject {
     Decoded {
-        value: Value,
-        /// The JSON encoding, produced once per object version on first read.
-        json: OnceLock<Encoded>,
-        /// The protobuf message (no envelope), produced on first protobuf read;
-        /// `None` for kinds without a protobuf form (`crate::protobuf`).
-        protobuf: OnceLock<Option<Bytes>>,
-        /// The CBOR list-item form (`cbor::encode_list_item`), on first CBOR list.
-        cbor_item: OnceLock<Bytes>,
+        /// The served JSON encoding: the object itself.
+        json: Bytes,
+        /// Also where the JSON's body starts (after the type fields).
+        index: ObjectIndex,
+        /// Other encodings, on first use. Boxed: most objects are only ever
+        /// read as JSON.
+        encodings: OnceLock<Box<Encodings>>,
     },
     /// Stored bytes that do not decode (kube can only delete such objects).
     Corrupt { error: String },
 }
 
 impl StoredObject {
-    pub fn value(&self) -> Option<&Value> {
+    fn decoded(json: Encoded, mut index: ObjectIndex) -> Self {
+        index.set_body_start(json.body_start);
+        StoredObject::Decoded {
+            json: json.bytes,
+            index,
+            encodings: OnceLock::new(),
+        }
+    }
+
+    fn encodings(&self) -> Option<&Encodings> {
         match self {
-            StoredObject::Decoded { value, .. } => Some(value),
+            StoredObject::Decoded { encodings, .. } => {
+                Some(encodings.get_or_init(Default::default))
+            }
             StoredObject::Corrupt { .. } => None,
         }
+    }
+
+    /// The object as a tree, parsed from its JSON on each call (a few µs per
+    /// KiB): for encoders other than JSON and read-modify-write bases. Hot
+    /// paths read [`Self::index`] instead.
+    pub fn value(&self) -> Option<Value> {
+        match self {
+            StoredObject::Decoded { json, .. } => serde_json::from_slice(json).ok(),
+            StoredObject::Corrupt { .. } => None,
+        }
+    }
+
+    /// What list/watch filters and controllers read without parsing.
+    pub fn index(&self) -> Option<IndexView<'_>> {
+        match self {
+            StoredObject::Decoded { json, index, .. } => Some(IndexView { json, index }),
+            StoredObject::Corrupt { .. } => None,
+        }
+    }
+
+    /// `apiVersion` and `kind` (`""` when missing or not strings), read from
+    /// the head of the JSON without parsing the rest.
+    pub fn type_fields(&self) -> Option<(String, String)> {
+        let json = self.json()?;
+        canonical::type_fields(json).or_else(|| {
+            let value = self.value()?;
+            let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default();
+            Some((text("apiVersion").to_string(), text("kind").to_string()))
+        })
     }
 
     /// Why the stored bytes do not decode, for a corrupt object.
@@ -43,48 +92,53 @@ impl StoredObject {
         }
     }
 
-    /// The JSON encoding, cached.
+    /// The JSON encoding.
     pub fn json(&self) -> Option<&Bytes> {
-        self.encoded().map(|encoded| &encoded.bytes)
+        match self {
+            StoredObject::Decoded { json, .. } => Some(json),
+            StoredObject::Corrupt { .. } => None,
+        }
     }
 
     /// The JSON encoding as a list item: without `apiVersion` and `kind`, as
     /// kube encodes items of built-in lists. Written as `{` + this slice.
     pub fn item_body(&self) -> Option<Bytes> {
-        self.encoded()
-            .map(|encoded| encoded.bytes.slice(encoded.body_start..))
-    }
-
-    /// The protobuf message of the object (kube's RawSerializer form), cached.
-    pub fn protobuf(&self) -> Option<&Bytes> {
         match self {
-            StoredObject::Decoded {
-                value, protobuf, ..
-            } => protobuf
-                .get_or_init(|| crate::protobuf::encode_message_of(value).map(Bytes::from))
-                .as_ref(),
-            StoredObject::Corrupt { .. } => None,
-        }
-    }
-
-    /// The object as a CBOR list item (no tag, no type fields), cached.
-    pub fn cbor_item(&self) -> Option<&Bytes> {
-        match self {
-            StoredObject::Decoded {
-                value, cbor_item, ..
-            } => Some(cbor_item.get_or_init(|| Bytes::from(crate::cbor::encode_list_item(value)))),
-            StoredObject::Corrupt { .. } => None,
-        }
-    }
-
-    fn encoded(&self) -> Option<&Encoded> {
-        match self {
-            StoredObject::Decoded { value, json, .. } => {
-                Some(json.get_or_init(|| Encoded::new(value)))
+            StoredObject::Decoded { json, index, .. } => {
+                Some(json.slice(index.body_start().min(json.len())..))
             }
             StoredObject::Corrupt { .. } => None,
         }
     }
+
+    /// The protobuf message of the object (kube's RawSerializer form), cached.
+    pub fn protobuf(&self) -> Option<&Bytes> {
+        self.encodings()?
+            .protobuf
+            .get_or_init(|| {
+                let value = self.value()?;
+                crate::protobuf::encode_message_of(&value).map(Bytes::from)
+            })
+            .as_ref()
+    }
+
+    /// The object as a CBOR list item (no tag, no type fields), cached.
+    pub fn cbor_item(&self) -> Option<&Bytes> {
+        Some(self.encodings()?.cbor_item.get_or_init(|| {
+            let value = self.value().unwrap_or(Value::Null);
+            Bytes::from(crate::cbor::encode_list_item(&value))
+        }))
+    }
+}
+
+/// The encodings of an object version other than JSON, each produced on first use.
+#[derive(Default)]
+pub struct Encodings {
+    /// The protobuf message (no envelope); `None` for kinds without a
+    /// protobuf form (`crate::protobuf`).
+    protobuf: OnceLock<Option<Bytes>>,
+    /// The CBOR list-item form (`cbor::encode_list_item`).
+    cbor_item: OnceLock<Bytes>,
 }
 
 /// One object's JSON with `apiVersion` and `kind` first, so that a list can
@@ -96,7 +150,7 @@ pub struct Encoded {
 }
 
 impl Encoded {
-    fn new(value: &Value) -> Self {
+    fn from_value(value: &Value) -> Self {
         let Some(map) = value.as_object() else {
             return Encoded {
                 bytes: Bytes::from(serde_json::to_vec(value).unwrap_or_default()),
@@ -151,41 +205,56 @@ impl Codec for ObjectCodec {
     type Object = StoredObject;
 
     fn decode(&self, kv: &KeyValue) -> StoredObject {
-        match serde_json::from_slice::<Value>(&kv.value) {
-            Ok(mut value) if value.is_object() => {
-                set_resource_version(&mut value, kv.mod_revision);
-                StoredObject::Decoded {
-                    value,
-                    json: OnceLock::new(),
-                    protobuf: OnceLock::new(),
-                    cbor_item: OnceLock::new(),
-                }
-            }
-            Ok(_) => StoredObject::Corrupt {
-                error: "stored value is not a JSON object".into(),
-            },
-            Err(error) => StoredObject::Corrupt {
-                error: error.to_string(),
-            },
-        }
+        decode_bytes(&kv.value, kv.mod_revision)
     }
 
     fn deleted(&self, previous: &StoredObject, revision: i64) -> StoredObject {
         match previous {
-            StoredObject::Decoded { value, .. } => {
-                let mut value = value.clone();
-                set_resource_version(&mut value, revision);
-                StoredObject::Decoded {
-                    value,
-                    json: OnceLock::new(),
-                    protobuf: OnceLock::new(),
-                    cbor_item: OnceLock::new(),
-                }
-            }
+            // The served JSON is canonical: re-stamp it. The index is rebuilt
+            // with it, as its ranges move with the resourceVersion's length.
+            StoredObject::Decoded { json, .. } => match canonical::stamp(json, revision) {
+                Some((bytes, body_start, index)) => StoredObject::decoded(
+                    Encoded {
+                        bytes: Bytes::from(bytes),
+                        body_start,
+                    },
+                    index,
+                ),
+                None => decode_bytes(json, revision),
+            },
             StoredObject::Corrupt { error } => StoredObject::Corrupt {
                 error: error.clone(),
             },
         }
+    }
+}
+
+/// The cached form of stored (or served) JSON, with its resourceVersion set to
+/// `revision`: spliced into the bytes when they are canonical, through a
+/// parsed tree otherwise.
+fn decode_bytes(stored: &[u8], revision: i64) -> StoredObject {
+    if let Some((bytes, body_start, index)) = canonical::stamp(stored, revision) {
+        return StoredObject::decoded(
+            Encoded {
+                bytes: Bytes::from(bytes),
+                body_start,
+            },
+            index,
+        );
+    }
+    match serde_json::from_slice::<Value>(stored) {
+        Ok(mut value) if value.is_object() => {
+            set_resource_version(&mut value, revision);
+            let json = Encoded::from_value(&value);
+            let index = ObjectIndex::scan(&json.bytes);
+            StoredObject::decoded(json, index)
+        }
+        Ok(_) => StoredObject::Corrupt {
+            error: "stored value is not a JSON object".into(),
+        },
+        Err(error) => StoredObject::Corrupt {
+            error: error.to_string(),
+        },
     }
 }
 
@@ -311,7 +380,7 @@ mod tests {
             mod_revision: 7,
         };
         let decoded = ObjectCodec.decode(&kv(r#"{"metadata":{"name":"a"}}"#));
-        assert_eq!(decoded.value().map(resource_version), Some("7"));
+        assert_eq!(decoded.value().as_ref().map(resource_version), Some("7"));
         assert!(matches!(
             ObjectCodec.decode(&kv("{not json")),
             StoredObject::Corrupt { .. }
@@ -320,7 +389,7 @@ mod tests {
             ObjectCodec.decode(&kv("[1]")),
             StoredObject::Corrupt { .. }
         ));
-        let stored = storage_bytes(decoded.value().expect("decoded"));
+        let stored = storage_bytes(&decoded.value().expect("decoded"));
         let typed = ObjectCodec.decode(&kv(
             r#"{"metadata":{"name":"a"},"kind":"ConfigMap","apiVersion":"v1","data":{"k":"v"}}"#,
         ));
@@ -330,14 +399,14 @@ mod tests {
             br#"{"apiVersion":"v1","kind":"ConfigMap","data":{"k":"v"},"metadata":{"name":"a","resourceVersion":"7"}}"#
         );
         let reparsed: Value = serde_json::from_slice(json).expect("valid json");
-        assert_eq!(Some(&reparsed), typed.value());
+        assert_eq!(Some(reparsed), typed.value());
         assert_eq!(
             &typed.item_body().expect("item")[..],
             br#""data":{"k":"v"},"metadata":{"name":"a","resourceVersion":"7"}}"#
         );
-        let bare = Encoded::new(&serde_json::json!({"apiVersion": "v1", "kind": "X"}));
+        let bare = Encoded::from_value(&serde_json::json!({"apiVersion": "v1", "kind": "X"}));
         assert_eq!(&bare.bytes[bare.body_start..], b"}");
-        let untyped = Encoded::new(&serde_json::json!({"a": 1}));
+        let untyped = Encoded::from_value(&serde_json::json!({"a": 1}));
         assert_eq!(&untyped.bytes[untyped.body_start..], br#""a":1}"#);
         assert_eq!(&stored[..], br#"{"metadata":{"name":"a"}}"#);
     }

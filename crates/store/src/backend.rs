@@ -10,6 +10,9 @@ use crate::Revision;
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+/// Receives stored key-values one at a time ([`Backend::load_each`]).
+pub type EachKeyValue = Box<dyn FnMut(KeyValue) + Send>;
+
 /// One key as stored, with etcd's revision bookkeeping.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyValue {
@@ -143,6 +146,20 @@ pub trait Backend: Send + Sync + 'static {
 
     /// Every key and the revision they are current at.
     fn load(&self) -> BoxFuture<'_, Result<Loaded, BackendError>>;
+
+    /// [`Backend::load`], handing each key-value to `each` as it is read (on
+    /// the backend's own thread where it has one) and returning the revision:
+    /// a caller that decodes as it goes never holds every raw value at once,
+    /// and frees each where it was allocated. Default: `load`, then each.
+    fn load_each(&self, mut each: EachKeyValue) -> BoxFuture<'_, Result<Revision, BackendError>> {
+        Box::pin(async move {
+            let loaded = self.load().await?;
+            for kv in loaded.kvs {
+                each(kv);
+            }
+            Ok(loaded.revision)
+        })
+    }
 
     /// Deliver every event with revision >= `from` to `sink`, in order, from now on.
     fn watch(

@@ -103,6 +103,12 @@ struct Cache<C: Codec> {
     revision: watch::Sender<Revision>,
 }
 
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 impl<C: Codec> EventSink for Cache<C> {
     fn apply(&self, revision: Revision, events: &[Event]) {
         let _guard = self
@@ -202,31 +208,51 @@ impl<C: Codec> Store<C> {
         codec: C,
         window: Duration,
     ) -> Result<Self, StoreError> {
-        let loaded = backend.load().await?;
-        let mut objects = OrdMap::new();
-        for kv in &loaded.kvs {
-            let object = Arc::new(codec.decode(kv));
-            objects.insert(
-                kv.key.clone(),
-                Entry {
-                    create_revision: kv.create_revision,
-                    mod_revision: kv.mod_revision,
-                    object,
-                },
-            );
-        }
-        let (revision, _) = watch::channel(loaded.revision);
+        let (revision, _) = watch::channel(0);
         let cache = Arc::new(Cache {
             codec,
             current: RwLock::new(Arc::new(Snapshot {
-                revision: loaded.revision,
-                objects,
+                revision: 0,
+                objects: OrdMap::new(),
             })),
-            history: RwLock::new(History::new(loaded.revision, window)),
+            history: RwLock::new(History::new(0, window)),
             apply_lock: Mutex::new(()),
             revision,
         });
-        backend.watch(loaded.revision + 1, cache.clone()).await?;
+        // Each stored value is decoded as the backend reads it, on the
+        // backend's thread: the raw bytes are freed at once, where they were
+        // allocated, so the next object reuses their memory and the restart
+        // never holds every raw value next to every decoded one.
+        let loading = Arc::new(Mutex::new(OrdMap::new()));
+        let each = {
+            let cache = cache.clone();
+            let loading = loading.clone();
+            Box::new(move |kv: KeyValue| {
+                let object = Arc::new(cache.codec.decode(&kv));
+                let entry = Entry {
+                    create_revision: kv.create_revision,
+                    mod_revision: kv.mod_revision,
+                    object,
+                };
+                lock(&loading).insert(kv.key, entry);
+            })
+        };
+        let loaded_revision = backend.load_each(each).await?;
+        let objects = std::mem::take(&mut *lock(&loading));
+        *cache
+            .current
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Arc::new(Snapshot {
+            revision: loaded_revision,
+            objects,
+        });
+        *cache
+            .history
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) =
+            History::new(loaded_revision, window);
+        cache.revision.send_replace(loaded_revision);
+        backend.watch(loaded_revision + 1, cache.clone()).await?;
         Ok(Store { backend, cache })
     }
 

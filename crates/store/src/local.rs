@@ -15,18 +15,40 @@ use std::thread::JoinHandle;
 use tokio::sync::oneshot;
 
 use crate::backend::{
-    Backend, BackendError, BoxFuture, Committed, Event, EventKind, EventSink, Expect, KeyValue,
-    Loaded, Op, Txn,
+    Backend, BackendError, BoxFuture, Committed, EachKeyValue, Event, EventKind, EventSink, Expect,
+    KeyValue, Loaded, Op, Txn,
 };
 use crate::Revision;
 
 /// Largest number of transactions folded into one durable write.
 const MAX_BATCH: usize = 4096;
 
+/// A stored key and its create and mod revisions.
+pub type KeyRevisions = (String, Revision, Revision);
+
 /// Durable state below the committer. Called only from the committer thread.
 pub trait Disk: Send + 'static {
     /// Everything stored and the revision it is current at.
     fn load(&mut self) -> Result<Loaded, BackendError>;
+    /// The stored keys with their revisions, without the values (what the
+    /// committer indexes), and the current revision.
+    /// [`Disk::load`], one key-value at a time; returns the revision.
+    fn load_each(&mut self, each: &mut dyn FnMut(KeyValue)) -> Result<Revision, BackendError> {
+        let loaded = self.load()?;
+        for kv in loaded.kvs {
+            each(kv);
+        }
+        Ok(loaded.revision)
+    }
+    fn load_keys(&mut self) -> Result<(Revision, Vec<KeyRevisions>), BackendError> {
+        let loaded = self.load()?;
+        let keys = loaded
+            .kvs
+            .into_iter()
+            .map(|kv| (kv.key, kv.create_revision, kv.mod_revision))
+            .collect();
+        Ok((loaded.revision, keys))
+    }
     /// Make `events` durable as one atomic step; `revision` is the revision after them.
     fn write(&mut self, revision: Revision, events: &[Event]) -> Result<(), BackendError>;
     /// Flush anything buffered.
@@ -36,6 +58,10 @@ pub trait Disk: Send + 'static {
 enum Request {
     Commit(Txn, oneshot::Sender<Result<Committed, BackendError>>),
     Load(oneshot::Sender<Result<Loaded, BackendError>>),
+    LoadEach(
+        EachKeyValue,
+        oneshot::Sender<Result<Revision, BackendError>>,
+    ),
     Watch(
         Revision,
         Arc<dyn EventSink>,
@@ -68,22 +94,23 @@ struct Committer<D: Disk> {
 impl LocalBackend {
     /// Load `disk` and start the committer thread.
     pub fn open<D: Disk>(mut disk: D) -> Result<Self, BackendError> {
-        let loaded = disk.load()?;
-        let mut index = HashMap::with_capacity(loaded.kvs.len());
-        for kv in loaded.kvs {
+        // Only keys and revisions: the values are loaded once, by the cache.
+        let (revision, keys) = disk.load_keys()?;
+        let mut index = HashMap::with_capacity(keys.len());
+        for (key, create_revision, mod_revision) in keys {
             index.insert(
-                kv.key,
+                key,
                 IndexEntry {
-                    create_revision: kv.create_revision,
-                    mod_revision: kv.mod_revision,
+                    create_revision,
+                    mod_revision,
                 },
             );
         }
-        let shared_revision = Arc::new(AtomicI64::new(loaded.revision));
+        let shared_revision = Arc::new(AtomicI64::new(revision));
         let committer = Committer {
             disk,
             index,
-            revision: loaded.revision,
+            revision,
             shared_revision: shared_revision.clone(),
             sinks: Vec::new(),
         };
@@ -123,6 +150,15 @@ impl Backend for LocalBackend {
     fn load(&self) -> BoxFuture<'_, Result<Loaded, BackendError>> {
         let (sender, receiver) = oneshot::channel();
         let sent = self.send(Request::Load(sender));
+        Box::pin(async move {
+            sent?;
+            reply(receiver).await
+        })
+    }
+
+    fn load_each(&self, each: EachKeyValue) -> BoxFuture<'_, Result<Revision, BackendError>> {
+        let (sender, receiver) = oneshot::channel();
+        let sent = self.send(Request::LoadEach(each, sender));
         Box::pin(async move {
             sent?;
             reply(receiver).await
@@ -214,6 +250,10 @@ impl<D: Disk> Committer<D> {
             Request::Commit(..) => false,
             Request::Load(reply) => {
                 let _ = reply.send(self.disk.load());
+                false
+            }
+            Request::LoadEach(mut each, reply) => {
+                let _ = reply.send(self.disk.load_each(&mut *each));
                 false
             }
             Request::Watch(from, sink, reply) => {

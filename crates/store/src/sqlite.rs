@@ -12,7 +12,7 @@ use std::path::Path;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::backend::{BackendError, Event, EventKind, KeyValue, Loaded};
-use crate::local::Disk;
+use crate::local::{Disk, KeyRevisions};
 use crate::Revision;
 
 #[derive(Debug, Clone, Copy)]
@@ -60,9 +60,9 @@ impl SqliteDisk {
     }
 }
 
-impl Disk for SqliteDisk {
-    fn load(&mut self) -> Result<Loaded, BackendError> {
-        let revision: Revision = self
+impl SqliteDisk {
+    fn revision(&self) -> Result<Revision, BackendError> {
+        Ok(self
             .connection
             .query_row(
                 "SELECT value FROM meta WHERE name = 'revision'",
@@ -71,7 +71,44 @@ impl Disk for SqliteDisk {
             )
             .optional()
             .map_err(io)?
-            .unwrap_or(0);
+            .unwrap_or(0))
+    }
+}
+
+impl Disk for SqliteDisk {
+    fn load_keys(&mut self) -> Result<(Revision, Vec<KeyRevisions>), BackendError> {
+        let revision = self.revision()?;
+        let mut statement = self
+            .connection
+            .prepare("SELECT key, create_revision, mod_revision FROM kv ORDER BY key")
+            .map_err(io)?;
+        let rows = statement
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+            .map_err(io)?;
+        let keys = rows.collect::<Result<Vec<_>, _>>().map_err(io)?;
+        Ok((revision, keys))
+    }
+
+    fn load_each(&mut self, each: &mut dyn FnMut(KeyValue)) -> Result<Revision, BackendError> {
+        let revision = self.revision()?;
+        let mut statement = self
+            .connection
+            .prepare("SELECT key, value, create_revision, mod_revision FROM kv ORDER BY key")
+            .map_err(io)?;
+        let mut rows = statement.query([]).map_err(io)?;
+        while let Some(row) = rows.next().map_err(io)? {
+            each(KeyValue {
+                key: row.get(0).map_err(io)?,
+                value: bytes::Bytes::from(row.get::<_, Vec<u8>>(1).map_err(io)?),
+                create_revision: row.get(2).map_err(io)?,
+                mod_revision: row.get(3).map_err(io)?,
+            });
+        }
+        Ok(revision)
+    }
+
+    fn load(&mut self) -> Result<Loaded, BackendError> {
+        let revision = self.revision()?;
         let mut statement = self
             .connection
             .prepare("SELECT key, value, create_revision, mod_revision FROM kv ORDER BY key")

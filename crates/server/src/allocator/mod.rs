@@ -156,7 +156,7 @@ impl ServiceAllocator {
                     } else {
                         change.object.value()
                     };
-                    inner.set(&change.key, now);
+                    inner.set(&change.key, now.as_ref());
                 }
                 if let Some(last) = changes.last() {
                     inner.revision = Some(last.revision);
@@ -170,7 +170,7 @@ impl ServiceAllocator {
         inner.ip_owner.clear();
         inner.port_owner.clear();
         for (key, entry) in snapshot.range(SERVICES_PREFIX, None) {
-            inner.set(key, entry.object.value());
+            inner.set(key, entry.object.value().as_ref());
         }
         inner.revision = Some(snapshot.revision);
     }

@@ -38,7 +38,7 @@ pub(super) async fn create(
     let owner = super::apply::Ownership::of_request(request, "");
     create_object(api, target, body, dry_run, &owner)
         .await
-        .map(|created| ApiResponse::json(201, &created).with_warnings(warnings))
+        .map(|created| ApiResponse::object(201, created).with_warnings(warnings))
 }
 
 /// Fill system metadata, validate and store a new object; returns it as stored.
@@ -111,7 +111,7 @@ pub(super) async fn create_object(
                 .get(&target.key(&name))
                 .and_then(|entry| entry.object.value())
                 .is_some_and(|existing| {
-                    object::metadata(existing)
+                    object::metadata(&existing)
                         .is_some_and(|meta| meta.contains_key("deletionTimestamp"))
                 });
             if deleting {

@@ -64,12 +64,12 @@ pub(super) async fn delete(
 fn respond(target: &Target<'_>, options: &DeleteOptions, outcome: Outcome) -> ApiResponse {
     let accepted = options.orphan_dependents == Some(false);
     match outcome {
-        Outcome::Kept(object) => ApiResponse::json(if accepted { 202 } else { 200 }, &object),
-        Outcome::AlreadyDeleting(object) => ApiResponse::json(
+        Outcome::Kept(object) => ApiResponse::object(if accepted { 202 } else { 200 }, object),
+        Outcome::AlreadyDeleting(object) => ApiResponse::object(
             if accepted { 202 } else { 200 },
-            &finalize_delete(target, object),
+            finalize_delete(target, object),
         ),
-        Outcome::Deleted(object) => ApiResponse::json(200, &finalize_delete(target, object)),
+        Outcome::Deleted(object) => ApiResponse::object(200, finalize_delete(target, object)),
     }
 }
 
@@ -248,7 +248,7 @@ async fn unsafe_delete(api: &Api, target: &Target<'_>, name: &str) -> Result<Api
     let snapshot = api.store.snapshot();
     let corrupt = snapshot
         .get(&key)
-        .is_some_and(|entry| entry.object.value().is_none());
+        .is_some_and(|entry| entry.object.corrupt_error().is_some());
     if !corrupt {
         let error = FieldError {
             kind: FieldErrorKind::Invalid("true".into()),
@@ -298,11 +298,11 @@ pub(super) async fn delete_collection(
     let snapshot = api.store.snapshot();
     let mut listed = Vec::new();
     for (_, entry) in snapshot.range(&target.prefix(), None) {
-        let Some(value) = entry.object.value() else {
+        if !selection.matches_stored(target.resource, &entry.object) {
             continue;
-        };
-        if selection.matches(target, value) {
-            listed.push(value.clone());
+        }
+        if let Some(value) = entry.object.value() {
+            listed.push(value);
         }
     }
     // Several deletes in flight share the store's group commit (kube runs

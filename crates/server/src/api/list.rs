@@ -9,7 +9,6 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use ferrokube_store::Snapshot;
-use serde_json::Value;
 
 use super::continue_token;
 use super::list_options::{ListOptions, ReadError};
@@ -41,13 +40,40 @@ impl Selection {
         self.labels.is_empty() && self.fields.is_empty()
     }
 
-    pub fn matches(&self, target: &Target<'_>, value: &Value) -> bool {
-        self.matches_resource(target.resource, value)
-    }
-
-    pub fn matches_resource(&self, resource: &crate::registry::ResourceDef, value: &Value) -> bool {
-        self.labels.matches(object::labels(value))
-            && self.fields.matches(resource.group, resource.kind, value)
+    /// Whether a cached object is selected: from its index when the selection
+    /// reads only labels, name and namespace (no parse), parsing it for other
+    /// fields. A corrupt object matches nothing.
+    pub fn matches_stored(
+        &self,
+        resource: &crate::registry::ResourceDef,
+        object: &object::StoredObject,
+    ) -> bool {
+        let Some(index) = object.index() else {
+            return false;
+        };
+        if self.is_everything() {
+            return true;
+        }
+        if !self.labels.matches_lookup(|key| index.label(key)) {
+            return false;
+        }
+        if self.fields.is_empty() {
+            return true;
+        }
+        let indexed = index.regular().then(|| {
+            self.fields.matches_meta(
+                resource.group,
+                resource.kind,
+                index.name(),
+                index.namespace(),
+            )
+        });
+        match indexed.flatten() {
+            Some(matches) => matches,
+            None => object
+                .value()
+                .is_some_and(|value| self.fields.matches(resource.group, resource.kind, &value)),
+        }
     }
 }
 
@@ -158,13 +184,11 @@ impl<'a> Page<'a> {
                 remaining += 1;
                 continue;
             }
-            let Some(value) = entry.object.value() else {
-                if let Some(error) = entry.object.corrupt_error() {
-                    corrupt.get_or_insert((key.as_str(), error));
-                }
+            if let Some(error) = entry.object.corrupt_error() {
+                corrupt.get_or_insert((key.as_str(), error));
                 continue;
-            };
-            if !selection.matches(target, value) {
+            }
+            if !selection.matches_stored(target.resource, &entry.object) {
                 continue;
             }
             items.push(&entry.object);

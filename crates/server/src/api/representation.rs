@@ -135,7 +135,7 @@ fn transform(
                 go_type(resource, true)
             ))),
             Payload::Stored { object, .. } => Ok(Payload::Value(partial(
-                object.value().unwrap_or(&Value::Null),
+                &object.value().unwrap_or(Value::Null),
                 version,
             ))),
             Payload::Value(value) => Ok(Payload::Value(partial(&value, version))),
@@ -146,7 +146,7 @@ fn transform(
                     .items
                     .iter()
                     .filter_map(|item| item.value())
-                    .map(|value| partial(value, version))
+                    .map(|value| partial(&value, version))
                     .collect();
                 let mut head = list_head(&list);
                 head.insert(
@@ -188,7 +188,7 @@ fn as_table(
             table::table(
                 resource,
                 version,
-                std::slice::from_ref(value),
+                std::slice::from_ref(&value),
                 revision,
                 None,
                 request,
@@ -210,11 +210,7 @@ fn as_table(
             )
         }
         Payload::List(list) => {
-            let values: Vec<Value> = list
-                .items
-                .iter()
-                .filter_map(|item| item.value().cloned())
-                .collect();
+            let values: Vec<Value> = list.items.iter().filter_map(|item| item.value()).collect();
             let mut body = table::table(
                 resource,
                 version,
@@ -259,8 +255,7 @@ fn list_value(list: &ListPayload) -> Value {
         .items
         .iter()
         .filter_map(|item| item.value())
-        .map(|value| {
-            let mut value = value.clone();
+        .map(|mut value| {
             if let Some(map) = value.as_object_mut() {
                 // kube encodes items of built-in lists without type fields.
                 map.remove("kind");
@@ -285,23 +280,23 @@ fn encode_json(payload: &Payload, pretty: bool) -> Bytes {
     match payload {
         Payload::Value(value) => to_bytes(value),
         Payload::Stored { object, .. } if pretty => {
-            to_bytes(object.value().unwrap_or(&Value::Null))
+            to_bytes(&object.value().unwrap_or(Value::Null))
         }
         Payload::Stored { object, .. } => object.json().cloned().unwrap_or_default(),
         Payload::List(list) if pretty => to_bytes(&list_value(list)),
         Payload::List(list) => list_json(list),
     }
+}
+
+/// `{"kind":..,"apiVersion":..,"metadata":{..},"items":[..]}` from each
+/// item's cached JSON: no item is re-encoded.
+pub fn list_json(list: &ListPayload) -> Bytes {
     let mut out = Vec::new();
     write_list_json(list, &mut out);
     Bytes::from(out)
 }
 
 fn write_list_json<S: Sink>(list: &ListPayload, sink: &mut S) {
-}
-
-/// `{"kind":..,"apiVersion":..,"metadata":{..},"items":[..]}` from each
-/// item's cached JSON: no item is re-encoded.
-pub fn list_json(list: &ListPayload) -> Bytes {
     let head = serde_json::to_vec(&Value::Object(list_head(list))).unwrap_or_default();
     sink.put(&head[..head.len().saturating_sub(1)]);
     sink.put(b",\"items\":[");
@@ -362,7 +357,7 @@ fn encode(payload: &Payload, media: Media, pretty: bool) -> Option<Bytes> {
             let text = match payload {
                 Payload::Value(value) => crate::yaml::json_to_yaml(value),
                 Payload::Stored { object, .. } => {
-                    crate::yaml::json_to_yaml(object.value().unwrap_or(&Value::Null))
+                    crate::yaml::json_to_yaml(&object.value().unwrap_or(Value::Null))
                 }
                 Payload::List(list) => crate::yaml::json_to_yaml(&list_value(list)),
             };
@@ -371,7 +366,7 @@ fn encode(payload: &Payload, media: Media, pretty: bool) -> Option<Bytes> {
         Media::Cbor => Some(Bytes::from(match payload {
             Payload::Value(value) => crate::cbor::encode(value),
             Payload::Stored { object, .. } => {
-                crate::cbor::encode(object.value().unwrap_or(&Value::Null))
+                crate::cbor::encode(&object.value().unwrap_or(Value::Null))
             }
             Payload::List(list) => {
                 let head = list_head(list);
@@ -392,14 +387,9 @@ fn encode_protobuf(payload: &Payload) -> Option<Vec<u8>> {
     match payload {
         Payload::Value(value) => crate::protobuf::encode_envelope(value).ok(),
         Payload::Stored { object, .. } => {
-            let value = object.value()?;
+            let (api_version, kind) = object.type_fields()?;
             let raw = object.protobuf()?;
-            let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default();
-            Some(crate::protobuf::write_envelope(
-                text("apiVersion"),
-                text("kind"),
-                raw,
-            ))
+            Some(crate::protobuf::write_envelope(&api_version, &kind, raw))
         }
         Payload::List(list) => {
             let raws: Option<Vec<&Bytes>> = list.items.iter().map(|item| item.protobuf()).collect();
@@ -456,10 +446,9 @@ pub fn watch_event(media: Media, event_type: &str, object: &Value) -> Bytes {
 
 /// A stored object's watch event in protobuf from its cached message.
 pub fn protobuf_watch_event(event_type: &str, object: &object::StoredObject) -> Option<Bytes> {
-    let value = object.value()?;
+    let (api_version, kind) = object.type_fields()?;
     let raw = object.protobuf()?;
-    let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default();
-    let envelope = crate::protobuf::write_envelope(text("apiVersion"), text("kind"), raw);
+    let envelope = crate::protobuf::write_envelope(&api_version, &kind, raw);
     crate::protobuf::encode_watch_frame(event_type, &envelope)
         .ok()
         .map(Bytes::from)
@@ -498,10 +487,8 @@ pub fn compress(request: &ApiRequest, mut response: ApiResponse) -> ApiResponse 
     if len < GZIP_THRESHOLD_BYTES || !accepts_gzip(request) {
         return response;
     }
-    let mut encoder = flate2::write::GzEncoder::new(
-        Vec::with_capacity(len / 4),
-        flate2::Compression::new(1),
-    );
+    let mut encoder =
+        flate2::write::GzEncoder::new(Vec::with_capacity(len / 4), flate2::Compression::new(1));
     if parts.iter().any(|part| encoder.write_all(part).is_err()) {
         return response;
     }

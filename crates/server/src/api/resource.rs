@@ -218,7 +218,7 @@ pub fn read_current(
     match snapshot.get(key) {
         None => Ok(None),
         Some(entry) => match entry.object.value() {
-            Some(value) => Ok(Some((entry.mod_revision, value.clone()))),
+            Some(value) => Ok(Some((entry.mod_revision, value))),
             None => Err(super::deletion::corrupt_object(
                 key,
                 entry.object.corrupt_error().unwrap_or_default(),

@@ -241,10 +241,7 @@ impl Watcher {
             Start::WithState { initial_events_end } => {
                 let snapshot = self.api.store.snapshot();
                 for (_, entry) in snapshot.range(&self.prefix, None) {
-                    let Some(value) = entry.object.value() else {
-                        continue;
-                    };
-                    if self.selection.matches_resource(self.resource, value)
+                    if self.selection.matches_stored(self.resource, &entry.object)
                         && !self.send_object(Kind::Added, &entry.object).await
                     {
                         return;
@@ -310,11 +307,7 @@ impl Watcher {
         if !change.key.starts_with(&self.prefix) {
             return true;
         }
-        let matches = |object: &StoredObject| {
-            object
-                .value()
-                .is_some_and(|value| self.selection.matches_resource(self.resource, value))
-        };
+        let matches = |object: &StoredObject| self.selection.matches_stored(self.resource, object);
         let was = change.previous.as_deref().is_some_and(matches);
         if change.deleted {
             return !was || self.send_object(Kind::Deleted, &change.object).await;
@@ -325,11 +318,10 @@ impl Watcher {
             (false, true) => self.send_object(Kind::Added, &change.object).await,
             (true, false) => {
                 // The last state that matched, at the revision it stopped matching.
-                let Some(previous) = change.previous.as_deref().and_then(StoredObject::value)
+                let Some(mut value) = change.previous.as_deref().and_then(StoredObject::value)
                 else {
                     return true;
                 };
-                let mut value = previous.clone();
                 object::set_resource_version(&mut value, change.revision);
                 self.send_value(Kind::Deleted, &value).await
             }
@@ -338,24 +330,25 @@ impl Watcher {
     }
 
     async fn send_object(&self, kind: Kind, object: &StoredObject) -> bool {
-        match (
-            self.media,
-            self.representation,
-            object.json(),
-            object.value(),
-        ) {
-            (Media::Json, Representation::Json, Some(json), _) => {
+        match (self.media, self.representation, object.json()) {
+            (Media::Json, Representation::Json, Some(json)) => {
                 self.send_raw(kind.as_str(), json).await
             }
             // Protobuf from the object's cached message.
-            (Media::Protobuf, Representation::Json, _, Some(value)) => {
+            (Media::Protobuf, Representation::Json, Some(_)) => {
                 match super::representation::protobuf_watch_event(kind.as_str(), object) {
                     Some(frame) => self.sender.send(frame).await.is_ok(),
-                    None => self.send_value(kind, value).await,
+                    None => match object.value() {
+                        Some(value) => self.send_value(kind, &value).await,
+                        None => true,
+                    },
                 }
             }
-            (_, _, _, Some(value)) => self.send_value(kind, value).await,
-            _ => true,
+            // Other representations are built from the parsed tree.
+            _ => match object.value() {
+                Some(value) => self.send_value(kind, &value).await,
+                None => true,
+            },
         }
     }
 

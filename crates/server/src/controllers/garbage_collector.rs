@@ -120,22 +120,22 @@ impl Collector {
         state.graph.clear();
         state.deleting_owners.clear();
         for (key, entry) in snapshot.objects.iter() {
-            let Some(value) = entry.object.value() else {
+            let Some(index) = entry.object.index() else {
                 continue;
             };
-            let owners: Vec<String> = owner_refs(value).into_iter().map(|r| r.uid).collect();
+            let owners: Vec<String> = index.owner_refs().iter().map(|r| r.uid.clone()).collect();
             if !owners.is_empty() {
                 state.graph.set(key, owners);
                 self.queue.add(Work::AttemptToDelete(key.clone()));
             }
-            if is_deleting(value) {
-                if has_finalizer(value, ORPHAN_FINALIZER) {
+            if index.is_deleting() {
+                if index.has_finalizer(ORPHAN_FINALIZER) {
                     self.queue.add(Work::Orphan(key.clone()));
                 }
-                if has_finalizer(value, FOREGROUND_FINALIZER) {
+                if index.has_finalizer(FOREGROUND_FINALIZER) {
                     state
                         .deleting_owners
-                        .insert(uid(value).to_string(), key.clone());
+                        .insert(index.uid().to_string(), key.clone());
                     self.queue.add(Work::DeletingDependents(key.clone()));
                 }
             }
@@ -146,10 +146,10 @@ impl Collector {
     fn observe(&self, change: &ObjectChange) {
         let key = &change.key;
         let mut state = self.lock();
-        let Some(value) = change.object.value() else {
+        let Some(index) = change.object.index() else {
             return;
         };
-        let object_uid = uid(value).to_string();
+        let object_uid = index.uid().to_string();
         if change.deleted {
             let previous_owners = state.graph.set(key, Vec::new());
             state.deleting_owners.remove(&object_uid);
@@ -165,15 +165,15 @@ impl Collector {
             }
             return;
         }
-        let refs = owner_refs(value);
+        let refs = index.owner_refs();
         let owners: Vec<String> = refs.iter().map(|r| r.uid.clone()).collect();
         let previous_refs = change
             .previous
             .as_ref()
-            .and_then(|previous| previous.value())
-            .map(owner_refs);
+            .and_then(|previous| previous.index())
+            .map(|previous| previous.owner_refs());
         let previous_owners = state.graph.set(key, owners.clone());
-        if !refs.is_empty() && previous_refs.as_ref() != Some(&refs) {
+        if !refs.is_empty() && previous_refs != Some(refs) {
             self.queue.add(Work::AttemptToDelete(key.clone()));
         }
         for owner in previous_owners.iter().chain(owners.iter()) {
@@ -181,11 +181,11 @@ impl Collector {
                 self.queue.add(Work::DeletingDependents(owner_key.clone()));
             }
         }
-        if is_deleting(value) {
-            if has_finalizer(value, ORPHAN_FINALIZER) {
+        if index.is_deleting() {
+            if index.has_finalizer(ORPHAN_FINALIZER) {
                 self.queue.add(Work::Orphan(key.clone()));
             }
-            if has_finalizer(value, FOREGROUND_FINALIZER) {
+            if index.has_finalizer(FOREGROUND_FINALIZER) {
                 let newly = state
                     .deleting_owners
                     .insert(object_uid.clone(), key.clone())
@@ -216,7 +216,7 @@ impl Collector {
     fn read(&self, key: &str) -> Option<(KeyInfo, Value)> {
         let info = self.resources.parse_key(key)?;
         let snapshot = self.client.api().store.snapshot();
-        let value = snapshot.get(key)?.object.value()?.clone();
+        let value = snapshot.get(key)?.object.value()?;
         Some((info, value))
     }
 
@@ -269,9 +269,9 @@ impl Collector {
                 .any(|dependent| {
                     snapshot
                         .get(dependent)
-                        .and_then(|entry| entry.object.value())
-                        .is_some_and(|value| {
-                            is_deleting(value) && has_finalizer(value, FOREGROUND_FINALIZER)
+                        .and_then(|entry| entry.object.index())
+                        .is_some_and(|index| {
+                            index.is_deleting() && index.has_finalizer(FOREGROUND_FINALIZER)
                         })
                 });
             if cycle {
@@ -309,14 +309,14 @@ impl Collector {
         let owner_key = key_of(resource, namespace, &owner.name);
         let Some(found) = snapshot
             .get(&owner_key)
-            .and_then(|entry| entry.object.value())
+            .and_then(|entry| entry.object.index())
         else {
             return OwnerState::Dangling;
         };
-        if uid(found) != owner.uid {
+        if found.uid() != owner.uid {
             return OwnerState::Dangling;
         }
-        if is_deleting(found) && has_finalizer(found, FOREGROUND_FINALIZER) {
+        if found.is_deleting() && found.has_finalizer(FOREGROUND_FINALIZER) {
             return OwnerState::Waiting;
         }
         OwnerState::Solid
@@ -477,22 +477,23 @@ impl Collector {
         let dependents = self.lock().graph.dependents(&owner_uid);
         let mut blocking = Vec::new();
         for dependent in dependents {
-            let Some(value) = snapshot.get(&dependent).and_then(|e| e.object.value()) else {
+            let Some(index) = snapshot.get(&dependent).and_then(|e| e.object.index()) else {
                 continue;
             };
-            let blocks = owner_refs(value)
+            let blocks = index
+                .owner_refs()
                 .iter()
                 .any(|r| r.uid == owner_uid && r.block_owner_deletion);
             if blocks {
-                blocking.push((dependent, value.clone()));
+                let deleting_dependents =
+                    index.is_deleting() && index.has_finalizer(FOREGROUND_FINALIZER);
+                blocking.push((dependent, deleting_dependents));
             }
         }
         if blocking.is_empty() {
             return self.remove_finalizer(key, FOREGROUND_FINALIZER).await;
         }
-        for (dependent, value) in blocking {
-            let deleting_dependents =
-                is_deleting(&value) && has_finalizer(&value, FOREGROUND_FINALIZER);
+        for (dependent, deleting_dependents) in blocking {
             if !deleting_dependents {
                 self.queue.add(Work::AttemptToDelete(dependent));
             }

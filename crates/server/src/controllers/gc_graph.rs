@@ -6,43 +6,14 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-/// One entry of `metadata.ownerReferences`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OwnerRef {
-    pub api_version: String,
-    pub kind: String,
-    pub name: String,
-    pub uid: String,
-    pub block_owner_deletion: bool,
-}
+/// One entry of `metadata.ownerReferences` (cached objects index them).
+pub use crate::object::OwnerRef;
 
 pub fn owner_refs(object: &Value) -> Vec<OwnerRef> {
     object
         .pointer("/metadata/ownerReferences")
         .and_then(Value::as_array)
-        .map(|refs| {
-            refs.iter()
-                .map(|owner| {
-                    let text = |field: &str| {
-                        owner
-                            .get(field)
-                            .and_then(Value::as_str)
-                            .unwrap_or_default()
-                            .to_string()
-                    };
-                    OwnerRef {
-                        api_version: text("apiVersion"),
-                        kind: text("kind"),
-                        name: text("name"),
-                        uid: text("uid"),
-                        block_owner_deletion: owner
-                            .get("blockOwnerDeletion")
-                            .and_then(Value::as_bool)
-                            .unwrap_or(false),
-                    }
-                })
-                .collect()
-        })
+        .map(|refs| refs.iter().map(crate::object::index::owner_ref).collect())
         .unwrap_or_default()
 }
 

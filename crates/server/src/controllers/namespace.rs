@@ -64,8 +64,11 @@ pub(super) async fn run(api: Arc<Api>) {
                         continue;
                     };
                     if (info.resource.group, info.resource.plural) == ("", "namespaces") {
-                        let deleting =
-                            !change.deleted && change.object.value().is_some_and(is_deleting);
+                        let deleting = !change.deleted
+                            && change
+                                .object
+                                .index()
+                                .is_some_and(|index| index.is_deleting());
                         if deleting {
                             terminating.insert(info.name.clone());
                             queue.add(info.name);
@@ -85,8 +88,8 @@ pub(super) async fn run(api: Arc<Api>) {
 fn resync(snapshot: &ObjectSnapshot, terminating: &mut HashSet<String>, queue: &WorkQueue<String>) {
     terminating.clear();
     for (_, entry) in snapshot.range("/registry/namespaces/", None) {
-        if let Some(namespace) = entry.object.value().filter(|value| is_deleting(value)) {
-            let name = object::name(namespace).to_string();
+        if let Some(namespace) = entry.object.index().filter(|index| index.is_deleting()) {
+            let name = namespace.name().to_string();
             terminating.insert(name.clone());
             queue.add(name);
         }
@@ -228,9 +231,12 @@ async fn delete_all_content(client: &Client, resources: &Resources, namespace: &
         let prefix = namespace_prefix(resource, namespace);
         // Only objects not yet being deleted need a request (the rest wait on
         // their finalizers); a resource without any is skipped.
-        let pending = snapshot
-            .range(&prefix, None)
-            .any(|(_, entry)| entry.object.value().is_none_or(|value| !is_deleting(value)));
+        let pending = snapshot.range(&prefix, None).any(|(_, entry)| {
+            entry
+                .object
+                .index()
+                .is_none_or(|index| !index.is_deleting())
+        });
         if !pending {
             continue;
         }
@@ -252,12 +258,9 @@ async fn delete_all_content(client: &Client, resources: &Resources, namespace: &
             count += 1;
             for finalizer in entry
                 .object
-                .value()
-                .and_then(|value| value.pointer("/metadata/finalizers"))
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
+                .index()
+                .map(|index| index.finalizers())
+                .unwrap_or_default()
             {
                 *remaining
                     .by_finalizer
@@ -286,10 +289,10 @@ async fn delete_each(
 ) -> Result<(), super::ClientError> {
     let snapshot = client.api().store.snapshot();
     for (_, entry) in snapshot.range(prefix, None) {
-        let Some(value) = entry.object.value() else {
+        let Some(index) = entry.object.index() else {
             continue;
         };
-        let path = resource_path(resource, Some(namespace), Some(object::name(value)));
+        let path = resource_path(resource, Some(namespace), Some(index.name()));
         match client.delete(&path, options).await {
             Ok(_) => {}
             Err(error) if error.is_not_found() => {}

@@ -63,8 +63,8 @@ pub(super) async fn run(api: Arc<Api>, root_ca_pem: String) {
 
 fn enqueue_all(snapshot: &ObjectSnapshot, queue: &WorkQueue<String>) {
     for (_, entry) in snapshot.range("/registry/namespaces/", None) {
-        if let Some(namespace) = entry.object.value() {
-            queue.add(object::name(namespace).to_string());
+        if let Some(namespace) = entry.object.index() {
+            queue.add(namespace.name().to_string());
         }
     }
 }
@@ -90,8 +90,7 @@ async fn sync(client: &Client, namespace: &str, root_ca: &str) -> Result<(), Cli
     let data = json!({"ca.crt": root_ca});
     let existing = snapshot
         .get(&key_of(config_maps, namespace, ROOT_CA_CONFIG_MAP))
-        .and_then(|entry| entry.object.value())
-        .cloned();
+        .and_then(|entry| entry.object.value());
     let Some(mut existing) = existing else {
         if !active {
             return Ok(());

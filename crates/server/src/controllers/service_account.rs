@@ -10,7 +10,6 @@ use super::feed::{Feed, ObjectSnapshot, Update};
 use super::queue::WorkQueue;
 use super::resources::{key_of, Resources};
 use crate::api::Api;
-use crate::object;
 
 const DEFAULT_SERVICE_ACCOUNT: &str = "default";
 /// kube-controller-manager's `--concurrent-serviceaccount-syncs` default.
@@ -61,8 +60,8 @@ pub(super) async fn run(api: Arc<Api>) {
 
 fn enqueue_all(snapshot: &ObjectSnapshot, queue: &WorkQueue<String>) {
     for (_, entry) in snapshot.range("/registry/namespaces/", None) {
-        if let Some(namespace) = entry.object.value() {
-            queue.add(object::name(namespace).to_string());
+        if let Some(namespace) = entry.object.index() {
+            queue.add(namespace.name().to_string());
         }
     }
 }

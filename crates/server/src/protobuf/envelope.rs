@@ -18,9 +18,9 @@ use super::decode::decode_message;
 use super::encode::encode_message;
 use super::schema::{message_for, schema, Schema};
 use super::wire::{put_bytes, put_key, put_varint, Reader, LEN};
+use super::ProtobufError;
 use crate::segments::Sink;
 use bytes::Bytes;
-use super::ProtobufError;
 
 /// `protoEncodingPrefix` in protobuf.go.
 pub const MAGIC: [u8; 4] = *b"k8s\x00";

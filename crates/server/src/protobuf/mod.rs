@@ -29,8 +29,7 @@ mod tests;
 pub use envelope::{
     decode_object, decode_raw, encode_envelope, encode_list_envelope, encode_message_of,
     encode_object, encode_watch_event, encode_watch_frame, parse_envelope, write_envelope,
-    write_list_envelope,
-    Envelope, CONTENT_TYPE, MAGIC,
+    write_list_envelope, Envelope, CONTENT_TYPE, MAGIC,
 };
 pub use schema::message_for;
 

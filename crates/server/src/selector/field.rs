@@ -271,6 +271,30 @@ impl FieldSelector {
         })
     }
 
+    /// [`Self::matches`] from an object's name and namespace alone (string
+    /// fields, as a cached object's index holds them); `None` when a term
+    /// reads any other field, so the caller parses the object.
+    pub fn matches_meta(
+        &self,
+        group: &str,
+        kind: &str,
+        name: &str,
+        namespace: &str,
+    ) -> Option<bool> {
+        let group = if group == "core" { "" } else { group };
+        self.terms.iter().try_fold(true, |all, t| {
+            let label = convert_label(group, None, kind, &t.field).unwrap_or(&t.field);
+            // The `selectable_field` arms that read name or namespace.
+            let have = match (group, kind, label) {
+                ("", "Node", "metadata.namespace") => "",
+                ("", "Namespace", "name") | (_, _, "metadata.name") => name,
+                (_, _, "metadata.namespace") => namespace,
+                _ => return None,
+            };
+            Some(all && ((have == t.value) != t.not_equal))
+        })
+    }
+
     /// `andTerm.Empty`.
     pub fn is_empty(&self) -> bool {
         self.terms.is_empty()
@@ -610,5 +634,49 @@ mod tests {
         assert!(parse("metadata.name=a").check_requested_name("a").is_ok());
         let got = parse("spec.x=1").check_requested_name("a");
         assert_eq!(got, Err(SelectorError::NameMismatch));
+    }
+
+    /// `matches_meta` (a cached object's index) agrees with `matches` whenever
+    /// it answers, and declines selectors on other fields.
+    #[test]
+    fn name_and_namespace_from_the_index_agree_with_the_tree() {
+        let object =
+            json!({"metadata": {"name": "a", "namespace": "ns"}, "spec": {"nodeName": "n"}});
+        let kinds = [
+            ("", "Pod"),
+            ("", "Node"),
+            ("", "Namespace"),
+            ("", "ConfigMap"),
+            ("apps", "Deployment"),
+            ("events.k8s.io", "Event"),
+            ("example.com", "Widget"),
+        ];
+        let selectors = [
+            "metadata.name=a",
+            "metadata.name!=a",
+            "metadata.name=b",
+            "metadata.namespace=ns",
+            "metadata.namespace!=ns",
+            "metadata.namespace=",
+            "name=a",
+            "metadata.name=a,metadata.namespace=ns",
+            "metadata.name=a,metadata.namespace=x",
+            "spec.nodeName=n",
+            "metadata.name=a,spec.nodeName=n",
+        ];
+        let mut answered = 0;
+        for (group, kind) in kinds {
+            for selector in selectors {
+                let sel = parse(selector);
+                let tree = sel.matches(group, kind, &object);
+                if let Some(indexed) = sel.matches_meta(group, kind, "a", "ns") {
+                    answered += 1;
+                    assert_eq!(indexed, tree, "{selector} on {group}/{kind}");
+                }
+            }
+            let other = parse("spec.nodeName=n").matches_meta(group, kind, "a", "ns");
+            assert_eq!(other, None, "{group}/{kind}");
+        }
+        assert!(answered > 40);
     }
 }

@@ -54,6 +54,13 @@ impl LabelSelector {
         self.requirements.iter().all(|r| r.matches(lookup(&r.key)))
     }
 
+    /// [`Self::matches`] over a label lookup (a cached object's index): `lookup`
+    /// answers `None` for a missing label and for every label when the labels
+    /// are not all strings.
+    pub fn matches_lookup<'a>(&self, lookup: impl Fn(&str) -> Option<&'a str>) -> bool {
+        self.requirements.iter().all(|r| r.matches(lookup(&r.key)))
+    }
+
     /// `internalSelector.Empty`.
     pub fn is_empty(&self) -> bool {
         self.requirements.is_empty()

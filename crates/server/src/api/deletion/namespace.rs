@@ -143,6 +143,7 @@ pub fn refuse_new_content(api: &Api, target: &Target<'_>, name: &str) -> Result<
     let terminating = entry
         .object
         .value()
+        .as_ref()
         .and_then(|value| value.pointer("/status/phase"))
         .and_then(Value::as_str)
         == Some("Terminating");
