@@ -306,9 +306,12 @@ impl Inner {
         let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
         let io = TokioIo::new(tls);
         if h2 {
+            // Go's HTTP/2 transport (client-go, kubectl) advertises a 4 MiB
+            // stream window and a 1 GiB connection window; a smaller window
+            // makes large lists wait on WINDOW_UPDATE round trips.
             let (sender, conn) = http2::Builder::new(TokioExecutor::new())
-                .initial_stream_window_size(1 << 20)
-                .initial_connection_window_size(4 << 20)
+                .initial_stream_window_size(4 << 20)
+                .initial_connection_window_size(1 << 30)
                 .handshake(io)
                 .await
                 .map_err(ClientError::Handshake)?;
