@@ -28,6 +28,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("merge_patch", merge_patch),
     ("strategic_merge_patch", strategic_merge_patch),
     ("accept", accept),
+    ("stored_object", stored_object),
 ];
 
 /// A protobuf request body (`k8s\0` envelope) of any kind; what decodes
@@ -125,6 +126,51 @@ pub fn accept(data: &[u8]) {
     let _ = crate::negotiate::negotiate_error(Some(&header));
 }
 
+/// Stored bytes as the cache decodes them (written by ferrokube, or by any
+/// other etcd client): the canonical fast path must agree with the tree path
+/// on what it accepts, and the served JSON and the index must describe the
+/// same object.
+pub fn stored_object(data: &[u8]) {
+    use ferrokube_store::{Codec, KeyValue};
+    let kv = KeyValue {
+        key: "/registry/configmaps/default/fuzz".into(),
+        value: bytes::Bytes::copy_from_slice(data),
+        create_revision: 3,
+        mod_revision: 7,
+    };
+    let codec = crate::object::ObjectCodec;
+    let object = codec.decode(&kv);
+    let Some(json) = object.json() else {
+        assert!(
+            object.corrupt_error().is_some(),
+            "neither decoded nor corrupt"
+        );
+        return;
+    };
+    let value: Value = match serde_json::from_slice(json) {
+        Ok(value) => value,
+        Err(error) => panic!("served JSON does not parse: {error}"),
+    };
+    assert_eq!(
+        object.value().as_ref(),
+        Some(&value),
+        "value() differs from the JSON"
+    );
+    assert_eq!(crate::object::resource_version(&value), "7");
+    if let Some(index) = object.index() {
+        assert_eq!(index.name(), crate::object::name(&value), "index name");
+        assert_eq!(
+            index.namespace(),
+            crate::object::namespace(&value),
+            "index namespace"
+        );
+    }
+    let deleted = codec.deleted(&object, 9);
+    if let Some(value) = deleted.value() {
+        assert_eq!(crate::object::resource_version(&value), "9");
+    }
+}
+
 /// Seed inputs for `target`: valid bodies of many kinds, for the mutator to start from.
 pub fn seeds(target: &str) -> Vec<Vec<u8>> {
     let samples: Vec<Value> = crate::protobuf::sample::kinds()
@@ -190,6 +236,18 @@ pub fn seeds(target: &str) -> Vec<Vec<u8>> {
         .iter()
         .map(|text| text.as_bytes().to_vec())
         .collect(),
+        "stored_object" => {
+            let mut seeds: Vec<Vec<u8>> = samples
+                .iter()
+                .map(|object| crate::object::storage_bytes(object).to_vec())
+                .collect();
+            seeds.push(
+                r#"{"a":"\u001f\"\\","apiVersion":"v1","kind":"X","metadata":{"labels":{"k":"v"},"name":"n\u00e9é","resourceVersion":"2"},"z":[1,-2,1.5,null,true]}"#
+                    .as_bytes()
+                    .to_vec(),
+            );
+            seeds
+        }
         _ => Vec::new(),
     }
 }

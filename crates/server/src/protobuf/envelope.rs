@@ -230,25 +230,11 @@ pub fn encode_list_envelope<'a>(
     head: &Value,
     items: impl Iterator<Item = &'a [u8]>,
 ) -> Result<Vec<u8>, ProtobufError> {
-    let text = |key: &str| head.get(key).and_then(Value::as_str).unwrap_or_default();
-    let (api_version, kind) = (text("apiVersion"), text("kind"));
-    if message_for(api_version, kind).is_none() {
-        return Err(ProtobufError::UnknownKind {
-            api_version: api_version.to_string(),
-            kind: kind.to_string(),
-        });
-    }
-    let empty = Value::Object(Map::new());
-    let metadata = encode_object(
-        head.get("metadata").unwrap_or(&empty),
-        "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta",
-    )?;
-    let mut raw = Vec::with_capacity(metadata.len() + 16);
-    put_bytes(&mut raw, 1, &metadata);
-    for item in items {
-        put_bytes(&mut raw, 2, item);
-    }
-    Ok(write_envelope(api_version, kind, &raw))
+    let items: Vec<Bytes> = items.map(Bytes::copy_from_slice).collect();
+    let borrowed: Vec<&Bytes> = items.iter().collect();
+    let mut out = Vec::new();
+    write_list_envelope(head, &borrowed, &mut out)?;
+    Ok(out)
 }
 
 /// [`encode_list_envelope`] into a [`Sink`], the cached item messages shared

@@ -633,3 +633,52 @@ mod prost_cross_check {
         );
     }
 }
+
+/// A list written in one pass (its length summed up front) is the envelope
+/// around the list message built whole, whatever the items' lengths (their
+/// length prefixes cross varint sizes here).
+#[test]
+fn list_envelope_in_one_pass() {
+    let head = json!({
+        "apiVersion": "v1",
+        "kind": "ConfigMapList",
+        "metadata": {"resourceVersion": "42", "continue": "abc"},
+    });
+    let items: Vec<Vec<u8>> = [0usize, 1, 127, 128, 300, 16_384, 70_000]
+        .iter()
+        .map(|len| {
+            encode_message_of(&json!({
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {"name": "x"},
+                "data": {"k": "v".repeat(*len)},
+            }))
+            .unwrap()
+        })
+        .collect();
+    let metadata = encode_object(
+        &head["metadata"],
+        "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta",
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    put_bytes(&mut raw, 1, &metadata);
+    for item in &items {
+        put_bytes(&mut raw, 2, item);
+    }
+    let whole = write_envelope("v1", "ConfigMapList", &raw);
+    let shared: Vec<bytes::Bytes> = items
+        .iter()
+        .map(|i| bytes::Bytes::from(i.clone()))
+        .collect();
+    let borrowed: Vec<&bytes::Bytes> = shared.iter().collect();
+    let mut segments = crate::segments::Segments::new();
+    write_list_envelope(&head, &borrowed, &mut segments).unwrap();
+    assert_eq!(&segments.concat()[..], &whole[..]);
+    assert_eq!(
+        encode_list_envelope(&head, items.iter().map(Vec::as_slice)).unwrap(),
+        whole
+    );
+    let unknown = json!({"apiVersion": "v1", "kind": "NoSuchList"});
+    assert!(write_list_envelope(&unknown, &borrowed, &mut Vec::new()).is_err());
+}
