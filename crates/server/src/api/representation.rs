@@ -300,9 +300,12 @@ fn write_list_json<S: Sink>(list: &ListPayload, sink: &mut S) {
     let head = serde_json::to_vec(&Value::Object(list_head(list))).unwrap_or_default();
     sink.put(&head[..head.len().saturating_sub(1)]);
     sink.put(b",\"items\":[");
+    // Static separators: shared like the items, so a segmented list
+    // allocates nothing per item.
+    let (open, next) = (Bytes::from_static(b"{"), Bytes::from_static(b",{"));
     let mut first = true;
     for body in list.items.iter().filter_map(|item| item.item_body()) {
-        sink.put(if first { b"{" } else { b",{" });
+        sink.put_shared(if first { &open } else { &next });
         sink.put_shared(&body);
         first = false;
     }
@@ -478,15 +481,20 @@ fn accepts_gzip(request: &ApiRequest) -> bool {
 /// gzip a full body of at least [`GZIP_THRESHOLD_BYTES`] for a client that
 /// accepts it (`responsewriters.deferredResponseWriter`); never a stream.
 pub fn compress(request: &ApiRequest, mut response: ApiResponse) -> ApiResponse {
+    let len = match &response.body {
+        ResponseBody::Full(body) => body.len(),
+        ResponseBody::Segments(segments) => segments.len(),
+        ResponseBody::Stream(_) => return response,
+    };
+    if len < GZIP_THRESHOLD_BYTES || !accepts_gzip(request) {
+        return response;
+    }
+    // Only now, for a body that is compressed, are its pieces listed.
     let parts: Vec<&[u8]> = match &response.body {
         ResponseBody::Full(body) => vec![&body[..]],
         ResponseBody::Segments(segments) => segments.parts().collect(),
         ResponseBody::Stream(_) => return response,
     };
-    let len: usize = parts.iter().map(|part| part.len()).sum();
-    if len < GZIP_THRESHOLD_BYTES || !accepts_gzip(request) {
-        return response;
-    }
     let mut encoder =
         flate2::write::GzEncoder::new(Vec::with_capacity(len / 4), flate2::Compression::new(1));
     if parts.iter().any(|part| encoder.write_all(part).is_err()) {
