@@ -276,7 +276,12 @@ impl Server {
                     match tokio::time::timeout(Duration::from_secs(10), acceptor.accept(stream))
                         .await
                     {
-                        Ok(Ok(tls)) => tls,
+                        Ok(Ok(mut tls)) => {
+                            tls.get_mut()
+                                .1
+                                .set_buffer_limit(Some(crate::coalesce::TLS_QUEUE_LIMIT));
+                            tls
+                        }
                         Ok(Err(error)) => {
                             tracing::debug!(%peer, %error, "tls handshake failed");
                             return;
