@@ -19,7 +19,6 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Instant;
 
-use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 
 use crate::route::{Endpoint, ResourcePath, Verb};
@@ -262,14 +261,14 @@ impl<B> Drop for TimedBody<B> {
     }
 }
 
-impl<B: Body<Data = Bytes> + Unpin> Body for TimedBody<B> {
-    type Data = Bytes;
+impl<B: Body + Unpin> Body for TimedBody<B> {
+    type Data = B::Data;
     type Error = B::Error;
 
     fn poll_frame(
         mut self: Pin<&mut Self>,
         context: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, B::Error>>> {
+    ) -> Poll<Option<Result<Frame<B::Data>, B::Error>>> {
         let polled = Pin::new(&mut self.inner).poll_frame(context);
         let finished = match &polled {
             Poll::Ready(None) => true,
@@ -298,6 +297,7 @@ mod tests {
     use super::*;
     use crate::query::Query;
     use crate::route::{route, Method};
+    use bytes::Bytes;
     use http_body_util::{BodyExt, Full};
 
     fn labels(method: Method, path: &str, content_type: Option<&str>) -> Option<RequestLabels> {

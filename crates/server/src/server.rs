@@ -19,6 +19,7 @@ use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 
 use crate::coalesce::CoalescingIo;
+use crate::segments::Chunk;
 
 use crate::api::{Api, ApiRequest, ApiResponse, ResponseBody, MAX_REQUEST_BODY_BYTES};
 use crate::authn::{Authenticator, TokenFile};
@@ -330,10 +331,12 @@ impl Server {
     }
 }
 
-type HyperBody = http_body_util::combinators::BoxBody<Bytes, std::io::Error>;
+/// Response bodies hand the connection [`Chunk`]s: a list's shared pieces go
+/// to the TLS layer without being gathered first.
+type HyperBody = http_body_util::combinators::BoxBody<Chunk, std::io::Error>;
 
 fn full(bytes: Bytes) -> HyperBody {
-    Full::new(bytes)
+    Full::new(Chunk::One(bytes))
         .map_err(|never: Infallible| match never {})
         .boxed()
 }
@@ -443,7 +446,9 @@ fn into_hyper(response: ApiResponse, head: bool) -> hyper::Response<HyperBody> {
         ResponseBody::Full(bytes) => full(bytes),
         ResponseBody::Segments(_) if head => full(Bytes::new()),
         ResponseBody::Segments(segments) => segments.into_body().boxed(),
-        ResponseBody::Stream(stream) => stream,
+        ResponseBody::Stream(stream) => {
+            stream.map_frame(|frame| frame.map_data(Chunk::One)).boxed()
+        }
     };
     builder
         .body(body)
