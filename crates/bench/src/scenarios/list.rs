@@ -112,6 +112,45 @@ pub(crate) async fn fetch(
     accept: &str,
     timeout: Duration,
 ) -> Result<Fetched, BenchError> {
+    let mut chunks = Vec::new();
+    let (head, content_type) = fetch_with(session, path, accept, timeout, |data| {
+        chunks.push(data);
+    })
+    .await?;
+    Ok(Fetched {
+        head,
+        chunks,
+        content_type,
+    })
+}
+
+/// One response, timed, its body copied into `body` (cleared first) as the
+/// DATA frames come, and the frames dropped: as client-go reads a body into
+/// one buffer. With `body` reused, a large list's bytes land in memory that
+/// is already the process's; keeping the frames instead made every list
+/// fault in tens of MB of fresh pages, which slowed the client enough to
+/// stretch the server's measured time. Returns the head time and content type.
+pub(crate) async fn fetch_into(
+    session: &mut Session,
+    path: &str,
+    accept: &str,
+    timeout: Duration,
+    body: &mut Vec<u8>,
+) -> Result<(Duration, String), BenchError> {
+    body.clear();
+    fetch_with(session, path, accept, timeout, |data| {
+        body.extend_from_slice(&data);
+    })
+    .await
+}
+
+async fn fetch_with(
+    session: &mut Session,
+    path: &str,
+    accept: &str,
+    timeout: Duration,
+    mut on_data: impl FnMut(Bytes),
+) -> Result<(Duration, String), BenchError> {
     let started = Instant::now();
     let work = async {
         let response = session.open(Method::GET, path, None, accept).await?;
@@ -124,29 +163,29 @@ pub(crate) async fn fetch(
             .unwrap_or("")
             .to_string();
         let mut body = response.into_body();
-        let mut chunks = Vec::new();
+        let mut error_body = Vec::new();
         while let Some(frame) = body.frame().await {
             if let Ok(data) = frame.map_err(crate::client::ClientError::Body)?.into_data() {
-                chunks.push(data);
+                if status == StatusCode::OK {
+                    on_data(data);
+                } else if error_body.len() < 4096 {
+                    error_body.extend_from_slice(&data);
+                }
             }
         }
-        Ok::<_, BenchError>((status, head, content_type, chunks))
+        Ok::<_, BenchError>((status, head, content_type, error_body))
     };
-    let (status, head, content_type, chunks) = tokio::time::timeout(timeout, work)
+    let (status, head, content_type, error_body) = tokio::time::timeout(timeout, work)
         .await
         .map_err(|_| BenchError::Setup(format!("GET {path}: no answer within {timeout:?}")))??;
     if status != StatusCode::OK {
         return Err(BenchError::Setup(format!(
             "GET {path}: HTTP {}: {}",
             status.as_u16(),
-            snippet(&concat(&chunks), 400)
+            snippet(&error_body, 400)
         )));
     }
-    Ok(Fetched {
-        head,
-        chunks,
-        content_type,
-    })
+    Ok((head, content_type))
 }
 
 /// The chunks as one buffer.
