@@ -220,12 +220,22 @@ fn summarize_binary(body: &[u8]) -> String {
 
 /// A JSON body as an object, with kube's decode error wording (`decode_error.rs`).
 fn decode_json(body: &[u8], kind: &str, group_version: &str) -> Result<Value> {
-    if let Some(message) =
+    let parsed = serde_json::from_slice::<Value>(body);
+    let message = if parsed.is_ok() {
+        crate::decode_error::decode_failure_message_of_valid_json(
+            kind,
+            group_version,
+            body,
+            None,
+            None,
+        )
+    } else {
         crate::decode_error::decode_failure_message(kind, group_version, body, None, None)
-    {
+    };
+    if let Some(message) = message {
         return Err(Status::bad_request(message));
     }
-    let value: Value = serde_json::from_slice(body).map_err(|error| {
+    let value = parsed.map_err(|error| {
         Status::bad_request(format!(
             "couldn't get version/kind; json parse error: {error}"
         ))
