@@ -36,9 +36,28 @@ pub(super) async fn create(
     write::settle_namespace(target, &mut body)?;
     require_namespace(api, target)?;
     let owner = super::apply::Ownership::of_request(request, "");
-    create_object(api, target, body, dry_run, &owner)
-        .await
-        .map(|created| ApiResponse::object(201, created).with_warnings(warnings))
+    let created = create_object(api, target, body, dry_run, &owner).await?;
+    Ok(created_response(api, target, created, dry_run).with_warnings(warnings))
+}
+
+/// The 201 for a created object: the version the cache holds (its served
+/// JSON and encodings, which every later read shares) when it is still the
+/// current one, so the object is not serialized a second time; a dry run,
+/// or a version already replaced by the time we look, answers from the
+/// object itself. The two are the same bytes: the cache's JSON is the
+/// stored bytes with `resourceVersion` spliced in.
+fn created_response(api: &Api, target: &Target<'_>, created: Value, dry_run: bool) -> ApiResponse {
+    if !dry_run {
+        if let Ok(revision) = object::resource_version(&created).parse::<i64>() {
+            let key = target.key(object::name(&created));
+            if let Some(entry) = api.store.snapshot().get(&key) {
+                if entry.mod_revision == revision && entry.object.corrupt_error().is_none() {
+                    return ApiResponse::stored(201, entry.object.clone(), revision);
+                }
+            }
+        }
+    }
+    ApiResponse::object(201, created)
 }
 
 /// Fill system metadata, validate and store a new object; returns it as stored.

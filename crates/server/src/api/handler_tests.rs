@@ -635,3 +635,109 @@ async fn merge_and_json_patches_update_objects_and_subresources() {
         (json!(4), json!(4))
     );
 }
+
+/// A create answers with the version the cache holds (no second
+/// serialization): the same bytes a GET returns, and the same bytes the
+/// object would serialize to; a dry run answers from the object itself.
+#[tokio::test]
+async fn a_create_answers_with_the_bytes_a_get_returns() {
+    let api = api().await;
+    let pod = |name: &str| {
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"app": "x"},
+            "annotations": {"note": "é \"quoted\" <tag>"}},
+            "spec": {"containers": [{"name": "c", "image": "nginx", "ports": [{"containerPort": 80}],
+            "env": [{"name": "A", "value": "1"}]}]}})
+    };
+    let created = call(
+        &api,
+        Method::Post,
+        "/api/v1/namespaces/default/pods",
+        Some(pod("p")),
+    )
+    .await;
+    assert_eq!(created.status, 201);
+    let created_bytes = created.body_whole().expect("a body");
+    let got = call(&api, Method::Get, "/api/v1/namespaces/default/pods/p", None).await;
+    assert_eq!(got.status, 200);
+    assert_eq!(created_bytes, got.body_whole().expect("a body"));
+    let value = created.body_json();
+    assert!(value["metadata"]["managedFields"].is_array());
+    assert_eq!(
+        serde_json::to_vec(&value).expect("json"),
+        created_bytes.to_vec(),
+        "the cached JSON is what the object serializes to"
+    );
+
+    let dry = call(
+        &api,
+        Method::Post,
+        "/api/v1/namespaces/default/pods?dryRun=All",
+        Some(pod("q")),
+    )
+    .await;
+    assert_eq!(dry.status, 201);
+    assert_eq!(dry.body_json()["metadata"]["name"], "q");
+    let missing = call(&api, Method::Get, "/api/v1/namespaces/default/pods/q", None).await;
+    assert_eq!(missing.status, 404);
+}
+
+/// A create's managedFields leave status out where status is a subresource
+/// (compared with the zero value's status), keep it for nodes, and leave
+/// the object's own status as it was; a namespace's name label is nobody's.
+#[tokio::test]
+async fn create_managed_fields_leave_status_and_the_name_label_out() {
+    let api = api().await;
+    let fields = |response: &ApiResponse| {
+        let object = response.body_json();
+        let entries = object["metadata"]["managedFields"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(entries.len(), 1, "{object}");
+        (object, entries[0]["fieldsV1"].clone())
+    };
+    let node = call(
+        &api,
+        Method::Post,
+        "/api/v1/nodes",
+        Some(
+            json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+            "status": {"capacity": {"cpu": "2"}}}),
+        ),
+    )
+    .await;
+    assert_eq!(node.status, 201);
+    let (object, set) = fields(&node);
+    assert_eq!(object["status"]["capacity"]["cpu"], "2");
+    assert!(set["f:status"]["f:capacity"]["f:cpu"].is_object(), "{set}");
+
+    let service = call(
+        &api,
+        Method::Post,
+        "/api/v1/namespaces/default/services",
+        Some(json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
+            "spec": {"ports": [{"port": 80}]}, "status": {"loadBalancer": {"ingress": [{"ip": "1.2.3.4"}]}}})),
+    )
+    .await;
+    assert_eq!(service.status, 201);
+    let (_, set) = fields(&service);
+    assert!(set.get("f:status").is_none(), "{set}");
+    assert!(set["f:spec"]["f:ports"].is_object(), "{set}");
+
+    let namespace = call(
+        &api,
+        Method::Post,
+        "/api/v1/namespaces",
+        Some(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns1"}})),
+    )
+    .await;
+    assert_eq!(namespace.status, 201);
+    let (object, set) = fields(&namespace);
+    assert_eq!(
+        object["metadata"]["labels"]["kubernetes.io/metadata.name"],
+        "ns1"
+    );
+    assert_eq!(object["status"]["phase"], "Active");
+    assert!(set["f:metadata"].is_null(), "{set}");
+    assert!(set.get("f:status").is_none(), "{set}");
+}
