@@ -79,16 +79,22 @@ pub fn record_create(api: &Api, target: &Target<'_>, object: &mut Value, owner: 
     let resource = target.resource;
     let fm = field_manager(api, resource, subresource);
     let zero = fieldmanager::zero_object(&resource.api_version(), resource.kind);
-    let mut probe = object.clone();
-    if resource.subresource("status").is_some() && (resource.group, resource.kind) != ("", "Node") {
-        if let Some(map) = probe.as_object_mut() {
-            match zero.get("status") {
-                Some(status) => map.insert("status".into(), status.clone()),
-                None => map.remove("status"),
-            };
-        }
-    }
+    let now = object::now_rfc3339();
+    let swap_status =
+        resource.subresource("status").is_some() && (resource.group, resource.kind) != ("", "Node");
+    // Status swapped for the zero value's where status is a subresource;
+    // returns what was there.
+    let swap = |object: &mut Value| match object.as_object_mut() {
+        Some(map) if swap_status => Some(match zero.get("status") {
+            Some(status) => map.insert("status".into(), status.clone()),
+            None => map.remove("status"),
+        }),
+        _ => None,
+    };
     if (resource.group, resource.kind) == ("", "Namespace") {
+        // The name label comes out of what is compared too: on a copy.
+        let mut probe = object.clone();
+        swap(&mut probe);
         if let Some(labels) = probe
             .pointer_mut("/metadata/labels")
             .and_then(Value::as_object_mut)
@@ -100,13 +106,24 @@ pub fn record_create(api: &Api, target: &Target<'_>, object: &mut Value, owner: 
                 }
             }
         }
+        fm.update(&zero, &mut probe, manager, &now);
+        let entries = probe.pointer("/metadata/managedFields").cloned();
+        if let Some(metadata) = object::metadata_mut(object) {
+            match entries {
+                Some(entries) => metadata.insert("managedFields".into(), entries),
+                None => metadata.remove("managedFields"),
+            };
+        }
+        return;
     }
-    fm.update(&zero, &mut probe, manager, &object::now_rfc3339());
-    let entries = probe.pointer("/metadata/managedFields").cloned();
-    if let Some(metadata) = object::metadata_mut(object) {
-        match entries {
-            Some(entries) => metadata.insert("managedFields".into(), entries),
-            None => metadata.remove("managedFields"),
+    // The update changes only metadata.managedFields, so it runs on the
+    // object itself (no copy of it), status swapped back afterwards.
+    let saved_status = swap(object);
+    fm.update(&zero, object, manager, &now);
+    if let (Some(saved), Some(map)) = (saved_status, object.as_object_mut()) {
+        match saved {
+            Some(status) => map.insert("status".into(), status),
+            None => map.remove("status"),
         };
     }
 }
