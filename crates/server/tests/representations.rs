@@ -635,3 +635,112 @@ async fn protobuf_and_cbor_watch_streams() {
         serde_json::from_slice(stream.body.split(|b| *b == b'\n').next().unwrap()).unwrap();
     assert_eq!(first["object"]["kind"], "Table");
 }
+
+/// A list far above the TLS record queue's high-water mark (256 KiB), sent
+/// as the cached items themselves through HTTP/2's vectored writes and the
+/// queue, arrives whole and in order in JSON (kube-rs's typed list),
+/// protobuf (decoded by k8s-pb) and CBOR, while a watch on the same client
+/// keeps receiving its small, coalesced events between the lists.
+#[tokio::test]
+async fn large_lists_arrive_whole_in_every_format_beside_a_watch() {
+    const COUNT: usize = 240;
+    let env = TestEnv::new("repr-large").await;
+    let path = config_maps(&env);
+    let api: Api<ConfigMap> = env.api();
+    let blob = |index: usize| format!("{index:04}-{}", "y".repeat(4500 + index % 7));
+    for index in 0..COUNT {
+        let mut config_map = ConfigMap::default();
+        config_map.metadata.name = Some(format!("big-{index:04}"));
+        config_map.data = Some([("blob".to_string(), blob(index))].into());
+        api.create(&Default::default(), &config_map).await.unwrap();
+    }
+    let version = api
+        .list(&ListParams::default().limit(1))
+        .await
+        .unwrap()
+        .metadata
+        .resource_version
+        .unwrap();
+    let mut events = api
+        .watch(&WatchParams::default().timeout(60), &version)
+        .await
+        .unwrap()
+        .boxed();
+    let expected = |name: &str| -> Option<String> {
+        let index: usize = name.strip_prefix("big-")?.parse().ok()?;
+        Some(blob(index))
+    };
+    for round in 0..3 {
+        let marker = format!("marker-{round}");
+        let mut config_map = ConfigMap::default();
+        config_map.metadata.name = Some(marker.clone());
+        api.create(&Default::default(), &config_map).await.unwrap();
+
+        // JSON, through kube-rs.
+        let listed = api.list(&ListParams::default()).await.unwrap();
+        // Besides ours, the namespace holds kube-root-ca.crt.
+        assert!(listed.items.len() > COUNT + round);
+        let mut big = 0;
+        for item in &listed.items {
+            let name = item.metadata.name.as_deref().unwrap();
+            if let Some(want) = expected(name) {
+                assert_eq!(item.data.as_ref().unwrap()["blob"], want, "{name}");
+                big += 1;
+            }
+        }
+        assert_eq!(big, COUNT);
+        assert!(listed
+            .items
+            .iter()
+            .any(|item| item.metadata.name.as_deref() == Some(marker.as_str())));
+
+        // Protobuf.
+        let reply = call(&env, "GET", &path, &[("Accept", PROTOBUF)], vec![]).await;
+        assert!(reply.body.len() > 1 << 20, "{} bytes", reply.body.len());
+        let list: k8s_pb::api::core::v1::ConfigMapList = reply.protobuf("v1", "ConfigMapList");
+        assert_eq!(list.items.len(), listed.items.len());
+        let mut big = 0;
+        for item in &list.items {
+            let name = item.metadata.as_ref().unwrap().name.as_deref().unwrap();
+            if let Some(want) = expected(name) {
+                assert_eq!(item.data["blob"], want, "{name}");
+                big += 1;
+            }
+        }
+        assert_eq!(big, COUNT);
+
+        // CBOR.
+        let reply = call(
+            &env,
+            "GET",
+            &path,
+            &[("Accept", "application/cbor")],
+            vec![],
+        )
+        .await;
+        assert_eq!(reply.header("content-type"), "application/cbor");
+        let list = ferrokube::cbor::decode(&reply.body).unwrap();
+        let items = list["items"].as_array().unwrap();
+        assert_eq!(items.len(), listed.items.len());
+        let mut big = 0;
+        for item in items {
+            let name = item["metadata"]["name"].as_str().unwrap();
+            if let Some(want) = expected(name) {
+                assert_eq!(item["data"]["blob"], want.as_str(), "{name}");
+                big += 1;
+            }
+        }
+        assert_eq!(big, COUNT);
+
+        // The watch saw the marker created before the lists.
+        let event = tokio::time::timeout(std::time::Duration::from_secs(10), events.try_next())
+            .await
+            .expect("the watch event arrives")
+            .unwrap()
+            .unwrap();
+        let WatchEvent::Added(added) = event else {
+            panic!("expected ADDED, got {event:?}");
+        };
+        assert_eq!(added.metadata.name.as_deref(), Some(marker.as_str()));
+    }
+}
