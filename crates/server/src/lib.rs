@@ -27,6 +27,7 @@ pub mod protobuf;
 pub mod quantity;
 pub mod query;
 pub mod registry;
+pub mod rng;
 pub mod route;
 pub mod schema_walk;
 pub mod segments;

@@ -5,29 +5,10 @@
 #![allow(clippy::unwrap_used)]
 
 use ferrokube::fuzzing::{seeds, TARGETS};
+use ferrokube::rng::Rng;
 
 /// Mutations per target.
 const ITERATIONS: usize = 3000;
-
-/// xorshift64*: a fixed seed makes every run identical.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, bound: usize) -> usize {
-        if bound == 0 {
-            0
-        } else {
-            (self.next() % bound as u64) as usize
-        }
-    }
-}
 
 const INTERESTING: &[u8] = &[
     0x00, 0x01, 0x7f, 0x80, 0xff, 0x18, 0x1b, 0x5f, 0x9f, 0xbf, 0xd9, 0xf7, b'{', b'[', b'"', b':',
@@ -79,7 +60,7 @@ fn mutate(rng: &mut Rng, input: &[u8], corpus: &[Vec<u8>]) -> Vec<u8> {
             }
             _ => {
                 let at = rng.below(len + 1);
-                let byte = (rng.next() & 0xff) as u8;
+                let byte = (rng.next_u64() & 0xff) as u8;
                 out.insert(at, byte);
             }
         }
@@ -104,7 +85,7 @@ fn every_target_survives_seeds_and_mutations() {
         for seed in &corpus {
             run(name, *target, seed);
         }
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ name.len() as u64);
+        let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15 ^ name.len() as u64);
         for iteration in 0..ITERATIONS {
             let base = &corpus[iteration % corpus.len()];
             let input = mutate(&mut rng, base, &corpus);

@@ -39,6 +39,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::{raw_request, TestEnv};
+use ferrokube::rng::Rng;
 use futures::stream::{BoxStream, StreamExt};
 use http_body_util::BodyExt;
 use k8s_openapi::api::core::v1::ConfigMap;
@@ -109,24 +110,6 @@ fn pct(s: &str) -> String {
     out
 }
 
-/// xorshift64*: deterministic per writer, no extra dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len() as u64) as usize]
-    }
-}
-
 async fn call(client: &Client, method: &str, path: &str, ct: Option<&str>, body: Value) -> Value {
     let bytes = if body.is_null() {
         Vec::new()
@@ -188,8 +171,8 @@ struct Writer {
 
 fn random_labels(rng: &mut Rng) -> Value {
     let mut labels = json!({
-        "tier": rng.pick(&["a", "b", "c"]),
-        "color": rng.pick(&["red", "blue"]),
+        "tier": *rng.pick(&["a", "b", "c"]),
+        "color": *rng.pick(&["red", "blue"]),
     });
     if rng.below(3) == 0 {
         labels["hot"] = json!("true");
@@ -201,7 +184,7 @@ impl Writer {
     fn new(id: usize) -> Self {
         Writer {
             id,
-            rng: Rng(0x9E37_79B9_7F4A_7C15 ^ ((id as u64 + 1) * 0x1234_5678_9ABC_DEF1)),
+            rng: Rng::new(0x9E37_79B9_7F4A_7C15 ^ ((id as u64 + 1) * 0x1234_5678_9ABC_DEF1)),
             state: BTreeMap::new(),
             log: Vec::new(),
             last_rev: 0,
@@ -249,7 +232,7 @@ impl Writer {
     }
 
     async fn step(&mut self, ctx: &Ctx) {
-        let name = format!("k-{}-{}", self.id, self.rng.below(KEYS_PER_WRITER as u64));
+        let name = format!("k-{}-{}", self.id, self.rng.below(KEYS_PER_WRITER));
         let Some(current) = self.state.get(&name).cloned() else {
             let labels = random_labels(&mut self.rng);
             return self.create(ctx, &name, labels).await;
@@ -281,9 +264,9 @@ impl Writer {
             6..=7 => {
                 // Merge patch: flip one label (adding or removing `hot`).
                 let labels = if current["metadata"]["labels"].get("hot").is_some() {
-                    json!({"hot": null, "tier": self.rng.pick(&["a", "b", "c"])})
+                    json!({"hot": null, "tier": *self.rng.pick(&["a", "b", "c"])})
                 } else {
-                    json!({"hot": "true", "color": self.rng.pick(&["red", "blue"])})
+                    json!({"hot": "true", "color": *self.rng.pick(&["red", "blue"])})
                 };
                 let body = json!({"metadata": {"labels": labels}, "data": self.data()});
                 let obj = call(

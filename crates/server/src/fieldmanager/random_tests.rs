@@ -13,34 +13,11 @@ use serde_json::{json, Map, Value};
 use super::*;
 use crate::openapi::OpenApi;
 use crate::registry::RESOURCES;
+use crate::rng::Rng;
 
 fn openapi() -> &'static OpenApi {
     static OPENAPI: std::sync::OnceLock<OpenApi> = std::sync::OnceLock::new();
     OPENAPI.get_or_init(|| OpenApi::new(RESOURCES))
-}
-
-/// xorshift64*: deterministic, no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
 }
 
 fn string_map(rng: &mut Rng, keys: &[&str], values: &[&str]) -> Value {
@@ -300,7 +277,7 @@ fn uglify(object: &Value) -> Value {
 
 /// Runs `steps` random writes on one object and returns every step's output.
 fn run_sequence(seed: u64, steps: usize) -> Vec<String> {
-    let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let mut rng = Rng::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let kind = *rng.pick(&[
         Kind::Deployment,
         Kind::Deployment,

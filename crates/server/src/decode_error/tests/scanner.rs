@@ -220,13 +220,8 @@ fn serde_json_accepts_nothing_go_refuses() {
     ];
     let alphabet: &[u8] =
         b"{}[]:,\" \t\n\r\\/-+.0123456789eEtrufalsn\x00\x7f\xc3\xa9\xff\xef\xbb\xbfu";
-    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-    let mut next = |bound: usize| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % bound as u64) as usize
-    };
+    let mut rng = crate::rng::Rng::new(0x5eed);
+    let mut next = |bound: usize| rng.below(bound);
     let mut accepted = 0;
     for round in 0..20_000 {
         let mut body = seeds[round % seeds.len()].to_vec();
