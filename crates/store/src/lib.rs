@@ -9,15 +9,18 @@
 //!   current state as a persistent ordered map so that a snapshot is O(1)
 //!   and every read answers from exactly one revision.
 //!
-//! Backends: [`LocalBackend`] over an in-memory map or SQLite (WAL, group
-//! commit: concurrent writers share one fsync), and [`etcd::EtcdBackend`] on
-//! an etcd v3 cluster (several ferrokube replicas on one etcd).
+//! Backends: [`LocalBackend`] over an in-memory map or SQLite (a journal of
+//! batches in front; group commit: concurrent writers share one
+//! `fdatasync`), and [`etcd::EtcdBackend`] on an etcd v3 cluster (several
+//! ferrokube replicas on one etcd).
 
+mod applier;
 mod backend;
 mod cache;
 pub mod conformance;
 pub mod etcd;
 mod history;
+mod journal;
 mod local;
 mod memory;
 mod sqlite;

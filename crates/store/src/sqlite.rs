@@ -7,18 +7,23 @@
 //! pages), so each row spilled into an overflow page: 2.5x the CPU per
 //! insert and twice the file (docs/performance.md, "store layout"). Data
 //! dirs created before keep their `WITHOUT ROWID` table; the statements are
-//! the same for both. Each
-//! batch from the committer is one SQLite transaction, so with
-//! `synchronous=FULL` every batch costs one fsync however many writers it
-//! carries (group commit). Values are stored as kube-apiserver stores them in
+//! the same for both. Values are stored as kube-apiserver stores them in
 //! etcd: the object without `metadata.resourceVersion`, which is the row's
 //! mod revision.
+//!
+//! With fsync on, each batch from the committer is one record in the
+//! [`Journal`] and one `fdatasync` (group commit: one per batch however many
+//! writers it carries); the [`Applier`] writes the batches to SQLite
+//! afterwards, and opening replays what it had not. With fsync off, the
+//! committer writes each batch as one SQLite transaction itself.
 
 use std::path::Path;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
+use crate::applier::{Applier, CHECKPOINT_EVERY};
 use crate::backend::{BackendError, Event, EventKind, KeyValue, Loaded};
+use crate::journal::{self, Journal, Record};
 use crate::local::{Disk, KeyRevisions};
 use crate::Revision;
 
@@ -35,8 +40,19 @@ impl Default for SqliteOptions {
 }
 
 pub struct SqliteDisk {
+    /// The committer's connection: every read, and the writes of direct mode.
     connection: Connection,
-    checkpointer: Option<Checkpointer>,
+    durability: Durability,
+}
+
+/// How a batch becomes durable.
+enum Durability {
+    /// fsync off: the committer writes SQLite itself (`synchronous=OFF`);
+    /// the checkpointer copies the WAL in the background.
+    Direct(Option<Checkpointer>),
+    /// fsync on: one journal record and `fdatasync` per batch; the applier
+    /// writes SQLite afterwards (`journal.rs`, `applier.rs`).
+    Journaled { journal: Journal, applier: Applier },
 }
 
 /// Checkpoints on a connection and thread of their own, so that copying WAL
@@ -47,9 +63,6 @@ struct Checkpointer {
     stop: std::sync::mpsc::Sender<()>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
-
-/// How often the checkpointer copies the WAL into the database.
-const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
 
 impl Checkpointer {
     fn start(path: &Path, synchronous: &str) -> Result<Self, BackendError> {
@@ -86,19 +99,43 @@ impl Checkpointer {
 
 impl Drop for SqliteDisk {
     fn drop(&mut self) {
-        if let Some(mut checkpointer) = self.checkpointer.take() {
-            checkpointer.finish();
+        match &mut self.durability {
+            Durability::Direct(checkpointer) => {
+                if let Some(mut checkpointer) = checkpointer.take() {
+                    checkpointer.finish();
+                }
+            }
+            Durability::Journaled { applier, .. } => {
+                let _ = applier.finish();
+            }
         }
     }
 }
 
-fn io(error: rusqlite::Error) -> BackendError {
+pub(crate) fn io(error: rusqlite::Error) -> BackendError {
     BackendError::Io(error.to_string())
+}
+
+/// The journal's directory beside the database file `path`.
+fn journal_dir(path: &Path) -> std::path::PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".journal");
+    path.with_file_name(name)
 }
 
 impl SqliteDisk {
     pub fn open(path: &Path, options: SqliteOptions) -> Result<Self, BackendError> {
+        Self::open_with_segments(path, options, journal::SEGMENT_BYTES)
+    }
+
+    fn open_with_segments(
+        path: &Path,
+        options: SqliteOptions,
+        segment_bytes: u64,
+    ) -> Result<Self, BackendError> {
         let connection = Connection::open(path).map_err(io)?;
+        // FULL while replaying the journal even when fsync is off: the
+        // replayed rows must be on disk before the journal goes.
         let synchronous = if options.fsync { "FULL" } else { "OFF" };
         connection
             .execute_batch(&format!(
@@ -118,16 +155,69 @@ impl SqliteDisk {
                  ) WITHOUT ROWID;"
             ))
             .map_err(io)?;
-        let checkpointer = Some(Checkpointer::start(path, synchronous)?);
-        Ok(SqliteDisk {
+        let dir = journal_dir(path);
+        let (mut journal, records) = Journal::open(&dir, segment_bytes)?;
+        let mut disk = SqliteDisk {
             connection,
-            checkpointer,
-        })
+            durability: Durability::Direct(None),
+        };
+        disk.replay(&records, synchronous)?;
+        journal.clear()?;
+        disk.durability = if options.fsync {
+            let applier = Applier::start(
+                path,
+                disk.revision()?,
+                journal.segments(),
+                &dir,
+                segment_bytes,
+            )?;
+            Durability::Journaled { journal, applier }
+        } else {
+            Durability::Direct(Some(Checkpointer::start(path, synchronous)?))
+        };
+        Ok(disk)
+    }
+
+    /// Write the journal's records SQLite does not hold yet (a previous
+    /// run stopped before its applier caught up), durably.
+    fn replay(&mut self, records: &[Record], synchronous: &str) -> Result<(), BackendError> {
+        let revision = self.revision()?;
+        let missing: Vec<&Record> = records.iter().filter(|r| r.revision > revision).collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        tracing::info!(
+            records = missing.len(),
+            from = revision,
+            "replaying the store's journal into SQLite"
+        );
+        self.connection
+            .execute_batch("PRAGMA synchronous=FULL;")
+            .map_err(io)?;
+        let transaction = self.connection.transaction().map_err(io)?;
+        for record in missing {
+            write_batch(&transaction, record.revision, &record.events)?;
+        }
+        transaction.commit().map_err(io)?;
+        self.connection
+            .execute_batch(&format!(
+                "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA synchronous={synchronous};"
+            ))
+            .map_err(io)
+    }
+
+    /// Reads must see every batch: wait for the applier.
+    fn settle(&self) -> Result<(), BackendError> {
+        match &self.durability {
+            Durability::Direct(_) => Ok(()),
+            Durability::Journaled { applier, .. } => applier.flush(),
+        }
     }
 }
 
 impl SqliteDisk {
     fn revision(&self) -> Result<Revision, BackendError> {
+        self.settle()?;
         Ok(self
             .connection
             .query_row(
@@ -198,54 +288,84 @@ impl Disk for SqliteDisk {
     }
 
     fn write(&mut self, revision: Revision, events: &[Event]) -> Result<(), BackendError> {
-        let transaction = self.connection.transaction().map_err(io)?;
-        {
-            let mut put = transaction
-                .prepare_cached(
-                    "INSERT INTO kv (key, value, create_revision, mod_revision) VALUES (?1, ?2, ?3, ?4)
-                     ON CONFLICT(key) DO UPDATE SET value = excluded.value,
-                         create_revision = excluded.create_revision, mod_revision = excluded.mod_revision",
-                )
-                .map_err(io)?;
-            let mut delete = transaction
-                .prepare_cached("DELETE FROM kv WHERE key = ?1")
-                .map_err(io)?;
-            for event in events {
-                let kv = &event.kv;
-                match event.kind {
-                    EventKind::Put => {
-                        put.execute(params![
-                            kv.key,
-                            &kv.value[..],
-                            kv.create_revision,
-                            kv.mod_revision
-                        ])
-                        .map_err(io)?;
-                    }
-                    EventKind::Delete => {
-                        delete.execute(params![kv.key]).map_err(io)?;
-                    }
-                }
+        match &mut self.durability {
+            Durability::Direct(_) => {
+                let transaction = self.connection.transaction().map_err(io)?;
+                write_batch(&transaction, revision, events)?;
+                transaction.commit().map_err(io)
             }
-            transaction
-                .execute(
-                    "INSERT INTO meta (name, value) VALUES ('revision', ?1)
-                     ON CONFLICT(name) DO UPDATE SET value = excluded.value",
-                    params![revision],
-                )
-                .map_err(io)?;
+            Durability::Journaled { journal, applier } => {
+                journal.append(revision, events)?;
+                applier.send(revision, events.to_vec())
+            }
         }
-        transaction.commit().map_err(io)
     }
 
     fn close(&mut self) -> Result<(), BackendError> {
-        if let Some(mut checkpointer) = self.checkpointer.take() {
-            checkpointer.finish();
+        match &mut self.durability {
+            Durability::Direct(checkpointer) => {
+                if let Some(mut checkpointer) = checkpointer.take() {
+                    checkpointer.finish();
+                }
+                self.connection
+                    .execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
+                    .map_err(io)
+            }
+            Durability::Journaled { journal, applier } => {
+                applier.finish()?;
+                // The checkpoint syncs the database (FULL on this
+                // connection): every journaled record is then on disk.
+                self.connection
+                    .execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
+                    .map_err(io)?;
+                journal.clear()
+            }
         }
-        self.connection
-            .execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
-            .map_err(io)
     }
+}
+
+/// One batch's rows and the revision after it, inside the caller's transaction.
+pub(crate) fn write_batch(
+    connection: &Connection,
+    revision: Revision,
+    events: &[Event],
+) -> Result<(), BackendError> {
+    let mut put = connection
+        .prepare_cached(
+            "INSERT INTO kv (key, value, create_revision, mod_revision) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT(key) DO UPDATE SET value = excluded.value,
+                 create_revision = excluded.create_revision, mod_revision = excluded.mod_revision",
+        )
+        .map_err(io)?;
+    let mut delete = connection
+        .prepare_cached("DELETE FROM kv WHERE key = ?1")
+        .map_err(io)?;
+    for event in events {
+        let kv = &event.kv;
+        match event.kind {
+            EventKind::Put => {
+                put.execute(params![
+                    kv.key,
+                    &kv.value[..],
+                    kv.create_revision,
+                    kv.mod_revision
+                ])
+                .map_err(io)?;
+            }
+            EventKind::Delete => {
+                delete.execute(params![kv.key]).map_err(io)?;
+            }
+        }
+    }
+    connection
+        .prepare_cached(
+            "INSERT INTO meta (name, value) VALUES ('revision', ?1)
+             ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+        )
+        .map_err(io)?
+        .execute(params![revision])
+        .map_err(io)?;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -298,6 +418,79 @@ mod tests {
         }
         assert_eq!(keys(&mut disk).len(), 200);
         disk.close().expect("close");
+    }
+
+    fn journal_segments(path: &Path) -> usize {
+        std::fs::read_dir(journal_dir(path))
+            .map(|entries| {
+                entries
+                    .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                    .filter(|name| name.ends_with(".seg") && name != "spare.seg")
+                    .count()
+            })
+            .unwrap_or(0)
+    }
+
+    /// A crash after a batch is journaled and before the applier wrote it
+    /// to SQLite: the next open replays it, durably, and drops the journal.
+    #[test]
+    fn journaled_batches_sqlite_missed_are_replayed_at_open() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("store.db");
+        let mut disk = SqliteDisk::open(&path, SqliteOptions { fsync: true }).expect("open");
+        disk.write(1, &[put("/a", "a1", 1)]).expect("write");
+        disk.close().expect("close");
+        drop(disk);
+        // What the committer journaled and acknowledged, as a crash leaves it.
+        let (mut journal, _) = Journal::open(&journal_dir(&path), 4096).expect("journal");
+        journal.append(2, &[put("/b", "b2", 2)]).expect("append");
+        journal
+            .append(3, &[put("/a", "a3", 3), put("/c", "c3", 3)])
+            .expect("append");
+        drop(journal);
+        for fsync in [false, true] {
+            let mut disk = SqliteDisk::open(&path, SqliteOptions { fsync }).expect("reopen");
+            assert_eq!(
+                keys(&mut disk),
+                vec![
+                    ("/a".to_string(), "a3".to_string()),
+                    ("/b".into(), "b2".into()),
+                    ("/c".into(), "c3".into())
+                ],
+                "fsync {fsync}"
+            );
+            assert_eq!(disk.revision().expect("revision"), 3);
+            assert_eq!(journal_segments(&path), 0, "replayed segments are dropped");
+            disk.close().expect("close");
+        }
+    }
+
+    /// While writes go on, segments SQLite holds on disk are removed: the
+    /// journal does not grow with the data.
+    #[test]
+    fn applied_journal_segments_are_removed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("store.db");
+        let mut disk = SqliteDisk::open_with_segments(&path, SqliteOptions { fsync: true }, 8192)
+            .expect("open");
+        let value = "v".repeat(1000);
+        for revision in 1..=200 {
+            disk.write(revision, &[put(&format!("/k{revision}"), &value, revision)])
+                .expect("write");
+        }
+        assert!(journal_segments(&path) > 10);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while journal_segments(&path) > 1 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "applied segments were never removed: {}",
+                journal_segments(&path)
+            );
+            std::thread::sleep(CHECKPOINT_EVERY);
+        }
+        assert_eq!(keys(&mut disk).len(), 200);
+        disk.close().expect("close");
+        assert_eq!(journal_segments(&path), 0);
     }
 
     /// Data dirs made before the rowid table keep their `WITHOUT ROWID`
