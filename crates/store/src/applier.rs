@@ -218,7 +218,10 @@ impl Worker {
             })
             .is_ok_and(|(busy, log, copied)| busy == 0 && log == copied);
         if complete {
-            if let Err(error) = self.segments.remove_through(applied) {
+            if let Err(error) =
+                self.segments
+                    .recycle_through(applied, &self.journal_dir, self.segment_bytes)
+            {
                 tracing::warn!(%error, "removing applied journal segments");
             }
         }

@@ -15,8 +15,10 @@
 //! `fallocate`d space, also commits the file system's metadata and measured
 //! 1.5x slower. A record is `[payload length u32][crc32 u32][payload]`,
 //! little-endian; replay stops at the first length of zero, a record that
-//! runs past the file, or a checksum that does not match: only the last
-//! write can be torn, and it was never acknowledged.
+//! runs past the file, a checksum that does not match, or a revision not
+//! above the one before (a recycled segment's old records): only the last
+//! write can be torn, and it was never acknowledged. Applied segments are
+//! recycled as the next spare rather than deleted when one is needed.
 
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
@@ -68,7 +70,29 @@ impl Segments {
     /// Remove every closed segment whose records are all at or below
     /// `durable` (held by SQLite on disk). Returns how many went.
     pub fn remove_through(&self, durable: Revision) -> Result<usize, BackendError> {
-        let removable: Vec<Closed> = match self.closed.lock() {
+        self.retire_through(durable, None)
+    }
+
+    /// [`Segments::remove_through`], keeping one full-sized segment as the
+    /// spare in `dir` when there is none: its blocks are written already,
+    /// so reusing it spares the disk 16 MiB of zeros per rotation (whose
+    /// writing slowed the committer's `fdatasync`s). Its old records stay
+    /// behind the new ones; replay tells them apart (see [`read_records`]).
+    pub fn recycle_through(
+        &self,
+        durable: Revision,
+        dir: &Path,
+        segment_bytes: u64,
+    ) -> Result<usize, BackendError> {
+        self.retire_through(durable, Some((dir, segment_bytes)))
+    }
+
+    fn retire_through(
+        &self,
+        durable: Revision,
+        mut recycle: Option<(&Path, u64)>,
+    ) -> Result<usize, BackendError> {
+        let retired: Vec<Closed> = match self.closed.lock() {
             Ok(mut closed) => {
                 let through = closed.partition_point(|c| c.last <= durable);
                 let keep = closed.split_off(through);
@@ -76,14 +100,23 @@ impl Segments {
             }
             Err(_) => return Ok(0),
         };
-        for segment in &removable {
+        for segment in &retired {
+            if let Some((dir, segment_bytes)) = recycle {
+                let spare = dir.join(SPARE);
+                let full_sized = std::fs::metadata(&segment.path)
+                    .is_ok_and(|metadata| metadata.len() == segment_bytes);
+                if full_sized && !spare.exists() && std::fs::rename(&segment.path, &spare).is_ok() {
+                    recycle = None;
+                    continue;
+                }
+            }
             match std::fs::remove_file(&segment.path) {
                 Ok(()) => {}
                 Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
                 Err(error) => return Err(io(&segment.path, error)),
             }
         }
-        Ok(removable.len())
+        Ok(retired.len())
     }
 }
 
@@ -92,7 +125,7 @@ struct Current {
     path: PathBuf,
     /// Where the next record goes.
     offset: u64,
-    /// The zeros it was made with.
+    /// Its size: records go in while they fit.
     capacity: u64,
 }
 
@@ -290,9 +323,13 @@ fn encode(buffer: &mut Vec<u8>, revision: Revision, events: &[Event]) {
     buffer[4..HEADER].copy_from_slice(&crc.to_le_bytes());
 }
 
-/// Every whole record at the start of `bytes`, into `records`.
+/// Every whole record at the start of `bytes`, into `records`. A recycled
+/// segment still holds its old records behind the new ones: those have
+/// lower revisions than the record before them, which ends the segment too
+/// (and they were all in SQLite before the segment was recycled).
 fn read_records(bytes: &[u8], records: &mut Vec<Record>) {
     let mut at = 0;
+    let mut previous = Revision::MIN;
     while let Some(header) = bytes.get(at..at + HEADER) {
         let length = u32::from_le_bytes([header[0], header[1], header[2], header[3]]) as usize;
         let crc = u32::from_le_bytes([header[4], header[5], header[6], header[7]]);
@@ -308,6 +345,10 @@ fn read_records(bytes: &[u8], records: &mut Vec<Record>) {
         let Some(record) = decode(payload) else {
             return;
         };
+        if record.revision <= previous {
+            return;
+        }
+        previous = record.revision;
         records.push(record);
         at += HEADER + length;
     }
@@ -511,6 +552,45 @@ mod tests {
         assert_eq!(records.last().map(|r| r.revision), Some(12));
         journal.clear().expect("clear");
         assert!(segment_files(dir.path()).is_empty());
+    }
+
+    /// An applied segment becomes the spare; the records written into it
+    /// next are read back, its old ones behind them are not.
+    #[test]
+    fn a_recycled_segment_replays_only_its_new_records() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        prepare_spare(dir.path(), 8192).expect("spare");
+        let (mut journal, _) = Journal::open(dir.path(), 8192).expect("open");
+        for revision in 1..=20 {
+            journal
+                .append(revision, &[put("/old", &"o".repeat(700), revision)])
+                .expect("append");
+        }
+        let segments = journal.segments();
+        assert!(
+            segments
+                .recycle_through(20, dir.path(), 8192)
+                .expect("recycle")
+                >= 1
+        );
+        assert!(
+            dir.path().join(SPARE).exists(),
+            "a full-sized segment is kept as the spare"
+        );
+        journal.clear().expect("clear");
+        assert_eq!(segment_files(dir.path()), Vec::<String>::new());
+        // The next records go into the recycled file, over its old ones and
+        // of the same size, so an old record starts right after them.
+        journal
+            .append(21, &[put("/new", &"a".repeat(700), 21)])
+            .expect("append");
+        journal
+            .append(22, &[put("/new", &"b".repeat(700), 22)])
+            .expect("append");
+        assert!(!dir.path().join(SPARE).exists());
+        let (_, records) = Journal::open(dir.path(), 8192).expect("reopen");
+        let revisions: Vec<Revision> = records.iter().map(|r| r.revision).collect();
+        assert_eq!(revisions, vec![21, 22]);
     }
 
     /// A rotation takes the spare prepared ahead instead of making one.
