@@ -258,13 +258,17 @@ fn decode_bytes(stored: &[u8], revision: i64) -> StoredObject {
     }
 }
 
-/// The storage form of an object: JSON without `metadata.resourceVersion`.
+/// The storage form of an object: JSON without `metadata.resourceVersion`
+/// (copied without it only when it has one: a create's object has none).
 pub fn storage_bytes(object: &Value) -> Bytes {
-    let mut object = object.clone();
-    if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
-        metadata.remove("resourceVersion");
+    if metadata(object).is_some_and(|metadata| metadata.contains_key("resourceVersion")) {
+        let mut object = object.clone();
+        if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+            metadata.remove("resourceVersion");
+        }
+        return Bytes::from(serde_json::to_vec(&object).unwrap_or_default());
     }
-    Bytes::from(serde_json::to_vec(&object).unwrap_or_default())
+    Bytes::from(serde_json::to_vec(object).unwrap_or_default())
 }
 
 pub fn set_resource_version(object: &mut Value, revision: i64) {
@@ -409,5 +413,11 @@ mod tests {
         let untyped = Encoded::from_value(&serde_json::json!({"a": 1}));
         assert_eq!(&untyped.bytes[untyped.body_start..], br#""a":1}"#);
         assert_eq!(&stored[..], br#"{"metadata":{"name":"a"}}"#);
+        // Without a resourceVersion the object is stored as it serializes.
+        let fresh = serde_json::json!({"metadata": {"name": "a"}, "data": {"k": "v"}});
+        assert_eq!(
+            &storage_bytes(&fresh)[..],
+            br#"{"data":{"k":"v"},"metadata":{"name":"a"}}"#
+        );
     }
 }
