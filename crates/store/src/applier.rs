@@ -130,8 +130,29 @@ impl Drop for Applier {
     }
 }
 
+/// The applier's work is never waited for (the batches are durable
+/// already), but it comes in bursts of SQLite inserts that took a core from
+/// the request path: with this thread at nice 10 the scheduler runs it in
+/// the time the request path leaves. On Linux the nice value is per thread.
+/// A process already at a higher nice value keeps it.
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    {
+        let current = rustix::process::getpriority_process(None).unwrap_or(0);
+        if current < APPLIER_NICE {
+            if let Err(error) = rustix::process::setpriority_process(None, APPLIER_NICE) {
+                tracing::debug!(%error, "lowering the applier's priority");
+            }
+        }
+    }
+}
+
+/// The applier thread's nice value.
+const APPLIER_NICE: i32 = 10;
+
 impl Worker {
     fn run(&mut self, receiver: Receiver<Message>) {
+        lower_priority();
         // The first spare is made at the first checkpoint, not now: 16 MiB
         // of zeros going to disk would slow the start's first writes.
         let mut last_checkpoint = Instant::now();
@@ -228,5 +249,49 @@ impl Worker {
         if let Err(error) = journal::prepare_spare(&self.journal_dir, self.segment_bytes) {
             tracing::warn!(%error, "preparing the next journal segment");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The nice value of this process's thread named `name`, from /proc.
+    #[cfg(target_os = "linux")]
+    fn nice_of(name: &str) -> Option<i32> {
+        std::fs::read_dir("/proc/self/task").ok()?.find_map(|task| {
+            let task = task.ok()?.path();
+            let comm = std::fs::read_to_string(task.join("comm")).ok()?;
+            if comm.trim() != name {
+                return None;
+            }
+            let stat = std::fs::read_to_string(task.join("stat")).ok()?;
+            // Fields after the parenthesised name: state is field 3, nice 19.
+            let after = stat.rsplit_once(')')?.1;
+            after.split_whitespace().nth(16)?.parse().ok()
+        })
+    }
+
+    /// The applier runs below the request path's priority (or at the
+    /// process's own, when that is lower already); the thread that started
+    /// it keeps its own.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_applier_thread_runs_at_a_lower_priority() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("store.db");
+        Connection::open(&path)
+            .and_then(|c| c.execute_batch("PRAGMA journal_mode=WAL;"))
+            .expect("db");
+        let own_before = rustix::process::getpriority_process(None).expect("nice");
+        let mut applier =
+            Applier::start(&path, 0, Segments::default(), dir.path(), 4096).expect("start");
+        applier.flush().expect("flush");
+        assert_eq!(nice_of("store-applier"), Some(own_before.max(APPLIER_NICE)));
+        assert_eq!(
+            rustix::process::getpriority_process(None).expect("nice"),
+            own_before
+        );
+        applier.finish().expect("finish");
     }
 }
