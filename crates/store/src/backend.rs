@@ -90,6 +90,20 @@ pub struct Event {
     pub kv: KeyValue,
 }
 
+/// A put of `value` at `key`, created and modified at `revision` (tests).
+#[cfg(test)]
+pub(crate) fn put_at(key: &str, value: &str, revision: Revision) -> Event {
+    Event {
+        kind: EventKind::Put,
+        kv: KeyValue {
+            key: key.into(),
+            value: bytes::Bytes::from(value.to_string()),
+            create_revision: revision,
+            mod_revision: revision,
+        },
+    }
+}
+
 /// The result of a committed transaction.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Committed {

@@ -419,17 +419,7 @@ fn decode(payload: &[u8]) -> Option<Record> {
 mod tests {
     use super::*;
 
-    fn put(key: &str, value: &str, revision: Revision) -> Event {
-        Event {
-            kind: EventKind::Put,
-            kv: KeyValue {
-                key: key.into(),
-                value: bytes::Bytes::from(value.to_string()),
-                create_revision: revision,
-                mod_revision: revision,
-            },
-        }
-    }
+    use crate::backend::put_at as put;
 
     fn delete(key: &str, revision: Revision) -> Event {
         Event {

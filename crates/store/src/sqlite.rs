@@ -372,17 +372,7 @@ pub(crate) fn write_batch(
 mod tests {
     use super::*;
 
-    fn put(key: &str, value: &str, revision: Revision) -> Event {
-        Event {
-            kind: EventKind::Put,
-            kv: KeyValue {
-                key: key.into(),
-                value: bytes::Bytes::from(value.to_string()),
-                create_revision: revision,
-                mod_revision: revision,
-            },
-        }
-    }
+    use crate::backend::put_at as put;
 
     fn keys(disk: &mut SqliteDisk) -> Vec<(String, String)> {
         let loaded = disk.load().expect("load");
