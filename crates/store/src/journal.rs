@@ -15,8 +15,8 @@
 //! `fallocate`d space, also commits the file system's metadata and measured
 //! 1.5x slower. A record is `[payload length u32][crc32 u32][payload]`,
 //! little-endian; replay stops at the first length of zero, a record that
-//! runs past the file, a checksum that does not match, or a revision not
-//! above the one before (a recycled segment's old records): only the last
+//! runs past the file, a checksum that does not match, or revisions that do
+//! not continue the record before (a recycled segment's old records): only the last
 //! write can be torn, and it was never acknowledged. Applied segments are
 //! recycled as the next spare rather than deleted when one is needed.
 
@@ -324,12 +324,12 @@ fn encode(buffer: &mut Vec<u8>, revision: Revision, events: &[Event]) {
 }
 
 /// Every whole record at the start of `bytes`, into `records`. A recycled
-/// segment still holds its old records behind the new ones: those have
-/// lower revisions than the record before them, which ends the segment too
-/// (and they were all in SQLite before the segment was recycled).
+/// segment still holds its old records behind the new ones: one that does
+/// not continue the revisions of the record before it ends the segment
+/// too (and they were all in SQLite before the segment was recycled).
 fn read_records(bytes: &[u8], records: &mut Vec<Record>) {
     let mut at = 0;
-    let mut previous = Revision::MIN;
+    let mut previous: Option<Revision> = None;
     while let Some(header) = bytes.get(at..at + HEADER) {
         let length = u32::from_le_bytes([header[0], header[1], header[2], header[3]]) as usize;
         let crc = u32::from_le_bytes([header[4], header[5], header[6], header[7]]);
@@ -345,10 +345,17 @@ fn read_records(bytes: &[u8], records: &mut Vec<Record>) {
         let Some(record) = decode(payload) else {
             return;
         };
-        if record.revision <= previous {
-            return;
+        // Records follow each other: the next one's first revision is the
+        // one after the last record's (every revision in a batch has an
+        // event). An old record never does, even from a data dir whose
+        // revisions ran higher.
+        let first = record.events.iter().map(|e| e.kv.mod_revision).min();
+        if let Some(previous) = previous {
+            if record.revision <= previous || first != Some(previous + 1) {
+                return;
+            }
         }
-        previous = record.revision;
+        previous = Some(record.revision);
         records.push(record);
         at += HEADER + length;
     }
@@ -581,6 +588,34 @@ mod tests {
         let (_, records) = Journal::open(dir.path(), 8192).expect("reopen");
         let revisions: Vec<Revision> = records.iter().map(|r| r.revision).collect();
         assert_eq!(revisions, vec![21, 22]);
+    }
+
+    /// Old records whose revisions run higher than the new ones (a spare
+    /// left from a data dir that went further) do not continue them either.
+    #[test]
+    fn old_records_with_higher_revisions_are_not_replayed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (mut journal, _) = Journal::open(dir.path(), 8192).expect("open");
+        for revision in 100..=120 {
+            journal
+                .append(revision, &[put("/old", &"o".repeat(700), revision)])
+                .expect("append");
+        }
+        journal
+            .segments()
+            .recycle_through(120, dir.path(), 8192)
+            .expect("recycle");
+        journal.clear().expect("clear");
+        assert!(dir.path().join(SPARE).exists());
+        let (mut journal, _) = Journal::open(dir.path(), 8192).expect("reopen");
+        for revision in 1..=2 {
+            journal
+                .append(revision, &[put("/new", &"n".repeat(700), revision)])
+                .expect("append");
+        }
+        let (_, records) = Journal::open(dir.path(), 8192).expect("reopen");
+        let revisions: Vec<Revision> = records.iter().map(|r| r.revision).collect();
+        assert_eq!(revisions, vec![1, 2]);
     }
 
     /// A rotation takes the spare prepared ahead instead of making one.

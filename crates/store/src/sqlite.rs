@@ -296,7 +296,12 @@ impl Disk for SqliteDisk {
             }
             Durability::Journaled { journal, applier } => {
                 journal.append(revision, events)?;
-                applier.send(revision, events.to_vec())
+                // Durable from here: an applier that is gone must not turn
+                // the batch into a failure (the next start replays it).
+                if let Err(error) = applier.send(revision, events.to_vec()) {
+                    tracing::error!(%error, "the store's applier has stopped; the journal keeps the writes for the next start");
+                }
+                Ok(())
             }
         }
     }
@@ -453,6 +458,31 @@ mod tests {
             assert_eq!(journal_segments(&path), 0, "replayed segments are dropped");
             disk.close().expect("close");
         }
+    }
+
+    /// A batch in the journal is durable even when the applier has
+    /// stopped: the write succeeds and the next open replays it.
+    #[test]
+    fn a_journaled_write_succeeds_without_the_applier() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("store.db");
+        let mut disk = SqliteDisk::open(&path, SqliteOptions { fsync: true }).expect("open");
+        disk.write(1, &[put("/a", "a1", 1)]).expect("write");
+        if let Durability::Journaled { applier, .. } = &mut disk.durability {
+            applier.finish().expect("finish");
+        }
+        disk.write(2, &[put("/b", "b2", 2)])
+            .expect("durable in the journal");
+        drop(disk);
+        let mut disk = SqliteDisk::open(&path, SqliteOptions { fsync: true }).expect("reopen");
+        assert_eq!(
+            keys(&mut disk),
+            vec![
+                ("/a".to_string(), "a1".to_string()),
+                ("/b".into(), "b2".into())
+            ]
+        );
+        disk.close().expect("close");
     }
 
     /// While writes go on, segments SQLite holds on disk are removed: the
