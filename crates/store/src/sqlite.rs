@@ -318,12 +318,27 @@ impl Disk for SqliteDisk {
             }
             Durability::Journaled { journal, applier } => {
                 applier.finish()?;
-                // The checkpoint syncs the database (FULL on this
-                // connection): every journaled record is then on disk.
-                self.connection
-                    .execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
+                // A complete checkpoint syncs the database (FULL on this
+                // connection): every journaled record is then on disk. An
+                // incomplete one keeps the journal for the next start.
+                let (busy, log, copied) = self
+                    .connection
+                    .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| {
+                        Ok((
+                            row.get::<_, i64>(0)?,
+                            row.get::<_, i64>(1)?,
+                            row.get::<_, i64>(2)?,
+                        ))
+                    })
                     .map_err(io)?;
-                journal.clear()
+                if busy == 0 && log == copied {
+                    journal.clear()
+                } else {
+                    tracing::info!(
+                        "the database is busy at close; the journal stays for the next start"
+                    );
+                    Ok(())
+                }
             }
         }
     }
