@@ -382,12 +382,19 @@ async fn kube_rs_watch_metadata() {
     let mut config_map = ConfigMap::default();
     config_map.metadata.name = Some(format!("w-{}", suffix()));
     api.create(&Default::default(), &config_map).await.unwrap();
-    let event = stream.try_next().await.unwrap().unwrap();
-    let WatchEvent::Added(meta) = event else {
-        panic!("expected ADDED, got {event:?}");
+    // The root CA publisher may add the namespace's kube-root-ca.crt after
+    // the list (as kube's controller does): skip events about other objects.
+    let meta = loop {
+        let event = stream.try_next().await.unwrap().unwrap();
+        let WatchEvent::Added(meta) = event else {
+            panic!("expected ADDED, got {event:?}");
+        };
+        assert_eq!(meta.types.as_ref().unwrap().kind, "PartialObjectMetadata");
+        if meta.metadata.name != Some("kube-root-ca.crt".to_string()) {
+            break meta;
+        }
     };
     assert_eq!(meta.metadata.name, config_map.metadata.name);
-    assert_eq!(meta.types.as_ref().unwrap().kind, "PartialObjectMetadata");
 }
 
 #[tokio::test]
