@@ -23,7 +23,7 @@ use rusqlite::Connection;
 
 use crate::backend::{BackendError, Event};
 use crate::journal::{self, Segments};
-use crate::sqlite::{io, write_batch};
+use crate::sqlite::{checkpoint, io, write_batch};
 use crate::Revision;
 
 /// How often SQLite's WAL is copied into the database (and journal
@@ -228,16 +228,7 @@ impl Worker {
         }
         let applied = self.applied;
         // PASSIVE never waits for readers; a busy moment is retried next time.
-        let complete = self
-            .connection
-            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |row| {
-                Ok((
-                    row.get::<_, i64>(0)?,
-                    row.get::<_, i64>(1)?,
-                    row.get::<_, i64>(2)?,
-                ))
-            })
-            .is_ok_and(|(busy, log, copied)| busy == 0 && log == copied);
+        let complete = checkpoint(&self.connection, "PASSIVE").unwrap_or(false);
         if complete {
             if let Err(error) =
                 self.segments

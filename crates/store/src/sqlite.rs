@@ -321,17 +321,7 @@ impl Disk for SqliteDisk {
                 // A complete checkpoint syncs the database (FULL on this
                 // connection): every journaled record is then on disk. An
                 // incomplete one keeps the journal for the next start.
-                let (busy, log, copied) = self
-                    .connection
-                    .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| {
-                        Ok((
-                            row.get::<_, i64>(0)?,
-                            row.get::<_, i64>(1)?,
-                            row.get::<_, i64>(2)?,
-                        ))
-                    })
-                    .map_err(io)?;
-                if busy == 0 && log == copied {
+                if checkpoint(&self.connection, "TRUNCATE")? {
                     journal.clear()
                 } else {
                     tracing::info!(
@@ -342,6 +332,21 @@ impl Disk for SqliteDisk {
             }
         }
     }
+}
+
+/// Run `PRAGMA wal_checkpoint(mode)`; true when it copied the whole WAL
+/// into the database (nothing busy, every frame copied).
+pub(crate) fn checkpoint(connection: &Connection, mode: &str) -> Result<bool, BackendError> {
+    let (busy, log, copied) = connection
+        .query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |row| {
+            Ok((
+                row.get::<_, i64>(0)?,
+                row.get::<_, i64>(1)?,
+                row.get::<_, i64>(2)?,
+            ))
+        })
+        .map_err(io)?;
+    Ok(busy == 0 && log == copied)
 }
 
 /// One batch's rows and the revision after it, inside the caller's transaction.
