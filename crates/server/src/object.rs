@@ -10,6 +10,7 @@
 //! `versioner.UpdateObject`), splicing it into the bytes when they are the
 //! canonical serde_json form the store writes ([`canonical`]).
 
+pub mod bounds;
 mod canonical;
 pub mod index;
 

@@ -310,7 +310,10 @@ impl Status {
         status.insert("metadata".into(), json!({}));
         status.insert("status".into(), json!("Failure"));
         status.insert("message".into(), json!(self.message));
-        status.insert("reason".into(), json!(self.reason));
+        // `reason` is omitempty: an error that is no API status has none.
+        if !self.reason.is_empty() {
+            status.insert("reason".into(), json!(self.reason));
+        }
         if let Some(details) = &self.details {
             let mut body = Map::new();
             if !details.name.is_empty() {

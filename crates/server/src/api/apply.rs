@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::create::create_object;
 use super::resource::{read_current, require_namespace, Target};
+use super::typed::TypedObject;
 use super::update::update_object;
 use super::{write, Api, ApiRequest, ApiResponse};
 use crate::field_validation::{self, FieldValidation};
@@ -383,6 +384,7 @@ pub(super) async fn apply(
         }
         write::settle_namespace(target, &mut applied)?;
         let owner = Ownership::Applied(applied.pointer("/metadata/managedFields").cloned());
+        let mut applied = TypedObject::applied(&api.openapi, target, &config, applied)?;
         let result = match revision {
             None => {
                 require_namespace(api, target)?;
@@ -392,7 +394,7 @@ pub(super) async fn apply(
             }
             Some(revision) => {
                 // The live revision is the precondition; a lost race retries.
-                object::set_resource_version(&mut applied, revision);
+                object::set_resource_version(applied.value_mut(), revision);
                 update_object(api, target, applied, dry_run, &owner).await
             }
         };
@@ -453,6 +455,7 @@ async fn apply_scale(
             .map_err(|error| error.to_status())?;
         object::set_resource_version(&mut applied, revision);
         let owner = Ownership::Applied(applied.pointer("/metadata/managedFields").cloned());
+        let applied = TypedObject::applied(&api.openapi, &parent_target, &parent_config, applied)?;
         match update_object(api, &parent_target, applied, dry_run, &owner).await {
             Err(status) if status.code == 409 && status.reason == "Conflict" => continue,
             Err(status) => return Err(status),

@@ -82,14 +82,26 @@ pub fn decode(
                             "couldn't get version/kind; protobuf decode error: {other}"
                         )),
                     })?;
+            super::typed::check_depth(kind, &object)?;
             (object, Vec::new())
         }
         Media::Cbor => {
             let object = decode_cbor(&request.body, kind)?;
+            // Types are checked on the equivalent JSON, worded as for a
+            // JSON body (kube's CBOR decoder words them its own way).
+            let json = serde_json::to_vec(&object).unwrap_or_default();
+            if let Some(message) = crate::decode_error::decode_failure_message_of_valid_json(
+                kind,
+                group_version,
+                &json,
+                None,
+                None,
+            ) {
+                return Err(Status::bad_request(message));
+            }
             let strict = if level.is_checked() {
                 // CBOR refuses duplicate keys outright; unknown fields are
                 // found on the equivalent JSON.
-                let json = serde_json::to_vec(&object).unwrap_or_default();
                 let resource = target.resource;
                 field_validation::strict_errors(
                     &api.openapi,

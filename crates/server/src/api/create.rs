@@ -6,6 +6,7 @@ use ferrokube_store::{BackendError, Expect, Op, StoreError, Txn};
 use serde_json::Value;
 
 use super::resource::{check_type, require_namespace, Target};
+use super::typed::TypedObject;
 use super::{strategy, write, Api, ApiRequest, ApiResponse};
 use crate::object;
 use crate::status::{Result, Status};
@@ -36,7 +37,14 @@ pub(super) async fn create(
     write::settle_namespace(target, &mut body)?;
     require_namespace(api, target)?;
     let owner = super::apply::Ownership::of_request(request, "");
-    let created = create_object(api, target, body, dry_run, &owner).await?;
+    let created = create_object(
+        api,
+        target,
+        TypedObject::decoded_body(body),
+        dry_run,
+        &owner,
+    )
+    .await?;
     Ok(created_response(api, target, created, dry_run).with_warnings(warnings))
 }
 
@@ -64,10 +72,11 @@ fn created_response(api: &Api, target: &Target<'_>, created: Value, dry_run: boo
 pub(super) async fn create_object(
     api: &Api,
     target: &Target<'_>,
-    mut body: Value,
+    body: TypedObject,
     dry_run: bool,
     owner: &super::apply::Ownership,
 ) -> Result<Value> {
+    let mut body = body.into_value();
     // NamespaceLifecycle admission: before validation and name generation.
     super::deletion::namespace::refuse_new_content(api, target, object::name(&body))?;
     let errors = write::validate_meta(target, &body, true);
@@ -112,9 +121,10 @@ pub(super) async fn create_object(
         return Ok(body);
     }
     let key = target.key(&name);
+    let value = write::stored_bytes(&key, &body)?;
     let txn = Txn::single(Op::Put {
         key,
-        value: object::storage_bytes(&body),
+        value,
         expect: Expect::Absent,
     });
     match write::commit(api, txn).await {

@@ -115,7 +115,7 @@ async fn put_if_changed(
     let name = object::name(&object).to_string();
     let op = Op::Put {
         key: key.to_string(),
-        value: object::storage_bytes(&object),
+        value: write::stored_bytes(key, &object)?,
         expect: Expect::ModRevision(revision),
     };
     Ok(commit(api, target, &name, op).await?.map(|new_revision| {

@@ -11,7 +11,7 @@ use crate::authn::UserInfo;
 use crate::object::ObjectCodec;
 use crate::route::Method;
 
-async fn api() -> Arc<Api> {
+pub(super) async fn api() -> Arc<Api> {
     let backend: Arc<dyn Backend> =
         Arc::new(LocalBackend::open(MemoryDisk::new()).expect("memory backend"));
     let store = Store::open(backend, ObjectCodec).await.expect("store");
@@ -22,7 +22,7 @@ async fn api() -> Arc<Api> {
     api
 }
 
-fn admin() -> Option<UserInfo> {
+pub(super) fn admin() -> Option<UserInfo> {
     Some(UserInfo {
         name: "ferrokube-admin".into(),
         uid: String::new(),

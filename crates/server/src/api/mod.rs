@@ -17,6 +17,7 @@ mod representation;
 mod resource;
 mod scale;
 mod strategy;
+mod typed;
 mod update;
 mod watch;
 mod write;
@@ -25,6 +26,8 @@ mod write;
 mod handler_tests;
 #[cfg(test)]
 mod list_tests;
+#[cfg(test)]
+mod typed_tests;
 #[cfg(test)]
 mod watch_tests;
 

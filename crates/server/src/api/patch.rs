@@ -11,6 +11,7 @@ use serde_json::Value;
 use super::apply::Ownership;
 use super::resource::{read_current, Target};
 use super::scale::{apply_scale, scale_of};
+use super::typed::{PatchWording, TypedObject};
 use super::update::update_object;
 use super::{write, Api, ApiRequest, ApiResponse};
 use crate::field_validation::{self, FieldValidation};
@@ -103,6 +104,23 @@ fn apply_patch(
             strategic::apply(base, patch, &context).map_err(|error| error.to_status())
         }
     }
+}
+
+/// The patched object, checked as kube decodes it into the typed object
+/// (`jsonPatcher.applyPatchToCurrentObject`, `applyPatchToObject`).
+fn typed_result(
+    target: &Target<'_>,
+    kind: PatchType,
+    patch: &Value,
+    patched: Value,
+) -> Result<TypedObject> {
+    let wording = match kind {
+        PatchType::Strategic => PatchWording::Strategic,
+        _ => PatchWording::Json,
+    };
+    TypedObject::patched(patched_kind(target), patched, wording, || {
+        strategic::go_value(Some(patch))
+    })
 }
 
 /// Whether the patch itself names a resourceVersion (then it is a precondition, never retried).
@@ -211,7 +229,8 @@ pub(super) async fn patch(
         let mut warnings = Vec::new();
         let result = if target.subresource == Some("scale") {
             let base = scale_of(target, &current);
-            let mut patched = apply_patch(api, target, kind, &base, &patch)?;
+            let patched = apply_patch(api, target, kind, &base, &patch)?;
+            let mut patched = typed_result(target, kind, &patch, patched)?;
             warnings = settle_unknown_fields(
                 api,
                 target,
@@ -219,26 +238,26 @@ pub(super) async fn patch(
                 level,
                 &patch,
                 &patch_errors,
-                &mut patched,
+                patched.value_mut(),
             )?;
-            apply_scale(api, target, current, &patched, dry_run, &owner).await
+            apply_scale(api, target, current, patched.value(), dry_run, &owner).await
         } else {
-            let patched = apply_patch(api, target, kind, &current, &patch)?;
+            let mut patched = apply_patch(api, target, kind, &current, &patch)?;
             if !patched.is_object() {
                 return Err(Status::bad_request(
                     "the patched object is not a JSON object",
                 ));
             }
-            let mut patched = patched;
             super::resource::check_type(
                 &mut patched,
                 &target.resource.api_version(),
                 target.resource.kind,
             )?;
-            if object::name(&patched) != name {
+            let mut patched = typed_result(target, kind, &patch, patched)?;
+            if object::name(patched.value()) != name {
                 return Err(Status::bad_request(format!(
                     "the name of the object ({}) does not match the name on the URL ({name})",
-                    object::name(&patched)
+                    object::name(patched.value())
                 )));
             }
             warnings.extend(settle_unknown_fields(
@@ -248,9 +267,9 @@ pub(super) async fn patch(
                 level,
                 &patch,
                 &patch_errors,
-                &mut patched,
+                patched.value_mut(),
             )?);
-            write::settle_namespace(target, &mut patched)?;
+            write::settle_namespace(target, patched.value_mut())?;
             update_object(api, target, patched, dry_run, &owner)
                 .await
                 .map(|(_, stored)| stored)

@@ -161,6 +161,8 @@ pub(super) async fn apply_scale(
         subresource: None,
         ..*target
     };
+    // The parent as stored, with replicas from a Scale that decoded (int32).
+    let parent = super::typed::TypedObject::server_edit(parent);
     let (_, stored) = update_object(api, &parent_target, parent, dry_run, owner).await?;
     Ok(scale_of(target, &stored))
 }

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::create::create_object;
 use super::resource::{check_type, read_current, require_namespace, Target};
+use super::typed::TypedObject;
 use super::{strategy, write, Api, ApiRequest, ApiResponse};
 use crate::object;
 use crate::status::{FieldError, Result, Status};
@@ -52,7 +53,14 @@ pub(super) async fn update(
     write::settle_namespace(target, &mut body)?;
     let owner =
         super::apply::Ownership::of_request(request, target.subresource.unwrap_or_default());
-    let (code, object) = update_object(api, target, body, dry_run, &owner).await?;
+    let (code, object) = update_object(
+        api,
+        target,
+        TypedObject::decoded_body(body),
+        dry_run,
+        &owner,
+    )
+    .await?;
     Ok(ApiResponse::object(code, object).with_warnings(warnings))
 }
 
@@ -60,13 +68,13 @@ pub(super) async fn update(
 pub(super) async fn update_object(
     api: &Api,
     target: &Target<'_>,
-    body: Value,
+    body: TypedObject,
     dry_run: bool,
     owner: &super::apply::Ownership,
 ) -> Result<(u16, Value)> {
-    let name = object::name(&body).to_string();
+    let name = object::name(body.value()).to_string();
     let key = target.key(&name);
-    let precondition = object::resource_version(&body).to_string();
+    let precondition = object::resource_version(body.value()).to_string();
     for _ in 0..MAX_RETRIES {
         let snapshot = api.store.snapshot();
         let Some((current_revision, old)) = read_current(&snapshot, &key)? else {
@@ -85,7 +93,7 @@ pub(super) async fn update_object(
         if !precondition.is_empty() && precondition != current_revision.to_string() {
             return Err(Status::conflict(&target.group_resource(), &name));
         }
-        let mut new = body.clone();
+        let mut new = body.value().clone();
         strategy::fold_secret_string_data(target.resource, &mut new);
         let spec_changed =
             strategy::prepare_for_update(target.resource, target.subresource, &old, &mut new);
@@ -148,7 +156,7 @@ pub(super) async fn update_object(
         }
         let txn = Txn::single(Op::Put {
             key: key.clone(),
-            value: object::storage_bytes(&new),
+            value: write::stored_bytes(&key, &new)?,
             expect: Expect::ModRevision(current_revision),
         });
         match write::commit(api, txn).await {

@@ -264,6 +264,17 @@ pub fn map_store_error(target: &Target<'_>, name: &str, error: StoreError) -> St
     }
 }
 
+/// The bytes `object` is stored as under `key`, or the Status kube-apiserver
+/// on etcd answers when they exceed what one etcd request may carry
+/// (`object::bounds`), on every backend alike.
+pub fn stored_bytes(key: &str, object: &Value) -> Result<bytes::Bytes> {
+    let bytes = object::storage_bytes(object);
+    if !object::bounds::fits_one_request(key, bytes.len()) {
+        return Err(object::bounds::too_large());
+    }
+    Ok(bytes)
+}
+
 pub async fn commit(api: &Api, txn: Txn) -> std::result::Result<Committed, StoreError> {
     api.store.commit(txn).await
 }

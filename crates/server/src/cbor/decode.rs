@@ -215,7 +215,14 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// A tag and its content. Every tag is a nesting level, as in
+    /// fxamacker/cbor's well-formedness check (`MaxNestedLevels` counts
+    /// arrays, maps and tags): a chain of tags is bounded like nested arrays.
     fn tagged(&mut self, head: Head, depth: usize) -> Result<Value, CborError> {
+        if depth >= MAX_NESTING {
+            return Err(CborError::TooDeep(MAX_NESTING));
+        }
+        let depth = depth + 1;
         match head.argument {
             // Self-described CBOR: no meaning of its own.
             55_799 => self.item(depth),

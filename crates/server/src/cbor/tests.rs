@@ -118,6 +118,31 @@ fn refuses_what_kube_refuses() {
     assert_eq!(decode(&deep), Err(CborError::TooDeep(MAX_NESTING)));
 }
 
+/// Tags are nesting levels (fxamacker/cbor's `MaxNestedLevels`): a 2 MiB
+/// chain of tag 21 (`0xd5`, whose content is decoded in place) once
+/// overflowed a worker's stack and took the whole server down.
+#[test]
+fn tag_chains_count_toward_the_nesting_limit() {
+    let chain = vec![0xd5; 2 * 1024 * 1024];
+    assert_eq!(decode(&chain), Err(CborError::TooDeep(MAX_NESTING)));
+    let self_described: Vec<u8> = SELF_DESCRIBED.repeat(100_000);
+    assert_eq!(
+        decode(&self_described),
+        Err(CborError::TooDeep(MAX_NESTING))
+    );
+    let tag_zero: Vec<u8> = std::iter::repeat_n(0xc0, 100_000).collect();
+    assert!(decode(&tag_zero).is_err());
+    // 64 levels, the self-described tag among them, still decode.
+    let mut deepest = SELF_DESCRIBED.to_vec();
+    deepest.extend(std::iter::repeat_n(0x81, MAX_NESTING - 1));
+    deepest.push(0x01);
+    assert!(decode(&deepest).is_ok());
+    let mut too_deep = SELF_DESCRIBED.to_vec();
+    too_deep.extend(std::iter::repeat_n(0x81, MAX_NESTING));
+    too_deep.push(0x01);
+    assert_eq!(decode(&too_deep), Err(CborError::TooDeep(MAX_NESTING)));
+}
+
 #[test]
 fn watch_events_embed_a_tagged_object() {
     let event = encode_watch_event("ADDED", &json!({"a": 1}));

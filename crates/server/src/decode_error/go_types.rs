@@ -49,6 +49,10 @@ pub(super) enum GoType {
     Quantity,
     /// `intstr.IntOrString` (`UnmarshalJSON` into int32 or string).
     IntOrString,
+    /// apiextensions `JSONSchemaPropsOrArray`, `JSONSchemaPropsOrStringArray`
+    /// or `JSONSchemaPropsOrBool`: a nested schema, or the alternative
+    /// (`UnmarshalJSON`, `apiextensions/v1/marshal.go`).
+    SchemaOr(SchemaOr),
     /// Anything goes (`runtime.RawExtension`, `FieldsV1`, apiextensions `JSON`,
     /// or a schema this walk does not model).
     Any,
@@ -70,6 +74,7 @@ impl GoType {
             GoType::Time { micro: true } => "v1.MicroTime".into(),
             GoType::Quantity => "resource.Quantity".into(),
             GoType::IntOrString => "intstr.IntOrString".into(),
+            GoType::SchemaOr(alternative) => alternative.type_name().into(),
             GoType::Any => "interface {}".into(),
         }
     }
@@ -206,6 +211,15 @@ fn resolve_definition(openapi: &OpenApi, definition: &str) -> GoType {
         "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime" => return GoType::Time { micro: true },
         "io.k8s.apimachinery.pkg.runtime.RawExtension"
         | "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1" => return GoType::Any,
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray" => {
+            return GoType::SchemaOr(SchemaOr::Array)
+        }
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray" => {
+            return GoType::SchemaOr(SchemaOr::StringArray)
+        }
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool" => {
+            return GoType::SchemaOr(SchemaOr::Bool)
+        }
         _ => {}
     }
     let Ok(Some(schema)) = openapi.definition(definition) else {
@@ -223,6 +237,38 @@ fn resolve_definition(openapi: &OpenApi, definition: &str) -> GoType {
     } else {
         // apiextensions JSON / JSONSchemaPropsOr*: custom UnmarshalJSON.
         GoType::Any
+    }
+}
+
+/// What a `JSONSchemaPropsOr*` holds besides a schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum SchemaOr {
+    /// `[]JSONSchemaProps`.
+    Array,
+    /// `[]string`.
+    StringArray,
+    /// `true` or `false`.
+    Bool,
+}
+
+impl SchemaOr {
+    pub(super) fn type_name(self) -> &'static str {
+        match self {
+            SchemaOr::Array => "v1.JSONSchemaPropsOrArray",
+            SchemaOr::StringArray => "v1.JSONSchemaPropsOrStringArray",
+            SchemaOr::Bool => "v1.JSONSchemaPropsOrBool",
+        }
+    }
+}
+
+/// The nested schema type of a `JSONSchemaPropsOr*`.
+pub(super) fn json_schema_props() -> GoType {
+    let definition = "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps";
+    let (name, type_name) = go_type_of_definition(definition);
+    GoType::Struct {
+        name,
+        type_name,
+        definition: definition.to_string(),
     }
 }
 

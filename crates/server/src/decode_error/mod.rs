@@ -55,6 +55,7 @@ use interpret::{gv_string, interpret, parse_group_version};
 use scheme::{internal_package, openapi, scheme_new, Created, Scheme, INTERNAL_VERSION};
 use tree::Tree;
 use type_walk::TypeWalk;
+pub use type_walk::Wording;
 
 /// `Scheme.schemeName` of kube-apiserver's `legacyscheme.Scheme` in 1.34:
 /// `naming.GetNameFromCallsite` of the `runtime.NewScheme()` call on line 30 of
@@ -212,14 +213,7 @@ pub fn decode_failure_message_of_valid_json(
     if created == Created::Api {
         let openapi = openapi();
         if let Ok(Some(_)) = openapi.schema_for_kind(&group, &version, &kind) {
-            let mut walk = TypeWalk {
-                openapi,
-                tree: &tree,
-                saved: None,
-                struct_name: String::new(),
-                fields: Vec::new(),
-                depth: 0,
-            };
+            let mut walk = TypeWalk::new(openapi, &tree, Wording::Json);
             let root = root_type(openapi, &group, &version, &kind);
             if let Err(fatal) = walk.value(0, &root) {
                 return Some(cannot_handle(&fatal));
@@ -258,6 +252,36 @@ pub fn decode_failure_message_of_valid_json(
         ));
     }
     None
+}
+
+/// The error kube's decoder reports when it turns `json`, an object of
+/// `group`/`version`/`kind` that the server built (a patch's result), into
+/// the typed object of that kind, or `None` when that decodes.
+///
+/// `json` must be syntactically valid (serde_json's output). With
+/// [`Wording::Json`] the text is `sigs.k8s.io/json`'s, as for JSON and merge
+/// patches (`jsonPatcher.applyPatchToCurrentObject` decodes the patched
+/// bytes); with [`Wording::Unstructured`] the unstructured converter's, as
+/// for strategic merge patches (`applyPatchToObject`). Kinds without a
+/// vendored schema decode anything.
+pub fn typed_decode_error(
+    group: &str,
+    version: &str,
+    kind: &str,
+    json: &[u8],
+    wording: Wording,
+) -> Option<String> {
+    let openapi = openapi();
+    if !matches!(openapi.schema_for_kind(group, version, kind), Ok(Some(_))) {
+        return None;
+    }
+    let tree = Tree::parse(json)?;
+    let root = root_type(openapi, group, version, kind);
+    let mut walk = TypeWalk::new(openapi, &tree, wording);
+    if let Err(fatal) = walk.value(0, &root) {
+        return Some(fatal);
+    }
+    walk.saved
 }
 
 /// The struct a body of this kind decodes into (the root of the walk).

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::go_strings::go_lossy;
 use super::go_time::parse_go_time;
-use super::go_types::{field_type, GoType};
+use super::go_types::{field_type, json_schema_props, GoType, SchemaOr};
 use super::interpret::value_word;
 use super::tree::{Node, Tree};
 use crate::openapi::OpenApi;
@@ -24,6 +24,12 @@ const MAX_WALK_DEPTH: usize = 512;
 /// saved error. `<Struct>` is the innermost struct being decoded and the path
 /// joins the JSON names of struct fields from the root (no map keys, no
 /// indices), as kube's `errorContext` does.
+///
+/// With [`Wording::Unstructured`] it reports instead what
+/// `runtime.DefaultUnstructuredConverter.FromUnstructured` reports when a
+/// strategic merge patch's result is converted into the typed object
+/// (`apimachinery/pkg/runtime/converter.go`, `fromUnstructured`): the first
+/// mismatch ends the walk and its text names no field.
 pub(super) struct TypeWalk<'a> {
     pub(super) openapi: &'a OpenApi,
     pub(super) tree: &'a Tree<'a>,
@@ -31,6 +37,49 @@ pub(super) struct TypeWalk<'a> {
     pub(super) struct_name: String,
     pub(super) fields: Vec<String>,
     pub(super) depth: usize,
+    pub(super) wording: Wording,
+}
+
+/// Whose error texts a [`TypeWalk`] reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wording {
+    /// `sigs.k8s.io/json` decoding JSON bytes (bodies, JSON and merge patches).
+    Json,
+    /// The unstructured converter (strategic merge patches).
+    Unstructured,
+}
+
+impl<'a> TypeWalk<'a> {
+    pub(super) fn new(openapi: &'a OpenApi, tree: &'a Tree<'a>, wording: Wording) -> Self {
+        TypeWalk {
+            openapi,
+            tree,
+            saved: None,
+            struct_name: String::new(),
+            fields: Vec::new(),
+            depth: 0,
+            wording,
+        }
+    }
+}
+
+/// `reflect.Kind` of the value the unstructured converter holds for a node
+/// (`UnmarshalCaseSensitivePreserveInts`: integers that fit are int64).
+fn unstructured_kind(node: &Node, raw: &str) -> &'static str {
+    match node {
+        Node::Null => "invalid",
+        Node::Bool => "bool",
+        Node::Number if raw.parse::<i64>().is_ok() => "int64",
+        Node::Number => "float64",
+        Node::String(_) => "string",
+        Node::Array(_) => "slice",
+        Node::Object(_) => "map",
+    }
+}
+
+/// Go's `reflect.Kind` name of an integer or float type of `bits`.
+fn kind_of_bits(prefix: &str, bits: u32) -> String {
+    format!("{prefix}{bits}")
 }
 
 impl TypeWalk<'_> {
@@ -62,10 +111,78 @@ impl TypeWalk<'_> {
         if self.depth >= MAX_WALK_DEPTH {
             return Ok(());
         }
+        if self.wording == Wording::Unstructured {
+            if let Some(error) = self.unstructured_mismatch(index, ty) {
+                return Err(error);
+            }
+        }
         self.depth += 1;
         let result = self.value_inner(index, ty);
         self.depth -= 1;
         result
+    }
+
+    /// `fromUnstructured`'s error for the node at `index` into `ty`, for
+    /// the checks it makes before descending (`converter.go`).
+    fn unstructured_mismatch(&self, index: usize, ty: &GoType) -> Option<String> {
+        let node = self.tree.node(index);
+        if matches!(node, Node::Null) {
+            return None;
+        }
+        let raw = match node {
+            Node::Number => go_lossy(self.tree.raw(index)),
+            _ => String::new(),
+        };
+        let source = unstructured_kind(node, &raw);
+        let unrecognized = |kind: &str| Some(format!("unrecognized type: {kind}"));
+        match ty {
+            GoType::Str(_) => match source {
+                "string" => None,
+                // An int64 is convertible to a string in Go, but not as JSON is.
+                "int64" => Some("cannot convert int64 to string".to_string()),
+                _ => unrecognized("string"),
+            },
+            GoType::Int { bits, .. } => {
+                let kind = kind_of_bits("int", *bits);
+                match source {
+                    // reflect's Convert would truncate an integer that does
+                    // not fit; refused here, so no typed client reads a
+                    // different number than the one stored.
+                    "int64" if parse_go_int(&raw, *bits).is_some() => None,
+                    "int64" => Some(format!("cannot convert int64 to {kind}")),
+                    "float64" => {
+                        let float = raw.parse::<f64>().unwrap_or(f64::NAN);
+                        let whole = float == float.trunc()
+                            && parse_go_int(&format!("{float:.0}"), *bits).is_some();
+                        (!whole).then(|| format!("cannot convert float64 to {kind}"))
+                    }
+                    _ => unrecognized(&kind),
+                }
+            }
+            GoType::Float { bits, .. } => match source {
+                "int64" | "float64" => None,
+                _ => unrecognized(&kind_of_bits("float", *bits)),
+            },
+            GoType::Bool(_) => (source != "bool").then(|| "unrecognized type: bool".to_string()),
+            GoType::Bytes(_) => match source {
+                "string" | "slice" => None,
+                other => Some(format!("cannot restore slice from {other}")),
+            },
+            GoType::Slice { .. } => {
+                (source != "slice").then(|| format!("cannot restore slice from {source}"))
+            }
+            GoType::Map { .. } => {
+                (source != "map").then(|| format!("cannot restore map from {source}"))
+            }
+            GoType::Struct { .. } => {
+                (source != "map").then(|| format!("cannot restore struct from: {source}"))
+            }
+            GoType::Time { .. }
+            | GoType::Quantity
+            | GoType::IntOrString
+            | GoType::SchemaOr(_)
+            | GoType::Any => None,
+        }
     }
 
     fn value_inner(&mut self, index: usize, ty: &GoType) -> Result<(), String> {
@@ -100,6 +217,7 @@ impl TypeWalk<'_> {
                 }
                 other => Err(self.type_error(value_word(other), "int32")),
             },
+            GoType::SchemaOr(alternative) => self.schema_or(index, *alternative),
             GoType::Time { micro } => match node {
                 Node::String(text) => parse_go_time(text, *micro),
                 other => Err(self.type_error(value_word(other), "string")),
@@ -212,6 +330,12 @@ impl TypeWalk<'_> {
                         continue;
                     };
                     let field = field_type(self.openapi, definition, key, property);
+                    if self.wording == Wording::Unstructured {
+                        // The converter's texts carry no field context; its
+                        // custom unmarshalers see a value on its own.
+                        self.value(*child, &field)?;
+                        continue;
+                    }
                     self.fields.push(key.clone());
                     let outer = std::mem::replace(&mut self.struct_name, type_name.clone());
                     let result = self.value(*child, &field);
@@ -221,6 +345,53 @@ impl TypeWalk<'_> {
                 }
                 Ok(())
             }
+        }
+    }
+}
+
+impl TypeWalk<'_> {
+    /// `JSONSchemaPropsOr*.UnmarshalJSON` (`apiextensions/v1/marshal.go`):
+    /// a `{` decodes a nested schema and a `[` the array, each with its own
+    /// `json.Unmarshal`, so their errors carry no outer context and end the
+    /// decode. Go leaves other values null (`OrArray`, `OrStringArray`) or
+    /// refuses them (`OrBool`: `boolean or JSON schema expected`); a null is
+    /// stored where a schema was written, which no typed client reads as
+    /// written: refused here too.
+    fn schema_or(&mut self, index: usize, alternative: SchemaOr) -> Result<(), String> {
+        let tree = self.tree;
+        let node = tree.node(index);
+        let nested = match (node, alternative) {
+            (Node::Object(_), _) => json_schema_props(),
+            (Node::Array(_), SchemaOr::Array) => GoType::Slice {
+                name: "[]v1.JSONSchemaProps".into(),
+                elem: Box::new(json_schema_props()),
+            },
+            (Node::Array(_), SchemaOr::StringArray) => GoType::Slice {
+                name: "[]string".into(),
+                elem: Box::new(GoType::Str("string".into())),
+            },
+            (Node::Bool, SchemaOr::Bool) => return Ok(()),
+            (_, SchemaOr::Bool) => return Err("boolean or JSON schema expected".into()),
+            (other, _) => {
+                return Err(format!(
+                    "json: cannot unmarshal {} into Go value of type {}",
+                    value_word(other),
+                    alternative.type_name()
+                ))
+            }
+        };
+        // A fresh decode: no outer struct context, its first error returned.
+        let outer_saved = self.saved.take();
+        let outer_struct = std::mem::take(&mut self.struct_name);
+        let outer_fields = std::mem::take(&mut self.fields);
+        let result = self.value(index, &nested);
+        let inner_saved = std::mem::replace(&mut self.saved, outer_saved);
+        self.struct_name = outer_struct;
+        self.fields = outer_fields;
+        result?;
+        match inner_saved {
+            Some(error) => Err(error),
+            None => Ok(()),
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::shape::{push_key, shape, Errors, Shape};
+use super::shape::{push_key, shape, zero_value, Errors, Shape};
 use crate::openapi::OpenApi;
 
 /// The `unknown field "..."` messages for `object`, an object of this
@@ -37,7 +37,9 @@ pub fn unknown_fields(
 
 /// Removes from `object` every field [`unknown_fields`] reports (what kube's
 /// typed decode leaves out under `Warn` and `Ignore`) and returns their
-/// messages.
+/// messages. `null` list items and map values become the zero value of
+/// their Go type, as the typed decode makes them (typed clients cannot read
+/// a `null` string or struct there).
 pub fn drop_unknown_fields(
     openapi: &OpenApi,
     group: &str,
@@ -50,18 +52,23 @@ pub fn drop_unknown_fields(
     };
     let mut errors = Errors::default();
     let mut path = String::new();
-    let mut dropped = Vec::new();
+    let mut fixes = Fixes::default();
     walk_value(
         openapi,
         shape(openapi, root),
         object,
         &mut path,
         &mut errors,
-        Some(&mut dropped),
+        Some(&mut fixes),
         0,
     );
-    for pointer in dropped.iter().rev() {
+    for pointer in fixes.dropped.iter().rev() {
         remove_at(object, pointer);
+    }
+    for (pointer, zero) in fixes.zeroed {
+        if let Some(slot) = slot_at(object, &pointer) {
+            *slot = zero;
+        }
     }
     errors.messages
 }
@@ -125,6 +132,25 @@ enum Step {
     Index(usize),
 }
 
+/// What the typed decode changes in a decoded object: unknown fields it
+/// drops, `null` elements it turns into zero values.
+#[derive(Default)]
+struct Fixes {
+    dropped: Vec<Vec<Step>>,
+    /// Values replaced: `null` elements by zero values, byte arrays by base64.
+    zeroed: Vec<(Vec<Step>, Value)>,
+}
+
+fn slot_at<'v>(object: &'v mut Value, pointer: &[Step]) -> Option<&'v mut Value> {
+    pointer
+        .iter()
+        .try_fold(object, |current, step| match (step, current) {
+            (Step::Key(k), Value::Object(map)) => map.get_mut(k),
+            (Step::Index(i), Value::Array(items)) => items.get_mut(*i),
+            _ => None,
+        })
+}
+
 fn remove_at(object: &mut Value, pointer: &[Step]) {
     let Some((last, parents)) = pointer.split_last() else {
         return;
@@ -146,6 +172,54 @@ fn remove_at(object: &mut Value, pointer: &[Step]) {
     }
 }
 
+/// Records the zero value of an element of `schema` for a `null` element at
+/// `steps`, and [`bytes_as_base64`] for a `[]byte` given as numbers.
+fn zero_if_null(
+    openapi: &OpenApi,
+    schema: &Value,
+    element: &Value,
+    steps: &[Step],
+    fixes: &mut Option<&mut Fixes>,
+) {
+    let Some(fixes) = fixes.as_deref_mut() else {
+        return;
+    };
+    match element {
+        Value::Null => {
+            let zero = zero_value(openapi, schema);
+            if !zero.is_null() {
+                fixes.zeroed.push((steps.to_vec(), zero));
+            }
+        }
+        Value::Array(_) => bytes_as_base64(schema, element, steps, fixes),
+        _ => {}
+    }
+}
+
+/// A `[]byte` field (`format: byte`) given as a JSON array of numbers:
+/// Go's decoder takes it element by element and kube stores the bytes as
+/// base64, which is the only form typed clients read.
+fn bytes_as_base64(schema: &Value, element: &Value, steps: &[Step], fixes: &mut Fixes) {
+    if schema.get("format").and_then(Value::as_str) != Some("byte") {
+        return;
+    }
+    let Value::Array(items) = element else {
+        return;
+    };
+    let bytes: Option<Vec<u8>> = items
+        .iter()
+        .map(|item| match item {
+            Value::Null => Some(0),
+            other => other.as_u64().and_then(|byte| u8::try_from(byte).ok()),
+        })
+        .collect();
+    if let Some(bytes) = bytes {
+        use base64::Engine as _;
+        let text = base64::engine::general_purpose::STANDARD.encode(bytes);
+        fixes.zeroed.push((steps.to_vec(), Value::String(text)));
+    }
+}
+
 /// Deepest nesting walked; deeper values are skipped unchecked (kube's own
 /// JSON limit is 10000, but serde_json's parser refuses bodies deeper than
 /// 128 and YAML bodies stop at `crate::yaml::MAX_DEPTH`).
@@ -157,7 +231,7 @@ fn walk_value(
     value: &Value,
     path: &mut String,
     errors: &mut Errors,
-    mut dropped: Option<&mut Vec<Vec<Step>>>,
+    mut dropped: Option<&mut Fixes>,
     depth: usize,
 ) {
     #[allow(clippy::too_many_arguments)]
@@ -167,7 +241,7 @@ fn walk_value(
         value: &Value,
         path: &mut String,
         errors: &mut Errors,
-        dropped: &mut Option<&mut Vec<Vec<Step>>>,
+        dropped: &mut Option<&mut Fixes>,
         steps: &mut Vec<Step>,
         depth: usize,
     ) {
@@ -188,6 +262,10 @@ fn walk_value(
                         Some(schema) => {
                             push_key(path, key);
                             steps.push(Step::Key(key.clone()));
+                            if let (Value::Array(_), Some(fixes)) = (child, dropped.as_deref_mut())
+                            {
+                                bytes_as_base64(schema, child, steps, fixes);
+                            }
                             inner(
                                 openapi,
                                 shape(openapi, schema),
@@ -203,10 +281,10 @@ fn walk_value(
                         None if preserve => {}
                         None => {
                             errors.push("unknown field", path, key);
-                            if let Some(dropped) = dropped.as_deref_mut() {
+                            if let Some(fixes) = dropped.as_deref_mut() {
                                 let mut at = steps.clone();
                                 at.push(Step::Key(key.clone()));
-                                dropped.push(at);
+                                fixes.dropped.push(at);
                             }
                         }
                     }
@@ -219,6 +297,7 @@ fn walk_value(
                     let len = path.len();
                     push_key(path, key);
                     steps.push(Step::Key(key.clone()));
+                    zero_if_null(openapi, schema, child, steps, dropped);
                     inner(
                         openapi,
                         child_shape,
@@ -239,6 +318,7 @@ fn walk_value(
                     let len = path.len();
                     path.push_str(&format!("[{index}]"));
                     steps.push(Step::Index(index));
+                    zero_if_null(openapi, schema, item, steps, dropped);
                     inner(
                         openapi,
                         child_shape,

@@ -73,6 +73,51 @@ pub(super) fn shape<'a>(openapi: &'a OpenApi, schema: &'a Value) -> Shape<'a> {
     inline_shape(schema)
 }
 
+/// The JSON of the Go zero value of a schema's type: what kube stores for a
+/// `null` list item or map value, which its typed decode turns into the
+/// element type's zero value (`[null]` into `[]EndpointSubset` is `[{}]`,
+/// `{"a": null}` into `map[string]string` is `{"a": ""}`). Pointers, slices,
+/// maps, `metav1.Time` and free-form values encode their zero as `null`.
+pub(super) fn zero_value(openapi: &OpenApi, schema: &Value) -> Value {
+    let mut schema = schema;
+    for _ in 0..8 {
+        let Some(name) = schema
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| r.strip_prefix(REF_PREFIX))
+        else {
+            break;
+        };
+        match name {
+            "io.k8s.apimachinery.pkg.api.resource.Quantity" => return Value::from("0"),
+            "io.k8s.apimachinery.pkg.util.intstr.IntOrString" => return Value::from(0),
+            _ if OPAQUE_DEFINITIONS.contains(&name) => return Value::Null,
+            _ => {}
+        }
+        match openapi.definition(name) {
+            Ok(Some(definition)) => schema = definition,
+            _ => return Value::Null,
+        }
+    }
+    if schema
+        .get("x-kubernetes-int-or-string")
+        .and_then(Value::as_bool)
+        == Some(true)
+    {
+        return Value::from(0);
+    }
+    match schema.get("type").and_then(Value::as_str) {
+        Some("string") => match schema.get("format").and_then(Value::as_str) {
+            Some("date-time" | "byte") => Value::Null,
+            _ => Value::from(""),
+        },
+        Some("integer" | "number") => Value::from(0),
+        Some("boolean") => Value::from(false),
+        Some("object") if schema.get("additionalProperties").is_none() => Value::Object(Map::new()),
+        _ => Value::Null,
+    }
+}
+
 fn inline_shape(schema: &Value) -> Shape<'_> {
     let preserve = schema
         .get("x-kubernetes-preserve-unknown-fields")

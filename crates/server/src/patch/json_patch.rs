@@ -4,8 +4,16 @@
 
 use serde_json::Value;
 
+use crate::object::bounds::{depth, too_deep_message, MAX_DEPTH};
+
 /// kube-apiserver's cap on operations in one JSON patch (`maxJSONPatchOperations`).
 pub const MAX_OPERATIONS: usize = 10_000;
+
+/// kube-apiserver's `JSONPatchMaxCopyBytes` (3 MiB, `server/config.go`), set
+/// as evanphx/json-patch's `AccumulatedCopySizeLimit`: the bytes `copy`
+/// operations may add to a document, counted as the JSON size of each copied
+/// value.
+pub const MAX_COPY_BYTES: usize = 3 * 1024 * 1024;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum JsonPatchError {
@@ -226,17 +234,64 @@ fn remove(document: &mut Value, path: &[String]) -> Result<Value, JsonPatchError
     }
 }
 
+/// The JSON size of `value` (what evanphx/json-patch's `deepCopy` counts).
+fn json_size(value: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing to a counter cannot fail, and a tree has no unserializable values.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
+
+/// An upper bound of the document's nesting as operations apply, so that a
+/// patch cannot nest it deeper than the store reads back (and deeper than
+/// the stack can walk): pointers are strings, so `add` and `move` could
+/// otherwise deepen it without limit.
+struct DepthBound(usize);
+
+impl DepthBound {
+    /// A value of nesting `depth` placed at `path`.
+    fn place(&mut self, path: &[String], depth: usize) -> Result<(), JsonPatchError> {
+        let placed = path.len() + depth;
+        if placed > MAX_DEPTH {
+            return Err(JsonPatchError::Failed(too_deep_message()));
+        }
+        self.0 = self.0.max(placed);
+        Ok(())
+    }
+
+    /// The bound on the nesting of the value at `path` (without measuring it).
+    fn below(&self, path: &[String]) -> usize {
+        self.0.saturating_sub(path.len())
+    }
+}
+
 /// Apply `patch` (a JSON array of operations) to `document`.
 pub fn apply(document: &Value, patch: &Value) -> Result<Value, JsonPatchError> {
     let operations = decode(patch)?;
     let mut result = document.clone();
+    let mut bound = DepthBound(depth(&result));
+    let mut copied = 0usize;
     for operation in operations {
         match operation {
-            Operation::Add { path, value } => add(&mut result, &path, value)?,
+            Operation::Add { path, value } => {
+                bound.place(&path, depth(&value))?;
+                add(&mut result, &path, value)?
+            }
             Operation::Remove { path } => {
                 remove(&mut result, &path)?;
             }
             Operation::Replace { path, value } => {
+                bound.place(&path, depth(&value))?;
                 if path.is_empty() {
                     result = value;
                 } else {
@@ -250,11 +305,21 @@ pub fn apply(document: &Value, patch: &Value) -> Result<Value, JsonPatchError> {
                         "invalid move: cannot move a value into itself".into(),
                     ));
                 }
+                bound.place(&path, bound.below(&from))?;
                 let value = remove(&mut result, &from)?;
                 add(&mut result, &path, value)?;
             }
             Operation::Copy { from, path } => {
                 let value = get(&result, &from).cloned().ok_or_else(|| missing(&from))?;
+                // evanphx/json-patch `copy`: the accumulated size is checked
+                // before the value is placed.
+                copied = copied.saturating_add(json_size(&value));
+                if copied > MAX_COPY_BYTES {
+                    return Err(JsonPatchError::Failed(format!(
+                        "Unable to complete the copy, the accumulated size increase of copy is {copied}, exceeding the limit {MAX_COPY_BYTES}"
+                    )));
+                }
+                bound.place(&path, depth(&value))?;
                 add(&mut result, &path, value)?;
             }
             Operation::Test {
@@ -398,6 +463,67 @@ mod tests {
             Err(413)
         );
     }
+    /// The repro of a 1 KiB ConfigMap grown to 70 MB by 16 copies of `/data`.
+    #[test]
+    fn copies_are_bounded_as_kube_bounds_them() {
+        let document = json!({"data": {"a": "x".repeat(1000)}});
+        let copies: Vec<Value> = (0..16)
+            .map(|n| json!({"op": "copy", "from": "/data", "path": format!("/data/d{n}")}))
+            .collect();
+        let error = apply(&document, &Value::Array(copies)).expect_err("refused");
+        assert_eq!(error.http_code(), 422);
+        let message = error.to_string();
+        assert!(
+            message.starts_with(
+                "Unable to complete the copy, the accumulated size increase of copy is "
+            ) && message.ends_with(", exceeding the limit 3145728"),
+            "{message}"
+        );
+        // A few copies within the limit still apply.
+        let two = json!([
+            {"op": "copy", "from": "/data", "path": "/data/d0"},
+            {"op": "copy", "from": "/data", "path": "/data/d1"}
+        ]);
+        let patched = apply(&document, &two).expect("applies");
+        assert_eq!(
+            patched["data"]["d1"]["d0"]["a"].as_str().map(str::len),
+            Some(1000)
+        );
+    }
+
+    /// Pointers are strings: adds and moves could nest a document deeper
+    /// than any parser reads back (and than the stack walks).
+    #[test]
+    fn nesting_is_bounded_by_what_the_store_reads_back() {
+        let deep_value = (0..60).fold(json!(1), |inner, _| json!({"a": inner}));
+        let inside = |levels: usize| format!("/x0{}", "/a".repeat(levels));
+        let adds = json!([
+            {"op": "add", "path": "/x0", "value": deep_value},
+            {"op": "add", "path": format!("{}/x1", inside(59)), "value": deep_value},
+            {"op": "add", "path": format!("{}/x1{}/x2", inside(59), "/a".repeat(10)), "value": deep_value}
+        ]);
+        let error = apply(&json!({}), &adds).expect_err("refused");
+        assert_eq!(error.http_code(), 422);
+        assert!(
+            error.to_string().contains("nested deeper than 127"),
+            "{error}"
+        );
+        let two = Value::Array(adds.as_array().expect("array")[..2].to_vec());
+        assert!(apply(&json!({}), &two).is_ok());
+        // Repeated moves into a deeper path are bounded as well.
+        let mut operations = vec![json!({"op": "add", "path": "/v", "value": {"w": {}}})];
+        for _ in 0..200 {
+            operations.push(json!({"op": "move", "from": "/v", "path": "/v2"}));
+            operations.push(json!({"op": "add", "path": "/v", "value": {}}));
+            operations.push(json!({"op": "move", "from": "/v2", "path": "/v/w"}));
+        }
+        assert!(apply(&json!({}), &Value::Array(operations)).is_err());
+        // Exactly the limit applies.
+        let at_limit = (0..MAX_DEPTH - 1).fold(json!(1), |inner, _| json!([inner]));
+        let patch = json!([{"op": "add", "path": "/a", "value": at_limit}]);
+        assert!(apply(&json!({}), &patch).is_ok());
+    }
+
     #[test]
     fn test_of_null_matches_a_missing_path() {
         let patch =
