@@ -47,6 +47,11 @@ pub struct Details {
     pub retry_after_seconds: Option<u32>,
 }
 
+/// What kube-apiserver answers, as `text/plain` with a 500, when a request
+/// panics (`genericfilters.WithPanicRecovery`).
+pub const PANIC_BODY: &str =
+    "This request caused apiserver to panic. Look in the logs for details.\n";
+
 /// A failure answered as a `Status` body with its HTTP code.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Status {

@@ -12,6 +12,7 @@ mod get;
 mod list;
 mod list_options;
 mod meta_endpoints;
+mod panic_recovery;
 mod patch;
 mod representation;
 mod resource;
@@ -122,8 +123,19 @@ impl Api {
         self.shutting_down.load(Ordering::Acquire)
     }
 
-    /// Answer one request. Never panics on client input; every failure is a `Status`.
+    /// Answer one request. Never panics on client input; every failure is a
+    /// `Status`, and a panic all the same answers this request with kube's
+    /// 500 (`panic_recovery.rs`) instead of taking the connection down.
     pub async fn handle(self: &Arc<Self>, request: ApiRequest) -> ApiResponse {
+        let method = request.method;
+        let path = request.path.clone();
+        match panic_recovery::CatchUnwind::new(self.handle_unguarded(request)).await {
+            Ok(response) => response,
+            Err(message) => panic_recovery::panicked(method, &path, &message),
+        }
+    }
+
+    async fn handle_unguarded(self: &Arc<Self>, request: ApiRequest) -> ApiResponse {
         let endpoint = route(request.method, &request.path, &request.query);
         let public = matches!(endpoint, Endpoint::Health(..) | Endpoint::Version);
         if request.user.is_none() && !public {

@@ -49,10 +49,8 @@ const GO_SLICE_TYPE: &str = "[]interface {}";
 /// refused with [`StrategicPatchError::TooDeep`] rather than recursed into.
 pub const MAX_DEPTH: usize = 100;
 
-/// What kube-apiserver answers, as `text/plain`, when a request panics
-/// (`genericfilters.WithPanicRecovery`), for [`StrategicPatchError::Panic`].
-pub const PANIC_BODY: &str =
-    "This request caused apiserver to panic. Look in the logs for details.\n";
+/// What kube answers for [`StrategicPatchError::Panic`].
+use crate::status::PANIC_BODY;
 
 /// The message of `apierrors.NewGenericServerResponse(422, ...)`, which is how
 /// kube answers the errors it classifies as 422 (the error text is dropped).
