@@ -425,3 +425,40 @@ async fn namespace_and_name_mismatches_are_400() {
         json!({"name": "absent", "kind": "configmaps"})
     );
 }
+
+/// `WithRequestDeadline`: a `timeout` that is no Go duration is a 400 on
+/// any request that is not long-running; a valid one is accepted.
+#[tokio::test]
+async fn invalid_timeout_parameter_is_bad_request() {
+    let env = TestEnv::new("bad-timeout").await;
+    let cases = [
+        ("invalid", "time: invalid duration \"invalid\""),
+        ("5", "time: missing unit in duration \"5\""),
+        ("1d", "time: unknown unit \"d\" in duration \"1d\""),
+    ];
+    for (value, error) in cases {
+        let message = format!("invalid timeout specified in the request URL - {error}");
+        let list = format!("{}?timeout={value}", cms(&env.ns));
+        failure(
+            &env.raw("GET", &list, None, Vec::new()).await,
+            400,
+            "BadRequest",
+            &message,
+        );
+        let res = env.raw("POST", &list, JSON, cm_body("t")).await;
+        failure(&res, 400, "BadRequest", &message);
+    }
+    let res = env
+        .raw(
+            "GET",
+            &format!("{}?timeout=30s", cms(&env.ns)),
+            None,
+            Vec::new(),
+        )
+        .await;
+    assert_eq!(res.status, 200, "{res:?}");
+    let res = env
+        .raw("GET", "/version?timeout=1h30m", None, Vec::new())
+        .await;
+    assert_eq!(res.status, 200, "{res:?}");
+}

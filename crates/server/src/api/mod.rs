@@ -137,6 +137,9 @@ impl Api {
 
     async fn handle_unguarded(self: &Arc<Self>, request: ApiRequest) -> ApiResponse {
         let endpoint = route(request.method, &request.path, &request.query);
+        if let Err(status) = check_timeout(&request, &endpoint) {
+            return status.into();
+        }
         let public = matches!(endpoint, Endpoint::Health(..) | Endpoint::Version);
         if request.user.is_none() && !public {
             return Status::unauthorized().into();
@@ -147,4 +150,40 @@ impl Api {
         };
         result.unwrap_or_else(ApiResponse::from)
     }
+}
+
+/// Requests kube-apiserver serves without a deadline
+/// (`BasicLongRunningRequestCheck` with its verbs and subresources).
+fn is_long_running(endpoint: &Endpoint) -> bool {
+    let Endpoint::Resource(path) = endpoint else {
+        return false;
+    };
+    path.verb == crate::route::Verb::Watch
+        || matches!(
+            path.subresource.as_deref(),
+            Some("attach" | "exec" | "proxy" | "log" | "portforward")
+        )
+}
+
+/// `WithRequestDeadline` (`endpoints/filters/request_deadline.go`): the
+/// `timeout` query parameter of a request that is not long-running must be
+/// a Go duration, checked before authentication.
+fn check_timeout(request: &ApiRequest, endpoint: &Endpoint) -> Result<(), Status> {
+    let Some(value) = request
+        .query
+        .get("timeout")
+        .filter(|value| !value.is_empty())
+    else {
+        return Ok(());
+    };
+    if is_long_running(endpoint) {
+        return Ok(());
+    }
+    crate::protobuf::wellknown::parse_go_duration(value)
+        .map(|_| ())
+        .map_err(|error| {
+            Status::bad_request(format!(
+                "invalid timeout specified in the request URL - {error}"
+            ))
+        })
 }

@@ -169,27 +169,61 @@ pub fn format_duration(ns: i64) -> String {
 /// Go's `time.ParseDuration`: `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+` with units
 /// ns, us, µs, μs, ms, s, m, h; a bare `0` is allowed.
 pub fn parse_duration(s: &str) -> Option<i64> {
+    parse_go_duration(s).ok()
+}
+
+/// Go's `time.quote`: the text in double quotes, `"` and `\` escaped,
+/// other bytes outside printable ASCII as `\x..`.
+fn time_quote(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            ' '..='~' => out.push(c),
+            other => {
+                let mut buffer = [0u8; 4];
+                for byte in other.encode_utf8(&mut buffer).bytes() {
+                    out.push_str(&format!("\\x{byte:02x}"));
+                }
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// [`parse_duration`] with Go's error texts (`time: invalid duration "x"`,
+/// `time: missing unit in duration "1"`, `time: unknown unit "d" in
+/// duration "1d"`), as kube quotes them for a bad `?timeout=`.
+pub fn parse_go_duration(s: &str) -> Result<i64, String> {
+    let invalid = || format!("time: invalid duration {}", time_quote(s));
     let (neg, mut rest) = match s.as_bytes().first() {
         Some(b'-') => (true, &s[1..]),
         Some(b'+') => (false, &s[1..]),
         _ => (false, s),
     };
     if rest == "0" {
-        return Some(0);
+        return Ok(0);
     }
     if rest.is_empty() {
-        return None;
+        return Err(invalid());
     }
     const LIMIT: u128 = 1 << 63;
     let mut total: u128 = 0;
     while !rest.is_empty() {
+        if !rest.starts_with(|c: char| c == '.' || c.is_ascii_digit()) {
+            return Err(invalid());
+        }
         let int_len = rest.bytes().take_while(u8::is_ascii_digit).count();
         let (int_part, after) = rest.split_at(int_len);
         let mut value: u128 = 0;
         for c in int_part.bytes() {
             value = value * 10 + u128::from(c - b'0');
             if value > LIMIT {
-                return None;
+                return Err(invalid());
             }
         }
         let (mut frac, mut scale, mut has_frac) = (0u128, 1f64, false);
@@ -206,11 +240,14 @@ pub fn parse_duration(s: &str) -> Option<i64> {
             rest = &after_dot[len..];
         }
         if int_len == 0 && !has_frac {
-            return None;
+            return Err(invalid());
         }
         let unit_len = rest
             .find(|c: char| c == '.' || c.is_ascii_digit())
             .unwrap_or(rest.len());
+        if unit_len == 0 {
+            return Err(format!("time: missing unit in duration {}", time_quote(s)));
+        }
         let (unit, after_unit) = rest.split_at(unit_len);
         let unit: u128 = match unit {
             "ns" => 1,
@@ -219,22 +256,28 @@ pub fn parse_duration(s: &str) -> Option<i64> {
             "s" => 1_000_000_000,
             "m" => 60_000_000_000,
             "h" => 3_600_000_000_000,
-            _ => return None,
+            other => {
+                return Err(format!(
+                    "time: unknown unit {} in duration {}",
+                    time_quote(other),
+                    time_quote(s)
+                ))
+            }
         };
         rest = after_unit;
-        value = value.checked_mul(unit)?;
+        value = value.checked_mul(unit).ok_or_else(invalid)?;
         if frac > 0 {
             value += (frac as f64 * (unit as f64 / scale)) as u128;
         }
         total += value;
         if total > LIMIT {
-            return None;
+            return Err(invalid());
         }
     }
     if neg {
-        return Some((total as i128).wrapping_neg() as i64);
+        return Ok((total as i128).wrapping_neg() as i64);
     }
-    i64::try_from(total).ok()
+    i64::try_from(total).map_err(|_| invalid())
 }
 
 #[cfg(test)]
@@ -301,6 +344,21 @@ mod tests {
         assert_eq!(parse_duration("1.5h"), Some(5_400_000_000_000));
         assert_eq!(parse_duration("300ms"), Some(300_000_000));
         assert_eq!(parse_duration("0"), Some(0));
+        let errors = [
+            ("invalid", "time: invalid duration \"invalid\""),
+            ("", "time: invalid duration \"\""),
+            ("1", "time: missing unit in duration \"1\""),
+            ("1d", "time: unknown unit \"d\" in duration \"1d\""),
+            ("5s3", "time: missing unit in duration \"5s3\""),
+            (".s", "time: invalid duration \".s\""),
+            (
+                "9999999999999999999h",
+                "time: invalid duration \"9999999999999999999h\"",
+            ),
+        ];
+        for (text, message) in errors {
+            assert_eq!(parse_go_duration(text), Err(message.to_string()), "{text}");
+        }
         for bad in ["", "1", "h", "1x", ".s", "99999999999999999999h"] {
             assert_eq!(parse_duration(bad), None, "{bad}");
         }
