@@ -21,6 +21,7 @@ use std::time::Instant;
 
 use http_body::{Body, Frame, SizeHint};
 
+use crate::registry::Registry;
 use crate::route::{Endpoint, ResourcePath, Verb};
 
 /// `requestLatencies` buckets in kube 1.34.
@@ -43,8 +44,13 @@ pub struct RequestLabels {
 
 impl RequestLabels {
     /// The labels of a resource request (`None` for other paths, which kube
-    /// reports under their path; ferrokube leaves them out).
+    /// reports under their path; ferrokube leaves them out). Only requests
+    /// that reach a served resource and subresource are counted, as kube
+    /// instruments only its installed routes (behind authentication): label
+    /// values come from the registry's finite set, never from what a client
+    /// invents.
     pub fn of(
+        registry: &Registry,
         endpoint: &Endpoint,
         content_type: Option<&str>,
         dry_run: bool,
@@ -52,6 +58,10 @@ impl RequestLabels {
         let Endpoint::Resource(path) = endpoint else {
             return None;
         };
+        let resource = registry.lookup(&path.group, &path.version, &path.resource)?;
+        if let Some(subresource) = &path.subresource {
+            resource.subresource(subresource)?;
+        }
         Some(RequestLabels {
             verb: reported_verb(path, content_type),
             // cleanDryRun: the sorted, deduplicated values; only All exists.
@@ -303,7 +313,9 @@ mod tests {
     fn labels(method: Method, path: &str, content_type: Option<&str>) -> Option<RequestLabels> {
         let (path, query) = path.split_once('?').unwrap_or((path, ""));
         let query = Query::parse(query);
+        let registry = Registry::new(crate::registry::RESOURCES);
         RequestLabels::of(
+            &registry,
             &route(method, path, &query),
             content_type,
             query.get("dryRun").is_some(),
@@ -397,6 +409,11 @@ mod tests {
         let dry = labels(Method::Post, "/api/v1/namespaces/a/pods?dryRun=All", None).unwrap();
         assert_eq!(dry.dry_run, "All");
         assert!(labels(Method::Get, "/version", None).is_none());
+        // Invented resources, groups and subresources make no series.
+        assert!(labels(Method::Get, "/apis/made.up/v1/things", None).is_none());
+        assert!(labels(Method::Get, "/api/v1/namespaces/a/widgets", None).is_none());
+        assert!(labels(Method::Get, "/api/v1/namespaces/a/pods/p/bogus", None).is_none());
+        assert!(labels(Method::Get, "/apis/apps/v9/deployments", None).is_none());
         assert!(labels(Method::Get, "/metrics", None).is_none());
     }
 

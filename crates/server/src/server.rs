@@ -378,14 +378,18 @@ async fn serve_one(
     };
     api_request.user = user;
     let started = std::time::Instant::now();
+    // Unauthenticated requests make no series (kube counts only requests
+    // that passed authentication on its installed routes).
     let labels = crate::metrics::RequestLabels::of(
+        &api.registry,
         &crate::route::route(api_request.method, &api_request.path, &api_request.query),
         parts
             .headers
             .get(http::header::CONTENT_TYPE)
             .and_then(|value| value.to_str().ok()),
         api_request.query.get("dryRun").is_some(),
-    );
+    )
+    .filter(|_| api_request.user.is_some());
     let response = match read_body(body).await {
         _ if refused => ApiResponse::error(&Status::unauthorized()),
         Ok(bytes) => {

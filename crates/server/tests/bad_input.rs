@@ -462,3 +462,26 @@ async fn invalid_timeout_parameter_is_bad_request() {
         .await;
     assert_eq!(res.status, 200, "{res:?}");
 }
+
+/// Invented groups, resources and subresources, with or without
+/// credentials, make no `/metrics` series: label values come only from what
+/// the server serves (kube instruments its installed routes only).
+#[tokio::test]
+async fn invented_paths_make_no_metrics_series() {
+    let env = TestEnv::new("bad-metrics").await;
+    let anonymous = env.client_with_token(None).await;
+    for n in 0..40 {
+        let invented = format!("/apis/made{n}.example.com/v1/things{n}");
+        let res = common::raw_request(&anonymous, "GET", &invented, None, Vec::new()).await;
+        assert_eq!(res.status, 401, "{res:?}");
+        let res = env.raw("GET", &invented, None, Vec::new()).await;
+        assert_eq!(res.status, 404, "{res:?}");
+        let bogus = format!("{}/c/bogus{n}", cms(&env.ns));
+        env.raw("GET", &bogus, None, Vec::new()).await;
+    }
+    let metrics = env.raw("GET", "/metrics", None, Vec::new()).await;
+    assert_eq!(metrics.status, 200);
+    for invented in ["made0.example.com", "things1", "bogus2"] {
+        assert!(!metrics.body.contains(invented), "{invented} in /metrics");
+    }
+}
