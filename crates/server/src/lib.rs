@@ -7,6 +7,7 @@ pub mod bootstrap;
 pub mod cbor;
 pub mod coalesce;
 pub mod controllers;
+pub mod data_dir;
 pub mod decode_error;
 pub mod defaults;
 pub mod discovery;

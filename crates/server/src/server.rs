@@ -25,7 +25,7 @@ use crate::api::{Api, ApiRequest, ApiResponse, ResponseBody, MAX_REQUEST_BODY_BY
 use crate::authn::{Authenticator, TokenFile};
 use crate::bootstrap;
 use crate::object::ObjectCodec;
-use crate::route::Method;
+use crate::route::{Endpoint, Method};
 use crate::status::Status;
 use crate::{kubeconfig, pki, tls};
 
@@ -70,8 +70,10 @@ pub enum ServerError {
         address: SocketAddr,
         source: std::io::Error,
     },
-    #[error("creating data directory {path}: {source}")]
-    DataDir {
+    #[error(transparent)]
+    DataDir(#[from] crate::data_dir::DataDirError),
+    #[error("reading or creating the continue-token key {path}: {source}")]
+    ContinueKey {
         path: PathBuf,
         source: std::io::Error,
     },
@@ -98,6 +100,8 @@ pub struct Server {
     /// Whether this replica runs the controllers: Lease-based leader election
     /// among the replicas on one etcd; always true on an embedded store.
     pub leading: tokio::sync::watch::Receiver<bool>,
+    /// Held while the server lives: no second process opens this store.
+    _data_dir: crate::data_dir::DataDir,
 }
 
 /// The backend, and the etcd backend itself when it is one (for the values
@@ -144,7 +148,7 @@ async fn continue_key(
     let Some(etcd) = etcd else {
         let path = config.data_dir.join("continue.key");
         return crate::api::ContinueKey::load_or_create(&path)
-            .map_err(|source| ServerError::DataDir { path, source });
+            .map_err(|source| ServerError::ContinueKey { path, source });
     };
     let mut candidate = sha2::Sha256::new();
     for _ in 0..4 {
@@ -163,10 +167,7 @@ async fn continue_key(
 impl Server {
     /// Bind, prepare PKI, open the store, write the kubeconfig.
     pub async fn bind(config: ServerConfig) -> Result<Server, ServerError> {
-        std::fs::create_dir_all(&config.data_dir).map_err(|source| ServerError::DataDir {
-            path: config.data_dir.clone(),
-            source,
-        })?;
+        let data_dir = crate::data_dir::DataDir::open(&config.data_dir)?;
         let requested = SocketAddr::new(config.bind_address, config.secure_port);
         let listener = TcpListener::bind(requested)
             .await
@@ -250,6 +251,7 @@ impl Server {
             address,
             kubeconfig_path,
             leading,
+            _data_dir: data_dir,
         })
     }
 
@@ -380,9 +382,10 @@ async fn serve_one(
     let started = std::time::Instant::now();
     // Unauthenticated requests make no series (kube counts only requests
     // that passed authentication on its installed routes).
+    let endpoint = crate::route::route(api_request.method, &api_request.path, &api_request.query);
     let labels = crate::metrics::RequestLabels::of(
         &api.registry,
-        &crate::route::route(api_request.method, &api_request.path, &api_request.query),
+        &endpoint,
         parts
             .headers
             .get(http::header::CONTENT_TYPE)
@@ -390,14 +393,19 @@ async fn serve_one(
         api_request.query.get("dryRun").is_some(),
     )
     .filter(|_| api_request.user.is_some());
-    let response = match read_body(body).await {
-        _ if refused => ApiResponse::error(&Status::unauthorized()),
-        Ok(bytes) => {
+    // Authenticate before reading a body: an unauthenticated client cannot
+    // make the server buffer megabytes (kube's WithAuthentication answers
+    // before any handler reads the body).
+    let public = matches!(endpoint, Endpoint::Health(..) | Endpoint::Version);
+    let unauthenticated = refused || (api_request.user.is_none() && !public);
+    let response = match read_body_unless(unauthenticated, body).await {
+        None => ApiResponse::error(&Status::unauthorized()),
+        Some(Ok(bytes)) => {
             api_request.body = bytes;
             api_request.headers = parts.headers;
             api.handle(api_request).await
         }
-        Err(status) => ApiResponse::error(&status),
+        Some(Err(status)) => ApiResponse::error(&status),
     };
     let code = response.status;
     let response = into_hyper(response, parts.method == http::Method::HEAD);
@@ -413,6 +421,26 @@ async fn serve_one(
 /// How much of an oversized body is read and dropped so the client, still
 /// writing, gets the 413 instead of a broken pipe (Go's server drains too).
 const MAX_DRAIN_BYTES: usize = 64 * 1024 * 1024;
+
+/// The body, or `None` when the request is refused: its body is then
+/// drained without being kept (so a client still writing gets the answer
+/// rather than a broken pipe), up to [`MAX_DRAIN_BYTES`].
+async fn read_body_unless(refused: bool, body: Incoming) -> Option<Result<Bytes, Status>> {
+    if !refused {
+        return Some(read_body(body).await);
+    }
+    let mut body = body;
+    let mut drained = 0usize;
+    while let Some(Ok(frame)) = body.frame().await {
+        if let Ok(data) = frame.into_data() {
+            drained += data.len();
+            if drained > MAX_DRAIN_BYTES {
+                break;
+            }
+        }
+    }
+    None
+}
 
 /// The request body up to the limit; beyond it a 413, after draining the rest.
 async fn read_body(body: Incoming) -> Result<Bytes, Status> {

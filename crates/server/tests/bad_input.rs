@@ -343,6 +343,11 @@ async fn unauthenticated_requests_are_401() {
     }
     let res = common::raw_request(&anon, "POST", &ns_path, JSON, cm_body("x")).await;
     failure(&res, 401, "Unauthorized", "Unauthorized");
+    // Authentication comes before the body is read: an oversized body from
+    // nobody is a 401, not a 413 after buffering it.
+    let oversized = vec![b' '; 4 * 1024 * 1024];
+    let res = common::raw_request(&anon, "POST", &ns_path, JSON, oversized).await;
+    failure(&res, 401, "Unauthorized", "Unauthorized");
 }
 
 #[tokio::test]

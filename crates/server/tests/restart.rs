@@ -250,3 +250,28 @@ async fn sigkill_with_fsync_loses_nothing_acknowledged() {
         rv(&last)
     );
 }
+
+/// One process per data directory: a second server on the same directory
+/// stops at once with a clear message, and the first goes on serving.
+#[tokio::test]
+async fn a_second_server_on_one_data_dir_is_refused() {
+    if skip_if_external("a_second_server_on_one_data_dir_is_refused") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let first = TestServer::start_in(dir.path(), false);
+    let second = std::process::Command::new(env!("CARGO_BIN_EXE_ferrokube"))
+        .args(["serve", "--secure-port", "0", "--data-dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(!second.status.success());
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        stderr.contains("another process is using the data directory"),
+        "{stderr}"
+    );
+    let client = first.client().await;
+    let namespaces: Api<Namespace> = Api::all(client);
+    assert!(namespaces.get("default").await.is_ok());
+}
