@@ -85,7 +85,13 @@ impl Applier {
         let (sender, receiver) = mpsc::sync_channel(QUEUE);
         let thread = std::thread::Builder::new()
             .name("store-applier".into())
-            .spawn(move || worker.run(receiver))
+            .spawn(move || {
+                crate::thread_panic::logged(
+                    "store-applier",
+                    "the store's applier panicked: writes go on in the journal, which grows until the next start replays it",
+                    || worker.run(receiver),
+                )
+            })
             .map_err(|error| BackendError::Io(error.to_string()))?;
         Ok(Applier {
             sender: Some(sender),

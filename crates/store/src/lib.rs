@@ -24,6 +24,7 @@ mod journal;
 mod local;
 mod memory;
 mod sqlite;
+mod thread_panic;
 
 pub use backend::{
     Backend, BackendError, BoxFuture, Committed, Event, EventKind, EventSink, Expect, KeyValue,

@@ -117,7 +117,13 @@ impl LocalBackend {
         let (sender, receiver) = mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("store-committer".into())
-            .spawn(move || committer.run(receiver))
+            .spawn(move || {
+                crate::thread_panic::logged(
+                    "store-committer",
+                    "the store's committer panicked: every write fails from now on, until the server restarts",
+                    || committer.run(receiver),
+                )
+            })
             .map_err(|error| BackendError::Io(error.to_string()))?;
         Ok(LocalBackend {
             requests: Mutex::new(Some(sender)),

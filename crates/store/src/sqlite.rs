@@ -161,8 +161,11 @@ impl SqliteDisk {
             connection,
             durability: Durability::Direct(None),
         };
-        disk.replay(&records, synchronous)?;
-        journal.clear()?;
+        // The journal goes only once SQLite holds its records durably; an
+        // incomplete checkpoint keeps it for the next start.
+        if disk.replay(&records, synchronous)? {
+            journal.clear()?;
+        }
         disk.durability = if options.fsync {
             let applier = Applier::start(
                 path,
@@ -179,31 +182,43 @@ impl SqliteDisk {
     }
 
     /// Write the journal's records SQLite does not hold yet (a previous
-    /// run stopped before its applier caught up), durably.
-    fn replay(&mut self, records: &[Record], synchronous: &str) -> Result<(), BackendError> {
+    /// run stopped before its applier caught up), then make everything the
+    /// journal holds durable in SQLite: true when the journal may go.
+    ///
+    /// Records SQLite already has may still be only in its WAL as the
+    /// applier left it (`synchronous=NORMAL`: written, not fsynced), so a
+    /// non-empty journal is always followed by a FULL `TRUNCATE` checkpoint,
+    /// even when nothing is missing: dropping the journal on the word of an
+    /// unsynced WAL could lose acknowledged writes to a power loss.
+    fn replay(&mut self, records: &[Record], synchronous: &str) -> Result<bool, BackendError> {
+        if records.is_empty() {
+            return Ok(true);
+        }
         let revision = self.revision()?;
         let missing: Vec<&Record> = records.iter().filter(|r| r.revision > revision).collect();
-        if missing.is_empty() {
-            return Ok(());
-        }
-        tracing::info!(
-            records = missing.len(),
-            from = revision,
-            "replaying the store's journal into SQLite"
-        );
         self.connection
             .execute_batch("PRAGMA synchronous=FULL;")
             .map_err(io)?;
-        let transaction = self.connection.transaction().map_err(io)?;
-        for record in missing {
-            write_batch(&transaction, record.revision, &record.events)?;
+        if !missing.is_empty() {
+            tracing::info!(
+                records = missing.len(),
+                from = revision,
+                "replaying the store's journal into SQLite"
+            );
+            let transaction = self.connection.transaction().map_err(io)?;
+            for record in missing {
+                write_batch(&transaction, record.revision, &record.events)?;
+            }
+            transaction.commit().map_err(io)?;
         }
-        transaction.commit().map_err(io)?;
+        let complete = checkpoint(&self.connection, "TRUNCATE")?;
         self.connection
-            .execute_batch(&format!(
-                "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA synchronous={synchronous};"
-            ))
-            .map_err(io)
+            .execute_batch(&format!("PRAGMA synchronous={synchronous};"))
+            .map_err(io)?;
+        if !complete {
+            tracing::warn!("the store's checkpoint at start did not complete; the journal stays for the next start");
+        }
+        Ok(complete)
     }
 
     /// Reads must see every batch: wait for the applier.
@@ -478,6 +493,47 @@ mod tests {
             assert_eq!(journal_segments(&path), 0, "replayed segments are dropped");
             disk.close().expect("close");
         }
+    }
+
+    /// A crash after the applier wrote the journal's batches into SQLite's
+    /// WAL without syncing it: nothing is missing, but the journal is the
+    /// only durable copy, so opening checkpoints (FULL, TRUNCATE) before it
+    /// drops the journal.
+    #[test]
+    fn a_journal_sqlite_already_holds_is_dropped_only_after_a_checkpoint() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("store.db");
+        SqliteDisk::open(&path, SqliteOptions { fsync: false })
+            .expect("open")
+            .close()
+            .expect("close");
+        // The applier's connection: WAL, no fsync per commit, never closed.
+        let mut applier = Connection::open(&path).expect("connection");
+        applier
+            .execute_batch(
+                "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=0;",
+            )
+            .expect("pragmas");
+        let transaction = applier.transaction().expect("transaction");
+        write_batch(&transaction, 1, &[put("/a", "a1", 1)]).expect("batch");
+        write_batch(&transaction, 2, &[put("/b", "b2", 2)]).expect("batch");
+        transaction.commit().expect("commit");
+        std::mem::forget(applier);
+        let wal = dir.path().join("store.db-wal");
+        assert!(std::fs::metadata(&wal).expect("wal").len() > 0);
+        let (mut journal, _) = Journal::open(&journal_dir(&path), 4096).expect("journal");
+        journal.append(1, &[put("/a", "a1", 1)]).expect("append");
+        journal.append(2, &[put("/b", "b2", 2)]).expect("append");
+        drop(journal);
+        let mut disk = SqliteDisk::open(&path, SqliteOptions { fsync: true }).expect("reopen");
+        assert_eq!(
+            std::fs::metadata(&wal).expect("wal").len(),
+            0,
+            "the WAL was checkpointed into the database before the journal went"
+        );
+        assert_eq!(journal_segments(&path), 0);
+        assert_eq!(keys(&mut disk).len(), 2);
+        disk.close().expect("close");
     }
 
     /// A batch in the journal is durable even when the applier has
