@@ -360,6 +360,17 @@ pub(super) async fn apply(
     }
     fieldmanager::check_applied(&fm.schema, &api_version, resource.kind, &config)
         .map_err(|error| error.to_status())?;
+    // kube's conversion of the merged object gives `null` list items and
+    // map values their zero values; done on the configuration, where they
+    // come from (it declares no unknown field: the check above refused them).
+    let mut config = config;
+    field_validation::drop_unknown_fields(
+        &api.openapi,
+        resource.group,
+        resource.version,
+        resource.kind,
+        &mut config,
+    );
     let name = target.name.unwrap_or_default();
     let key = target.key(name);
     for _ in 0..MAX_RETRIES {
@@ -384,7 +395,7 @@ pub(super) async fn apply(
         }
         write::settle_namespace(target, &mut applied)?;
         let owner = Ownership::Applied(applied.pointer("/metadata/managedFields").cloned());
-        let mut applied = TypedObject::applied(&api.openapi, target, &config, applied)?;
+        let mut applied = TypedObject::applied(target, &config, applied)?;
         let result = match revision {
             None => {
                 require_namespace(api, target)?;
@@ -455,7 +466,7 @@ async fn apply_scale(
             .map_err(|error| error.to_status())?;
         object::set_resource_version(&mut applied, revision);
         let owner = Ownership::Applied(applied.pointer("/metadata/managedFields").cloned());
-        let applied = TypedObject::applied(&api.openapi, &parent_target, &parent_config, applied)?;
+        let applied = TypedObject::applied(&parent_target, &parent_config, applied)?;
         match update_object(api, &parent_target, applied, dry_run, &owner).await {
             Err(status) if status.code == 409 && status.reason == "Conflict" => continue,
             Err(status) => return Err(status),

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::apply::Ownership;
 use super::resource::{read_current, Target};
 use super::scale::{apply_scale, scale_of};
-use super::typed::{PatchWording, TypedObject};
+use super::typed::{Footprint, PatchWording, TypedObject};
 use super::update::update_object;
 use super::{write, Api, ApiRequest, ApiResponse};
 use crate::field_validation::{self, FieldValidation};
@@ -118,7 +118,11 @@ fn typed_result(
         PatchType::Strategic => PatchWording::Strategic,
         _ => PatchWording::Json,
     };
-    TypedObject::patched(patched_kind(target), patched, wording, || {
+    let footprint = match kind {
+        PatchType::Json => Footprint::of_json_patch(patch),
+        _ => Footprint::Tree(patch),
+    };
+    TypedObject::patched(patched_kind(target), patched, &footprint, wording, || {
         strategic::go_value(Some(patch))
     })
 }

@@ -284,6 +284,29 @@ pub fn typed_decode_error(
     walk.saved
 }
 
+/// [`typed_decode_error`] of a JSON value, limited to what `footprint`
+/// covers (see `Tree::from_value`), without serializing it.
+pub fn typed_decode_error_of_value(
+    group: &str,
+    version: &str,
+    kind: &str,
+    value: &serde_json::Value,
+    footprint: Option<&serde_json::Value>,
+    wording: Wording,
+) -> Option<String> {
+    let openapi = openapi();
+    if !matches!(openapi.schema_for_kind(group, version, kind), Ok(Some(_))) {
+        return None;
+    }
+    let tree = Tree::from_value(value, footprint);
+    let root = root_type(openapi, group, version, kind);
+    let mut walk = TypeWalk::new(openapi, &tree, wording);
+    if let Err(fatal) = walk.value(0, &root) {
+        return Some(fatal);
+    }
+    walk.saved
+}
+
 /// The struct a body of this kind decodes into (the root of the walk).
 fn root_type(openapi: &OpenApi, group: &str, version: &str, kind: &str) -> GoType {
     // The definition name is not exposed by kind; the Go type name is the kind

@@ -22,8 +22,18 @@ struct Item {
     end: usize,
 }
 
+/// A value [`Tree::from_value`] has yet to add: the value, its footprint,
+/// and its parent's item with its key there.
+type Pending<'v> = (
+    &'v serde_json::Value,
+    Option<&'v serde_json::Value>,
+    Option<(usize, Option<String>)>,
+);
+
 pub(super) struct Tree<'a> {
-    body: &'a [u8],
+    /// The parsed body, or for a tree built from a value, the text of its
+    /// numbers and strings (what [`Tree::raw`] answers).
+    body: std::borrow::Cow<'a, [u8]>,
     items: Vec<Item>,
 }
 
@@ -33,9 +43,88 @@ impl<'a> Tree<'a> {
     }
 
     /// The value's bytes as they appear in the body.
-    pub(super) fn raw(&self, index: usize) -> &'a [u8] {
+    pub(super) fn raw(&self, index: usize) -> &[u8] {
         let item = &self.items[index];
         &self.body[item.start..item.end]
+    }
+
+    /// The tree of a JSON value, without serializing and parsing it: of the
+    /// parts `footprint` covers when one is given (where the footprint holds
+    /// an object, only its keys; elsewhere the whole value; a key
+    /// `$setElementOrder/<field>` names `<field>`, other `$` keys nothing).
+    /// Numbers keep serde_json's text, strings their text in quotes.
+    pub(super) fn from_value(
+        value: &serde_json::Value,
+        footprint: Option<&serde_json::Value>,
+    ) -> Tree<'static> {
+        let mut tree = Tree {
+            body: std::borrow::Cow::Owned(Vec::new()),
+            items: Vec::new(),
+        };
+        let mut stack: Vec<Pending<'_>> = vec![(value, footprint, None)];
+        while let Some((value, footprint, parent)) = stack.pop() {
+            let index = tree.items.len();
+            let std::borrow::Cow::Owned(text) = &mut tree.body else {
+                return tree;
+            };
+            let start = text.len();
+            let node = match value {
+                serde_json::Value::Null => Node::Null,
+                serde_json::Value::Bool(_) => Node::Bool,
+                serde_json::Value::Number(number) => {
+                    text.extend_from_slice(number.to_string().as_bytes());
+                    Node::Number
+                }
+                serde_json::Value::String(string) => {
+                    text.push(b'"');
+                    text.extend_from_slice(string.as_bytes());
+                    text.push(b'"');
+                    Node::String(string.clone())
+                }
+                serde_json::Value::Array(items) => {
+                    // Children are pushed in reverse so they are numbered in order.
+                    for item in items.iter().rev() {
+                        stack.push((item, None, Some((index, None))));
+                    }
+                    Node::Array(Vec::with_capacity(items.len()))
+                }
+                serde_json::Value::Object(members) => {
+                    let mut chosen: Vec<(&String, &serde_json::Value, Option<&serde_json::Value>)> =
+                        Vec::new();
+                    match footprint {
+                        Some(serde_json::Value::Object(keys)) => {
+                            for (raw_key, below) in keys {
+                                let (key, below) = match raw_key.strip_prefix("$setElementOrder/") {
+                                    Some(field) => (field, None),
+                                    None if raw_key.starts_with('$') => continue,
+                                    None => (raw_key.as_str(), Some(below)),
+                                };
+                                if let Some((key, member)) = members.get_key_value(key) {
+                                    if !chosen.iter().any(|(seen, ..)| *seen == key) {
+                                        chosen.push((key, member, below));
+                                    }
+                                }
+                            }
+                        }
+                        _ => chosen.extend(members.iter().map(|(key, member)| (key, member, None))),
+                    }
+                    for (key, member, below) in chosen.into_iter().rev() {
+                        stack.push((member, below, Some((index, Some(key.clone())))));
+                    }
+                    Node::Object(Vec::new())
+                }
+            };
+            let end = text.len();
+            tree.items.push(Item { node, start, end });
+            if let Some((parent, key)) = parent {
+                match (&mut tree.items[parent].node, key) {
+                    (Node::Array(children), None) => children.push(index),
+                    (Node::Object(members), Some(key)) => members.push((key, index)),
+                    _ => {}
+                }
+            }
+        }
+        tree
     }
 
     /// Builds the tree of `body`, which must have passed
@@ -101,7 +190,10 @@ impl<'a> Tree<'a> {
             loop {
                 i = skip_ws(body, i);
                 let Some(&top) = open.last() else {
-                    return Some(Tree { body, items });
+                    return Some(Tree {
+                        body: std::borrow::Cow::Borrowed(body),
+                        items,
+                    });
                 };
                 match body.get(i)? {
                     b',' => {
