@@ -260,13 +260,31 @@ impl Server {
         let graceful = hyper_util::server::graceful::GracefulShutdown::new();
         let builder = Arc::new(auto::Builder::new(TokioExecutor::new()));
         tokio::pin!(shutdown);
+        let mut accept_backoff: Option<Duration> = None;
         loop {
             let accepted = tokio::select! {
                 accepted = self.listener.accept() => accepted,
                 () = &mut shutdown => break,
             };
-            let Ok((stream, peer)) = accepted else {
-                continue;
+            let (stream, peer) = match accepted {
+                Ok(accepted) => {
+                    accept_backoff = None;
+                    accepted
+                }
+                Err(error) => {
+                    // Out of file descriptors, say: back off as Go's
+                    // `http.Server.Serve` does (5 ms doubling to 1 s)
+                    // instead of spinning on an accept that fails at once.
+                    let delay = accept_backoff.map_or(Duration::from_millis(5), |delay| {
+                        (delay * 2).min(Duration::from_secs(1))
+                    });
+                    accept_backoff = Some(delay);
+                    tracing::warn!(%error, ?delay, "accepting a connection failed; retrying");
+                    tokio::select! {
+                        () = tokio::time::sleep(delay) => continue,
+                        () = &mut shutdown => break,
+                    }
+                }
             };
             let _ = stream.set_nodelay(true);
             let acceptor = self.acceptor.clone();
