@@ -32,7 +32,7 @@ pub async fn ensure_system_namespaces(api: &Api) -> Result<(), BootstrapError> {
             "metadata": {
                 "name": name,
                 "uid": uuid::Uuid::new_v4().to_string(),
-                "creationTimestamp": object::now_rfc3339(),
+                "creationTimestamp": crate::go::time::now_rfc3339(),
                 "labels": {"kubernetes.io/metadata.name": name},
             },
             "spec": {"finalizers": ["kubernetes"]},

@@ -285,7 +285,7 @@ fn micro_time(time: SystemTime) -> String {
     let since = time
         .duration_since(SystemTime::UNIX_EPOCH)
         .unwrap_or_default();
-    let seconds = crate::object::rfc3339(time);
+    let seconds = crate::go::time::rfc3339(time);
     let whole = seconds.trim_end_matches('Z');
     format!("{whole}.{:06}Z", since.subsec_micros())
 }

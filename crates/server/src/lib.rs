@@ -15,6 +15,7 @@ pub mod field_validation;
 pub mod fieldmanager;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod go;
 pub mod kubeconfig;
 pub mod leader_election;
 pub mod metrics;

@@ -22,6 +22,9 @@ use serde_json::{Map, Value};
 
 pub use index::{IndexView, ObjectIndex, OwnerRef};
 
+/// The store of objects every layer above the store shares.
+pub type ObjectStore = ferrokube_store::Store<ObjectCodec>;
+
 /// One cached object version. Small: 100,000 of them are the cache.
 pub enum StoredObject {
     Decoded {
@@ -323,58 +326,9 @@ pub fn labels(object: &Value) -> Option<&Map<String, Value>> {
         .and_then(Value::as_object)
 }
 
-/// RFC 3339 UTC timestamp with second precision, as `metav1.Time` marshals.
-pub fn rfc3339(time: std::time::SystemTime) -> String {
-    let seconds = time
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0);
-    let days = seconds.div_euclid(86_400);
-    let second_of_day = seconds.rem_euclid(86_400);
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z.rem_euclid(146_097);
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_index = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
-    let month = if month_index < 10 {
-        month_index + 3
-    } else {
-        month_index - 9
-    };
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        second_of_day / 3600,
-        second_of_day % 3600 / 60,
-        second_of_day % 60
-    )
-}
-
-pub fn now_rfc3339() -> String {
-    rfc3339(std::time::SystemTime::now())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::{Duration, UNIX_EPOCH};
-
-    #[test]
-    fn formats_rfc3339() {
-        let cases = [
-            (0, "1970-01-01T00:00:00Z"),
-            (951_782_400, "2000-02-29T00:00:00Z"),
-            (1_795_348_650, "2026-11-22T11:57:30Z"),
-            (4_102_444_799, "2099-12-31T23:59:59Z"),
-        ];
-        for (seconds, expected) in cases {
-            assert_eq!(rfc3339(UNIX_EPOCH + Duration::from_secs(seconds)), expected);
-        }
-    }
 
     #[test]
     fn decode_stamps_resource_version_and_flags_corruption() {

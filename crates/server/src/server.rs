@@ -25,7 +25,7 @@ use crate::api::{Api, ApiRequest, ApiResponse, ResponseBody, MAX_REQUEST_BODY_BY
 use crate::authn::{Authenticator, TokenFile};
 use crate::bootstrap;
 use crate::object::ObjectCodec;
-use crate::route::{Endpoint, Method};
+use crate::route::Method;
 use crate::status::Status;
 use crate::{kubeconfig, pki, tls};
 
@@ -400,10 +400,9 @@ async fn serve_one(
     let started = std::time::Instant::now();
     // Unauthenticated requests make no series (kube counts only requests
     // that passed authentication on its installed routes).
-    let endpoint = crate::route::route(api_request.method, &api_request.path, &api_request.query);
     let labels = crate::metrics::RequestLabels::of(
         &api.registry,
-        &endpoint,
+        &api_request.endpoint,
         parts
             .headers
             .get(http::header::CONTENT_TYPE)
@@ -414,7 +413,7 @@ async fn serve_one(
     // Authenticate before reading a body: an unauthenticated client cannot
     // make the server buffer megabytes (kube's WithAuthentication answers
     // before any handler reads the body).
-    let public = matches!(endpoint, Endpoint::Health(..) | Endpoint::Version);
+    let public = api_request.endpoint.is_public();
     let unauthenticated = refused || (api_request.user.is_none() && !public);
     let response = match read_body_unless(unauthenticated, body).await {
         None => ApiResponse::error(&Status::unauthorized()),

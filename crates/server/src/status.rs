@@ -2,6 +2,7 @@
 //! (`k8s.io/apimachinery/pkg/api/errors/errors.go`) and field errors as
 //! `k8s.io/apimachinery/pkg/util/validation/field/errors.go` prints them.
 
+use crate::go::strconv::quote as go_quote;
 use serde_json::{json, Map, Value};
 
 /// A group plus plural resource, printed `deployments.apps` (`schema.GroupResource.String()`).
@@ -391,11 +392,6 @@ pub struct FieldError {
     pub kind: FieldErrorKind,
     pub field: String,
     pub detail: String,
-}
-
-/// Go's `%#v` of a string: a double-quoted, escaped literal.
-pub fn go_quote(value: &str) -> String {
-    serde_json::to_string(value).unwrap_or_else(|_| format!("\"{value}\""))
 }
 
 impl FieldError {

@@ -20,7 +20,7 @@ use serde_json::Value;
 pub use ip_range::{IpRange, Lookup};
 pub use port_range::PortRange;
 
-use crate::api::ObjectStore;
+use crate::object::ObjectStore;
 use crate::registry::ResourceDef;
 use crate::status::Status;
 

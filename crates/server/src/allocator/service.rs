@@ -25,18 +25,6 @@ fn invalid(service: &Value, field: &str, rendered: String, detail: String) -> St
     )
 }
 
-/// Go's `%#v` of a `[]string`.
-fn go_strings(values: &[String]) -> String {
-    format!(
-        "[]string{{{}}}",
-        values
-            .iter()
-            .map(|v| crate::status::go_quote(v))
-            .collect::<Vec<_>>()
-            .join(", ")
-    )
-}
-
 fn text<'a>(spec: &'a Map<String, Value>, field: &str) -> &'a str {
     spec.get(field).and_then(Value::as_str).unwrap_or_default()
 }
@@ -134,7 +122,7 @@ fn init_ip_families(
                     return Err(invalid(
                         service,
                         &format!("spec.clusterIPs[{index}]"),
-                        go_strings(&strings(spec, "clusterIPs")),
+                        crate::go::fmt::sharp_v_strings(&strings(spec, "clusterIPs")),
                         format!("{family} is not configured on this cluster"),
                     ));
                 }
@@ -161,7 +149,7 @@ fn init_ip_families(
         return Err(invalid(
             service,
             "spec.ipFamilyPolicy",
-            crate::status::go_quote(&policy),
+            crate::go::strconv::quote(&policy),
             "this cluster is not configured for dual-stack services".into(),
         ));
     }
@@ -170,7 +158,7 @@ fn init_ip_families(
             return Err(invalid(
                 service,
                 &format!("spec.ipFamilies[{index}]"),
-                crate::status::go_quote(family),
+                crate::go::strconv::quote(family),
                 "not configured on this cluster".into(),
             ));
         }
@@ -253,7 +241,7 @@ impl Inner {
                     invalid(
                         service,
                         "spec.clusterIPs",
-                        go_strings(&strings(spec, "clusterIPs")),
+                        crate::go::fmt::sharp_v_strings(&strings(spec, "clusterIPs")),
                         format!("failed to allocate IP {text}: {detail}"),
                     )
                 };
@@ -261,7 +249,7 @@ impl Inner {
                     return Err(invalid(
                         service,
                         "spec.clusterIPs[0]",
-                        crate::status::go_quote(&text),
+                        crate::go::strconv::quote(&text),
                         "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)".into(),
                     ));
                 };

@@ -10,15 +10,17 @@ use std::time::SystemTime;
 use ferrokube_store::{BackendError, Expect, Op, StoreError, Txn};
 use serde_json::{json, Value};
 
+use super::context::Api;
 use super::deletion::before_delete::{
     before_delete, deletion_timestamp, finalizers, gc_finalizers, mark_as_deleting, set_finalizers,
 };
 use super::deletion::namespace::{self, is_namespace};
 use super::deletion::options::IGNORE_STORE_READ_ERROR;
 use super::deletion::DeleteOptions;
-use super::list::Selection;
-use super::resource::{read_current, Target};
-use super::{write, Api, ApiRequest, ApiResponse};
+use super::exchange::{ApiRequest, ApiResponse};
+use super::selection::Selection;
+use super::target::{read_current, Target};
+use super::write::commit;
 use crate::object;
 use crate::status::{FieldError, FieldErrorKind, Result, Status};
 
@@ -91,10 +93,10 @@ fn finalize_delete(target: &Target<'_>, object: Value) -> Value {
 
 /// Commit one op; `Ok(None)` when its precondition no longer holds (retry).
 async fn commit(api: &Api, target: &Target<'_>, name: &str, op: Op) -> Result<Option<i64>> {
-    match write::commit(api, Txn::single(op)).await {
+    match commit::commit(api, Txn::single(op)).await {
         Ok(committed) => Ok(Some(committed.revision)),
         Err(StoreError::Backend(BackendError::PreconditionFailed { .. })) => Ok(None),
-        Err(other) => Err(write::map_store_error(target, name, other)),
+        Err(other) => Err(commit::map_store_error(target, name, other)),
     }
 }
 
@@ -115,7 +117,7 @@ async fn put_if_changed(
     let name = object::name(&object).to_string();
     let op = Op::Put {
         key: key.to_string(),
-        value: write::stored_bytes(key, &object)?,
+        value: commit::stored_bytes(key, &object)?,
         expect: Expect::ModRevision(revision),
     };
     Ok(commit(api, target, &name, op).await?.map(|new_revision| {

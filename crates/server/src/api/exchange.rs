@@ -11,7 +11,7 @@ use crate::authn::UserInfo;
 use crate::negotiate::Representation;
 use crate::object::StoredObject;
 use crate::query::Query;
-use crate::route::Method;
+use crate::route::{route, Endpoint, Method};
 use crate::status::Status;
 
 /// A request with its body already read (bounded by the body limit).
@@ -20,6 +20,9 @@ pub struct ApiRequest {
     pub method: Method,
     pub path: String,
     pub query: Query,
+    /// What the method, path and query address, routed once when the
+    /// request is built; metrics, authentication and dispatch all read it.
+    pub endpoint: Endpoint,
     pub headers: http::HeaderMap,
     pub body: Bytes,
     /// The authenticated user; `None` for anonymous requests.
@@ -31,10 +34,12 @@ impl ApiRequest {
         let (path, query) = path_and_query
             .split_once('?')
             .unwrap_or((path_and_query, ""));
+        let query = Query::parse(query);
         ApiRequest {
             method,
+            endpoint: route(method, path, &query),
             path: path.to_string(),
-            query: Query::parse(query),
+            query,
             headers: http::HeaderMap::new(),
             body: Bytes::new(),
             user: None,

@@ -5,9 +5,10 @@
 
 use std::sync::Arc;
 
+use super::context::Api;
+use super::exchange::{ApiRequest, ApiResponse};
 use super::list_options::{self, parse_resource_version};
-use super::resource::Target;
-use super::{Api, ApiRequest, ApiResponse};
+use super::target::Target;
 use crate::status::{Result, Status};
 
 pub(super) async fn get(
@@ -32,7 +33,7 @@ pub(super) async fn get(
         .get(&key)
         .ok_or_else(|| Status::not_found(&target.group_resource(), name))?;
     if let Some(error) = entry.object.corrupt_error() {
-        return Err(super::deletion::corrupt_object(&key, error));
+        return Err(super::target::corrupt_object(&key, error));
     }
     // The representation (Table, PartialObjectMetadata, media type) is
     // applied by `representation::represent` from the cached encodings.

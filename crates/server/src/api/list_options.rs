@@ -18,8 +18,9 @@ use std::time::Duration;
 use ferrokube_store::{Snapshot, StoreError};
 use serde_json::json;
 
+use super::context::Api;
 use super::continue_token::{self, Continuation};
-use super::{Api, ApiResponse};
+use super::exchange::ApiResponse;
 use crate::object::StoredObject;
 use crate::query::Query;
 use crate::status::{Cause, FieldError, Result, Status};
@@ -263,7 +264,7 @@ pub fn parse_resource_version(value: &str) -> std::result::Result<u64, String> {
         value,
         format!(
             "strconv.ParseUint: parsing {}: {why}",
-            crate::status::go_quote(value)
+            crate::go::strconv::quote(value)
         ),
     )
     .to_string())

@@ -3,7 +3,8 @@
 
 use serde_json::json;
 
-use super::{Api, ApiRequest, ApiResponse};
+use super::context::Api;
+use super::exchange::{ApiRequest, ApiResponse};
 use crate::discovery;
 use crate::negotiate::{negotiate, Representation};
 use crate::openapi::v2_protobuf::{self, V2Format};
@@ -18,14 +19,14 @@ pub fn git_version() -> String {
     format!("v1.34.0-ferrokube.{}", env!("CARGO_PKG_VERSION"))
 }
 
-pub(super) fn handle(api: &Api, request: &ApiRequest, endpoint: Endpoint) -> Result<ApiResponse> {
+pub(super) fn handle(api: &Api, request: &ApiRequest, endpoint: &Endpoint) -> Result<ApiResponse> {
     if !matches!(request.method, Method::Get | Method::Head) {
         return Err(Status::method_not_allowed());
     }
     match endpoint {
         Endpoint::Root => Ok(root(api)),
         Endpoint::Version => Ok(ApiResponse::json(200, &version())),
-        Endpoint::Health(check, single) => Ok(health(api, request, check, single.as_deref())),
+        Endpoint::Health(check, single) => Ok(health(api, request, *check, single.as_deref())),
         Endpoint::OpenApiV2 => openapi_v2(api, request),
         Endpoint::OpenApiV3Index => openapi(
             request,
@@ -34,7 +35,7 @@ pub(super) fn handle(api: &Api, request: &ApiRequest, endpoint: Endpoint) -> Res
         ),
         Endpoint::OpenApiV3(path) => match api
             .openapi
-            .v3_group_version(&path)
+            .v3_group_version(path)
             .map_err(Status::internal)?
         {
             Some(document) => openapi(request, document, "application/json"),
@@ -47,11 +48,11 @@ pub(super) fn handle(api: &Api, request: &ApiRequest, endpoint: Endpoint) -> Res
         )),
         Endpoint::CoreVersions => discovery_root(api, request, true),
         Endpoint::Groups => discovery_root(api, request, false),
-        Endpoint::Group(name) => Ok(discovery::group(&api.registry, &name)
+        Endpoint::Group(name) => Ok(discovery::group(&api.registry, name)
             .map(|body| ApiResponse::json(200, &body))
             .unwrap_or_else(|| ApiResponse::text(404, "404 page not found\n"))),
         Endpoint::Resources { group, version } => {
-            Ok(discovery::resource_list(&api.registry, &group, &version)
+            Ok(discovery::resource_list(&api.registry, group, version)
                 .map(|body| ApiResponse::json(200, &body))
                 .unwrap_or_else(|| ApiResponse::text(404, "404 page not found\n")))
         }

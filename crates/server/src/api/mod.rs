@@ -1,30 +1,47 @@
-//! The request path after TLS and HTTP: authentication check, routing,
-//! negotiation, and the verb handlers.
+//! The request path after TLS and HTTP: authentication check, dispatch
+//! of the routed request, negotiation, the verb handlers and the write
+//! pipeline (`write/`). Modules import only modules of lower layers: the
+//! groups below, bottom first (`layers.rs` holds the same table and checks
+//! every import against it).
 
-mod apply;
-mod body;
+// Layer 0: request values and shared types, importing nothing of `api`.
 mod continue_token;
+mod exchange;
+mod strategy;
+mod target;
+// Layer 1: shared state, typed options, selections, typed objects.
+mod context;
+mod options;
+mod patch_type;
+mod selection;
+mod typed;
+// Layer 2: reading and the response side.
+mod list_options;
+mod representation;
+// Layer 3: deletion rules the handlers and the write pipeline share.
+mod deletion;
+// Layer 4: the write pipeline.
+mod write;
+// Layer 5: handlers, one per verb (or subresource), each only choosing a
+// pipeline.
+mod apply;
 mod create;
 mod delete;
-mod deletion;
-mod exchange;
 mod get;
 mod list;
-mod list_options;
 mod meta_endpoints;
-mod panic_recovery;
 mod patch;
-mod representation;
-mod resource;
 mod scale;
-mod strategy;
-mod typed;
 mod update;
 mod watch;
-mod write;
+// Layer 6: routing a resource request to its handler, and panic recovery.
+mod dispatch;
+mod panic_recovery;
 
 #[cfg(test)]
 mod handler_tests;
+#[cfg(test)]
+mod layers;
 #[cfg(test)]
 mod list_tests;
 #[cfg(test)]
@@ -32,97 +49,17 @@ mod typed_tests;
 #[cfg(test)]
 mod watch_tests;
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
 
+pub use context::{Api, DEFAULT_MIN_REQUEST_TIMEOUT, MAX_REQUEST_BODY_BYTES};
 pub use continue_token::ContinueKey;
 pub use exchange::{ApiRequest, ApiResponse, ListPayload, Payload, ResponseBody, StreamBody};
-use ferrokube_store::Store;
 pub use representation::GZIP_THRESHOLD_BYTES;
 
-use crate::object::ObjectCodec;
-use crate::openapi::OpenApi;
-use crate::registry::{Registry, RESOURCES};
-use crate::route::{route, Endpoint};
+use crate::route::Endpoint;
 use crate::status::Status;
 
-pub type ObjectStore = Store<ObjectCodec>;
-
-/// kube-apiserver's `--min-request-timeout` default.
-pub const DEFAULT_MIN_REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1800);
-
-/// Largest request body kube-apiserver accepts (`MaxRequestBodyBytes`, 3 MiB).
-pub const MAX_REQUEST_BODY_BYTES: usize = 3 * 1024 * 1024;
-
-/// Everything the handlers share.
-pub struct Api {
-    pub store: ObjectStore,
-    pub registry: Registry,
-    pub openapi: OpenApi,
-    /// `host:port` clients reach us at, for `/api`'s serverAddressByClientCIDRs.
-    pub server_address: String,
-    pub started: Instant,
-    shutting_down: AtomicBool,
-    /// Tells long-running requests (watches) to end when the server stops.
-    shutdown: tokio::sync::watch::Sender<bool>,
-    /// `--min-request-timeout`: a watch without `timeoutSeconds` ends after a
-    /// random time in [this, 2 × this), as kube-apiserver randomises it.
-    pub min_request_timeout: std::time::Duration,
-    /// Signs and checks this server's list continue tokens (`continue_token.rs`).
-    pub continue_key: ContinueKey,
-    /// Service ClusterIP and NodePort allocation (`crate::allocator`).
-    pub services: crate::allocator::ServiceAllocator,
-    /// Request counts and durations for `/metrics` (`crate::metrics`).
-    pub metrics: Arc<crate::metrics::RequestMetrics>,
-}
-
 impl Api {
-    /// `continue_key` signs continue tokens: [`ContinueKey::random`] per process.
-    pub fn new(store: ObjectStore, server_address: String, continue_key: ContinueKey) -> Arc<Self> {
-        Self::with_min_request_timeout(
-            store,
-            server_address,
-            continue_key,
-            DEFAULT_MIN_REQUEST_TIMEOUT,
-        )
-    }
-
-    pub fn with_min_request_timeout(
-        store: ObjectStore,
-        server_address: String,
-        continue_key: ContinueKey,
-        min_request_timeout: std::time::Duration,
-    ) -> Arc<Self> {
-        Arc::new(Api {
-            store,
-            registry: Registry::new(RESOURCES),
-            openapi: OpenApi::new(RESOURCES),
-            server_address,
-            started: Instant::now(),
-            shutting_down: AtomicBool::new(false),
-            shutdown: tokio::sync::watch::channel(false).0,
-            min_request_timeout,
-            continue_key,
-            services: Default::default(),
-            metrics: crate::metrics::RequestMetrics::new(),
-        })
-    }
-
-    pub fn begin_shutdown(&self) {
-        self.shutting_down.store(true, Ordering::Release);
-        self.shutdown.send_replace(true);
-    }
-
-    /// Resolves once the server begins to shut down.
-    pub fn shutdown_signal(&self) -> tokio::sync::watch::Receiver<bool> {
-        self.shutdown.subscribe()
-    }
-
-    pub fn is_shutting_down(&self) -> bool {
-        self.shutting_down.load(Ordering::Acquire)
-    }
-
     /// Answer one request. Never panics on client input; every failure is a
     /// `Status`, and a panic all the same answers this request with kube's
     /// 500 (`panic_recovery.rs`) instead of taking the connection down.
@@ -136,16 +73,15 @@ impl Api {
     }
 
     async fn handle_unguarded(self: &Arc<Self>, request: ApiRequest) -> ApiResponse {
-        let endpoint = route(request.method, &request.path, &request.query);
-        if let Err(status) = check_timeout(&request, &endpoint) {
+        let endpoint = &request.endpoint;
+        if let Err(status) = check_timeout(&request, endpoint) {
             return status.into();
         }
-        let public = matches!(endpoint, Endpoint::Health(..) | Endpoint::Version);
-        if request.user.is_none() && !public {
+        if request.user.is_none() && !endpoint.is_public() {
             return Status::unauthorized().into();
         }
         let result = match endpoint {
-            Endpoint::Resource(path) => resource::handle(self, &request, path).await,
+            Endpoint::Resource(path) => dispatch::handle(self, &request, path).await,
             other => meta_endpoints::handle(self, &request, other),
         };
         result.unwrap_or_else(ApiResponse::from)
@@ -179,7 +115,7 @@ fn check_timeout(request: &ApiRequest, endpoint: &Endpoint) -> Result<(), Status
     if is_long_running(endpoint) {
         return Ok(());
     }
-    crate::protobuf::wellknown::parse_go_duration(value)
+    crate::go::time::parse_go_duration(value)
         .map(|_| ())
         .map_err(|error| {
             Status::bad_request(format!(

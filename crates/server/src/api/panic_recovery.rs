@@ -8,7 +8,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use super::ApiResponse;
+use super::exchange::ApiResponse;
 use crate::route::Method;
 use crate::status::PANIC_BODY;
 

@@ -1,5 +1,6 @@
 //! PATCH (`handlers/patch.go`): the patch type (JSON patch, merge patch,
-//! strategic merge patch, server-side apply in `apply.rs`) comes from the Content-Type;
+//! strategic merge patch; server-side apply is `apply.rs`) comes from the
+//! Content-Type (`patch_type.rs`);
 //! the patch applies to the current object (or its Scale), and the result
 //! goes through the update path. A patch that does not set a resourceVersion
 //! is retried on conflict, as kube's patcher does.
@@ -8,51 +9,22 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::apply::Ownership;
-use super::resource::{read_current, Target};
-use super::scale::{apply_scale, scale_of};
+use super::context::Api;
+use super::exchange::{ApiRequest, ApiResponse};
+use super::options::WriteOptions;
+use super::patch_type::{PatchType, PATCH_TYPES};
+use super::target::{check_type, read_current, Target};
 use super::typed::{Footprint, PatchWording, TypedObject};
-use super::update::update_object;
-use super::{write, Api, ApiRequest, ApiResponse};
+use super::write::ownership::Ownership;
+use super::write::scale::{apply_scale, scale_of};
+use super::write::update::update_object;
+use super::write::validate::settle_namespace;
 use crate::field_validation::{self, FieldValidation};
 use crate::object;
 use crate::patch::{json_patch, merge, strategic};
 use crate::status::{FieldError, Result, Status};
 
 const MAX_RETRIES: usize = 16;
-
-/// The patch types kube-apiserver names in its 415 answer.
-const PATCH_TYPES: &[&str] = &[
-    "application/json-patch+json",
-    "application/merge-patch+json",
-    "application/apply-patch+yaml",
-    "application/strategic-merge-patch+json",
-];
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum PatchType {
-    Json,
-    Merge,
-    Strategic,
-    Apply,
-}
-
-fn patch_type(request: &ApiRequest) -> Result<PatchType> {
-    let content_type = request.header("content-type").unwrap_or("");
-    let media = content_type
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    match media.as_str() {
-        "application/json-patch+json" => Ok(PatchType::Json),
-        "application/merge-patch+json" => Ok(PatchType::Merge),
-        "application/strategic-merge-patch+json" => Ok(PatchType::Strategic),
-        "application/apply-patch+yaml" => Ok(PatchType::Apply),
-        _ => Err(Status::unsupported_media_type(&media, PATCH_TYPES)),
-    }
-}
 
 fn apply_patch(
     api: &Api,
@@ -123,7 +95,7 @@ fn typed_result(
         _ => Footprint::Tree(patch),
     };
     TypedObject::patched(patched_kind(target), patched, &footprint, wording, || {
-        strategic::go_value(Some(patch))
+        crate::go::fmt::value_v(Some(patch))
     })
 }
 
@@ -185,7 +157,7 @@ fn settle_unknown_fields(
     // The value shown: Go's `%+v` of the patch map (strategic), or the
     // patched object's JSON (JSON and merge patches).
     let shown = match kind {
-        PatchType::Strategic => strategic::go_value(Some(patch)),
+        PatchType::Strategic => crate::go::fmt::value_v(Some(patch)),
         _ => serde_json::to_string(patched).unwrap_or_default(),
     };
     let error = FieldError::invalid(
@@ -196,18 +168,16 @@ fn settle_unknown_fields(
     Err(Status::invalid("", "", "", &[error]))
 }
 
+/// A JSON, merge or strategic merge patch (`kind`; apply goes to
+/// `apply.rs`).
 pub(super) async fn patch(
     api: &Arc<Api>,
     request: &ApiRequest,
     target: &Target<'_>,
+    kind: PatchType,
 ) -> Result<ApiResponse> {
-    let kind = patch_type(request)?;
-    write::validate_options(request, Some(kind == PatchType::Apply))?;
-    let dry_run = write::dry_run(request)?;
-    if kind == PatchType::Apply {
-        return super::apply::apply(api, request, target, dry_run).await;
-    }
-    let level = FieldValidation::parse(request.query.get("fieldValidation")).unwrap_or_default();
+    let options = WriteOptions::parse(request, Some(false))?;
+    let (dry_run, level) = (options.dry_run, options.field_validation);
     let patch: Value = serde_json::from_slice(&request.body)
         .map_err(|error| Status::bad_request(format!("error decoding patch: {error}")))?;
     // Duplicate keys in the patch itself (`kjson.UnmarshalStrict` of the body).
@@ -222,7 +192,7 @@ pub(super) async fn patch(
     } else {
         Vec::new()
     };
-    let owner = Ownership::of_request(request, target.subresource.unwrap_or_default());
+    let owner = Ownership::of_request(request, &options, target.subresource.unwrap_or_default());
     let name = target.name.unwrap_or_default();
     let key = target.key(name);
     let conditional = sets_resource_version(kind, &patch);
@@ -252,7 +222,7 @@ pub(super) async fn patch(
                     "the patched object is not a JSON object",
                 ));
             }
-            super::resource::check_type(
+            check_type(
                 &mut patched,
                 &target.resource.api_version(),
                 target.resource.kind,
@@ -273,7 +243,7 @@ pub(super) async fn patch(
                 &patch_errors,
                 patched.value_mut(),
             )?);
-            write::settle_namespace(target, patched.value_mut())?;
+            settle_namespace(target, patched.value_mut())?;
             update_object(api, target, patched, dry_run, &owner)
                 .await
                 .map(|(_, stored)| stored)

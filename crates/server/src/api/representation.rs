@@ -174,6 +174,11 @@ fn partial(value: &Value, version: &str) -> Value {
     })
 }
 
+/// The Table's `includeObject` option (`Metadata` when absent).
+pub fn include_object(request: &ApiRequest) -> &str {
+    request.query.get("includeObject").unwrap_or("Metadata")
+}
+
 fn as_table(
     payload: Payload,
     version: &'static str,
@@ -191,7 +196,7 @@ fn as_table(
                 std::slice::from_ref(&value),
                 revision,
                 None,
-                request,
+                include_object(request),
             )
         }
         Payload::Value(value) => {
@@ -206,7 +211,7 @@ fn as_table(
                 std::slice::from_ref(&value),
                 revision,
                 None,
-                request,
+                include_object(request),
             )
         }
         Payload::List(list) => {
@@ -217,7 +222,7 @@ fn as_table(
                 &values,
                 list.revision,
                 list.continue_token.as_deref(),
-                request,
+                include_object(request),
             );
             if let (Some(remaining), Some(metadata)) = (
                 list.remaining,

@@ -4,82 +4,14 @@
 
 use std::sync::Arc;
 
-use serde_json::{json, Value};
-
-use super::resource::{check_type, read_current, Target};
-use super::update::update_object;
-use super::{write, Api, ApiRequest, ApiResponse};
-use crate::object;
-use crate::status::{FieldError, Result, Status};
-
-/// `metav1.FormatLabelSelector` of a LabelSelector, or of a plain map (replication controllers).
-fn selector_string(selector: Option<&Value>, plain_map: bool) -> String {
-    let Some(selector) = selector else {
-        return String::new();
-    };
-    let mut parts = Vec::new();
-    let labels = if plain_map {
-        selector.as_object()
-    } else {
-        selector.get("matchLabels").and_then(Value::as_object)
-    };
-    if let Some(labels) = labels {
-        let mut pairs: Vec<(&String, &Value)> = labels.iter().collect();
-        pairs.sort_by(|a, b| a.0.cmp(b.0));
-        for (key, value) in pairs {
-            parts.push(format!("{key}={}", value.as_str().unwrap_or("")));
-        }
-    }
-    if !plain_map {
-        for expression in selector
-            .get("matchExpressions")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let key = expression.get("key").and_then(Value::as_str).unwrap_or("");
-            let values: Vec<&str> = expression
-                .get("values")
-                .and_then(Value::as_array)
-                .map(|values| values.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            match expression
-                .get("operator")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-            {
-                "In" => parts.push(format!("{key} in ({})", values.join(","))),
-                "NotIn" => parts.push(format!("{key} notin ({})", values.join(","))),
-                "Exists" => parts.push(key.to_string()),
-                "DoesNotExist" => parts.push(format!("!{key}")),
-                _ => {}
-            }
-        }
-    }
-    parts.join(",")
-}
-
-pub(super) fn scale_of(target: &Target<'_>, parent: &Value) -> Value {
-    let metadata = object::metadata(parent).cloned().unwrap_or_default();
-    let pick = |field: &str| metadata.get(field).cloned().unwrap_or(Value::Null);
-    let plain_map = target.resource.kind == "ReplicationController";
-    json!({
-        "kind": "Scale",
-        "apiVersion": "autoscaling/v1",
-        "metadata": {
-            "name": pick("name"),
-            "namespace": pick("namespace"),
-            "uid": pick("uid"),
-            "resourceVersion": pick("resourceVersion"),
-            "creationTimestamp": pick("creationTimestamp"),
-        },
-        "spec": {"replicas": parent.pointer("/spec/replicas").and_then(Value::as_i64).unwrap_or(1)},
-        "status": {
-            "replicas": parent.pointer("/status/replicas").and_then(Value::as_i64).unwrap_or(0),
-            "selector": selector_string(parent.pointer("/spec/selector"), plain_map),
-        },
-    })
-}
+use super::context::Api;
+use super::exchange::{ApiRequest, ApiResponse};
+use super::options::WriteOptions;
+use super::target::{check_type, read_current, Target};
+use super::write::decode::{decode, Decoded};
+use super::write::ownership::Ownership;
+use super::write::scale::{apply_scale, scale_of};
+use crate::status::{Result, Status};
 
 pub(super) async fn get(
     api: &Arc<Api>,
@@ -98,71 +30,24 @@ pub(super) async fn update(
     request: &ApiRequest,
     target: &Target<'_>,
 ) -> Result<ApiResponse> {
-    write::validate_options(request, None)?;
-    let super::body::Decoded {
+    let options = WriteOptions::parse(request, None)?;
+    let Decoded {
         object: mut body,
         warnings,
-    } = super::body::decode(
+    } = decode(
         api,
         request,
         target,
         "Scale",
         "autoscaling/v1",
-        "UpdateOptions",
+        options.field_validation,
     )?;
     check_type(&mut body, "autoscaling/v1", "Scale")?;
-    let dry_run = write::dry_run(request)?;
     let name = target.name.unwrap_or_default();
     let snapshot = api.store.snapshot();
     let (_, parent) = read_current(&snapshot, &target.key(name))?
         .ok_or_else(|| Status::not_found(&target.group_resource(), name))?;
-    let owner = super::apply::Ownership::of_request(request, "scale");
-    let stored = apply_scale(api, target, parent, &body, dry_run, &owner).await?;
+    let owner = Ownership::of_request(request, &options, "scale");
+    let stored = apply_scale(api, target, parent, &body, options.dry_run, &owner).await?;
     Ok(ApiResponse::object(200, stored).with_warnings(warnings))
-}
-
-/// Write a Scale's `spec.replicas` into its parent; the Scale's resourceVersion
-/// (the parent's) is the precondition. Returns the new Scale.
-pub(super) async fn apply_scale(
-    api: &Api,
-    target: &Target<'_>,
-    mut parent: Value,
-    scale: &Value,
-    dry_run: bool,
-    owner: &super::apply::Ownership,
-) -> Result<Value> {
-    let name = target.name.unwrap_or_default();
-    let replicas = match scale.pointer("/spec/replicas") {
-        None | Some(Value::Null) => 0,
-        Some(value) => value
-            .as_i64()
-            .filter(|replicas| *replicas >= 0)
-            .ok_or_else(|| {
-                let error = FieldError::invalid(
-                    "spec.replicas",
-                    &value.to_string(),
-                    "must be greater than or equal to 0",
-                );
-                Status::invalid("autoscaling", "Scale", name, &[error])
-            })?,
-    };
-    let precondition = object::resource_version(scale).to_string();
-    if let Some(spec) = parent.get_mut("spec").and_then(Value::as_object_mut) {
-        spec.insert("replicas".into(), json!(replicas));
-    }
-    if let Some(metadata) = object::metadata_mut(&mut parent) {
-        if precondition.is_empty() {
-            metadata.remove("resourceVersion");
-        } else {
-            metadata.insert("resourceVersion".into(), Value::String(precondition));
-        }
-    }
-    let parent_target = Target {
-        subresource: None,
-        ..*target
-    };
-    // The parent as stored, with replicas from a Scale that decoded (int32).
-    let parent = super::typed::TypedObject::server_edit(parent);
-    let (_, stored) = update_object(api, &parent_target, parent, dry_run, owner).await?;
-    Ok(scale_of(target, &stored))
 }

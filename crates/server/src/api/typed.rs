@@ -21,7 +21,7 @@
 
 use serde_json::{Map, Value};
 
-use super::resource::Target;
+use super::target::Target;
 use crate::decode_error::{typed_decode_error_of_value, Wording};
 use crate::object;
 use crate::object::bounds;

@@ -17,9 +17,10 @@ use ferrokube_store::{Change, HistoryError};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
-use super::list::Selection;
-use super::resource::Target;
-use super::{Api, ApiRequest, ApiResponse, ResponseBody};
+use super::context::Api;
+use super::exchange::{ApiRequest, ApiResponse, ResponseBody};
+use super::selection::Selection;
+use super::target::Target;
 use crate::negotiate::{Media, Representation};
 use crate::object::{self, StoredObject};
 use crate::registry::ResourceDef;
@@ -80,7 +81,8 @@ struct Watcher {
     bookmarks: bool,
     sender: mpsc::Sender<Bytes>,
     /// The watch request's query (Table `includeObject`).
-    table_request: ApiRequest,
+    /// The request's `includeObject`, for Table events.
+    include_object: String,
     /// kube sends Table column definitions with the first event only.
     columns_sent: std::sync::atomic::AtomicBool,
 }
@@ -196,11 +198,7 @@ pub(super) async fn watch(
         media: negotiated.media,
         bookmarks,
         sender,
-        table_request: ApiRequest {
-            body: Bytes::new(),
-            headers: http::HeaderMap::new(),
-            ..request.clone()
-        },
+        include_object: super::representation::include_object(request).to_string(),
         columns_sent: std::sync::atomic::AtomicBool::new(false),
     };
     tokio::spawn(async move { watcher.run(start, timeout).await });
@@ -365,7 +363,7 @@ impl Watcher {
                     std::slice::from_ref(value),
                     revision,
                     None,
-                    &self.table_request,
+                    &self.include_object,
                     headers,
                 )
             }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use ferrokube_store::{Change, HistoryError, Revision, Snapshot};
 
-use crate::api::ObjectStore;
+use crate::object::ObjectStore;
 use crate::object::StoredObject;
 
 pub type ObjectChange = Arc<Change<StoredObject>>;

@@ -17,7 +17,6 @@ use super::feed::{Feed, ObjectSnapshot, Update};
 use super::queue::WorkQueue;
 use super::resources::{namespace_prefix, Resources};
 use crate::api::Api;
-use crate::object;
 
 /// The token this controller owns in `spec.finalizers`.
 const FINALIZER_TOKEN: &str = "kubernetes";
@@ -391,7 +390,7 @@ fn update_conditions(
     namespace: &mut Value,
     failing: &[(&'static str, &'static str, &'static str, String)],
 ) -> bool {
-    let now = object::now_rfc3339();
+    let now = crate::go::time::now_rfc3339();
     let Some(map) = namespace.as_object_mut() else {
         return false;
     };

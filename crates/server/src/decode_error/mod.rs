@@ -29,16 +29,17 @@
 //!    match the expected API version (autoscaling/v1)`.
 //!
 //! [`decode_failure_message`] runs the three steps and returns the message (or
-//! `None` when kube would decode the body). It is not wired into the handlers
-//! here; YAML and protobuf bodies have their own decoders upstream.
+//! `None` when kube would decode the body). The body decoder
+//! (`api/write/decode.rs`) runs it on JSON and CBOR bodies, and the typed
+//! check of objects the server builds (`api/typed.rs`) on patched and applied
+//! objects; YAML and protobuf bodies have their own decoders upstream.
 
-mod go_strings;
-mod go_time;
 mod go_types;
 mod interpret;
 mod named_types;
 mod scanner;
 mod scheme;
+mod summarize;
 #[cfg(test)]
 mod tests;
 mod tree;
@@ -46,10 +47,11 @@ mod type_walk;
 
 use crate::openapi::OpenApi;
 
-pub use go_strings::summarize_data;
 pub use scanner::go_json_syntax_error;
+pub use summarize::summarize_data;
 
-use go_strings::{go_lossy, go_quote};
+use crate::go::strconv::quote as go_quote;
+use crate::go::utf8::lossy as go_lossy;
 use go_types::{go_type_of_definition, GoType};
 use interpret::{gv_string, interpret, parse_group_version};
 use scheme::{internal_package, openapi, scheme_new, Created, Scheme, INTERNAL_VERSION};

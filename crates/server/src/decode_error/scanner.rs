@@ -1,7 +1,7 @@
 //! Go's `encoding/json/scanner.go`: the syntax check `json.Unmarshal` runs
 //! before decoding anything, and the `SyntaxError` texts it produces.
 
-use super::go_strings::quote_rune;
+use crate::go::strconv::quote_rune;
 
 /// `maxNestingDepth` of `encoding/json` (and of `sigs.k8s.io/json`).
 pub(super) const MAX_NESTING_DEPTH: usize = 10000;

@@ -1,7 +1,7 @@
 //! A parse tree of a syntactically valid body (arena, so no recursion to drop).
 
-use super::go_strings::decode_rune;
 use super::scanner::is_space;
+use crate::go::utf8::decode_rune;
 
 #[derive(Debug)]
 pub(super) enum Node {

@@ -3,11 +3,11 @@
 
 use serde_json::Value;
 
-use super::go_strings::go_lossy;
-use super::go_time::parse_go_time;
 use super::go_types::{field_type, json_schema_props, GoType, SchemaOr};
 use super::interpret::value_word;
 use super::tree::{Node, Tree};
+use crate::go::time_parse::parse_go_time;
+use crate::go::utf8::lossy as go_lossy;
 use crate::openapi::OpenApi;
 
 /// How deep [`TypeWalk`] follows a body; deeper values are not checked (kube

@@ -1,6 +1,6 @@
 //! Messages and headers.
 
-use super::shape::go_quote;
+use crate::go::strconv::quote as go_quote;
 
 /// `runtime.NewStrictDecodingError(errs).Error()`:
 /// `strict decoding error: <err>, <err>, ...`.

@@ -1,6 +1,7 @@
 //! What a schema allows in a value ([`Shape`]), and the strict-error list
 //! both walks fill.
 
+use crate::go::strconv::quote as go_quote;
 use std::collections::HashSet;
 
 use serde_json::{Map, Value};
@@ -160,29 +161,6 @@ impl Errors {
             self.messages.push(message);
         }
     }
-}
-
-/// Go's `strconv.Quote` (the `%q` of sigs.k8s.io/json's messages).
-pub(super) fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7F => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            }
-            c if c == ' ' || !(c.is_control() || c.is_whitespace()) => out.push(c),
-            c if (c as u32) <= 0xFFFF => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push_str(&format!("\\U{:08x}", c as u32)),
-        }
-    }
-    out.push('"');
-    out
 }
 
 pub(super) fn push_key(path: &mut String, key: &str) {

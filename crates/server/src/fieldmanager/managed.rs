@@ -89,11 +89,11 @@ impl Entry {
 
     /// `printManager` in kube's conflict messages.
     pub fn describe(&self) -> String {
-        let mut text = crate::status::go_quote(&self.manager);
+        let mut text = crate::go::strconv::quote(&self.manager);
         if !self.subresource.is_empty() {
             text.push_str(&format!(
                 " with subresource {}",
-                crate::status::go_quote(&self.subresource)
+                crate::go::strconv::quote(&self.subresource)
             ));
         }
         if self.operation == Operation::Update {

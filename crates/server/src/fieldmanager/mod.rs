@@ -219,22 +219,13 @@ pub fn manager_name(field_manager: Option<&str>, user_agent: Option<&str>) -> St
     }
     let prefix = user_agent.unwrap_or("").split('/').next().unwrap_or("");
     let mut out = String::new();
-    for c in prefix.chars().filter(|c| is_go_printable(*c)) {
+    for c in prefix.chars().filter(|c| crate::go::strconv::is_print(*c)) {
         if out.len() + c.len_utf8() > FIELD_MANAGER_MAX_LENGTH {
             break;
         }
         out.push(c);
     }
     out
-}
-
-/// Go's `unicode.IsPrint`, close enough: graphic characters and the ASCII space.
-pub fn is_go_printable(c: char) -> bool {
-    c == ' ' || !(c.is_control() || c.is_whitespace() || is_format_char(c))
-}
-
-fn is_format_char(c: char) -> bool {
-    matches!(c, '\u{ad}' | '\u{600}'..='\u{605}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{feff}')
 }
 
 impl FieldManager<'_> {

@@ -141,7 +141,7 @@ pub fn compare_values(a: &Value, b: &Value) -> Ordering {
 fn value_to_string(value: &Value) -> String {
     match value {
         Value::Null => "null".to_string(),
-        Value::String(text) => crate::status::go_quote(text),
+        Value::String(text) => crate::go::strconv::quote(text),
         Value::Array(items) => format!(
             "[{}]",
             items

@@ -75,7 +75,7 @@ pub fn item_element(list_type: &ListTypeRef<'_>, item: &Value) -> Result<PathEle
                 None => {
                     return Err(format!(
                         "associative list with keys has an element that omits key field {} (and doesn't have default value)",
-                        crate::status::go_quote(key)
+                        crate::go::strconv::quote(key)
                     ))
                 }
             }

@@ -21,10 +21,10 @@
 //! does), `$retainKeys`, `$setElementOrder/<list>`,
 //! `$deleteFromPrimitiveList/<list>`, and `null` deleting a field.
 
-use std::cmp::Ordering;
-
 use serde_json::{Map, Value};
 
+use crate::go;
+use crate::go::strconv::quote as go_quote;
 use crate::openapi::{OpenApi, OpenApiError};
 use crate::status::{Details, Status};
 
@@ -850,8 +850,8 @@ fn validate_patch_with_set_order_list(
     }
     if patch_index < non_delete.len() && order_index >= set_order.len() {
         return Err(StrategicPatchError::OrderMismatch {
-            patch: go_list(patch_list),
-            order: go_list(set_order),
+            patch: go::fmt::list_v(patch_list),
+            order: go::fmt::list_v(set_order),
         });
     }
     Ok(())
@@ -1089,7 +1089,7 @@ fn normalize_slice_order(
         for value in to_sort {
             keyed.push((index_in(order, &value, merge_key, is_map)?, value));
         }
-        go_stable_sort(
+        go::sort::slice_stable(
             &mut keyed,
             &|left: &(isize, Value), right: &(isize, Value)| {
                 if left.0 >= 0 && right.0 >= 0 {
@@ -1239,7 +1239,7 @@ fn slice_element_type(lists: &[&[Value]]) -> Result<Tag> {
                 previous = Some(current);
             }
             Some(previous) if previous != current => {
-                let printed: Vec<String> = lists.iter().map(|list| go_list(list)).collect();
+                let printed: Vec<String> = lists.iter().map(|list| go::fmt::list_v(list)).collect();
                 return Err(StrategicPatchError::ElementTypesDiffer(format!(
                     "[{}]",
                     printed.join(" ")
@@ -1334,17 +1334,15 @@ fn bad_arg_type(expected: &'static str, actual: Option<&Value>) -> StrategicPatc
 
 fn no_merge_key(map: &Value, merge_key: &str) -> StrategicPatchError {
     StrategicPatchError::NoMergeKey {
-        map: go_value(Some(map)),
+        map: go::fmt::value_v(Some(map)),
         merge_key: merge_key.to_string(),
     }
 }
 
 fn bad_patch_type(directive: &Value, map: &Map<String, Value>) -> StrategicPatchError {
-    let mut printed = String::new();
-    go_format(Some(directive), Verb::S, 0, &mut printed);
     StrategicPatchError::BadPatchType {
-        directive: printed,
-        map: go_map(map),
+        directive: go::fmt::value_s(directive),
+        map: go::fmt::map_v(map),
     }
 }
 
@@ -1357,295 +1355,6 @@ fn go_equal_fold(field: &str, key: &str) -> bool {
         c => c.to_ascii_lowercase(),
     };
     field.chars().map(fold).eq(key.chars().map(fold))
-}
-
-/// `strconv.Quote` (`%q`).
-fn go_quote(text: &str) -> String {
-    let mut quoted = String::with_capacity(text.len() + 2);
-    quoted.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => quoted.push_str("\\\""),
-            '\\' => quoted.push_str("\\\\"),
-            '\u{7}' => quoted.push_str("\\a"),
-            '\u{8}' => quoted.push_str("\\b"),
-            '\u{c}' => quoted.push_str("\\f"),
-            '\n' => quoted.push_str("\\n"),
-            '\r' => quoted.push_str("\\r"),
-            '\t' => quoted.push_str("\\t"),
-            '\u{b}' => quoted.push_str("\\v"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                quoted.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c if c.is_control() => {
-                if (c as u32) <= 0xffff {
-                    quoted.push_str(&format!("\\u{:04x}", c as u32));
-                } else {
-                    quoted.push_str(&format!("\\U{:08x}", c as u32));
-                }
-            }
-            c => quoted.push(c),
-        }
-    }
-    quoted.push('"');
-    quoted
-}
-
-/// The fmt verb a value is printed with.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Verb {
-    V,
-    S,
-}
-
-/// Go's `%v` of a decoded JSON value.
-pub(crate) fn go_value(value: Option<&Value>) -> String {
-    let mut out = String::new();
-    go_format(value, Verb::V, 0, &mut out);
-    out
-}
-
-fn go_list(list: &[Value]) -> String {
-    let mut out = String::new();
-    go_format_list(list, Verb::V, 0, &mut out);
-    out
-}
-
-fn go_map(map: &Map<String, Value>) -> String {
-    let mut out = String::new();
-    go_format_map(map, Verb::V, 0, &mut out);
-    out
-}
-
-/// Deepest value printed in error messages.
-const MAX_PRINT_DEPTH: usize = 64;
-
-/// Go's fmt of `interface{}` values (`map[k:v ...]` with sorted keys, `[a b]`,
-/// `<nil>`, floats as `%g`), with `%s` marking non-strings as `%!s(type=value)`.
-fn go_format(value: Option<&Value>, verb: Verb, depth: usize, out: &mut String) {
-    if depth > MAX_PRINT_DEPTH {
-        out.push_str("...");
-        return;
-    }
-    let bad = |out: &mut String, type_name: &str, text: &str| {
-        if verb == Verb::S {
-            out.push_str(&format!("%!s({type_name}={text})"));
-        } else {
-            out.push_str(text);
-        }
-    };
-    match value {
-        None | Some(Value::Null) => out.push_str(if verb == Verb::S {
-            "%!s(<nil>)"
-        } else {
-            "<nil>"
-        }),
-        Some(Value::Bool(flag)) => bad(out, "bool", if *flag { "true" } else { "false" }),
-        Some(Value::Number(number)) => match number.as_i64() {
-            Some(int) => bad(out, "int64", &int.to_string()),
-            None => bad(out, "float64", &go_float(number.as_f64().unwrap_or(0.0))),
-        },
-        Some(Value::String(text)) => out.push_str(text),
-        Some(Value::Array(list)) => go_format_list(list, verb, depth, out),
-        Some(Value::Object(map)) => go_format_map(map, verb, depth, out),
-    }
-}
-
-fn go_format_list(list: &[Value], verb: Verb, depth: usize, out: &mut String) {
-    out.push('[');
-    for (position, item) in list.iter().enumerate() {
-        if position > 0 {
-            out.push(' ');
-        }
-        go_format(Some(item), verb, depth + 1, out);
-    }
-    out.push(']');
-}
-
-fn go_format_map(map: &Map<String, Value>, verb: Verb, depth: usize, out: &mut String) {
-    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-    entries.sort_by(|left, right| left.0.as_bytes().cmp(right.0.as_bytes()));
-    out.push_str("map[");
-    for (position, (key, value)) in entries.into_iter().enumerate() {
-        if position > 0 {
-            out.push(' ');
-        }
-        out.push_str(key);
-        out.push(':');
-        go_format(Some(value), verb, depth + 1, out);
-    }
-    out.push(']');
-}
-
-/// `strconv.FormatFloat(f, 'g', -1, 64)` (fmt's `%v`): the shortest digits,
-/// in exponent form when the exponent is below -4 or at least 6
-/// (`1e+06`, `123456`, `1.5`, `0.0001`, `1e-05`).
-fn go_float(value: f64) -> String {
-    if value == 0.0 {
-        return if value.is_sign_negative() {
-            "-0".into()
-        } else {
-            "0".into()
-        };
-    }
-    if !value.is_finite() {
-        return if value.is_nan() {
-            "NaN".into()
-        } else if value > 0.0 {
-            "+Inf".into()
-        } else {
-            "-Inf".into()
-        };
-    }
-    // Rust's `{:e}` is the shortest round-trip representation: `d.ddde[-]x`.
-    let scientific = format!("{:e}", value.abs());
-    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
-    let exponent: i32 = exponent.parse().unwrap_or(0);
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let sign = if value < 0.0 { "-" } else { "" };
-    if !(-4..6).contains(&exponent) {
-        let (first, rest) = digits.split_at(1);
-        let fraction = if rest.is_empty() {
-            String::new()
-        } else {
-            format!(".{rest}")
-        };
-        let exponent_sign = if exponent < 0 { '-' } else { '+' };
-        return format!(
-            "{sign}{first}{fraction}e{exponent_sign}{:02}",
-            exponent.abs()
-        );
-    }
-    let point = exponent + 1;
-    let body = match point.cmp(&0) {
-        Ordering::Less | Ordering::Equal => format!("0.{}{digits}", "0".repeat((-point) as usize)),
-        Ordering::Greater => {
-            let point = point as usize;
-            if digits.len() <= point {
-                format!("{digits}{}", "0".repeat(point - digits.len()))
-            } else {
-                format!("{}.{}", &digits[..point], &digits[point..])
-            }
-        }
-    };
-    format!("{sign}{body}")
-}
-
-/// Go's `sort.SliceStable` (`stable_func`: insertion sort of blocks of 20, then
-/// `symMerge`), kept exactly because upstream's comparator is not a strict weak
-/// order when an element is missing from the order list.
-fn go_stable_sort<T>(data: &mut [T], less: &dyn Fn(&T, &T) -> bool) {
-    let n = data.len();
-    let mut block = 20;
-    let (mut a, mut b) = (0, block);
-    while b <= n {
-        insertion_sort(data, a, b, less);
-        a = b;
-        b += block;
-    }
-    insertion_sort(data, a, n, less);
-    while block < n {
-        a = 0;
-        b = 2 * block;
-        while b <= n {
-            sym_merge(data, a, a + block, b, less);
-            a = b;
-            b += 2 * block;
-        }
-        let m = a + block;
-        if m < n {
-            sym_merge(data, a, m, n, less);
-        }
-        block *= 2;
-    }
-}
-
-fn insertion_sort<T>(data: &mut [T], a: usize, b: usize, less: &dyn Fn(&T, &T) -> bool) {
-    for i in a + 1..b {
-        let mut j = i;
-        while j > a && less(&data[j], &data[j - 1]) {
-            data.swap(j, j - 1);
-            j -= 1;
-        }
-    }
-}
-
-fn sym_merge<T>(data: &mut [T], a: usize, m: usize, b: usize, less: &dyn Fn(&T, &T) -> bool) {
-    if m - a == 1 {
-        let (mut i, mut j) = (m, b);
-        while i < j {
-            let h = (i + j) / 2;
-            if less(&data[h], &data[a]) {
-                i = h + 1;
-            } else {
-                j = h;
-            }
-        }
-        for k in a..i - 1 {
-            data.swap(k, k + 1);
-        }
-        return;
-    }
-    if b - m == 1 {
-        let (mut i, mut j) = (a, m);
-        while i < j {
-            let h = (i + j) / 2;
-            if !less(&data[m], &data[h]) {
-                i = h + 1;
-            } else {
-                j = h;
-            }
-        }
-        let mut k = m;
-        while k > i {
-            data.swap(k, k - 1);
-            k -= 1;
-        }
-        return;
-    }
-    let mid = (a + b) / 2;
-    let n = mid + m;
-    let (mut start, mut r) = if m > mid { (n - b, mid) } else { (a, m) };
-    let p = n - 1;
-    while start < r {
-        let c = (start + r) / 2;
-        if !less(&data[p - c], &data[c]) {
-            start = c + 1;
-        } else {
-            r = c;
-        }
-    }
-    let end = n - start;
-    if start < m && m < end {
-        rotate(data, start, m, end);
-    }
-    if a < start && start < mid {
-        sym_merge(data, a, start, mid, less);
-    }
-    if mid < end && end < b {
-        sym_merge(data, mid, end, b, less);
-    }
-}
-
-fn rotate<T>(data: &mut [T], a: usize, m: usize, b: usize) {
-    let mut i = m - a;
-    let mut j = b - m;
-    while i != j {
-        if i > j {
-            swap_range(data, m - i, m, j);
-            i -= j;
-        } else {
-            swap_range(data, m - i, m + j - i, i);
-            j -= i;
-        }
-    }
-    swap_range(data, m - i, m, i);
-}
-
-fn swap_range<T>(data: &mut [T], a: usize, b: usize, n: usize) {
-    for i in 0..n {
-        data.swap(a + i, b + i);
-    }
 }
 
 #[cfg(test)]

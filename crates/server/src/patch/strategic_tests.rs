@@ -1331,53 +1331,6 @@ fn contexts() {
 }
 
 #[test]
-fn go_formatting() {
-    for (value, text) in [
-        (1.5, "1.5"),
-        (1e6, "1e+06"),
-        (123456.0, "123456"),
-        (1234567.0, "1.234567e+06"),
-        (0.0001, "0.0001"),
-        (0.00001, "1e-05"),
-        (100.0, "100"),
-        (-2.5, "-2.5"),
-        (1e21, "1e+21"),
-        (1.7976931348623157e308, "1.7976931348623157e+308"),
-        (0.0, "0"),
-    ] {
-        assert_eq!(go_float(value), text, "{value}");
-    }
-    assert_eq!(
-        go_value(Some(
-            &json!({ "b": [1, "x", null, true], "a": { "z": 2.5 } })
-        )),
-        "map[a:map[z:2.5] b:[1 x <nil> true]]"
-    );
-    assert_eq!(go_quote("a\"b\n\u{1}"), "\"a\\\"b\\n\\x01\"");
-}
-
-#[test]
-fn go_stable_sort_matches_a_stable_sort_for_consistent_orders() {
-    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-    for length in 0..200 {
-        let mut data: Vec<(u64, usize)> = (0..length)
-            .map(|position| {
-                seed = seed
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1_442_695_040_888_963_407);
-                ((seed >> 33) % 7, position)
-            })
-            .collect();
-        let mut expected = data.clone();
-        expected.sort_by_key(|(key, _)| *key);
-        go_stable_sort(&mut data, &|left: &(u64, usize), right: &(u64, usize)| {
-            left.0 < right.0
-        });
-        assert_eq!(data, expected, "length {length}");
-    }
-}
-
-#[test]
 fn never_panics_on_odd_input() {
     let odd = [
         json!(null),

@@ -13,9 +13,9 @@ use base64::Engine as _;
 use serde_json::{Map, Number, Value};
 
 use super::schema::{Field, FieldType, Message, Presence, Scalar, Schema, Shape, WellKnown};
-use super::wellknown::{format_duration, format_time};
 use super::wire::{Reader, FIXED32, FIXED64, LEN, VARINT};
 use super::{ProtobufError, MAX_DEPTH};
+use crate::go::time::{format_duration, format_time};
 
 /// Decodes one message of type `message` (no envelope).
 pub fn decode_message(

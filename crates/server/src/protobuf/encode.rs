@@ -9,9 +9,9 @@ use base64::Engine as _;
 use serde_json::Value;
 
 use super::schema::{Field, FieldType, Message, Scalar, Schema, Shape, WellKnown};
-use super::wellknown::{parse_duration, parse_time};
 use super::wire::{put_bytes, put_key, put_varint, FIXED32, FIXED64, VARINT};
 use super::{ProtobufError, MAX_DEPTH};
+use crate::go::time::{parse_duration, parse_time};
 
 /// Go's zero `time.Time` (0001-01-01T00:00:00Z) as Unix seconds: kube writes
 /// it as an empty Time message (time_proto.go).

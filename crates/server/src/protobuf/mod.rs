@@ -20,7 +20,6 @@ pub mod envelope;
 #[doc(hidden)]
 pub mod sample;
 pub mod schema;
-pub mod wellknown;
 pub mod wire;
 
 #[cfg(test)]

@@ -4,7 +4,8 @@
 
 use serde_json::{Map, Value};
 
-use super::{go_quote, is_qualified_name, is_valid_label_value, SelectorError};
+use super::{is_qualified_name, is_valid_label_value, SelectorError};
+use crate::go::strconv::quote as go_quote;
 
 /// `selection.Operator` values a requirement can carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

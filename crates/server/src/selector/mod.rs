@@ -17,6 +17,8 @@ mod label;
 pub use field::FieldSelector;
 pub use label::LabelSelector;
 
+use crate::go::strconv::quote;
+
 /// Every selector failure. `Display` is upstream's message, verbatim; all of them map to
 /// `400 BadRequest` (reason `BadRequest`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -43,10 +45,10 @@ pub enum SelectorError {
     #[error("field label not supported: {0}")]
     FieldLabelNotSupported(String),
     /// `runtime.DefaultMetaV1FieldSelectorConversion`, for kinds without a conversion func.
-    #[error("{} is not a known field selector: only \"metadata.name\", \"metadata.namespace\"", go_quote(.0))]
+    #[error("{} is not a known field selector: only \"metadata.name\", \"metadata.namespace\"", quote(.0))]
     UnknownFieldSelector(String),
     /// `pkg/apis/batch/v1/conversion.go` (Job).
-    #[error("field label {} not supported for batchv1.Job", go_quote(.0))]
+    #[error("field label {} not supported for batchv1.Job", quote(.0))]
     JobFieldLabelNotSupported(String),
     /// `pkg/apis/resource/*/conversion.go` (ResourceSlice); `gvk` is
     /// `schema.GroupVersionKind.String()`, e.g. `resource.k8s.io/v1, Kind=ResourceSlice`.
@@ -55,59 +57,6 @@ pub enum SelectorError {
     /// `ListResource` when a single-object watch's fieldSelector does not pin the same name.
     #[error("fieldSelector metadata.name doesn't match requested name")]
     NameMismatch,
-}
-
-/// Go's `strconv.Quote` (what `%q` prints for a string).
-///
-/// Printability follows `strconv.IsPrint` closely enough for selector input: control
-/// characters, non-ASCII spaces and the common format characters are escaped.
-pub(crate) fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{b}' => out.push_str("\\v"),
-            c if is_go_print(c) => out.push(c),
-            c if u32::from(c) < 0x80 => out.push_str(&format!("\\x{:02x}", u32::from(c))),
-            c if u32::from(c) < 0x10000 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
-            c => out.push_str(&format!("\\U{:08x}", u32::from(c))),
-        }
-    }
-    out.push('"');
-    out
-}
-
-fn is_go_print(c: char) -> bool {
-    if c == ' ' {
-        return true;
-    }
-    if c.is_control() || c.is_whitespace() {
-        return false;
-    }
-    !matches!(
-        c,
-        '\u{ad}'
-            | '\u{600}'..='\u{605}'
-            | '\u{61c}'
-            | '\u{6dd}'
-            | '\u{70f}'
-            | '\u{180e}'
-            | '\u{200b}'..='\u{200f}'
-            | '\u{202a}'..='\u{202e}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{2066}'..='\u{206f}'
-            | '\u{feff}'
-            | '\u{fff9}'..='\u{fffb}'
-            | '\u{e000}'..='\u{f8ff}'
-    )
 }
 
 // ---- k8s.io/apimachinery/pkg/util/validation/validation.go (`IsQualifiedName`,
@@ -232,23 +181,6 @@ fn is_dns1123_subdomain(value: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn go_quote_matches_strconv_quote() {
-        let cases = [
-            ("abc", r#""abc""#),
-            ("a\"b", r#""a\"b""#),
-            ("a\\b", r#""a\\b""#),
-            ("\u{1}x\u{7f}", r#""\x01x\x7f""#),
-            ("\u{7}\u{8}\u{c}\n\r\t\u{b}", r#""\a\b\f\n\r\t\v""#),
-            ("é✓", "\"é✓\""),
-            ("\u{a0}\u{200b}", r#""\u00a0\u200b""#),
-            ("metadata.name ", r#""metadata.name ""#),
-        ];
-        for (input, want) in cases {
-            assert_eq!(go_quote(input), want, "input {input:?}");
-        }
-    }
 
     #[test]
     fn error_messages_are_verbatim() {

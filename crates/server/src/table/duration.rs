@@ -6,7 +6,7 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::protobuf::wellknown::parse_time;
+use crate::go::time::parse_time;
 
 const SECOND: i64 = 1_000_000_000;
 const MINUTE: i64 = 60 * SECOND;

@@ -30,7 +30,6 @@ mod tests;
 
 use serde_json::{json, Map, Value};
 
-use crate::api::ApiRequest;
 use crate::object;
 use crate::registry::ResourceDef;
 
@@ -49,14 +48,16 @@ fn row_object(value: &Value, include: &str, version: &str) -> Option<Value> {
     }
 }
 
-/// A Table of `items` with column definitions (GET and LIST).
+/// A Table of `items` with column definitions (GET and LIST);
+/// `include_object` is the request's `includeObject` (`None`, `Metadata`,
+/// `Object`).
 pub fn table(
     resource: &ResourceDef,
     version: &str,
     items: &[Value],
     revision: i64,
     continue_token: Option<&str>,
-    request: &ApiRequest,
+    include_object: &str,
 ) -> Value {
     render(
         resource,
@@ -64,7 +65,7 @@ pub fn table(
         items,
         revision,
         continue_token,
-        request,
+        include_object,
         true,
     )
 }
@@ -78,10 +79,10 @@ pub fn render(
     items: &[Value],
     revision: i64,
     continue_token: Option<&str>,
-    request: &ApiRequest,
+    include_object: &str,
     headers: bool,
 ) -> Value {
-    let include = request.query.get("includeObject").unwrap_or("Metadata");
+    let include = include_object;
     let now = duration::now_nanos();
     let printer = printer_for(resource.group, resource.plural);
     let mut ordered: Vec<&Value> = items.iter().collect();

@@ -2,9 +2,10 @@
 
 use serde_json::{Map, Number, Value};
 
-use super::go_fmt::{go_format_g, go_json_float};
+use super::go_fmt::go_format_g;
 use super::resolve::{resolve_plain, Resolved};
 use super::scalar_style::{analyze, is_break, is_printable, string_style, Style};
+use crate::go::float::json_float as go_json_float;
 
 /// sigs.k8s.io/yaml `JSONToYAML` of `value`'s JSON, byte for byte as
 /// kube-apiserver answers `Accept: application/yaml`.

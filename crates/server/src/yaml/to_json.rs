@@ -3,7 +3,8 @@
 use serde_json::{Map, Number, Value};
 
 use super::decode::GoVal;
-use super::go_fmt::{go_format_g, go_json_float, go_syntax};
+use super::go_fmt::{go_format_g, go_syntax};
+use crate::go::float::json_float as go_json_float;
 
 pub(super) fn to_json(v: GoVal) -> Result<Value, String> {
     Ok(match v {

@@ -10,12 +10,10 @@ pub mod update_rules;
 
 pub use options::DeleteOptions;
 
-use crate::status::Status;
-
 /// `ValidateFinalizers` (`apimachinery/pkg/api/validation/objectmeta.go`):
 /// qualified names, and never both `orphan` and `foregroundDeletion`.
 pub fn finalizer_errors(object: &serde_json::Value) -> Vec<crate::status::FieldError> {
-    use crate::status::{go_quote, FieldError, FieldErrorKind};
+    use crate::status::{FieldError, FieldErrorKind};
     let finalizers = before_delete::finalizers(object);
     let mut errors = Vec::new();
     for finalizer in &finalizers {
@@ -29,23 +27,13 @@ pub fn finalizer_errors(object: &serde_json::Value) -> Vec<crate::status::FieldE
     }
     let has = |name: &str| finalizers.iter().any(|finalizer| finalizer == name);
     if has(before_delete::FINALIZER_ORPHAN) && has(before_delete::FINALIZER_FOREGROUND) {
-        let quoted: Vec<String> = finalizers.iter().map(|f| go_quote(f)).collect();
         errors.push(FieldError {
-            kind: FieldErrorKind::Invalid(format!("[]string{{{}}}", quoted.join(", "))),
+            kind: FieldErrorKind::Invalid(crate::go::fmt::sharp_v_strings(&finalizers)),
             field: "metadata.finalizers".into(),
             detail: "finalizer orphan and foregroundDeletion cannot be both set".into(),
         });
     }
     errors
-}
-
-/// A stored object that does not decode, as kube reports it: the storage
-/// layer's `NewCorruptObjError` (`storage/errors.go`, code `ErrCodeCorruptObj`)
-/// turned into an internal error by `InterpretGetError`.
-pub fn corrupt_object(key: &str, error: &str) -> Status {
-    Status::internal(format!(
-        "StorageError: corrupt object, Code: 7, Key: {key}, ResourceVersion: 0, AdditionalErrorMsg: {error}"
-    ))
 }
 
 #[cfg(test)]

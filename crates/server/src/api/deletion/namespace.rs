@@ -12,10 +12,9 @@ use serde_json::{json, Value};
 
 use super::before_delete::{self, FINALIZER_FOREGROUND, FINALIZER_ORPHAN};
 use super::options::{DeleteOptions, FOREGROUND, ORPHAN};
-use crate::api::resource::Target;
-use crate::api::Api;
+use crate::api::target::Target;
 use crate::object;
-use crate::status::{Cause, FieldError, GroupResource, Result, Status};
+use crate::status::{FieldError, GroupResource, Result, Status};
 
 /// `core.FinalizerKubernetes`, which the namespace controller removes through `finalize`.
 pub const FINALIZER_KUBERNETES: &str = "kubernetes";
@@ -84,7 +83,10 @@ pub fn check_preconditions(namespace: &Value, options: &DeleteOptions) -> Result
 pub fn mark_terminating(namespace: &mut Value, options: &DeleteOptions, now: SystemTime) {
     if before_delete::deletion_timestamp(namespace).is_none() {
         if let Some(metadata) = object::metadata_mut(namespace) {
-            metadata.insert("deletionTimestamp".into(), json!(object::rfc3339(now)));
+            metadata.insert(
+                "deletionTimestamp".into(),
+                json!(crate::go::time::rfc3339(now)),
+            );
         }
     }
     if let Some(map) = namespace.as_object_mut() {
@@ -129,49 +131,6 @@ pub fn mark_terminating(namespace: &mut Value, options: &DeleteOptions, now: Sys
         wanted.push(FINALIZER_FOREGROUND.into());
     }
     before_delete::set_finalizers(namespace, wanted);
-}
-
-/// NamespaceLifecycle: 403 for a create in a namespace that is terminating.
-pub fn refuse_new_content(api: &Api, target: &Target<'_>, name: &str) -> Result<()> {
-    let Some(namespace) = target.namespace.filter(|_| target.resource.namespaced) else {
-        return Ok(());
-    };
-    let snapshot = api.store.snapshot();
-    let Some(entry) = snapshot.get(&format!("/registry/namespaces/{namespace}")) else {
-        return Ok(());
-    };
-    // Most namespaces are not terminating: a byte search of the served JSON
-    // rules that out without parsing the namespace on every create.
-    let may_terminate = entry
-        .object
-        .json()
-        .is_none_or(|json| memchr::memmem::find(json, b"\"Terminating\"").is_some());
-    let terminating = may_terminate
-        && entry
-            .object
-            .value()
-            .as_ref()
-            .and_then(|value| value.pointer("/status/phase"))
-            .and_then(Value::as_str)
-            == Some("Terminating");
-    if !terminating {
-        return Ok(());
-    }
-    let mut status = Status::forbidden(
-        &target.group_resource(),
-        name,
-        &format!(
-            "unable to create new content in namespace {namespace} because it is being terminated"
-        ),
-    );
-    if let Some(details) = status.details.as_mut() {
-        details.causes.push(Cause {
-            reason: "NamespaceTerminating".into(),
-            message: format!("namespace {namespace} is being terminated"),
-            field: "metadata.namespace".into(),
-        });
-    }
-    Err(status)
 }
 
 /// `ValidateNamespaceFinalizeUpdate`: each `spec.finalizers` entry is a

@@ -7,7 +7,8 @@
 
 use serde_json::Value;
 
-use crate::status::{go_quote, FieldError, FieldErrorKind, Result, Status};
+use crate::go::strconv::quote as go_quote;
+use crate::status::{FieldError, FieldErrorKind, Result, Status};
 
 /// `metav1.DeletionPropagation` values.
 pub const FOREGROUND: &str = "Foreground";
@@ -37,7 +38,7 @@ pub struct DeleteOptions {
 
 impl DeleteOptions {
     /// Parse the options of a DELETE request, then validate them.
-    pub fn from_request(request: &crate::api::ApiRequest) -> Result<Self> {
+    pub fn from_request(request: &crate::api::exchange::ApiRequest) -> Result<Self> {
         Self::from_parts(
             &request.query,
             request.header("content-type").unwrap_or(""),
@@ -207,7 +208,7 @@ impl DeleteOptions {
         if self.dry_run.iter().any(|value| value != "All") {
             errors.push(FieldError {
                 kind: FieldErrorKind::NotSupported(
-                    go_string_slice(&self.dry_run),
+                    crate::go::fmt::sharp_v_strings(&self.dry_run),
                     vec![go_quote("All")],
                 ),
                 field: "dryRun".into(),
@@ -226,7 +227,7 @@ impl DeleteOptions {
                 })
             };
             if !self.dry_run.is_empty() {
-                invalid("dryRun", go_string_slice(&self.dry_run));
+                invalid("dryRun", crate::go::fmt::sharp_v_strings(&self.dry_run));
             }
             if let Some(seconds) = self.grace_period_seconds {
                 invalid("gracePeriodSeconds", seconds.to_string());
@@ -284,12 +285,6 @@ fn check_types(map: &serde_json::Map<String, Value>) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// Go's `%#v` of a `[]string`.
-fn go_string_slice(values: &[String]) -> String {
-    let quoted: Vec<String> = values.iter().map(|value| go_quote(value)).collect();
-    format!("[]string{{{}}}", quoted.join(", "))
 }
 
 /// A readable stand-in for Go's `%#v` of `v1.Preconditions` (Go prints pointer addresses).

@@ -26,12 +26,11 @@ pub fn settle_deletion_fields(old: &Value, new: &mut Value) -> Vec<FieldError> {
         added.sort();
         added.dedup();
         if !added.is_empty() {
-            let quoted: Vec<String> = added.iter().map(|f| crate::status::go_quote(f)).collect();
             errors.push(FieldError::forbidden(
                 "metadata.finalizers",
                 format!(
-                    "no new finalizers can be added if the object is being deleted, found new finalizers []string{{{}}}",
-                    quoted.join(", ")
+                    "no new finalizers can be added if the object is being deleted, found new finalizers {}",
+                    crate::go::fmt::sharp_v_strings(&added)
                 ),
             ));
         }

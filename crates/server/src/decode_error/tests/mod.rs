@@ -2,12 +2,12 @@ mod decode;
 mod go_parsers;
 mod scanner;
 
-use super::go_time::parse_go_time;
 use super::interpret::FIND_KIND_TYPE;
 use super::scanner::MAX_NESTING_DEPTH;
 use super::tree::go_unquote;
 use super::type_walk::base64_std_error;
 use super::*;
+use crate::go::time_parse::parse_go_time;
 
 const CM: &str = "ConfigMap";
 

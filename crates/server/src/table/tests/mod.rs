@@ -12,7 +12,6 @@ use serde_json::{json, Value};
 use super::columns::{columns, printer_for, Printer};
 use super::duration::parse_nanos;
 use super::{cells, printers_cluster, render};
-use crate::api::ApiRequest;
 use crate::registry::RESOURCES;
 
 pub(super) const CREATED: &str = "2024-01-07T00:00:00Z";
@@ -103,7 +102,7 @@ fn headers(table: &Value) -> String {
 
 #[test]
 fn tables_have_kubectl_headers() {
-    let request = ApiRequest::new(crate::route::Method::Get, "/api/v1/pods");
+    let include_object = "Metadata";
     let cases = [
         ("", "configmaps", "NAME DATA AGE"),
         ("", "secrets", "NAME TYPE DATA AGE"),
@@ -132,7 +131,7 @@ fn tables_have_kubectl_headers() {
             &[obj("x", json!({}))],
             7,
             None,
-            &request,
+            include_object,
             true,
         );
         assert_eq!(headers(&table), want, "{group}/{plural}");
@@ -142,10 +141,7 @@ fn tables_have_kubectl_headers() {
 
 #[test]
 fn default_convertor_rows() {
-    let request = ApiRequest::new(
-        crate::route::Method::Get,
-        "/apis/rbac.authorization.k8s.io/v1/roles?includeObject=None",
-    );
+    let include_object = "None";
     let roles = resource("rbac.authorization.k8s.io", "roles");
     let table = render(
         roles,
@@ -153,7 +149,7 @@ fn default_convertor_rows() {
         &[obj("r", json!({}))],
         3,
         Some("tok"),
-        &request,
+        include_object,
         true,
     );
     assert_eq!(table["rows"], json!([{"cells": ["r", CREATED]}]));
@@ -161,9 +157,17 @@ fn default_convertor_rows() {
         table["metadata"],
         json!({"resourceVersion": "3", "continue": "tok"})
     );
-    let empty = render(roles, "v1", &[], 3, None, &request, true);
+    let empty = render(roles, "v1", &[], 3, None, include_object, true);
     assert_eq!(empty["rows"], Value::Null);
-    let pods = render(resource("", "pods"), "v1", &[], 3, None, &request, false);
+    let pods = render(
+        resource("", "pods"),
+        "v1",
+        &[],
+        3,
+        None,
+        include_object,
+        false,
+    );
     assert_eq!(
         (pods["rows"].clone(), pods["columnDefinitions"].clone()),
         (json!([]), Value::Null)
@@ -183,7 +187,7 @@ fn row_objects_follow_include_object() {
         std::slice::from_ref(&cm),
         1,
         None,
-        &ApiRequest::new(crate::route::Method::Get, "/api/v1/configmaps"),
+        "Metadata",
         true,
     );
     assert_eq!(meta["rows"][0]["object"]["kind"], "PartialObjectMetadata");
@@ -194,10 +198,7 @@ fn row_objects_follow_include_object() {
         std::slice::from_ref(&cm),
         1,
         None,
-        &ApiRequest::new(
-            crate::route::Method::Get,
-            "/api/v1/configmaps?includeObject=Object",
-        ),
+        "Object",
         true,
     );
     assert_eq!(full["rows"][0]["object"], cm);

@@ -1,47 +1,19 @@
-//! Text forms of kube's time types, as their Go MarshalJSON/UnmarshalJSON
-//! write and read them:
-//! - `metav1.Time` (apis/meta/v1/time.go): RFC 3339 in UTC, whole seconds
-//!   (`2006-01-02T15:04:05Z`); the proto form drops nanoseconds both ways
-//!   (time_proto.go).
-//! - `metav1.MicroTime` (micro_time.go): `2006-01-02T15:04:05.000000Z`.
-//! - `metav1.Duration` (duration.go): Go's `time.Duration.String()` and
-//!   `time.ParseDuration` (go/src/time/time.go, format.go).
+//! Go's `time` package as kube's texts use it, on the `time` crate's calendar:
+//! - RFC 3339 as `metav1.Time` (apis/meta/v1/time.go) writes it: UTC, whole
+//!   seconds (`2006-01-02T15:04:05Z`); `metav1.MicroTime` (micro_time.go):
+//!   `2006-01-02T15:04:05.000000Z`; `time.RFC3339` read back.
+//! - `time.Duration.String()` and `time.ParseDuration` with its error texts
+//!   (go/src/time/time.go, format.go), as `metav1.Duration` and `?timeout=` use
+//!   them.
+//! - `time.quote`, the quoting of those error texts.
+//!
+//! `time.Parse`'s error texts for the two layouts kube decodes are in
+//! [`super::time_parse`].
 
-const SECONDS_PER_DAY: i64 = 86_400;
+use std::fmt::Write as _;
+use std::time::SystemTime;
 
-/// Days since 1970-01-01 -> (year, month, day); proleptic Gregorian
-/// (H. Hinnant, "chrono-Compatible Low-Level Date Algorithms").
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
-fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let m = i64::from(month);
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-fn days_in_month(year: i64, month: u32) -> u32 {
-    match month {
-        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
+use time::{Date, Month, OffsetDateTime, PrimitiveDateTime, Time};
 
 /// Unix seconds (+ nanoseconds) -> RFC 3339 in UTC; `micros` adds the six
 /// fractional digits of MicroTime. `None` outside years 0..=9999, which Go's
@@ -49,19 +21,61 @@ fn days_in_month(year: i64, month: u32) -> u32 {
 pub fn format_time(seconds: i64, nanos: i64, micros: bool) -> Option<String> {
     let seconds = seconds.checked_add(nanos.div_euclid(1_000_000_000))?;
     let nanos = nanos.rem_euclid(1_000_000_000);
-    let days = seconds.div_euclid(SECONDS_PER_DAY);
-    let secs = seconds.rem_euclid(SECONDS_PER_DAY);
-    let (year, month, day) = civil_from_days(days);
+    let at = OffsetDateTime::from_unix_timestamp(seconds).ok()?;
+    let year = at.year();
     if !(0..=9999).contains(&year) {
         return None;
     }
-    let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
+    let (month, day) = (u8::from(at.month()), at.day());
+    let (h, m, s) = (at.hour(), at.minute(), at.second());
     let mut out = format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}");
     if micros {
-        out.push_str(&format!(".{:06}", nanos / 1000));
+        let _ = write!(out, ".{:06}", nanos / 1000);
     }
     out.push('Z');
     Some(out)
+}
+
+/// A system time as `metav1.Time` marshals it (whole seconds, UTC); times
+/// before 1970 print as the epoch.
+pub fn rfc3339(time: SystemTime) -> String {
+    let seconds = time
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |since| {
+            i64::try_from(since.as_secs()).unwrap_or(i64::MAX)
+        });
+    format_time(seconds, 0, false).unwrap_or_else(|| "9999-12-31T23:59:59Z".to_string())
+}
+
+/// Now, as `metav1.Now()` marshals.
+pub fn now_rfc3339() -> String {
+    rfc3339(SystemTime::now())
+}
+
+/// [`parse_time`] as a system time (fractions dropped); `None` before 1970.
+pub fn parse_system_time(text: &str) -> Option<SystemTime> {
+    let (seconds, _) = parse_time(text)?;
+    Some(SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(u64::try_from(seconds).ok()?))
+}
+
+/// Unix seconds of a civil date and time in UTC; `None` for a date that does
+/// not exist (month 13, February 29th of a common year).
+fn unix_seconds(year: i64, month: u32, day: u32, hms: (u32, u32, u32)) -> Option<i64> {
+    let month = Month::try_from(u8::try_from(month).ok()?).ok()?;
+    let date =
+        Date::from_calendar_date(i32::try_from(year).ok()?, month, u8::try_from(day).ok()?).ok()?;
+    let (hour, minute, second) = hms;
+    let time = Time::from_hms(
+        u8::try_from(hour).ok()?,
+        u8::try_from(minute).ok()?,
+        u8::try_from(second).ok()?,
+    )
+    .ok()?;
+    Some(
+        PrimitiveDateTime::new(date, time)
+            .assume_utc()
+            .unix_timestamp(),
+    )
 }
 
 /// RFC 3339 (`time.RFC3339`, optional fraction, `Z` or `±hh:mm`) -> Unix
@@ -81,12 +95,7 @@ pub fn parse_time(s: &str) -> Option<(i64, i32)> {
     }
     let (year, month, day) = (i64::from(num(0, 4)?), num(5, 2)?, num(8, 2)?);
     let (hour, minute, second) = (num(11, 2)?, num(14, 2)?, num(17, 2)?);
-    if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
-        return None;
-    }
-    if hour > 23 || minute > 59 || second > 59 {
-        return None;
-    }
+    let civil = unix_seconds(year, month, day, (hour, minute, second))?;
     let mut pos = 19;
     let mut nanos: i64 = 0;
     if b.get(pos) == Some(&b'.') {
@@ -121,9 +130,7 @@ pub fn parse_time(s: &str) -> Option<(i64, i32)> {
         }
         _ => return None,
     };
-    let days = days_from_civil(year, month, day);
-    let seconds = days * SECONDS_PER_DAY + i64::from(hour * 3600 + minute * 60 + second) - offset;
-    Some((seconds, nanos as i32))
+    Some((civil - offset, nanos as i32))
 }
 
 /// Go's `time.Duration.String()`: `1h2m3.5s`, `1.5ms`, `0s`.
@@ -172,23 +179,20 @@ pub fn parse_duration(s: &str) -> Option<i64> {
     parse_go_duration(s).ok()
 }
 
-/// Go's `time.quote`: the text in double quotes, `"` and `\` escaped,
-/// other bytes outside printable ASCII as `\x..`.
-fn time_quote(text: &str) -> String {
+/// `quote` of Go's `time` package: non-ASCII and control bytes as `\xNN`.
+pub fn quote(s: &str) -> String {
     let mut out = String::from("\"");
-    for c in text.chars() {
-        match c {
-            '"' | '\\' => {
+    for c in s.chars() {
+        if (c as u32) >= 0x80 || c < ' ' {
+            let mut buf = [0u8; 4];
+            for byte in c.encode_utf8(&mut buf).bytes() {
+                let _ = write!(out, r"\x{byte:02x}");
+            }
+        } else {
+            if c == '"' || c == '\\' {
                 out.push('\\');
-                out.push(c);
             }
-            ' '..='~' => out.push(c),
-            other => {
-                let mut buffer = [0u8; 4];
-                for byte in other.encode_utf8(&mut buffer).bytes() {
-                    out.push_str(&format!("\\x{byte:02x}"));
-                }
-            }
+            out.push(c);
         }
     }
     out.push('"');
@@ -199,7 +203,7 @@ fn time_quote(text: &str) -> String {
 /// `time: missing unit in duration "1"`, `time: unknown unit "d" in
 /// duration "1d"`), as kube quotes them for a bad `?timeout=`.
 pub fn parse_go_duration(s: &str) -> Result<i64, String> {
-    let invalid = || format!("time: invalid duration {}", time_quote(s));
+    let invalid = || format!("time: invalid duration {}", quote(s));
     let (neg, mut rest) = match s.as_bytes().first() {
         Some(b'-') => (true, &s[1..]),
         Some(b'+') => (false, &s[1..]),
@@ -246,7 +250,7 @@ pub fn parse_go_duration(s: &str) -> Result<i64, String> {
             .find(|c: char| c == '.' || c.is_ascii_digit())
             .unwrap_or(rest.len());
         if unit_len == 0 {
-            return Err(format!("time: missing unit in duration {}", time_quote(s)));
+            return Err(format!("time: missing unit in duration {}", quote(s)));
         }
         let (unit, after_unit) = rest.split_at(unit_len);
         let unit: u128 = match unit {
@@ -259,8 +263,8 @@ pub fn parse_go_duration(s: &str) -> Result<i64, String> {
             other => {
                 return Err(format!(
                     "time: unknown unit {} in duration {}",
-                    time_quote(other),
-                    time_quote(s)
+                    quote(other),
+                    quote(s)
                 ))
             }
         };
@@ -283,6 +287,36 @@ pub fn parse_go_duration(s: &str) -> Result<i64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::{Duration, UNIX_EPOCH};
+
+    fn at(seconds: u64) -> SystemTime {
+        UNIX_EPOCH + Duration::from_secs(seconds)
+    }
+
+    #[test]
+    fn rfc3339_round_trips() {
+        for seconds in [0, 951_782_400, 1_795_348_650, 4_102_444_799] {
+            assert_eq!(parse_system_time(&rfc3339(at(seconds))), Some(at(seconds)));
+        }
+        assert_eq!(
+            parse_system_time("2026-11-22T11:57:30.123456Z"),
+            Some(at(1_795_348_650))
+        );
+        assert_eq!(parse_system_time("yesterday"), None);
+    }
+
+    #[test]
+    fn formats_rfc3339() {
+        let cases = [
+            (0, "1970-01-01T00:00:00Z"),
+            (951_782_400, "2000-02-29T00:00:00Z"),
+            (1_795_348_650, "2026-11-22T11:57:30Z"),
+            (4_102_444_799, "2099-12-31T23:59:59Z"),
+        ];
+        for (seconds, expected) in cases {
+            assert_eq!(rfc3339(UNIX_EPOCH + Duration::from_secs(seconds)), expected);
+        }
+    }
 
     #[test]
     fn times() {

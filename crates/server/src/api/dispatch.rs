@@ -5,55 +5,18 @@
 
 use std::sync::Arc;
 
-use super::{create, delete, get, list, patch, scale, update, watch, Api, ApiRequest, ApiResponse};
-use crate::object;
-use crate::registry::ResourceDef;
+use super::context::Api;
+use super::exchange::{ApiRequest, ApiResponse};
+use super::patch_type::PatchType;
+use super::target::Target;
+use super::{apply, create, delete, get, list, patch, representation, scale, update, watch};
 use crate::route::{ResourcePath, Verb};
-use crate::status::{GroupResource, Result, Status};
-
-/// A request for one served resource, resolved.
-pub struct Target<'a> {
-    pub resource: &'static ResourceDef,
-    pub namespace: Option<&'a str>,
-    pub name: Option<&'a str>,
-    pub subresource: Option<&'a str>,
-    pub verb: Verb,
-}
-
-impl Target<'_> {
-    pub fn group_resource(&self) -> GroupResource {
-        GroupResource::new(self.resource.group, self.resource.plural)
-    }
-
-    /// The etcd key of one object (`/registry/<storage>/<ns>/<name>`).
-    pub fn key(&self, name: &str) -> String {
-        key_for(self.resource, self.namespace, name)
-    }
-
-    /// The key prefix of a collection: one namespace, or all of them.
-    pub fn prefix(&self) -> String {
-        match self.namespace {
-            Some(namespace) if self.resource.namespaced => {
-                format!("/registry/{}/{namespace}/", self.resource.storage)
-            }
-            _ => format!("/registry/{}/", self.resource.storage),
-        }
-    }
-}
-
-pub fn key_for(resource: &ResourceDef, namespace: Option<&str>, name: &str) -> String {
-    match namespace {
-        Some(namespace) if resource.namespaced => {
-            format!("/registry/{}/{namespace}/{name}", resource.storage)
-        }
-        _ => format!("/registry/{}/{name}", resource.storage),
-    }
-}
+use crate::status::{Result, Status};
 
 pub(super) async fn handle(
     api: &Arc<Api>,
     request: &ApiRequest,
-    path: ResourcePath,
+    path: &ResourcePath,
 ) -> Result<ApiResponse> {
     let Some(resource) = api
         .registry
@@ -64,7 +27,7 @@ pub(super) async fn handle(
             return Ok(ApiResponse::text(404, "404 page not found\n"));
         }
         let status = Status::no_such_resource();
-        return Ok(super::representation::represent_error(&status, request));
+        return Ok(representation::represent_error(&status, request));
     };
     let target = Target {
         resource,
@@ -74,7 +37,7 @@ pub(super) async fn handle(
         verb: path.verb,
     };
     if let Err(status) = check_scope(&target) {
-        return Ok(super::representation::represent_error(&status, request));
+        return Ok(representation::represent_error(&status, request));
     }
     // The response's representation is settled before any work is done, so
     // that a write the client cannot read is refused (406) before it happens
@@ -88,7 +51,7 @@ pub(super) async fn handle(
         Ok(_) => dispatch(api, request, &target).await,
         Err(status) => Err(status.clone()),
     };
-    Ok(super::representation::represent(
+    Ok(representation::represent(
         outcome,
         request,
         resource,
@@ -109,7 +72,7 @@ async fn dispatch(
         return match (subresource, target.verb) {
             ("status", Verb::Get) => get::get(api, request, target).await,
             ("status" | "finalize", Verb::Update) => update::update(api, request, target).await,
-            ("status" | "scale", Verb::Patch) => patch::patch(api, request, target).await,
+            ("status" | "scale", Verb::Patch) => patch_or_apply(api, request, target).await,
             ("scale", Verb::Get) => scale::get(api, request, target).await,
             ("scale", Verb::Update) => scale::update(api, request, target).await,
             (_, verb) => Err(Status::method_not_supported(
@@ -139,7 +102,19 @@ async fn dispatch(
         Verb::Delete => delete::delete(api, request, target).await,
         Verb::DeleteCollection => delete::delete_collection(api, request, target).await,
         Verb::Watch => watch::watch(api, request, target).await,
-        Verb::Patch => patch::patch(api, request, target).await,
+        Verb::Patch => patch_or_apply(api, request, target).await,
+    }
+}
+
+/// Server-side apply has its own handler; the other patch types share one.
+async fn patch_or_apply(
+    api: &Arc<Api>,
+    request: &ApiRequest,
+    target: &Target<'_>,
+) -> Result<ApiResponse> {
+    match PatchType::of_request(request)? {
+        PatchType::Apply => apply::apply(api, request, target).await,
+        kind => patch::patch(api, request, target, kind).await,
     }
 }
 
@@ -156,73 +131,5 @@ fn check_scope(target: &Target<'_>) -> Result<()> {
             }
         },
         _ => Ok(()),
-    }
-}
-
-/// 404 `namespaces "x" not found` when a namespaced request names a missing namespace
-/// (kube's NamespaceLifecycle admission for writes).
-pub fn require_namespace(api: &Api, target: &Target<'_>) -> Result<()> {
-    let Some(namespace) = target.namespace.filter(|_| target.resource.namespaced) else {
-        return Ok(());
-    };
-    let key = format!("/registry/namespaces/{namespace}");
-    if api.store.snapshot().get(&key).is_some() {
-        Ok(())
-    } else {
-        Err(Status::not_found(
-            &GroupResource::new("", "namespaces"),
-            namespace,
-        ))
-    }
-}
-
-/// Fill or check apiVersion and kind of a body against the endpoint's kind
-/// (`handlers/create.go`: the decoder defaults them from the endpoint; a
-/// mismatching group version is a 400).
-pub fn check_type(body: &mut serde_json::Value, api_version: &str, kind: &str) -> Result<()> {
-    let body_api_version = body
-        .get("apiVersion")
-        .and_then(|v| v.as_str())
-        .unwrap_or("")
-        .to_string();
-    let body_kind = body
-        .get("kind")
-        .and_then(|v| v.as_str())
-        .unwrap_or("")
-        .to_string();
-    if !body_api_version.is_empty() && body_api_version != api_version {
-        return Err(Status::bad_request(format!(
-            "the API version in the data ({body_api_version}) does not match the expected API version ({api_version})"
-        )));
-    }
-    if !body_kind.is_empty() && body_kind != kind {
-        return Err(Status::bad_request(format!(
-            "the kind in the data ({body_kind}) does not match the expected kind ({kind})"
-        )));
-    }
-    if let Some(map) = body.as_object_mut() {
-        map.insert(
-            "apiVersion".into(),
-            serde_json::Value::String(api_version.to_string()),
-        );
-        map.insert("kind".into(), serde_json::Value::String(kind.to_string()));
-    }
-    Ok(())
-}
-
-/// Current object of a key from a snapshot; corrupt objects read as a 500 as kube's decode errors do.
-pub fn read_current(
-    snapshot: &ferrokube_store::Snapshot<object::StoredObject>,
-    key: &str,
-) -> Result<Option<(i64, serde_json::Value)>> {
-    match snapshot.get(key) {
-        None => Ok(None),
-        Some(entry) => match entry.object.value() {
-            Some(value) => Ok(Some((entry.mod_revision, value))),
-            None => Err(super::deletion::corrupt_object(
-                key,
-                entry.object.corrupt_error().unwrap_or_default(),
-            )),
-        },
     }
 }

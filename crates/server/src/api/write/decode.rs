@@ -5,10 +5,11 @@
 
 use serde_json::Value;
 
-use super::resource::Target;
-use super::{Api, ApiRequest};
+use crate::api::context::Api;
+use crate::api::exchange::ApiRequest;
+use crate::api::target::Target;
 use crate::field_validation::{self, FieldValidation};
-use crate::status::{FieldError, Result, Status};
+use crate::status::{Result, Status};
 
 /// Media types a request body may use (`runtime.SerializerInfo` of built-in kinds).
 const BODY_MEDIA_TYPES: &[&str] = &[
@@ -50,21 +51,15 @@ pub struct Decoded {
 }
 
 /// Decode the body as an object of `kind` in `group_version`, then apply
-/// field validation. `options_kind` names the options in a 422 for a bad
-/// `fieldValidation` value (`CreateOptions`, `UpdateOptions`).
+/// field validation at `level` (the request's validated `fieldValidation`).
 pub fn decode(
     api: &Api,
     request: &ApiRequest,
     target: &Target<'_>,
     kind: &str,
     group_version: &str,
-    options_kind: &str,
+    level: FieldValidation,
 ) -> Result<Decoded> {
-    let level = FieldValidation::parse(request.query.get("fieldValidation")).map_err(|value| {
-        let error =
-            FieldError::not_supported("fieldValidation", &value, &["", "Ignore", "Strict", "Warn"]);
-        Status::invalid("meta.k8s.io", options_kind, "", &[error])
-    })?;
     let media = media(request)?;
     let (mut object, strict) = match media {
         Media::Protobuf => {
@@ -82,7 +77,7 @@ pub fn decode(
                             "couldn't get version/kind; protobuf decode error: {other}"
                         )),
                     })?;
-            super::typed::check_depth(kind, &object)?;
+            crate::api::typed::check_depth(kind, &object)?;
             (object, Vec::new())
         }
         Media::Cbor => {

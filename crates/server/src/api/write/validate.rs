@@ -1,119 +1,15 @@
-//! What create and update share: ObjectMeta rules, validation, dry-run and
-//! the commit with its error mapping.
+//! The validation step: ObjectMeta rules (`ValidateObjectMeta`, labels,
+//! annotations, finalizers), the namespace of the URL settled into the
+//! object, decode-time normalisation, and the 422 that lists every cause.
 
-use ferrokube_store::{BackendError, Committed, StoreError, Txn};
 use serde_json::Value;
 
-use super::resource::Target;
-use super::Api;
+use crate::api::context::Api;
+use crate::api::deletion;
+use crate::api::target::Target;
 use crate::names;
 use crate::object;
 use crate::status::{FieldError, Result, Status};
-
-/// `dryRun=All`; any other value is 422 Invalid on the request's options
-/// (`ValidateDryRun`: `CreateOptions.meta.k8s.io "" is invalid: dryRun:
-/// Unsupported value: []string{"foo"}: supported values: "All"`).
-pub fn dry_run(request: &super::ApiRequest) -> Result<bool> {
-    let errors = dry_run_errors(request);
-    if !errors.is_empty() {
-        return Err(options_invalid(request, &errors));
-    }
-    Ok(!request.query.all("dryRun").is_empty())
-}
-
-fn dry_run_errors(request: &super::ApiRequest) -> Vec<FieldError> {
-    let values = request.query.all("dryRun");
-    if values.iter().all(|value| *value == "All") {
-        return Vec::new();
-    }
-    // Go's `%#v` of a []string.
-    let rendered = format!(
-        "[]string{{{}}}",
-        values
-            .iter()
-            .map(|v| crate::status::go_quote(v))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    vec![FieldError {
-        kind: crate::status::FieldErrorKind::NotSupported(rendered, vec!["\"All\"".into()]),
-        field: "dryRun".into(),
-        detail: String::new(),
-    }]
-}
-
-/// The options kind a verb validates (`CreateOptions`, `UpdateOptions`, …).
-fn options_kind(request: &super::ApiRequest) -> &'static str {
-    match request.method {
-        crate::route::Method::Post => "CreateOptions",
-        crate::route::Method::Put => "UpdateOptions",
-        crate::route::Method::Patch => "PatchOptions",
-        _ => "DeleteOptions",
-    }
-}
-
-fn options_invalid(request: &super::ApiRequest, errors: &[FieldError]) -> Status {
-    Status::invalid("meta.k8s.io", options_kind(request), "", errors)
-}
-
-/// `ValidateFieldManager`: at most 128 bytes, printable characters only.
-fn field_manager_errors(manager: &str) -> Vec<FieldError> {
-    let mut errors = Vec::new();
-    if manager.len() > crate::fieldmanager::FIELD_MANAGER_MAX_LENGTH {
-        errors.push(FieldError {
-            kind: crate::status::FieldErrorKind::TooLong(
-                crate::fieldmanager::FIELD_MANAGER_MAX_LENGTH,
-            ),
-            field: "fieldManager".into(),
-            detail: String::new(),
-        });
-    }
-    for c in manager.chars() {
-        if !crate::fieldmanager::is_go_printable(c) {
-            errors.push(FieldError::invalid(
-                "fieldManager",
-                manager,
-                format!("invalid character U+{:04X}", c as u32),
-            ));
-        }
-    }
-    errors
-}
-
-/// `ValidateCreateOptions` / `ValidateUpdateOptions` / `ValidatePatchOptions`
-/// (`apimachinery/pkg/apis/meta/v1/validation`), checked before the body is
-/// read: 422 Invalid on `<Kind>Options.meta.k8s.io ""` with every error.
-/// `apply` says whether the PATCH is a server-side apply.
-pub fn validate_options(request: &super::ApiRequest, apply: Option<bool>) -> Result<()> {
-    let manager = request.query.get("fieldManager").unwrap_or("");
-    let mut errors = Vec::new();
-    match apply {
-        Some(false) if request.query.get("force").is_some() => errors.push(FieldError::forbidden(
-            "force",
-            "may not be specified for non-apply patch",
-        )),
-        Some(true) if manager.is_empty() => errors.push(FieldError::required(
-            "fieldManager",
-            "is required for apply patch",
-        )),
-        _ => {}
-    }
-    errors.extend(field_manager_errors(manager));
-    errors.extend(dry_run_errors(request));
-    let validation = request.query.get("fieldValidation").unwrap_or("");
-    if crate::field_validation::FieldValidation::parse(Some(validation)).is_err() {
-        errors.push(FieldError::not_supported(
-            "fieldValidation",
-            validation,
-            &["", "Ignore", "Strict", "Warn"],
-        ));
-    }
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(options_invalid(request, &errors))
-    }
-}
 
 /// `ValidateObjectMeta` for name, generateName and namespace.
 pub fn validate_meta(target: &Target<'_>, object: &Value, is_create: bool) -> Vec<FieldError> {
@@ -142,7 +38,7 @@ pub fn validate_meta(target: &Target<'_>, object: &Value, is_create: bool) -> Ve
         }
     }
     validate_labels_and_annotations(object, &mut errors);
-    errors.extend(super::deletion::finalizer_errors(object));
+    errors.extend(deletion::finalizer_errors(object));
     if target.resource.namespaced {
         let namespace = object::namespace(object);
         if namespace.is_empty() {
@@ -248,33 +144,4 @@ pub fn settle_namespace(target: &Target<'_>, object: &mut Value) -> Result<()> {
         metadata.remove("namespace");
     }
     Ok(())
-}
-
-/// Store errors as kube reports them.
-pub fn map_store_error(target: &Target<'_>, name: &str, error: StoreError) -> Status {
-    match error {
-        StoreError::Backend(BackendError::PreconditionFailed {
-            actual: Some(_), ..
-        }) => Status::conflict(&target.group_resource(), name),
-        StoreError::Backend(BackendError::PreconditionFailed { actual: None, .. }) => {
-            Status::not_found(&target.group_resource(), name)
-        }
-        StoreError::RevisionTimeout { .. } => Status::timeout(error.to_string(), 1),
-        other => Status::internal(other),
-    }
-}
-
-/// The bytes `object` is stored as under `key`, or the Status kube-apiserver
-/// on etcd answers when they exceed what one etcd request may carry
-/// (`object::bounds`), on every backend alike.
-pub fn stored_bytes(key: &str, object: &Value) -> Result<bytes::Bytes> {
-    let bytes = object::storage_bytes(object);
-    if !object::bounds::fits_one_request(key, bytes.len()) {
-        return Err(object::bounds::too_large());
-    }
-    Ok(bytes)
-}
-
-pub async fn commit(api: &Api, txn: Txn) -> std::result::Result<Committed, StoreError> {
-    api.store.commit(txn).await
 }

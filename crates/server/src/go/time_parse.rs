@@ -1,28 +1,7 @@
 //! `time.Parse(time.RFC3339 / metav1.RFC3339Micro, s)` errors.
 
-use std::fmt::Write as _;
-
-use super::go_strings::go_lossy;
-
-/// `quote` of Go's `time` package: non-ASCII and control bytes as `\xNN`.
-fn time_quote(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        if (c as u32) >= 0x80 || c < ' ' {
-            let mut buf = [0u8; 4];
-            for byte in c.encode_utf8(&mut buf).bytes() {
-                let _ = write!(out, r"\x{byte:02x}");
-            }
-        } else {
-            if c == '"' || c == '\\' {
-                out.push('\\');
-            }
-            out.push(c);
-        }
-    }
-    out.push('"');
-    out
-}
+use super::time::quote;
+use super::utf8::lossy as go_lossy;
 
 /// One element of a Go time layout.
 #[derive(Clone, Copy)]
@@ -97,7 +76,7 @@ fn days_in(month: i64, year: i64) -> i64 {
 /// `time.Parse(layout, value)` for `time.RFC3339` (`micro: false`) and
 /// `metav1.RFC3339Micro`: the `*time.ParseError` text, as `metav1.Time` /
 /// `MicroTime` `UnmarshalJSON` returns it.
-pub(super) fn parse_go_time(value: &str, micro: bool) -> Result<(), String> {
+pub fn parse_go_time(value: &str, micro: bool) -> Result<(), String> {
     let layout = if micro {
         "2006-01-02T15:04:05.000000Z07:00"
     } else {
@@ -119,13 +98,13 @@ pub(super) fn parse_go_time(value: &str, micro: bool) -> Result<(), String> {
     let bad = |elem: &str, rest: &[u8]| {
         format!(
             "parsing time {} as {}: cannot parse {} as {}",
-            time_quote(value),
-            time_quote(layout),
-            time_quote(&go_lossy(rest)),
-            time_quote(elem)
+            quote(value),
+            quote(layout),
+            quote(&go_lossy(rest)),
+            quote(elem)
         )
     };
-    let range = |what: &str| format!("parsing time {}: {what} out of range", time_quote(value));
+    let range = |what: &str| format!("parsing time {}: {what} out of range", quote(value));
 
     let mut rest = value.as_bytes();
     let (mut year, mut month, mut day) = (0i64, -1i64, -1i64);
@@ -255,8 +234,8 @@ pub(super) fn parse_go_time(value: &str, micro: bool) -> Result<(), String> {
     if !rest.is_empty() {
         return Err(format!(
             "parsing time {}: extra text: {}",
-            time_quote(value),
-            time_quote(&go_lossy(rest))
+            quote(value),
+            quote(&go_lossy(rest))
         ));
     }
     if day < 1 || day > days_in(month, year) {

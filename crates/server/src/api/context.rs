@@ -1,0 +1,86 @@
+//! The state every handler shares: the store, the registry, the OpenAPI
+//! documents, the continue-token key, allocators and metrics.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::continue_token::ContinueKey;
+use crate::object::ObjectStore;
+use crate::openapi::OpenApi;
+use crate::registry::{Registry, RESOURCES};
+
+/// kube-apiserver's `--min-request-timeout` default.
+pub const DEFAULT_MIN_REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1800);
+
+/// Largest request body kube-apiserver accepts (`MaxRequestBodyBytes`, 3 MiB).
+pub const MAX_REQUEST_BODY_BYTES: usize = 3 * 1024 * 1024;
+
+/// Everything the handlers share.
+pub struct Api {
+    pub store: ObjectStore,
+    pub registry: Registry,
+    pub openapi: OpenApi,
+    /// `host:port` clients reach us at, for `/api`'s serverAddressByClientCIDRs.
+    pub server_address: String,
+    pub started: Instant,
+    shutting_down: AtomicBool,
+    /// Tells long-running requests (watches) to end when the server stops.
+    shutdown: tokio::sync::watch::Sender<bool>,
+    /// `--min-request-timeout`: a watch without `timeoutSeconds` ends after a
+    /// random time in [this, 2 × this), as kube-apiserver randomises it.
+    pub min_request_timeout: std::time::Duration,
+    /// Signs and checks this server's list continue tokens (`continue_token.rs`).
+    pub continue_key: ContinueKey,
+    /// Service ClusterIP and NodePort allocation (`crate::allocator`).
+    pub services: crate::allocator::ServiceAllocator,
+    /// Request counts and durations for `/metrics` (`crate::metrics`).
+    pub metrics: Arc<crate::metrics::RequestMetrics>,
+}
+
+impl Api {
+    /// `continue_key` signs continue tokens: [`ContinueKey::random`] per process.
+    pub fn new(store: ObjectStore, server_address: String, continue_key: ContinueKey) -> Arc<Self> {
+        Self::with_min_request_timeout(
+            store,
+            server_address,
+            continue_key,
+            DEFAULT_MIN_REQUEST_TIMEOUT,
+        )
+    }
+
+    pub fn with_min_request_timeout(
+        store: ObjectStore,
+        server_address: String,
+        continue_key: ContinueKey,
+        min_request_timeout: std::time::Duration,
+    ) -> Arc<Self> {
+        Arc::new(Api {
+            store,
+            registry: Registry::new(RESOURCES),
+            openapi: OpenApi::new(RESOURCES),
+            server_address,
+            started: Instant::now(),
+            shutting_down: AtomicBool::new(false),
+            shutdown: tokio::sync::watch::channel(false).0,
+            min_request_timeout,
+            continue_key,
+            services: Default::default(),
+            metrics: crate::metrics::RequestMetrics::new(),
+        })
+    }
+
+    pub fn begin_shutdown(&self) {
+        self.shutting_down.store(true, Ordering::Release);
+        self.shutdown.send_replace(true);
+    }
+
+    /// Resolves once the server begins to shut down.
+    pub fn shutdown_signal(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.shutdown.subscribe()
+    }
+
+    pub fn is_shutting_down(&self) -> bool {
+        self.shutting_down.load(Ordering::Acquire)
+    }
+}

@@ -1,0 +1,67 @@
+//! The label and field selectors of a list, watch or delete-collection
+//! request, parsed once, and matching cached objects against them.
+
+use super::exchange::ApiRequest;
+use super::target::Target;
+use crate::object;
+use crate::selector::{FieldSelector, LabelSelector};
+use crate::status::{Result, Status};
+
+/// Filters of a list or delete-collection request.
+pub struct Selection {
+    pub labels: LabelSelector,
+    pub fields: FieldSelector,
+}
+
+impl Selection {
+    pub fn from_request(request: &ApiRequest, target: &Target<'_>) -> Result<Self> {
+        let labels = LabelSelector::parse(request.query.get("labelSelector").unwrap_or(""))
+            .map_err(|error| Status::bad_request(error.to_string()))?;
+        let fields = FieldSelector::parse(request.query.get("fieldSelector").unwrap_or(""))
+            .map_err(|error| Status::bad_request(error.to_string()))?;
+        fields
+            .validate_for(target.resource.group, target.resource.kind)
+            .map_err(|error| Status::bad_request(error.to_string()))?;
+        Ok(Selection { labels, fields })
+    }
+
+    pub fn is_everything(&self) -> bool {
+        self.labels.is_empty() && self.fields.is_empty()
+    }
+
+    /// Whether a cached object is selected: from its index when the selection
+    /// reads only labels, name and namespace (no parse), parsing it for other
+    /// fields. A corrupt object matches nothing.
+    pub fn matches_stored(
+        &self,
+        resource: &crate::registry::ResourceDef,
+        object: &object::StoredObject,
+    ) -> bool {
+        let Some(index) = object.index() else {
+            return false;
+        };
+        if self.is_everything() {
+            return true;
+        }
+        if !self.labels.matches_lookup(|key| index.label(key)) {
+            return false;
+        }
+        if self.fields.is_empty() {
+            return true;
+        }
+        let indexed = index.regular().then(|| {
+            self.fields.matches_meta(
+                resource.group,
+                resource.kind,
+                index.name(),
+                index.namespace(),
+            )
+        });
+        match indexed.flatten() {
+            Some(matches) => matches,
+            None => object
+                .value()
+                .is_some_and(|value| self.fields.matches(resource.group, resource.kind, &value)),
+        }
+    }
+}

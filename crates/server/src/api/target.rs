@@ -1,0 +1,107 @@
+//! A resolved request for one served resource ([`Target`]), its storage
+//! keys, and reading the current object from a snapshot: what every handler
+//! and write step shares.
+
+use crate::object;
+use crate::registry::ResourceDef;
+use crate::route::Verb;
+use crate::status::{GroupResource, Result, Status};
+
+/// A request for one served resource, resolved.
+pub struct Target<'a> {
+    pub resource: &'static ResourceDef,
+    pub namespace: Option<&'a str>,
+    pub name: Option<&'a str>,
+    pub subresource: Option<&'a str>,
+    pub verb: Verb,
+}
+
+impl Target<'_> {
+    pub fn group_resource(&self) -> GroupResource {
+        GroupResource::new(self.resource.group, self.resource.plural)
+    }
+
+    /// The etcd key of one object (`/registry/<storage>/<ns>/<name>`).
+    pub fn key(&self, name: &str) -> String {
+        key_for(self.resource, self.namespace, name)
+    }
+
+    /// The key prefix of a collection: one namespace, or all of them.
+    pub fn prefix(&self) -> String {
+        match self.namespace {
+            Some(namespace) if self.resource.namespaced => {
+                format!("/registry/{}/{namespace}/", self.resource.storage)
+            }
+            _ => format!("/registry/{}/", self.resource.storage),
+        }
+    }
+}
+
+pub fn key_for(resource: &ResourceDef, namespace: Option<&str>, name: &str) -> String {
+    match namespace {
+        Some(namespace) if resource.namespaced => {
+            format!("/registry/{}/{namespace}/{name}", resource.storage)
+        }
+        _ => format!("/registry/{}/{name}", resource.storage),
+    }
+}
+
+/// Fill or check apiVersion and kind of a body against the endpoint's kind
+/// (`handlers/create.go`: the decoder defaults them from the endpoint; a
+/// mismatching group version is a 400).
+pub fn check_type(body: &mut serde_json::Value, api_version: &str, kind: &str) -> Result<()> {
+    let body_api_version = body
+        .get("apiVersion")
+        .and_then(|v| v.as_str())
+        .unwrap_or("")
+        .to_string();
+    let body_kind = body
+        .get("kind")
+        .and_then(|v| v.as_str())
+        .unwrap_or("")
+        .to_string();
+    if !body_api_version.is_empty() && body_api_version != api_version {
+        return Err(Status::bad_request(format!(
+            "the API version in the data ({body_api_version}) does not match the expected API version ({api_version})"
+        )));
+    }
+    if !body_kind.is_empty() && body_kind != kind {
+        return Err(Status::bad_request(format!(
+            "the kind in the data ({body_kind}) does not match the expected kind ({kind})"
+        )));
+    }
+    if let Some(map) = body.as_object_mut() {
+        map.insert(
+            "apiVersion".into(),
+            serde_json::Value::String(api_version.to_string()),
+        );
+        map.insert("kind".into(), serde_json::Value::String(kind.to_string()));
+    }
+    Ok(())
+}
+
+/// Current object of a key from a snapshot; corrupt objects read as a 500 as kube's decode errors do.
+pub fn read_current(
+    snapshot: &ferrokube_store::Snapshot<object::StoredObject>,
+    key: &str,
+) -> Result<Option<(i64, serde_json::Value)>> {
+    match snapshot.get(key) {
+        None => Ok(None),
+        Some(entry) => match entry.object.value() {
+            Some(value) => Ok(Some((entry.mod_revision, value))),
+            None => Err(corrupt_object(
+                key,
+                entry.object.corrupt_error().unwrap_or_default(),
+            )),
+        },
+    }
+}
+
+/// A stored object that does not decode, as kube reports it: the storage
+/// layer's `NewCorruptObjError` (`storage/errors.go`, code `ErrCodeCorruptObj`)
+/// turned into an internal error by `InterpretGetError`.
+pub fn corrupt_object(key: &str, error: &str) -> Status {
+    Status::internal(format!(
+        "StorageError: corrupt object, Code: 7, Key: {key}, ResourceVersion: 0, AdditionalErrorMsg: {error}"
+    ))
+}

@@ -1,0 +1,40 @@
+//! The commit step: the bytes an object is stored as (bounded as kube on
+//! etcd bounds them), the store transaction, and store errors as kube
+//! reports them.
+
+use ferrokube_store::{BackendError, Committed, StoreError, Txn};
+use serde_json::Value;
+
+use crate::api::context::Api;
+use crate::api::target::Target;
+use crate::object;
+use crate::status::{Result, Status};
+
+/// Store errors as kube reports them.
+pub fn map_store_error(target: &Target<'_>, name: &str, error: StoreError) -> Status {
+    match error {
+        StoreError::Backend(BackendError::PreconditionFailed {
+            actual: Some(_), ..
+        }) => Status::conflict(&target.group_resource(), name),
+        StoreError::Backend(BackendError::PreconditionFailed { actual: None, .. }) => {
+            Status::not_found(&target.group_resource(), name)
+        }
+        StoreError::RevisionTimeout { .. } => Status::timeout(error.to_string(), 1),
+        other => Status::internal(other),
+    }
+}
+
+/// The bytes `object` is stored as under `key`, or the Status kube-apiserver
+/// on etcd answers when they exceed what one etcd request may carry
+/// (`object::bounds`), on every backend alike.
+pub fn stored_bytes(key: &str, object: &Value) -> Result<bytes::Bytes> {
+    let bytes = object::storage_bytes(object);
+    if !object::bounds::fits_one_request(key, bytes.len()) {
+        return Err(object::bounds::too_large());
+    }
+    Ok(bytes)
+}
+
+pub async fn commit(api: &Api, txn: Txn) -> std::result::Result<Committed, StoreError> {
+    api.store.commit(txn).await
+}

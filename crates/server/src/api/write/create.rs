@@ -1,0 +1,100 @@
+//! The create pipeline (`registry/generic/registry/store.go` `Create`):
+//! admission, system metadata, strategy and defaults, validation,
+//! ownership, commit.
+
+use ferrokube_store::{BackendError, Expect, Op, StoreError, Txn};
+use serde_json::Value;
+
+use super::admission::{namespace_lifecycle, Operation};
+use super::ownership::{record_create, Ownership};
+use super::{commit, validate};
+use crate::api::context::Api;
+use crate::api::strategy;
+use crate::api::target::Target;
+use crate::api::typed::TypedObject;
+use crate::object;
+use crate::status::{Result, Status};
+
+/// Fill system metadata, validate and store a new object; returns it as stored.
+pub async fn create_object(
+    api: &Api,
+    target: &Target<'_>,
+    body: TypedObject,
+    dry_run: bool,
+    owner: &Ownership,
+) -> Result<Value> {
+    let mut body = body.into_value();
+    // Admission: before validation and name generation.
+    namespace_lifecycle(api, target, Operation::Create, object::name(&body))?;
+    let errors = validate::validate_meta(target, &body, true);
+    if !errors.is_empty() {
+        return Err(validate::invalid(target, &body, &errors));
+    }
+    if object::name(&body).is_empty() {
+        let generated = crate::names::generate(object::meta_str(&body, "generateName"));
+        if let Some(metadata) = object::metadata_mut(&mut body) {
+            metadata.insert("name".into(), Value::String(generated));
+        }
+    }
+    let name = object::name(&body).to_string();
+    if let Some(metadata) = object::metadata_mut(&mut body) {
+        // rest.BeforeCreate / FillObjectMetaSystemFields.
+        metadata.insert(
+            "uid".into(),
+            Value::String(uuid::Uuid::new_v4().to_string()),
+        );
+        metadata.insert(
+            "creationTimestamp".into(),
+            Value::String(crate::go::time::now_rfc3339()),
+        );
+        for system in [
+            "resourceVersion",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "selfLink",
+        ] {
+            metadata.remove(system);
+        }
+    }
+    strategy::fold_secret_string_data(target.resource, &mut body);
+    strategy::prepare_for_create(target.resource, &mut body);
+    strategy::namespace_name_label(target.resource, &mut body);
+    crate::defaults::apply(target.resource, &mut body);
+    let _allocation =
+        crate::allocator::on_create(&api.services, &api.store, target.resource, &mut body)?;
+    validate::normalize(api, target, &mut body)?;
+    record_create(api, target, &mut body, owner);
+    if dry_run {
+        return Ok(body);
+    }
+    let key = target.key(&name);
+    let value = commit::stored_bytes(&key, &body)?;
+    let txn = Txn::single(Op::Put {
+        key,
+        value,
+        expect: Expect::Absent,
+    });
+    match commit::commit(api, txn).await {
+        Ok(committed) => {
+            object::set_resource_version(&mut body, committed.revision);
+            Ok(body)
+        }
+        Err(StoreError::Backend(BackendError::PreconditionFailed { .. })) => {
+            let mut status = Status::already_exists(&target.group_resource(), &name);
+            // Store.create: say so when the existing object is on its way out.
+            let snapshot = api.store.snapshot();
+            let deleting = snapshot
+                .get(&target.key(&name))
+                .and_then(|entry| entry.object.value())
+                .is_some_and(|existing| {
+                    object::metadata(&existing)
+                        .is_some_and(|meta| meta.contains_key("deletionTimestamp"))
+                });
+            if deleting {
+                status.message = format!("object is being deleted: {}", status.message);
+            }
+            Err(status)
+        }
+        Err(other) => Err(commit::map_store_error(target, &name, other)),
+    }
+}

@@ -1,0 +1,292 @@
+//! The ownership step of every write: managedFields recorded as kube's
+//! field manager records them (`Update` entries for create, update and
+//! non-apply patches; server-side apply settles its own `Apply` entries).
+
+use serde_json::Value;
+
+use crate::api::context::Api;
+use crate::api::exchange::ApiRequest;
+use crate::api::options::WriteOptions;
+use crate::api::target::Target;
+use crate::fieldmanager::{self, path::PathElement, schema::Schema, set::Set, FieldManager};
+use crate::object;
+use crate::registry::ResourceDef;
+
+/// How a write records field ownership.
+#[derive(Debug, Clone)]
+pub enum Ownership {
+    /// A create, update or non-apply patch by this manager (`Update` entry),
+    /// through this subresource (`""`, `status`, `scale`).
+    Update {
+        manager: String,
+        subresource: String,
+    },
+    /// Server-side apply already settled the managedFields: these (kept
+    /// through the strategy, which restores the old metadata for `/status`).
+    Applied(Option<Value>),
+}
+
+impl Ownership {
+    /// A request's ownership: its options' manager, else one derived from
+    /// the User-Agent.
+    pub fn of_request(request: &ApiRequest, options: &WriteOptions, subresource: &str) -> Self {
+        Ownership::Update {
+            manager: options.manager(request),
+            subresource: subresource.to_string(),
+        }
+    }
+}
+
+/// The field manager of `resource` through `subresource`, with the fields
+/// its strategy resets.
+pub fn field_manager<'a>(
+    api: &'a Api,
+    resource: &ResourceDef,
+    subresource: &str,
+) -> FieldManager<'a> {
+    let mut reset = Set::new();
+    if subresource.is_empty()
+        && resource.subresource("status").is_some()
+        && (resource.group, resource.kind) != ("", "Node")
+    {
+        // The main resource's strategy keeps the old status (`GetResetFields`).
+        reset.insert(&[PathElement::field("status")]);
+    }
+    FieldManager {
+        schema: Schema::for_kind(
+            &api.openapi,
+            resource.group,
+            resource.version,
+            resource.kind,
+        ),
+        api_version: resource.api_version(),
+        subresource: subresource.to_string(),
+        reset,
+    }
+}
+
+/// A create: the new object compared with the kind's typed zero value, as
+/// kube's create handler does before the strategy runs (so status the
+/// strategy sets and the namespace name label are nobody's).
+pub fn record_create(api: &Api, target: &Target<'_>, object: &mut Value, owner: &Ownership) {
+    let Ownership::Update {
+        manager,
+        subresource,
+    } = owner
+    else {
+        return;
+    };
+    let resource = target.resource;
+    let fm = field_manager(api, resource, subresource);
+    let zero = fieldmanager::zero_object(&resource.api_version(), resource.kind);
+    let now = crate::go::time::now_rfc3339();
+    let swap_status =
+        resource.subresource("status").is_some() && (resource.group, resource.kind) != ("", "Node");
+    // Status swapped for the zero value's where status is a subresource;
+    // returns what was there.
+    let swap = |object: &mut Value| match object.as_object_mut() {
+        Some(map) if swap_status => Some(match zero.get("status") {
+            Some(status) => map.insert("status".into(), status.clone()),
+            None => map.remove("status"),
+        }),
+        _ => None,
+    };
+    if (resource.group, resource.kind) == ("", "Namespace") {
+        // The name label comes out of what is compared too: on a copy.
+        let mut probe = object.clone();
+        swap(&mut probe);
+        if let Some(labels) = probe
+            .pointer_mut("/metadata/labels")
+            .and_then(Value::as_object_mut)
+        {
+            labels.remove("kubernetes.io/metadata.name");
+            if labels.is_empty() {
+                if let Some(metadata) = object::metadata_mut(&mut probe) {
+                    metadata.remove("labels");
+                }
+            }
+        }
+        fm.update(&zero, &mut probe, manager, &now);
+        let entries = probe.pointer("/metadata/managedFields").cloned();
+        if let Some(metadata) = object::metadata_mut(object) {
+            match entries {
+                Some(entries) => metadata.insert("managedFields".into(), entries),
+                None => metadata.remove("managedFields"),
+            };
+        }
+        return;
+    }
+    // The update changes only metadata.managedFields, so it runs on the
+    // object itself (no copy of it), status swapped back afterwards.
+    let saved_status = swap(object);
+    fm.update(&zero, object, manager, &now);
+    if let (Some(saved), Some(map)) = (saved_status, object.as_object_mut()) {
+        match saved {
+            Some(status) => map.insert("status".into(), status),
+            None => map.remove("status"),
+        };
+    }
+}
+
+/// An update (PUT, non-apply PATCH, status, scale): `new` is the object
+/// about to be stored, after the strategy, `old` the live one.
+pub fn record_update(
+    api: &Api,
+    target: &Target<'_>,
+    old: &Value,
+    new: &mut Value,
+    owner: &Ownership,
+) {
+    let (manager, subresource) = match owner {
+        Ownership::Update {
+            manager,
+            subresource,
+        } => (manager, subresource),
+        Ownership::Applied(entries) => {
+            // Usually still there (only `/status` restores the old metadata):
+            // compared rather than cloned again.
+            let kept = object::metadata(new)
+                .is_some_and(|metadata| metadata.get("managedFields") == entries.as_ref());
+            if !kept {
+                set_entries(new, entries.clone());
+            }
+            keep_old_timestamps(old, new);
+            return;
+        }
+    };
+    let fm = field_manager(api, target.resource, subresource);
+    fm.update(old, new, manager, &crate::go::time::now_rfc3339());
+    keep_old_timestamps(old, new);
+}
+
+/// `IgnoreManagedFieldsTimestampsTransformer`: when an update changes
+/// nothing but managedFields timestamps, the old entries stay, so the write
+/// is a no-op.
+fn keep_old_timestamps(old: &Value, new: &mut Value) {
+    fn entries(object: &Value) -> Option<&Value> {
+        object.pointer("/metadata/managedFields")
+    }
+    let old_entries = entries(old);
+    // Is the rest of the object the same (`new` with the old entries and
+    // resourceVersion equal to `old`)? Asked first, without cloning: on a
+    // real change it fails fast and the entries (every manager's FieldsV1)
+    // are never compared.
+    let old_version = Value::String(object::resource_version(old).to_string());
+    let probe_version = old_version.as_str().is_some_and(|v| !v.is_empty());
+    let replaced = [
+        ("managedFields", old_entries),
+        ("resourceVersion", probe_version.then_some(&old_version)),
+    ];
+    if !equal_with_metadata(new, old, &replaced) {
+        return;
+    }
+    // Same object; restore the old entries when they differ only in times.
+    match entries_sameness(old_entries, entries(new)) {
+        Sameness::TimesOnly => set_entries(new, old_entries.cloned()),
+        Sameness::Identical | Sameness::Different => {}
+    }
+}
+
+/// Whether `new`, with the metadata fields `replaced` set (`Some`) or
+/// removed (`None`) as `object::metadata_mut` would (a missing or non-map
+/// metadata becomes a map), equals `old`; without cloning `new`.
+pub fn equal_with_metadata(new: &Value, old: &Value, replaced: &[(&str, Option<&Value>)]) -> bool {
+    let Some(new_map) = new.as_object() else {
+        return new == old;
+    };
+    let Some(old_map) = old.as_object() else {
+        return false;
+    };
+    if old_map.len() != new_map.len() + usize::from(!new_map.contains_key("metadata")) {
+        return false;
+    }
+    let others_equal = new_map
+        .iter()
+        .filter(|(key, _)| *key != "metadata")
+        .all(|(key, value)| old_map.get(key) == Some(value));
+    if !others_equal {
+        return false;
+    }
+    let Some(old_meta) = old_map.get("metadata").and_then(Value::as_object) else {
+        return false;
+    };
+    let empty = serde_json::Map::new();
+    let new_meta = new_map
+        .get("metadata")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let mut count = 0;
+    for (key, value) in new_meta {
+        if replaced.iter().any(|(name, _)| name == key) {
+            continue;
+        }
+        count += 1;
+        if old_meta.get(key) != Some(value) {
+            return false;
+        }
+    }
+    for (name, value) in replaced {
+        if let Some(value) = value {
+            count += 1;
+            if old_meta.get(*name) != Some(*value) {
+                return false;
+            }
+        }
+    }
+    old_meta.len() == count
+}
+
+enum Sameness {
+    Identical,
+    TimesOnly,
+    Different,
+}
+
+/// Whether two managedFields lists are equal, equal once every entry's
+/// `time` is ignored, or different (one pass over the entries).
+fn entries_sameness(old: Option<&Value>, new: Option<&Value>) -> Sameness {
+    if !same_but_times(old, new) {
+        return Sameness::Different;
+    }
+    let times_equal = match (old, new) {
+        (Some(Value::Array(old)), Some(Value::Array(new))) => old
+            .iter()
+            .zip(new)
+            .all(|(a, b)| a.get("time") == b.get("time")),
+        _ => true,
+    };
+    if times_equal {
+        Sameness::Identical
+    } else {
+        Sameness::TimesOnly
+    }
+}
+
+/// The managedFields lists equal once every entry's `time` is ignored.
+fn same_but_times(old: Option<&Value>, new: Option<&Value>) -> bool {
+    let (Some(Value::Array(old)), Some(Value::Array(new))) = (old, new) else {
+        return old == new;
+    };
+    let untimed = |entry: &'_ serde_json::Map<String, Value>| {
+        entry.len() - usize::from(entry.contains_key("time"))
+    };
+    old.len() == new.len()
+        && old.iter().zip(new).all(|pair| match pair {
+            (Value::Object(a), Value::Object(b)) => {
+                untimed(a) == untimed(b)
+                    && a.iter()
+                        .filter(|(key, _)| *key != "time")
+                        .all(|(key, value)| b.get(key) == Some(value))
+            }
+            (a, b) => a == b,
+        })
+}
+
+fn set_entries(object: &mut Value, entries: Option<Value>) {
+    if let Some(metadata) = object::metadata_mut(object) {
+        match entries {
+            Some(entries) => metadata.insert("managedFields".into(), entries),
+            None => metadata.remove("managedFields"),
+        };
+    }
+}
