@@ -12,9 +12,9 @@ Every expectation is what kube-apiserver 1.34 does for the same requests:
   repeats nothing;
 - `allow_watch_bookmarks=True`: kube's watch cache sends a BOOKMARK 2 s before
   the watch's deadline (`cacheWatcher.nextBookmarkTime`), so a 5 s watch ends
-  with one; for `timeout_seconds=2` that moment is already past when the watch
-  starts, so kube sends none (the test accepts a bookmark there only as the
-  last event, and prints what it saw);
+  with exactly one; for `timeout_seconds=2` that moment (the deadline, set by
+  the handler before the watcher exists, minus 2 s) is already past when the
+  watcher is added, so `nextBookmarkTime` returns false and kube sends none;
 - a resourceVersion older than the server's watch history gives an ERROR
   event with a 410 Expired Status, which the client raises as ApiException 410.
 
@@ -257,17 +257,19 @@ def bookmark_watch(core_v1, namespace, timeout):
     return bookmarks
 
 
-def test_bookmark_before_a_two_second_timeout(core_v1, namespace):
-    # kube: no bookmark (2 s before the deadline is already the start); a
-    # server that sends one anyway must send it last and well-formed.
+def test_no_bookmark_before_a_two_second_timeout(core_v1, namespace):
+    # kube: none. cache_watcher.go nextBookmarkTime takes the earlier of the
+    # minute heartbeat and deadline − 2 s; the latter is before the watcher is
+    # added, so it returns false and the watcher is never given a bookmark.
     bookmarks = bookmark_watch(core_v1, namespace, 2)
-    print(f"observed {len(bookmarks)} BOOKMARK event(s) before the 2 s timeout")
+    assert bookmarks == [], summary(bookmarks)
 
 
 def test_bookmark_two_seconds_before_the_deadline(core_v1, namespace):
-    # kube sends a bookmark 2 s before the deadline: a 5 s watch ends with one.
+    # kube sends a bookmark 2 s before the deadline and, that moment passed,
+    # none after it: a 5 s watch ends with exactly one.
     bookmarks = bookmark_watch(core_v1, namespace, 5)
-    assert len(bookmarks) == 1
+    assert len(bookmarks) == 1, summary(bookmarks)
 
 
 # ---------------------------------------------------------------- 410 Expired

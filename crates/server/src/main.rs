@@ -9,7 +9,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 use ferrokube::server::{Server, ServerConfig, StorageBackend};
 
 /// A request allocates and frees many small JSON values; mimalloc spends
-/// markedly less CPU on that than glibc malloc (docs/performance.md, "allocator").
+/// markedly less CPU on that than glibc malloc (docs/performance-history.md,
+/// "allocator").
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

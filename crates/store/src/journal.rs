@@ -5,9 +5,9 @@
 //! SQLite commit instead writes every B-tree page the batch touched (the
 //! key index takes inserts all over) and then fsyncs: under the create
 //! load on this machine it held the committer for ~0.57 ms per batch,
-//! the journal for ~0.3 ms (docs/performance.md, "Session 6"). SQLite gets the same
-//! batches afterwards from [`crate::applier`], and a segment is removed once
-//! SQLite holds all its records durably.
+//! the journal for ~0.3 ms (docs/performance-history.md, "Session 6").
+//! SQLite gets the same batches afterwards from [`crate::applier`], and a
+//! segment is removed once SQLite holds all its records durably.
 //!
 //! Segments are named by the revision of their first record and filled in
 //! order. They are written to before use (zeros), so that an `fdatasync`

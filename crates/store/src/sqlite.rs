@@ -5,11 +5,11 @@
 //! object (about 1.4 KiB for a 1 KiB ConfigMap) does not fit in a page of a
 //! `WITHOUT ROWID` table (at most ~1 KiB of payload per cell with 4 KiB
 //! pages), so each row spilled into an overflow page: 2.5x the CPU per
-//! insert and twice the file (docs/performance.md, "store layout"). Data
-//! dirs created before keep their `WITHOUT ROWID` table; the statements are
-//! the same for both. Values are stored as kube-apiserver stores them in
-//! etcd: the object without `metadata.resourceVersion`, which is the row's
-//! mod revision.
+//! insert and twice the file (docs/performance-history.md, "store
+//! layout"). Data dirs created before keep their `WITHOUT ROWID` table; the
+//! statements are the same for both. Values are stored as kube-apiserver
+//! stores them in etcd: the object without `metadata.resourceVersion`,
+//! which is the row's mod revision.
 //!
 //! With fsync on, each batch from the committer is one record in the
 //! [`Journal`] and one `fdatasync` (group commit: one per batch however many
