@@ -5,7 +5,7 @@
 //! section reads them: from the repository root (`crates/store`,
 //! `scripts/vendor-openapi.py`), from a crate (`tests/fuzz_smoke.rs`,
 //! `data/`), from a crate's `src/` (`local.rs`, `api/typed.rs`), or from the
-//! module the sentence is about (`body.rs` in the `api/` row, `walk.rs` under
+//! module the sentence is about (`exchange.rs` in the `api/` row, `walk.rs` under
 //! Field ownership). A path exists when it exists under one of those roots.
 
 use std::path::{Path, PathBuf};

@@ -8,7 +8,7 @@
 //! way an object reaches the pipeline:
 //!
 //! - [`TypedObject::decoded_body`]: a create or update body, which
-//!   `body.rs` decoded as kube's typed decoder does (JSON and YAML through
+//!   `write/decode.rs` decoded as kube's typed decoder does (JSON and YAML through
 //!   the decode-error walk, CBOR likewise, protobuf through its schema), so
 //!   the work is not done twice;
 //! - [`TypedObject::patched`]: a JSON, merge or strategic merge patch's
@@ -42,7 +42,7 @@ pub enum PatchWording {
 }
 
 impl TypedObject {
-    /// A request body `body.rs` decoded (and so checked) as kube's decoder does.
+    /// A request body `write/decode.rs` decoded (and so checked) as kube's decoder does.
     pub(super) fn decoded_body(object: Value) -> Self {
         TypedObject(object)
     }
