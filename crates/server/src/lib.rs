@@ -1,10 +1,13 @@
 //! ferrokube: a Kubernetes API server in one binary.
 
+// The wire formats live in `ferrokube-formats` (crates/formats); they keep
+// their paths here so the layers above name them as before.
+pub use ferrokube_formats::{cbor, go, protobuf, quantity, segments, selector, yaml};
+
 pub mod allocator;
 pub mod api;
 pub mod authn;
 pub mod bootstrap;
-pub mod cbor;
 pub mod coalesce;
 pub mod controllers;
 pub mod data_dir;
@@ -15,7 +18,6 @@ pub mod field_validation;
 pub mod fieldmanager;
 #[doc(hidden)]
 pub mod fuzzing;
-pub mod go;
 pub mod kubeconfig;
 pub mod leader_election;
 pub mod metrics;
@@ -25,17 +27,12 @@ pub mod object;
 pub mod openapi;
 pub mod patch;
 pub mod pki;
-pub mod protobuf;
-pub mod quantity;
 pub mod query;
 pub mod registry;
 pub mod rng;
 pub mod route;
 pub mod schema_walk;
-pub mod segments;
-pub mod selector;
 pub mod server;
 pub mod status;
 pub mod table;
 pub mod tls;
-pub mod yaml;

@@ -19,6 +19,8 @@ const ROOTS: &[&str] = &[
     "crates/server/src/controllers",
     "crates/server/src/fieldmanager",
     "crates/server/src/registry",
+    "crates/formats",
+    "crates/formats/src",
     "crates/store",
     "crates/store/src",
     "crates/store/src/etcd",

@@ -1,6 +1,6 @@
 //! `application/vnd.kubernetes.protobuf` <-> kube's JSON form, driven by a
 //! vendored table of kube's proto messages instead of generated code
-//! (`crates/server/data/protobuf-schema.json`, from
+//! (`crates/formats/data/protobuf-schema.json`, from
 //! `scripts/vendor-protobuf.py`).
 //!
 //! - [`decode_object`]: a request body (`k8s\0` + runtime.Unknown envelope)

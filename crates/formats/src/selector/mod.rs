@@ -100,7 +100,7 @@ fn is_qualified_name_part(s: &str) -> bool {
 }
 
 /// `IsQualifiedName`: the label key check.
-pub(crate) fn is_qualified_name(value: &str) -> Vec<String> {
+pub fn is_qualified_name(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     let parts: Vec<&str> = value.split('/').collect();
     let name = match parts.as_slice() {
@@ -140,7 +140,7 @@ pub(crate) fn is_qualified_name(value: &str) -> Vec<String> {
 }
 
 /// `IsValidLabelValue`.
-pub(crate) fn is_valid_label_value(value: &str) -> Vec<String> {
+pub fn is_valid_label_value(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if value.len() > 63 {
         errs.push(max_len_error(63));

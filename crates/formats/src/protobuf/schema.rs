@@ -2,7 +2,7 @@
 //! `generated.proto` files (upstream `staging/src/k8s.io/api/<group>/<version>/
 //! generated.proto`, `apimachinery/pkg/apis/meta/v1/generated.proto`, ...),
 //! keyed by OpenAPI-style name (`io.k8s.api.core.v1.ConfigMap`), as vendored in
-//! `crates/server/data/protobuf-schema.json` by `scripts/vendor-protobuf.py`.
+//! `crates/formats/data/protobuf-schema.json` by `scripts/vendor-protobuf.py`.
 //!
 //! Parsed once, on first use (the server does not pay for it at startup).
 
