@@ -36,7 +36,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-pub use continue_token::ContinueKey;
+pub use continue_token::{ContinueKey, RandomUnavailable};
 pub use exchange::{ApiRequest, ApiResponse, ListPayload, Payload, ResponseBody, StreamBody};
 use ferrokube_store::Store;
 pub use representation::GZIP_THRESHOLD_BYTES;
@@ -78,7 +78,8 @@ pub struct Api {
 }
 
 impl Api {
-    /// `continue_key` signs continue tokens: [`ContinueKey::random`] per process.
+    /// `continue_key` signs continue tokens (`server.rs`, `continue_key`, keeps
+    /// it across restarts and replicas; tests use [`ContinueKey::random`]).
     pub fn new(store: ObjectStore, server_address: String, continue_key: ContinueKey) -> Arc<Self> {
         Self::with_min_request_timeout(
             store,
