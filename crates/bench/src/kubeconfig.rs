@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
 
-use crate::yaml::{self, Yaml};
+use serde_json::Value;
+
+use crate::yaml;
 
 /// What to authenticate with.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,33 +78,31 @@ pub fn parse(
     let doc = yaml::parse(text)?;
     let context_name = match context {
         Some(name) => name.to_string(),
-        None => doc
-            .str("current-context")
+        None => str_at(&doc, "current-context")
             .filter(|s| !s.is_empty())
             .ok_or_else(|| invalid("no current-context (pass --context)"))?
             .to_string(),
     };
-    let named = |list: &str, name: &str, field: &str| -> Result<Yaml, KubeconfigError> {
+    let named = |list: &str, name: &str, field: &str| -> Result<Value, KubeconfigError> {
         doc.get(list)
-            .map(Yaml::items)
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
             .unwrap_or_default()
             .iter()
-            .find(|item| item.str("name") == Some(name))
-            .map(|item| item.get(field).cloned().unwrap_or(Yaml::Null))
+            .find(|item| str_at(item, "name") == Some(name))
+            .map(|item| item.get(field).cloned().unwrap_or(Value::Null))
             .ok_or_else(|| invalid(format!("no {field} named {name:?} in {list}")))
     };
     let ctx = named("contexts", &context_name, "context")?;
-    let cluster_name = ctx
-        .str("cluster")
+    let cluster_name = str_at(&ctx, "cluster")
         .ok_or_else(|| invalid(format!("context {context_name:?} names no cluster")))?;
     let cluster = named("clusters", cluster_name, "cluster")?;
-    let user = match ctx.str("user") {
+    let user = match str_at(&ctx, "user") {
         Some(name) if !name.is_empty() => named("users", name, "user")?,
-        _ => Yaml::Null,
+        _ => Value::Null,
     };
 
-    let server = cluster
-        .str("server")
+    let server = str_at(&cluster, "server")
         .ok_or_else(|| invalid(format!("cluster {cluster_name:?} has no server")))?
         .trim_end_matches('/')
         .to_string();
@@ -117,8 +117,8 @@ pub fn parse(
         "certificate-authority",
         base,
     )?;
-    let insecure_skip_tls_verify = cluster.str("insecure-skip-tls-verify") == Some("true");
-    let tls_server_name = cluster.str("tls-server-name").map(str::to_string);
+    let insecure_skip_tls_verify = str_at(&cluster, "insecure-skip-tls-verify") == Some("true");
+    let tls_server_name = str_at(&cluster, "tls-server-name").map(str::to_string);
 
     let cert = data_or_file(&user, "client-certificate-data", "client-certificate", base)?;
     let key = data_or_file(&user, "client-key-data", "client-key", base)?;
@@ -130,9 +130,9 @@ pub fn parse(
             ))
         }
         (None, None) => {
-            if let Some(token) = user.str("token").filter(|t| !t.is_empty()) {
+            if let Some(token) = str_at(&user, "token").filter(|t| !t.is_empty()) {
                 Credentials::Token(token.to_string())
-            } else if let Some(file) = user.str("tokenFile") {
+            } else if let Some(file) = str_at(&user, "tokenFile") {
                 let path = base.join(file);
                 let token = fs::read_to_string(&path)
                     .map_err(|source| KubeconfigError::Read { path, source })?;
@@ -153,25 +153,31 @@ pub fn parse(
         insecure_skip_tls_verify,
         tls_server_name,
         credentials,
-        namespace: ctx.str("namespace").map(str::to_string),
+        namespace: str_at(&ctx, "namespace").map(str::to_string),
     })
+}
+
+/// The string at `key` in the mapping `node`; `None` when missing, null or
+/// a collection (every YAML scalar is a string here, see [`yaml`]).
+fn str_at<'a>(node: &'a Value, key: &str) -> Option<&'a str> {
+    node.get(key).and_then(Value::as_str)
 }
 
 /// The base64 `data_key` of `node`, or else the file that `file_key` names.
 fn data_or_file(
-    node: &Yaml,
+    node: &Value,
     data_key: &str,
     file_key: &str,
     base: &Path,
 ) -> Result<Option<Vec<u8>>, KubeconfigError> {
-    if let Some(data) = node.str(data_key).filter(|s| !s.is_empty()) {
+    if let Some(data) = str_at(node, data_key).filter(|s| !s.is_empty()) {
         let compact: String = data.chars().filter(|c| !c.is_whitespace()).collect();
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(compact)
             .map_err(|e| invalid(format!("{data_key}: {e}")))?;
         return Ok(Some(bytes));
     }
-    if let Some(file) = node.str(file_key).filter(|s| !s.is_empty()) {
+    if let Some(file) = str_at(node, file_key).filter(|s| !s.is_empty()) {
         let path = base.join(file);
         return fs::read(&path)
             .map(Some)

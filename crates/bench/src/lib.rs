@@ -8,7 +8,7 @@
 //! etcd put ceiling; start-up: ready; memory; streams: watch, mix; reads
 //! of a large collection: list, list-formats),
 //! [`runner`] is the shared load loop, [`stats`] the histograms,
-//! [`client`] the HTTPS client, [`kubeconfig`] (over [`yaml`]) the
+//! [`client`] the HTTPS client, [`kubeconfig`] (over [`yaml`], yaml-rust2) the
 //! connection settings, [`launch`] the started server, [`report`] the
 //! output, [`svg`] the charts.
 

@@ -14,7 +14,6 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto;
-use sha2::Digest as _;
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 
@@ -77,6 +76,8 @@ pub enum ServerError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("making the continue-token key: {0}")]
+    ContinueKeyRandom(#[from] crate::api::RandomUnavailable),
     #[error(transparent)]
     Pki(#[from] pki::PkiError),
     #[error(transparent)]
@@ -150,13 +151,12 @@ async fn continue_key(
         return crate::api::ContinueKey::load_or_create(&path)
             .map_err(|source| ServerError::ContinueKey { path, source });
     };
-    let mut candidate = sha2::Sha256::new();
-    for _ in 0..4 {
-        candidate.update(uuid::Uuid::new_v4().as_bytes());
-    }
-    let candidate: [u8; 32] = candidate.finalize().into();
+    let candidate = crate::api::ContinueKey::random()?;
     let shared = etcd
-        .shared_value("continue-token-key", Bytes::copy_from_slice(&candidate))
+        .shared_value(
+            "continue-token-key",
+            Bytes::copy_from_slice(candidate.bytes()),
+        )
         .await
         .map_err(|error| ServerError::Store(error.to_string()))?;
     let key = <[u8; 32]>::try_from(shared.as_ref())

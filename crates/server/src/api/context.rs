@@ -39,7 +39,8 @@ pub struct Api {
 }
 
 impl Api {
-    /// `continue_key` signs continue tokens: [`ContinueKey::random`] per process.
+    /// `continue_key` signs continue tokens (`server.rs`, `continue_key`, keeps
+    /// it across restarts and replicas; tests use [`ContinueKey::random`]).
     pub fn new(store: ObjectStore, server_address: String, continue_key: ContinueKey) -> Arc<Self> {
         Self::with_min_request_timeout(
             store,

@@ -13,32 +13,50 @@
 //! `storage.ValidateListOptions`'s `invalid continue token: ` prefix.
 
 use base64::Engine;
-use sha2::{Digest, Sha256};
+use ring::hmac;
+use ring::rand::{SecureRandom, SystemRandom};
 
 use crate::status::Status;
 
 const TOKEN_VERSION: &str = "meta.k8s.io/v1";
 /// `storage.ErrGenericInvalidKey`.
 const INVALID: &str = "continue key is not valid";
-const SHA256_BLOCK: usize = 64;
 
-/// The secret that signs this server's continue tokens. Random per process:
-/// tokens do not survive a restart (neither does the history they point into).
+/// The OS random source failed while making a key.
+#[derive(Debug, thiserror::Error)]
+#[error("the system random source failed")]
+pub struct RandomUnavailable;
+
+/// The secret that signs this server's continue tokens. It outlives the
+/// process: kept in the data directory (`load_or_create`) or, on etcd, shared
+/// by every replica through etcd (`server.rs`, `continue_key`), so a token
+/// stays valid across restarts and replicas, as kube's unsigned tokens do.
 #[derive(Clone)]
-pub struct ContinueKey([u8; 32]);
+pub struct ContinueKey {
+    bytes: [u8; 32],
+    key: hmac::Key,
+}
 
 impl ContinueKey {
-    /// A fresh key from the OS random source (through UUID v4: 4 × 122 random bits, hashed).
-    pub fn random() -> Self {
-        let mut hasher = Sha256::new();
-        for _ in 0..4 {
-            hasher.update(uuid::Uuid::new_v4().as_bytes());
-        }
-        ContinueKey(hasher.finalize().into())
+    /// A fresh key from the OS random source.
+    pub fn random() -> Result<Self, RandomUnavailable> {
+        let mut bytes = [0u8; 32];
+        SystemRandom::new()
+            .fill(&mut bytes)
+            .map_err(|_| RandomUnavailable)?;
+        Ok(Self::from_bytes(bytes))
     }
 
     pub fn from_bytes(bytes: [u8; 32]) -> Self {
-        ContinueKey(bytes)
+        ContinueKey {
+            bytes,
+            key: hmac::Key::new(hmac::HMAC_SHA256, &bytes),
+        }
+    }
+
+    /// The secret itself, to persist or share it.
+    pub fn bytes(&self) -> &[u8; 32] {
+        &self.bytes
     }
 
     /// The key kept in `path` (created on first use, mode 0600), so tokens
@@ -46,17 +64,23 @@ impl ContinueKey {
     pub fn load_or_create(path: &std::path::Path) -> std::io::Result<Self> {
         if let Ok(bytes) = std::fs::read(path) {
             if let Ok(key) = <[u8; 32]>::try_from(bytes.as_slice()) {
-                return Ok(ContinueKey(key));
+                return Ok(Self::from_bytes(key));
             }
         }
-        let key = Self::random();
-        crate::pki::write_file(path, &key.0, 0o600)
+        let key = Self::random().map_err(std::io::Error::other)?;
+        crate::pki::write_file(path, &key.bytes, 0o600)
             .map_err(|error| std::io::Error::other(error.to_string()))?;
         Ok(key)
     }
 
-    fn sign(&self, message: &[u8]) -> [u8; 32] {
-        hmac_sha256(&self.0, message)
+    /// HMAC-SHA256 (RFC 2104) of `message`.
+    fn sign(&self, message: &[u8]) -> hmac::Tag {
+        hmac::sign(&self.key, message)
+    }
+
+    /// Whether `mac` is `message`'s HMAC-SHA256, compared in constant time.
+    fn verify(&self, message: &[u8], mac: &[u8]) -> bool {
+        hmac::verify(&self.key, message, mac).is_ok()
     }
 }
 
@@ -64,35 +88,6 @@ impl std::fmt::Debug for ContinueKey {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         formatter.write_str("ContinueKey(..)")
     }
-}
-
-/// HMAC-SHA256 (RFC 2104): `H((K ^ opad) || H((K ^ ipad) || m))`, the key
-/// hashed first when longer than the 64-byte block.
-pub fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
-    let mut block = [0u8; SHA256_BLOCK];
-    if key.len() > SHA256_BLOCK {
-        block[..32].copy_from_slice(&Sha256::digest(key));
-    } else {
-        block[..key.len()].copy_from_slice(key);
-    }
-    let mut inner = Sha256::new();
-    inner.update(block.map(|byte| byte ^ 0x36));
-    inner.update(message);
-    let inner = inner.finalize();
-    let mut outer = Sha256::new();
-    outer.update(block.map(|byte| byte ^ 0x5c));
-    outer.update(inner);
-    outer.finalize().into()
-}
-
-/// Equality that does not stop at the first differing byte.
-fn constant_time_eq(left: &[u8], right: &[u8]) -> bool {
-    left.len() == right.len()
-        && left
-            .iter()
-            .zip(right)
-            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
-            == 0
 }
 
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -131,7 +126,7 @@ pub fn encode_start(key: &ContinueKey, revision: i64, start: &str) -> String {
     format!(
         "{}.{}",
         engine.encode(&json),
-        engine.encode(key.sign(&json))
+        engine.encode(key.sign(&json).as_ref())
     )
 }
 
@@ -182,7 +177,7 @@ pub fn decode(key: &ContinueKey, token: &str, prefix: &str) -> Result<Continuati
             .map_err(|error| base64_error(error, payload.len() + 1))?,
         None => Vec::new(),
     };
-    if !constant_time_eq(&mac, &key.sign(&json)) {
+    if !key.verify(&json, &mac) {
         return Err(invalid(format!(
             "{INVALID}: the token is not signed by this server"
         )));
@@ -223,42 +218,34 @@ pub fn decode(key: &ContinueKey, token: &str, prefix: &str) -> Result<Continuati
 mod tests {
     use super::*;
 
-    fn hex(bytes: &[u8]) -> String {
-        bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+    fn random_key() -> ContinueKey {
+        ContinueKey::random().expect("os random source")
+    }
+
+    /// A token from a known key, signed by an independent HMAC-SHA256
+    /// (Python's `hmac`): the format, and tokens issued before a restart or
+    /// an upgrade under a persisted key, stay valid.
+    #[test]
+    fn token_is_base64_json_and_hmac_sha256() {
+        let mut bytes = [0u8; 32];
+        for (index, byte) in bytes.iter_mut().enumerate() {
+            *byte = u8::try_from(index).expect("small");
+        }
+        let key = ContinueKey::from_bytes(bytes);
+        let expected = "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6NDIsInN0YXJ0IjoiYlx1MDAwMCJ9\
+                        .nczwoa0etR-xf8bXDZCGCNnS12whc8sWbxVPb2KgxhQ";
+        assert_eq!(encode(&key, 42, "/p/", "/p/b"), expected);
+        assert_eq!(decode(&key, expected, "/p/").map(|c| c.revision), Ok(42));
     }
 
     #[test]
-    fn hmac_matches_rfc_4231() {
-        let cases: Vec<(Vec<u8>, &[u8], &str)> = vec![
-            (
-                vec![0x0b; 20],
-                b"Hi There",
-                "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7",
-            ),
-            (
-                b"Jefe".to_vec(),
-                b"what do ya want for nothing?",
-                "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843",
-            ),
-            (
-                vec![0xaa; 20],
-                &[0xdd; 50],
-                "773ea91e36800e46854db8ebd09181a72959098b3ef8c122d9635514ced565fe",
-            ),
-            (
-                vec![0xaa; 131],
-                b"Test Using Larger Than Block-Size Key - Hash Key First",
-                "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54",
-            ),
-        ];
-        for (key, message, expected) in cases {
-            assert_eq!(hex(&hmac_sha256(&key, message)), expected);
-        }
+    fn random_keys_differ() {
+        assert_ne!(random_key().bytes(), random_key().bytes());
     }
 
     #[test]
     fn tokens_round_trip_with_kube_payload() {
-        let key = ContinueKey::random();
+        let key = random_key();
         let prefix = "/registry/configmaps/default/";
         let token = encode(&key, 42, prefix, "/registry/configmaps/default/b");
         let (payload, _) = token.split_once('.').expect("signed");
@@ -285,15 +272,19 @@ mod tests {
 
     #[test]
     fn bad_tokens_are_kube_400s() {
-        let key = ContinueKey::random();
-        let other = ContinueKey::random();
+        let key = random_key();
+        let other = random_key();
         let prefix = "/registry/configmaps/";
         let good = encode(&key, 7, prefix, "/registry/configmaps/ns/a");
         let unsigned = base64::engine::general_purpose::URL_SAFE_NO_PAD
             .encode(br#"{"v":"meta.k8s.io/v1","rv":7,"start":"ns/a\u0000"}"#);
         let signed = |json: &[u8]| {
             let engine = &base64::engine::general_purpose::URL_SAFE_NO_PAD;
-            format!("{}.{}", engine.encode(json), engine.encode(key.sign(json)))
+            format!(
+                "{}.{}",
+                engine.encode(json),
+                engine.encode(key.sign(json).as_ref())
+            )
         };
         let not_ours = "invalid continue token: continue key is not valid: the token is not signed by this server";
         let cases: Vec<(String, &str)> = vec![

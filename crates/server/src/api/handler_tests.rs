@@ -15,7 +15,11 @@ pub(super) async fn api() -> Arc<Api> {
     let backend: Arc<dyn Backend> =
         Arc::new(LocalBackend::open(MemoryDisk::new()).expect("memory backend"));
     let store = Store::open(backend, ObjectCodec).await.expect("store");
-    let api = Api::new(store, "127.0.0.1:6443".into(), super::ContinueKey::random());
+    let api = Api::new(
+        store,
+        "127.0.0.1:6443".into(),
+        super::ContinueKey::random().expect("os random source"),
+    );
     crate::bootstrap::ensure_system_namespaces(&api)
         .await
         .expect("namespaces");

@@ -24,7 +24,11 @@ async fn api_with_window(window: Duration) -> Arc<Api> {
     let store = Store::open_with_history(backend, ObjectCodec, window)
         .await
         .expect("store");
-    let api = Api::new(store, "127.0.0.1:6443".into(), ContinueKey::random());
+    let api = Api::new(
+        store,
+        "127.0.0.1:6443".into(),
+        ContinueKey::random().expect("os random source"),
+    );
     crate::bootstrap::ensure_system_namespaces(&api)
         .await
         .expect("namespaces");

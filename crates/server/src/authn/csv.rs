@@ -1,5 +1,14 @@
 //! The CSV reading the token file needs: Go's `encoding/csv`, its errors worded
 //! as Go words them.
+//!
+//! Hand-written on purpose, not the `csv` crate: kube-apiserver
+//! (`token/tokenfile/tokenfile.go`, `NewCSV`) refuses to start on a token
+//! file that Go's strict reader rejects (`LazyQuotes = false`), with Go's
+//! `parse error on line L, column C: ...` message, while `csv_core::Reader`
+//! "will never return an error and will always find *a* parse" (a stray or
+//! unclosed quote becomes data) and also ends a record at a lone `\r`, which
+//! Go keeps inside the field. A token file that kube refuses must not load
+//! here with different tokens.
 
 use std::fmt;
 

@@ -69,6 +69,11 @@ fn token_file_errors_and_edge_cases() {
     let auth = parse("\r\n\n a,b,c\r\n\n\nx,y,z").expect("parse");
     assert_eq!(auth.authenticate(" a"), Some(user("b", "c", &[])));
     assert_eq!(auth.authenticate("x"), Some(user("y", "z", &[])));
+    // A lone `\r` is data, not a line end (Go's `readLine` folds only `\r\n`).
+    assert_eq!(
+        parse("t,u,i\rj\n").expect("parse").authenticate("t"),
+        Some(user("u", "i\rj", &[]))
+    );
     // An empty 4th column is one empty group, as strings.Split gives.
     assert_eq!(
         parse("t,u,i,\n").expect("parse").authenticate("t"),

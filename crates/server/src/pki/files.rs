@@ -4,6 +4,7 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::Path;
 
+use rustls::pki_types::pem::{self, PemObject};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
 use super::PkiError;
@@ -76,7 +77,7 @@ pub(crate) fn write_file_io(path: &Path, data: &[u8], mode: u32) -> io::Result<(
 }
 
 pub(super) fn all_certs(path: &Path, pem: &str) -> Result<Vec<CertificateDer<'static>>, PkiError> {
-    let certs = rustls_pemfile::certs(&mut pem.as_bytes())
+    let certs = CertificateDer::pem_slice_iter(pem.as_bytes())
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| PkiError::ParseCertificate {
             path: path.to_path_buf(),
@@ -97,17 +98,15 @@ pub(super) fn first_cert(path: &Path, pem: &str) -> Result<CertificateDer<'stati
 }
 
 pub(super) fn first_cert_opt(pem: &str) -> Option<CertificateDer<'static>> {
-    rustls_pemfile::certs(&mut pem.as_bytes()).next()?.ok()
+    CertificateDer::pem_slice_iter(pem.as_bytes()).next()?.ok()
 }
 
 pub(super) fn private_key(path: &Path, pem: &str) -> Result<PrivateKeyDer<'static>, PkiError> {
-    rustls_pemfile::private_key(&mut pem.as_bytes())
-        .map_err(|e| PkiError::ParseKey {
-            path: path.to_path_buf(),
-            reason: e.to_string(),
-        })?
-        .ok_or_else(|| PkiError::ParseKey {
-            path: path.to_path_buf(),
-            reason: "no private key found".into(),
-        })
+    PrivateKeyDer::from_pem_slice(pem.as_bytes()).map_err(|e| PkiError::ParseKey {
+        path: path.to_path_buf(),
+        reason: match e {
+            pem::Error::NoItemsFound => "no private key found".into(),
+            other => other.to_string(),
+        },
+    })
 }

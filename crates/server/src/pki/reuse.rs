@@ -1,7 +1,8 @@
 //! Whether an existing leaf certificate can be kept.
 
 use rcgen::KeyPair;
-use rustls::pki_types::CertificateDer;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use x509_parser::certificate::X509Certificate;
 use x509_parser::prelude::FromDer;
 
@@ -18,7 +19,7 @@ fn leaf_basics<'a>(
     now: u64,
 ) -> Option<X509Certificate<'a>> {
     let (_, x509) = X509Certificate::from_der(der.as_ref()).ok()?;
-    let key_der = rustls_pemfile::private_key(&mut key_pem.as_bytes()).ok()??;
+    let key_der = PrivateKeyDer::from_pem_slice(key_pem.as_bytes()).ok()?;
     let key = KeyPair::try_from(&key_der).ok()?;
     if x509.public_key().subject_public_key.data.as_ref() != key.public_key_raw() {
         tracing::warn!("certificate and key do not match");

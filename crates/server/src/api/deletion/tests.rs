@@ -19,7 +19,7 @@ async fn api() -> Arc<Api> {
     let api = Api::new(
         store,
         "127.0.0.1:6443".into(),
-        crate::api::ContinueKey::random(),
+        crate::api::ContinueKey::random().expect("os random source"),
     );
     crate::bootstrap::ensure_system_namespaces(&api)
         .await
