@@ -103,7 +103,8 @@ const fn core(plural: &'static str) -> RestFacts {
 
 /// Every built-in resource that differs from [`RestFacts::of`]'s defaults.
 pub const EXCEPTIONS: &[RestFacts] = &[
-    // core v1
+    // core v1. bindings and componentstatuses keep the defaults: virtual,
+    // nothing stored (a binding's name is the target pod's name).
     core("endpoints")
         .storage("services/endpoints")
         .create_on_update(),
@@ -112,8 +113,6 @@ pub const EXCEPTIONS: &[RestFacts] = &[
     // events (legacyValidateEvent only); the key function still requires a
     // valid path segment. events.k8s.io/v1 enforces DNS subdomain.
     core("events").name_rule(PathSegment).create_on_update(),
-    // bindings and componentstatuses keep the defaults: virtual (nothing
-    // stored); a binding's name is the target pod's name.
     core("limitranges").create_on_update(),
     // The custom `REST.Delete` answers the namespace itself (phase
     // Terminating) on the first DELETE.
