@@ -343,7 +343,7 @@ mod tests {
     use crate::registry::Registry;
 
     fn defaulted(group: &str, plural: &str, mut object: Value) -> Value {
-        let registry = Registry::new(crate::registry::RESOURCES);
+        let registry = Registry::new(crate::registry::builtin_resources());
         let resource = registry.lookup(group, "v1", plural).expect("served");
         apply(resource, &mut object);
         let once = object.clone();

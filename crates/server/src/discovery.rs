@@ -205,7 +205,7 @@ pub fn aggregated(registry: &Registry, core: bool, api_version: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry::RESOURCES;
+    use crate::registry::builtin_resources;
 
     #[test]
     fn storage_version_hash_matches_kube() {
@@ -219,7 +219,7 @@ mod tests {
 
     #[test]
     fn documents_have_kube_shapes() {
-        let registry = Registry::new(RESOURCES);
+        let registry = Registry::new(builtin_resources());
         let core = resource_list(&registry, "", "v1").expect("core v1");
         assert_eq!(core["groupVersion"], "v1");
         let configmaps = core["resources"]

@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::negotiate::{negotiate_output, Capabilities};
 use crate::openapi::OpenApi;
 use crate::patch::{json_patch, merge, strategic};
-use crate::registry::RESOURCES;
+use crate::registry::builtin_resources;
 
 /// A fuzz target body.
 pub type Target = fn(&[u8]);
@@ -85,7 +85,7 @@ pub fn merge_patch(data: &[u8]) {
 
 fn openapi() -> &'static OpenApi {
     static OPENAPI: OnceLock<OpenApi> = OnceLock::new();
-    OPENAPI.get_or_init(|| OpenApi::new(RESOURCES))
+    OPENAPI.get_or_init(|| OpenApi::new(builtin_resources()))
 }
 
 /// Kinds whose schemas exercise the strategic merge directives (merge keys,

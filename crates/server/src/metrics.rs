@@ -313,7 +313,7 @@ mod tests {
     fn labels(method: Method, path: &str, content_type: Option<&str>) -> Option<RequestLabels> {
         let (path, query) = path.split_once('?').unwrap_or((path, ""));
         let query = Query::parse(query);
-        let registry = Registry::new(crate::registry::RESOURCES);
+        let registry = Registry::new(crate::registry::builtin_resources());
         RequestLabels::of(
             &registry,
             &route(method, path, &query),

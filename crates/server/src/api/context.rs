@@ -8,7 +8,7 @@ use std::time::Instant;
 use super::continue_token::ContinueKey;
 use crate::object::ObjectStore;
 use crate::openapi::OpenApi;
-use crate::registry::{Registry, RESOURCES};
+use crate::registry::{builtin_resources, Registry};
 
 /// kube-apiserver's `--min-request-timeout` default.
 pub const DEFAULT_MIN_REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1800);
@@ -58,8 +58,8 @@ impl Api {
     ) -> Arc<Self> {
         Arc::new(Api {
             store,
-            registry: Registry::new(RESOURCES),
-            openapi: OpenApi::new(RESOURCES),
+            registry: Registry::new(builtin_resources()),
+            openapi: OpenApi::new(builtin_resources()),
             server_address,
             started: Instant::now(),
             shutting_down: AtomicBool::new(false),

@@ -221,7 +221,7 @@ mod tests {
     use crate::registry::Registry;
 
     fn def(group: &str, plural: &str) -> &'static ResourceDef {
-        let registry = Registry::new(crate::registry::RESOURCES);
+        let registry = Registry::new(crate::registry::builtin_resources());
         registry.lookup(group, "v1", plural).expect("served")
     }
 

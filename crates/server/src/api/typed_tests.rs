@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 
 use super::handler_tests::{admin, api};
 use super::{Api, ApiRequest, ApiResponse};
-use crate::registry::RESOURCES;
+use crate::registry::builtin_resources;
 use crate::rng::Rng;
 use crate::route::Method;
 
@@ -496,7 +496,7 @@ async fn random_patches_store_only_what_typed_clients_decode() {
     let mut rng = Rng::new(0x5eed_0021);
     let mut kinds_patched = 0;
     let mut stored_writes = 0;
-    for resource in RESOURCES
+    for resource in builtin_resources()
         .iter()
         .filter(|resource| resource.verbs.contains(&"patch"))
     {

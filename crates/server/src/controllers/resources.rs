@@ -129,11 +129,11 @@ pub fn namespace_prefix(resource: &ResourceDef, namespace: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry::RESOURCES;
+    use crate::registry::builtin_resources;
 
     #[test]
     fn keys_resolve_to_resources() {
-        let resources = Resources::new(&Registry::new(RESOURCES));
+        let resources = Resources::new(&Registry::new(builtin_resources()));
         let info = resources
             .parse_key("/registry/services/specs/default/kubernetes")
             .unwrap();

@@ -3,10 +3,10 @@ use serde_json::{json, Value};
 use super::shape::MAX_ERRORS;
 use super::*;
 use crate::openapi::OpenApi;
-use crate::registry::RESOURCES;
+use crate::registry::builtin_resources;
 
 fn openapi() -> OpenApi {
-    OpenApi::new(RESOURCES)
+    OpenApi::new(builtin_resources())
 }
 
 fn s(list: &[&str]) -> Vec<String> {

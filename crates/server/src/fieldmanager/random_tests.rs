@@ -12,12 +12,12 @@ use serde_json::{json, Map, Value};
 
 use super::*;
 use crate::openapi::OpenApi;
-use crate::registry::RESOURCES;
+use crate::registry::builtin_resources;
 use crate::rng::Rng;
 
 fn openapi() -> &'static OpenApi {
     static OPENAPI: std::sync::OnceLock<OpenApi> = std::sync::OnceLock::new();
-    OPENAPI.get_or_init(|| OpenApi::new(RESOURCES))
+    OPENAPI.get_or_init(|| OpenApi::new(builtin_resources()))
 }
 
 fn string_map(rng: &mut Rng, keys: &[&str], values: &[&str]) -> Value {

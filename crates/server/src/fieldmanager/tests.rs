@@ -5,11 +5,11 @@ use serde_json::{json, Value};
 
 use super::*;
 use crate::openapi::OpenApi;
-use crate::registry::RESOURCES;
+use crate::registry::builtin_resources;
 
 fn openapi() -> &'static OpenApi {
     static OPENAPI: std::sync::OnceLock<OpenApi> = std::sync::OnceLock::new();
-    OPENAPI.get_or_init(|| OpenApi::new(RESOURCES))
+    OPENAPI.get_or_init(|| OpenApi::new(builtin_resources()))
 }
 
 fn manager(group: &str, version: &str, kind: &str) -> FieldManager<'static> {

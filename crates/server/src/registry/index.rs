@@ -125,7 +125,7 @@ mod tests {
 
     #[test]
     fn looks_up_the_table() {
-        let registry = Registry::new(crate::registry::RESOURCES);
+        let registry = Registry::new(crate::registry::builtin_resources());
         let configmaps = registry
             .lookup("", "v1", "configmaps")
             .expect("configmaps are served");

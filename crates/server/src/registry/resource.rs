@@ -1,8 +1,9 @@
-//! The shape of one entry in the resource table (`resources_table.rs`).
+//! The shape of one entry in the resource table (built in `builtin.rs`).
 //!
 //! Built-in kinds are data: everything kube-apiserver reports about a resource
-//! in discovery, plus the few facts the request path needs (etcd key segment,
-//! name rule, create-on-update, generation). Mirrors what each
+//! in discovery (vendored, `data/discovery-v1.34.json`), plus the few facts the
+//! request path needs (etcd key segment, name rule, create-on-update,
+//! generation, DELETE answer; hand-written in `rest_facts.rs`). Mirrors what each
 //! `pkg/registry/<group>/<resource>/storage/storage.go` declares upstream
 //! (`ShortNames()`, `Categories()`, `NamespaceScoped()`, the REST verbs).
 

@@ -113,7 +113,7 @@ mod tests {
 
     #[test]
     fn the_last_finalizer_removal_deletes() {
-        let registry = crate::registry::Registry::new(crate::registry::RESOURCES);
+        let registry = crate::registry::Registry::new(crate::registry::builtin_resources());
         let configmaps = registry.lookup("", "v1", "configmaps").unwrap();
         let namespaces = registry.lookup("", "v1", "namespaces").unwrap();
         let old = json!({"metadata": {"deletionTimestamp": "t", "deletionGracePeriodSeconds": 0, "finalizers": ["a"]}});

@@ -265,7 +265,7 @@ fn unknown_keys_are_reported() {
 
 #[test]
 fn served_document_is_all_gnostic_and_walkable() {
-    let api = super::super::OpenApi::new(crate::registry::RESOURCES);
+    let api = super::super::OpenApi::new(crate::registry::builtin_resources());
     let json_doc = api.v2().expect("v2");
     let value: Value = serde_json::from_slice(&json_doc.json).expect("json");
     let encoded = encode(&value).expect("encode");

@@ -24,7 +24,7 @@ const PDB: Gvk = ("policy", "v1", "PodDisruptionBudget");
 
 fn openapi() -> &'static OpenApi {
     static API: OnceLock<OpenApi> = OnceLock::new();
-    API.get_or_init(|| OpenApi::new(crate::registry::RESOURCES))
+    API.get_or_init(|| OpenApi::new(crate::registry::builtin_resources()))
 }
 
 fn run(kind: Gvk, original: &Value, patch: &Value) -> Result<Value> {

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use super::columns::{columns, printer_for, Printer};
 use super::duration::parse_nanos;
 use super::{cells, printers_cluster, render};
-use crate::registry::RESOURCES;
+use crate::registry::builtin_resources;
 
 pub(super) const CREATED: &str = "2024-01-07T00:00:00Z";
 pub(super) const AGE: &str = "3d";
@@ -62,7 +62,7 @@ fn flow_schemas_sort_by_precedence_then_name() {
 #[test]
 fn cells_match_columns() {
     let sample = obj("x", json!({}));
-    for resource in RESOURCES {
+    for resource in builtin_resources() {
         let Some(printer) = printer_for(resource.group, resource.plural) else {
             continue;
         };
@@ -82,7 +82,7 @@ fn cells_match_columns() {
 }
 
 fn resource(group: &str, plural: &str) -> &'static crate::registry::ResourceDef {
-    RESOURCES
+    builtin_resources()
         .iter()
         .find(|r| r.group == group && r.plural == plural)
         .expect("resource")
