@@ -3,7 +3,7 @@
 //! and k8s.io/apimachinery's api/errors, runtime and json serializer).
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use ferrokube_testkit as common;
 
 use common::{suffix, RawResponse, TestEnv};
 use serde_json::{json, Value};

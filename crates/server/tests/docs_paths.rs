@@ -24,6 +24,8 @@ const ROOTS: &[&str] = &[
     "crates/store",
     "crates/store/src",
     "crates/store/src/etcd",
+    "crates/testkit",
+    "crates/testkit/src",
 ];
 
 /// A token with a slash that starts with one of these is a path even when it

@@ -7,9 +7,8 @@
 //! client carries on through another replica and resumes its watch there.
 #![allow(clippy::unwrap_used)]
 
-mod common;
-#[path = "common/etcd.rs"]
-mod etcd;
+use ferrokube_testkit as common;
+use ferrokube_testkit::etcd;
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};

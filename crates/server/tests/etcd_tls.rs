@@ -3,9 +3,8 @@
 //! (`--client-cert-auth`), as kubeadm sets etcd up.
 #![allow(clippy::unwrap_used)]
 
-mod common;
-#[path = "common/etcd.rs"]
-mod etcd;
+use ferrokube_testkit as common;
+use ferrokube_testkit::etcd;
 
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! pagination, status and scale subresources, and the error Statuses.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use ferrokube_testkit as common;
 
 use std::collections::BTreeMap;
 

@@ -6,7 +6,7 @@
 //! generators (`create namespace`, `create configmap`) send protobuf bodies.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use ferrokube_testkit as common;
 
 use common::{suffix, TestEnv};
 use serde_json::Value;

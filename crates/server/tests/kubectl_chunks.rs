@@ -2,7 +2,7 @@
 //! `continue`, once per kubectl version (1.33 and 1.27).
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use ferrokube_testkit as common;
 
 use common::TestEnv;
 use k8s_openapi::api::core::v1::ConfigMap;

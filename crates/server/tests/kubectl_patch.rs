@@ -4,7 +4,7 @@
 //! and `get -w`. Runs once per kubectl version.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use ferrokube_testkit as common;
 
 use common::TestEnv;
 use serde_json::Value;

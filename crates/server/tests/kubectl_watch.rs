@@ -8,7 +8,7 @@
 //! namespace, possibly while kubectl watches; its rows are ignored.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use ferrokube_testkit as common;
 
 use std::collections::BTreeMap;
 use std::io::Read;

@@ -8,7 +8,7 @@
 //! Needs `kubectl.1.33` (see `common::kubectl_dir`).
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use ferrokube_testkit as common;
 
 use std::future::Future;
 use std::time::{Duration, Instant};

@@ -5,7 +5,7 @@
 //! unsafe deletion of an object corrupted in the SQLite file.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use ferrokube_testkit as common;
 
 use std::sync::Arc;
 use std::time::Duration;

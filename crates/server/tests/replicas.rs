@@ -7,9 +7,8 @@
 //! installs it).
 #![allow(clippy::unwrap_used)]
 
-mod common;
-#[path = "common/etcd.rs"]
-mod etcd;
+use ferrokube_testkit as common;
+use ferrokube_testkit::etcd;
 
 use std::time::{Duration, Instant};
 

@@ -5,7 +5,7 @@
 //! typed clients use protobuf) and kube-rs's metadata-only API.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use ferrokube_testkit as common;
 
 use std::io::Read as _;
 

@@ -4,7 +4,7 @@
 //! points the suite at an external cluster.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use ferrokube_testkit as common;
 
 use std::collections::BTreeMap;
 

@@ -6,7 +6,7 @@
 //! `Patch::Json`).
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use ferrokube_testkit as common;
 
 use common::TestEnv;
 use k8s_openapi::api::core::v1::ConfigMap;

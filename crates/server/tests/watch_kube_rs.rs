@@ -3,7 +3,7 @@
 //! (list-then-watch, and streaming lists with `sendInitialEvents`).
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use ferrokube_testkit as common;
 
 use std::collections::BTreeMap;
 use std::time::Duration;

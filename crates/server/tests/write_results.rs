@@ -3,7 +3,7 @@
 //! on etcd stores, and no body takes the server down.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use ferrokube_testkit as common;
 
 use common::{api_status, TestEnv};
 use k8s_openapi::api::apps::v1::Deployment;

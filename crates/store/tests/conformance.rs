@@ -30,8 +30,7 @@ async fn sqlite_backend_conforms() {
     }
 }
 
-#[path = "../../server/tests/common/etcd.rs"]
-mod etcd_process;
+use ferrokube_testkit::etcd as etcd_process;
 
 /// The suite on a real etcd (Debian's etcd-server, started here on loopback):
 /// every scratch directory gets its own key prefix, so cases do not see each

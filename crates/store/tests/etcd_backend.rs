@@ -11,8 +11,7 @@ use ferrokube_store::{
     Backend, BackendError, Codec, EventSink, Expect, KeyValue, Op, Revision, Store, Txn,
 };
 
-#[path = "../../server/tests/common/etcd.rs"]
-mod etcd_process;
+use ferrokube_testkit::etcd as etcd_process;
 
 struct Text;
 

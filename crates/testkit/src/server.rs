@@ -9,8 +9,6 @@
 //! - `FERROKUBE_KUBECTL_DIR=DIR`: where `kubectl.1.33` and `kubectl.1.27` live;
 //!   by default the folder of `readlink -f $(which kubectl)` (the Google Cloud
 //!   SDK layout).
-#![allow(dead_code, clippy::unwrap_used)]
-
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
@@ -100,7 +98,7 @@ impl TestServer {
             .stderr(Stdio::piped());
         let mut child = cmd
             .spawn()
-            .unwrap_or_else(|e| panic!("cannot run {}: {e}", ferrokube_bin()));
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}", ferrokube_bin().display()));
         let stderr = drain_to_string(child.stderr.take().unwrap());
         let (url, kubeconfig) = match read_serving_line(child.stdout.take().unwrap()) {
             Ok(v) => v,
@@ -179,8 +177,30 @@ impl Drop for TestServer {
     }
 }
 
-fn ferrokube_bin() -> &'static str {
-    env!("CARGO_BIN_EXE_ferrokube")
+/// Environment variable naming the `ferrokube` binary to run; by default the
+/// one cargo built beside the running test (`target/<profile>/ferrokube`).
+pub const BIN_ENV: &str = "FERROKUBE_BIN";
+
+/// The `ferrokube` binary: `$FERROKUBE_BIN`, or the one in the directory above
+/// the test executable's (`target/debug/deps/<test>` → `target/debug/ferrokube`;
+/// cargo builds a package's binaries before running its integration tests).
+fn ferrokube_bin() -> PathBuf {
+    if let Some(path) = std::env::var_os(BIN_ENV).filter(|path| !path.is_empty()) {
+        return PathBuf::from(path);
+    }
+    let test_exe = std::env::current_exe().unwrap();
+    let built = test_exe
+        .parent()
+        .and_then(Path::parent)
+        .map(|profile_dir| profile_dir.join(format!("ferrokube{}", std::env::consts::EXE_SUFFIX)));
+    match built {
+        Some(path) if path.is_file() => path,
+        _ => panic!(
+            "no ferrokube binary beside {}: run the tests with `cargo test -p ferrokube` \
+             (which builds it) or set {BIN_ENV}=/path/to/ferrokube",
+            test_exe.display()
+        ),
+    }
 }
 
 fn serve_args(data_dir: &Path, fsync: bool) -> Vec<String> {

@@ -5,7 +5,6 @@
 //! installs it), found on PATH, in /usr/bin, or at `$FERROKUBE_ETCD`.
 //! Shared by the store's conformance suite (`crates/store/tests`) and the
 //! server's replica and fault tests.
-#![allow(dead_code, clippy::unwrap_used)]
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
