@@ -43,11 +43,23 @@ impl Media {
 
     /// The media type of a request body (`Content-Type`), parameters ignored.
     pub fn from_content_type(content_type: &str) -> Option<Media> {
-        let media = content_type.split(';').next().unwrap_or("").trim();
+        let media = media_type(content_type);
         Media::ALL
             .into_iter()
-            .find(|media_type| media.eq_ignore_ascii_case(media_type.content_type()))
+            .find(|media_type| media == media_type.content_type())
     }
+}
+
+/// The media type of a `Content-Type` value: parameters dropped, trimmed,
+/// lower-cased (`application/CBOR; charset=x` → `application/cbor`). Every
+/// reader of a request's Content-Type goes through this.
+pub fn media_type(content_type: &str) -> String {
+    content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
 }
 
 /// What an endpoint can produce besides the object itself in JSON and YAML.

@@ -25,13 +25,7 @@ pub enum PatchType {
 impl PatchType {
     /// The patch type of a request, or kube's 415 naming the four.
     pub fn of_request(request: &ApiRequest) -> Result<PatchType> {
-        let content_type = request.header("content-type").unwrap_or("");
-        let media = content_type
-            .split(';')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_ascii_lowercase();
+        let media = crate::negotiate::media_type(request.header("content-type").unwrap_or(""));
         match media.as_str() {
             "application/json-patch+json" => Ok(PatchType::Json),
             "application/merge-patch+json" => Ok(PatchType::Merge),

@@ -53,12 +53,7 @@ impl DeleteOptions {
         content_type: &str,
         body: &[u8],
     ) -> Result<Self> {
-        let media = content_type
-            .split(';')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_ascii_lowercase();
+        let media = crate::negotiate::media_type(content_type);
         let options = if body.iter().all(u8::is_ascii_whitespace) {
             Self::from_query(query)?
         } else if media == crate::protobuf::CONTENT_TYPE {

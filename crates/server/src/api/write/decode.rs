@@ -9,6 +9,7 @@ use crate::api::context::Api;
 use crate::api::exchange::ApiRequest;
 use crate::api::target::Target;
 use crate::field_validation::{self, FieldValidation};
+use crate::negotiate::{media_type, Media};
 use crate::status::{Result, Status};
 
 /// Media types a request body may use (`runtime.SerializerInfo` of built-in kinds).
@@ -19,29 +20,15 @@ const BODY_MEDIA_TYPES: &[&str] = &[
     "application/cbor",
 ];
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Media {
-    Json,
-    Yaml,
-    Protobuf,
-    Cbor,
-}
-
+/// The body's media type; a request without Content-Type is JSON (as is
+/// `*/*`, which kube's `NegotiateInputSerializer` maps to its first serializer).
 fn media(request: &ApiRequest) -> Result<Media> {
-    let content_type = request.header("content-type").unwrap_or("application/json");
-    let media = content_type
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    match media.as_str() {
-        "application/json" | "" | "*/*" => Ok(Media::Json),
-        "application/yaml" => Ok(Media::Yaml),
-        crate::protobuf::CONTENT_TYPE => Ok(Media::Protobuf),
-        crate::cbor::CONTENT_TYPE => Ok(Media::Cbor),
-        other => Err(Status::unsupported_media_type(other, BODY_MEDIA_TYPES)),
+    let media = media_type(request.header("content-type").unwrap_or(""));
+    if media.is_empty() || media == "*/*" {
+        return Ok(Media::Json);
     }
+    Media::from_content_type(&media)
+        .ok_or_else(|| Status::unsupported_media_type(&media, BODY_MEDIA_TYPES))
 }
 
 /// A decoded body and the `Warning` header values to send with the answer.
