@@ -17,13 +17,14 @@
 //!
 //! Why parse at start rather than generate Rust: the JSON (about 20 KB, 66
 //! resources) is embedded with `include_str!` and parsed on first use into
-//! leaked `'static` values, which takes well under a millisecond (see the
-//! `parses_quickly` test); strings are borrowed from the embedded text, not
-//! copied. A build script would compile a second serde_json for the host
-//! and hide the table from readers; a checked-in generated `.rs` file would
-//! need the generator twice (Python to write it, Rust to prove it current)
-//! and would move the hand-written facts out of typed Rust. Parsing keeps
-//! one data file, one generator, and the exceptions next to their types.
+//! leaked `'static` values, which takes well under a millisecond (the
+//! `parses_every_time_to_the_same_table` test prints the time); strings are
+//! borrowed from the embedded text, not copied. A build script would compile
+//! a second serde_json for the host and hide the table from readers; a
+//! checked-in generated `.rs` file would need the generator twice (Python to
+//! write it, Rust to prove it current) and would move the hand-written facts
+//! out of typed Rust. Parsing keeps one data file, one generator, and the
+//! exceptions next to their types.
 
 use std::sync::OnceLock;
 
@@ -145,7 +146,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_quickly() {
+    fn parses_every_time_to_the_same_table() {
         // Once to warm the allocator, then the median of a few runs.
         let _ = parse(DISCOVERY_JSON);
         let mut runs: Vec<std::time::Duration> = (0..5)
@@ -159,10 +160,9 @@ mod tests {
             .collect();
         runs.sort();
         let median = runs[runs.len() / 2];
+        // Printed, not asserted: tests hold no timing bounds (the figure is
+        // for a reader comparing against the 20 KB it parses).
         eprintln!("discovery-v1.34.json parsed in {median:?}");
-        // An unoptimised test build is several times slower than release;
-        // the bound is for the debug build and still far from noticeable.
-        assert!(median < std::time::Duration::from_millis(20), "{median:?}");
     }
 
     #[test]
