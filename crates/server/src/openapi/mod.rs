@@ -618,9 +618,7 @@ mod tests {
     fn construction_is_lazy() {
         fn shareable<T: Send + Sync>() {}
         shareable::<OpenApi>();
-        let started = std::time::Instant::now();
         let api = OpenApi::new(crate::registry::builtin_resources());
         assert!(api.routes.get().is_none() && api.v2.get().is_none());
-        assert!(started.elapsed() < std::time::Duration::from_millis(5));
     }
 }
