@@ -66,7 +66,41 @@ pub fn apply(resource: &ResourceDef, object: &mut Value) {
             template_at(object, &["spec", "template"]);
         }
         ("batch", "CronJob") => cron_job(object),
+        ("apiextensions.k8s.io", "CustomResourceDefinition") => custom_resource_definition(object),
         _ => {}
+    }
+}
+
+/// `SetDefaults_CustomResourceDefinitionSpec` (apiextensions v1): singular
+/// and listKind from the kind, conversion `None`, webhook service port 443.
+fn custom_resource_definition(object: &mut Value) {
+    if let Some(names) = object_at(object, &["spec", "names"]) {
+        let kind = names
+            .get("kind")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let empty = |names: &Map<String, Value>, field: &str| {
+            names
+                .get(field)
+                .and_then(Value::as_str)
+                .is_none_or(str::is_empty)
+        };
+        if empty(names, "singular") {
+            names.insert("singular".into(), json!(kind.to_lowercase()));
+        }
+        if empty(names, "listKind") && !kind.is_empty() {
+            names.insert("listKind".into(), json!(format!("{kind}List")));
+        }
+    }
+    if let Some(spec) = object_at(object, &["spec"]) {
+        set_default(spec, "conversion", json!({"strategy": "None"}));
+    }
+    if let Some(service) = object_at(
+        object,
+        &["spec", "conversion", "webhook", "clientConfig", "service"],
+    ) {
+        set_default(service, "port", json!(443));
     }
 }
 

@@ -10,6 +10,7 @@ pub mod authn;
 pub mod bootstrap;
 pub mod coalesce;
 pub mod controllers;
+pub mod crd;
 pub mod data_dir;
 pub mod decode_error;
 pub mod defaults;

@@ -12,6 +12,7 @@
 
 pub mod bounds;
 mod canonical;
+pub mod feed;
 pub mod index;
 
 use std::sync::OnceLock;

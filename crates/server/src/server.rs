@@ -401,7 +401,7 @@ async fn serve_one(
     // Unauthenticated requests make no series (kube counts only requests
     // that passed authentication on its installed routes).
     let labels = crate::metrics::RequestLabels::of(
-        &api.registry,
+        &api.registry.load(),
         &api_request.endpoint,
         parts
             .headers

@@ -17,6 +17,7 @@ const ROOTS: &[&str] = &[
     "crates/server/src",
     "crates/server/src/api",
     "crates/server/src/controllers",
+    "crates/server/src/crd",
     "crates/server/src/fieldmanager",
     "crates/server/src/registry",
     "crates/formats",

@@ -148,10 +148,7 @@ async fn apply_scale(
     }
     let fm = field_manager(api, resource, "scale");
     let name = target.name.unwrap_or_default();
-    let parent_target = Target {
-        subresource: None,
-        ..*target
-    };
+    let parent_target = target.parent();
     for _ in 0..MAX_RETRIES {
         let snapshot = api.store.snapshot();
         let (revision, live) = read_current(&snapshot, &target.key(name))?

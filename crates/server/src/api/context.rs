@@ -8,7 +8,7 @@ use std::time::Instant;
 use super::continue_token::ContinueKey;
 use crate::object::ObjectStore;
 use crate::openapi::OpenApi;
-use crate::registry::{builtin_resources, Registry};
+use crate::registry::{builtin_resources, LiveRegistry, Registry};
 
 /// kube-apiserver's `--min-request-timeout` default.
 pub const DEFAULT_MIN_REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1800);
@@ -19,7 +19,9 @@ pub const MAX_REQUEST_BODY_BYTES: usize = 3 * 1024 * 1024;
 /// Everything the handlers share.
 pub struct Api {
     pub store: ObjectStore,
-    pub registry: Registry,
+    /// The served resources: built-in kinds and established CRDs, kept
+    /// current by `crd::keep_registry_current` (spawned with the `Api`).
+    pub registry: Arc<LiveRegistry>,
     pub openapi: OpenApi,
     /// `host:port` clients reach us at, for `/api`'s serverAddressByClientCIDRs.
     pub server_address: String,
@@ -56,9 +58,10 @@ impl Api {
         continue_key: ContinueKey,
         min_request_timeout: std::time::Duration,
     ) -> Arc<Self> {
-        Arc::new(Api {
+        let registry = Arc::new(LiveRegistry::new(Registry::new(builtin_resources())));
+        let api = Arc::new(Api {
             store,
-            registry: Registry::new(builtin_resources()),
+            registry: registry.clone(),
             openapi: OpenApi::new(builtin_resources()),
             server_address,
             started: Instant::now(),
@@ -68,7 +71,23 @@ impl Api {
             continue_key,
             services: Default::default(),
             metrics: crate::metrics::RequestMetrics::new(),
-        })
+        });
+        // Outside a runtime (a few synchronous tests) only built-in kinds are served.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(crate::crd::keep_registry_current(
+                api.store.clone(),
+                registry,
+                api.shutdown_signal(),
+            ));
+        }
+        api
+    }
+
+    /// The registry once it reflects every CRD the store holds now (for
+    /// answers that would otherwise say "not found").
+    pub async fn registry_now(&self) -> Arc<Registry> {
+        let revision = *self.store.subscribe().borrow();
+        self.registry.caught_up(revision).await
     }
 
     pub fn begin_shutdown(&self) {

@@ -14,6 +14,7 @@ use super::context::Api;
 use super::deletion::before_delete::{
     before_delete, deletion_timestamp, finalizers, gc_finalizers, mark_as_deleting, set_finalizers,
 };
+use super::deletion::crd;
 use super::deletion::namespace::{self, is_namespace};
 use super::deletion::options::IGNORE_STORE_READ_ERROR;
 use super::deletion::DeleteOptions;
@@ -54,6 +55,8 @@ pub(super) async fn delete(
     }
     let outcome = if is_namespace(target) {
         delete_namespace(api, target, name, &mut options).await?
+    } else if crd::is_crd(target) {
+        delete_crd(api, target, name, &mut options).await?
     } else {
         delete_object(api, target, name, &mut options).await?
     };
@@ -216,7 +219,7 @@ async fn delete_namespace(
         let Some((revision, current)) = read_current(&snapshot, &key)? else {
             return Err(Status::not_found(&target.group_resource(), name));
         };
-        namespace::check_preconditions(&current, options)?;
+        namespace::check_preconditions(&current, options, &target.group_resource())?;
         if deletion_timestamp(&current).is_none() {
             let mut marked = current.clone();
             namespace::mark_terminating(&mut marked, options, SystemTime::now());
@@ -239,6 +242,44 @@ async fn delete_namespace(
             return Ok(Outcome::Kept(current));
         }
         return delete_object(api, target, name, options).await;
+    }
+    Err(Status::conflict(&target.group_resource(), name))
+}
+
+/// The CRD registry's `Delete`: the first request marks the CRD Terminating
+/// with the cleanup finalizer and keeps it (answered with the CRD); later
+/// ones delete it as any object, which waits for its finalizers.
+async fn delete_crd(
+    api: &Api,
+    target: &Target<'_>,
+    name: &str,
+    options: &mut DeleteOptions,
+) -> Result<Outcome> {
+    let key = target.key(name);
+    for _ in 0..MAX_RETRIES {
+        let snapshot = api.store.snapshot();
+        let Some((revision, current)) = read_current(&snapshot, &key)? else {
+            return Err(Status::not_found(&target.group_resource(), name));
+        };
+        namespace::check_preconditions(&current, options, &target.group_resource())?;
+        if deletion_timestamp(&current).is_some() {
+            return delete_object(api, target, name, options).await;
+        }
+        let mut marked = current.clone();
+        crd::mark_terminating(&mut marked, SystemTime::now());
+        let stored = put_if_changed(
+            api,
+            target,
+            &key,
+            revision,
+            &current,
+            marked,
+            options.is_dry_run(),
+        )
+        .await?;
+        if let Some(stored) = stored {
+            return Ok(Outcome::Kept(stored));
+        }
     }
     Err(Status::conflict(&target.group_resource(), name))
 }
@@ -318,6 +359,7 @@ pub(super) async fn delete_collection(
             let resource = target.resource;
             let namespace = target.namespace.map(str::to_string);
             let verb = target.verb;
+            let custom = target.custom.clone();
             let mut item_options = options.clone();
             in_flight.spawn(async move {
                 let item_target = Target {
@@ -326,6 +368,7 @@ pub(super) async fn delete_collection(
                     name: Some(&name),
                     subresource: None,
                     verb,
+                    custom,
                 };
                 delete_object(&api, &item_target, &name, &mut item_options)
                     .await

@@ -10,6 +10,7 @@ use super::exchange::{ApiRequest, ApiResponse};
 use super::patch_type::PatchType;
 use super::target::Target;
 use super::{apply, create, delete, get, list, patch, representation, scale, update, watch};
+use crate::registry::{Registry, ResourceDef};
 use crate::route::{ResourcePath, Verb};
 use crate::status::{Result, Status};
 
@@ -18,16 +19,9 @@ pub(super) async fn handle(
     request: &ApiRequest,
     path: &ResourcePath,
 ) -> Result<ApiResponse> {
-    let Some(resource) = api
-        .registry
-        .lookup(&path.group, &path.version, &path.resource)
-    else {
-        if !api.registry.serves_version(&path.group, &path.version) {
-            // No such group version: the mux's plain 404, as kube answers.
-            return Ok(ApiResponse::text(404, "404 page not found\n"));
-        }
-        let status = Status::no_such_resource();
-        return Ok(representation::represent_error(&status, request));
+    let (registry, resource) = match resolve(api, path).await {
+        Ok(found) => found,
+        Err(answer) => return Ok(answer.into_response(request)),
     };
     let target = Target {
         resource,
@@ -35,6 +29,11 @@ pub(super) async fn handle(
         name: path.name.as_deref(),
         subresource: path.subresource.as_deref(),
         verb: path.verb,
+        custom: if resource.custom {
+            registry.custom(resource).cloned()
+        } else {
+            None
+        },
     };
     if let Err(status) = check_scope(&target) {
         return Ok(representation::represent_error(&status, request));
@@ -54,9 +53,48 @@ pub(super) async fn handle(
     Ok(representation::represent(
         outcome,
         request,
-        resource,
+        &target,
         negotiated.ok(),
     ))
+}
+
+/// Why a resource path is not served.
+enum Unserved {
+    /// No such group version: the mux's plain 404, as kube answers.
+    GroupVersion,
+    /// The group version is served, the resource is not.
+    Resource,
+}
+
+impl Unserved {
+    fn into_response(self, request: &ApiRequest) -> ApiResponse {
+        match self {
+            Unserved::GroupVersion => ApiResponse::text(404, "404 page not found\n"),
+            Unserved::Resource => {
+                representation::represent_error(&Status::no_such_resource(), request)
+            }
+        }
+    }
+}
+
+/// The registry snapshot and the resource `path` names. A miss is answered
+/// only once the registry reflects every CRD the store held when the request
+/// came (`registry/live.rs`).
+async fn resolve(
+    api: &Api,
+    path: &ResourcePath,
+) -> std::result::Result<(Arc<Registry>, &'static ResourceDef), Unserved> {
+    let lookup = |registry: &Registry| registry.lookup(&path.group, &path.version, &path.resource);
+    let registry = api.registry.load();
+    if let Some(resource) = lookup(&registry) {
+        return Ok((registry, resource));
+    }
+    let registry = api.registry_now().await;
+    match lookup(&registry) {
+        Some(resource) => Ok((registry, resource)),
+        None if registry.serves_version(&path.group, &path.version) => Err(Unserved::Resource),
+        None => Err(Unserved::GroupVersion),
+    }
 }
 
 async fn dispatch(
@@ -81,7 +119,18 @@ async fn dispatch(
             )),
         };
     }
-    if !resource.has_verb(target.verb.as_str()) {
+    if let Some(custom) = &target.custom {
+        // `crdHandler`: while the CRD terminates only create is refused
+        // (discovery lists fewer verbs, but updates and patches still work,
+        // so that finalizers can be removed).
+        if custom.terminating && target.verb == Verb::Create {
+            let mut status =
+                Status::method_not_supported(&target.group_resource(), target.verb.as_str());
+            status.message =
+                "create not allowed while custom resource definition is terminating".to_string();
+            return Err(status);
+        }
+    } else if !resource.has_verb(target.verb.as_str()) {
         return Err(Status::method_not_supported(
             &target.group_resource(),
             target.verb.as_str(),
@@ -112,7 +161,7 @@ async fn patch_or_apply(
     request: &ApiRequest,
     target: &Target<'_>,
 ) -> Result<ApiResponse> {
-    match PatchType::of_request(request)? {
+    match PatchType::of_request_for(request, target.resource.custom)? {
         PatchType::Apply => apply::apply(api, request, target).await,
         kind => patch::patch(api, request, target, kind).await,
     }

@@ -9,6 +9,7 @@ use crate::discovery;
 use crate::negotiate::{negotiate, Representation};
 use crate::openapi::v2_protobuf::{self, V2Format};
 use crate::openapi::Document;
+use crate::registry::Registry;
 use crate::route::{Endpoint, HealthCheck, Method};
 use crate::status::{Result, Status};
 
@@ -19,12 +20,16 @@ pub fn git_version() -> String {
     format!("v1.34.0-ferrokube.{}", env!("CARGO_PKG_VERSION"))
 }
 
-pub(super) fn handle(api: &Api, request: &ApiRequest, endpoint: &Endpoint) -> Result<ApiResponse> {
+pub(super) async fn handle(
+    api: &Api,
+    request: &ApiRequest,
+    endpoint: &Endpoint,
+) -> Result<ApiResponse> {
     if !matches!(request.method, Method::Get | Method::Head) {
         return Err(Status::method_not_allowed());
     }
     match endpoint {
-        Endpoint::Root => Ok(root(api)),
+        Endpoint::Root => Ok(root(&*api.registry_now().await)),
         Endpoint::Version => Ok(ApiResponse::json(200, &version())),
         Endpoint::Health(check, single) => Ok(health(api, request, *check, single.as_deref())),
         Endpoint::OpenApiV2 => openapi_v2(api, request),
@@ -46,15 +51,18 @@ pub(super) fn handle(api: &Api, request: &ApiRequest, endpoint: &Endpoint) -> Re
             "text/plain; version=0.0.4; charset=utf-8",
             bytes::Bytes::from(api.metrics.render()),
         )),
-        Endpoint::CoreVersions => discovery_root(api, request, true),
-        Endpoint::Groups => discovery_root(api, request, false),
-        Endpoint::Group(name) => Ok(discovery::group(&api.registry, name)
+        // Discovery reflects every CRD established before the request.
+        Endpoint::CoreVersions => discovery_root(api, request, true).await,
+        Endpoint::Groups => discovery_root(api, request, false).await,
+        Endpoint::Group(name) => Ok(discovery::group(&*api.registry_now().await, name)
             .map(|body| ApiResponse::json(200, &body))
             .unwrap_or_else(|| ApiResponse::text(404, "404 page not found\n"))),
         Endpoint::Resources { group, version } => {
-            Ok(discovery::resource_list(&api.registry, group, version)
-                .map(|body| ApiResponse::json(200, &body))
-                .unwrap_or_else(|| ApiResponse::text(404, "404 page not found\n")))
+            Ok(
+                discovery::resource_list(&*api.registry_now().await, group, version)
+                    .map(|body| ApiResponse::json(200, &body))
+                    .unwrap_or_else(|| ApiResponse::text(404, "404 page not found\n")),
+            )
         }
         Endpoint::NotFound | Endpoint::Resource(_) => {
             Ok(ApiResponse::text(404, "404 page not found\n"))
@@ -84,7 +92,7 @@ pub fn version() -> serde_json::Value {
     })
 }
 
-fn root(api: &Api) -> ApiResponse {
+fn root(registry: &Registry) -> ApiResponse {
     let mut paths = vec![
         "/api".to_string(),
         "/api/v1".to_string(),
@@ -96,8 +104,7 @@ fn root(api: &Api) -> ApiResponse {
         "/readyz".to_string(),
         "/version".to_string(),
     ];
-    for group in api
-        .registry
+    for group in registry
         .groups()
         .iter()
         .filter(|group| !group.name.is_empty())
@@ -224,19 +231,20 @@ fn openapi(request: &ApiRequest, document: &Document, content_type: &str) -> Res
         .with_header(http::header::VARY, "Accept"))
 }
 
-fn discovery_root(api: &Api, request: &ApiRequest, core: bool) -> Result<ApiResponse> {
+async fn discovery_root(api: &Api, request: &ApiRequest, core: bool) -> Result<ApiResponse> {
     let offers = [
         Representation::Json,
         Representation::AggregatedDiscovery("v2"),
         Representation::AggregatedDiscovery("v2beta1"),
     ];
     let representation = negotiate(request.header("accept"), &offers)?;
+    let registry = api.registry_now().await;
     let body = match representation {
         Representation::AggregatedDiscovery(version) => {
-            discovery::aggregated(&api.registry, core, version)
+            discovery::aggregated(&registry, core, version)
         }
         _ if core => discovery::core_versions(&api.server_address),
-        _ => discovery::group_list(&api.registry),
+        _ => discovery::group_list(&registry),
     };
     Ok(ApiResponse::represented(200, representation, &body)
         .with_header(http::header::VARY, "Accept"))

@@ -82,7 +82,7 @@ impl Api {
         }
         let result = match endpoint {
             Endpoint::Resource(path) => dispatch::handle(self, &request, path).await,
-            other => meta_endpoints::handle(self, &request, other),
+            other => meta_endpoints::handle(self, &request, other).await,
         };
         result.unwrap_or_else(ApiResponse::from)
     }

@@ -13,6 +13,14 @@ pub const PATCH_TYPES: &[&str] = &[
     "application/strategic-merge-patch+json",
 ];
 
+/// What a custom resource accepts (`crdHandler`'s `supportedTypes`): no
+/// strategic merge patch, which needs Go struct tags.
+pub const CUSTOM_RESOURCE_PATCH_TYPES: &[&str] = &[
+    "application/json-patch+json",
+    "application/merge-patch+json",
+    "application/apply-patch+yaml",
+];
+
 /// The kind of a PATCH, from its Content-Type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PatchType {
@@ -32,6 +40,22 @@ impl PatchType {
             "application/strategic-merge-patch+json" => Ok(PatchType::Strategic),
             "application/apply-patch+yaml" => Ok(PatchType::Apply),
             _ => Err(Status::unsupported_media_type(&media, PATCH_TYPES)),
+        }
+    }
+
+    /// [`PatchType::of_request`] for a resource: custom resources refuse
+    /// strategic merge patches with their own list of types.
+    pub fn of_request_for(request: &ApiRequest, custom_resource: bool) -> Result<PatchType> {
+        match PatchType::of_request(request) {
+            Ok(PatchType::Strategic) | Err(_) if custom_resource => {
+                let media =
+                    crate::negotiate::media_type(request.header("content-type").unwrap_or(""));
+                Err(Status::unsupported_media_type(
+                    &media,
+                    CUSTOM_RESOURCE_PATCH_TYPES,
+                ))
+            }
+            other => other,
         }
     }
 }

@@ -17,6 +17,8 @@ use serde_json::{json, Map, Value};
 use std::io::Write as _;
 
 use super::exchange::{ApiRequest, ApiResponse, ListPayload, Payload, ResponseBody};
+use super::target::Target;
+use crate::crd::PrinterColumn;
 use crate::negotiate::{self, Media, Negotiated, Representation};
 use crate::object;
 use crate::registry::ResourceDef;
@@ -32,9 +34,14 @@ pub const GZIP_THRESHOLD_BYTES: usize = 128 * 1024;
 pub fn represent(
     outcome: Result<ApiResponse, Status>,
     request: &ApiRequest,
-    resource: &ResourceDef,
+    target: &Target<'_>,
     negotiated: Option<Negotiated>,
 ) -> ApiResponse {
+    let resource = target.resource;
+    let printer_columns = target
+        .custom
+        .as_ref()
+        .map(|custom| custom.printer_columns.as_slice());
     let mut response = outcome.unwrap_or_else(|status| ApiResponse::error(&status));
     let Some(payload) = response.payload.take() else {
         return compress(request, response);
@@ -44,7 +51,13 @@ pub fn represent(
         Some(negotiated) if !is_status => negotiated,
         _ => negotiate::negotiate_error(request.header("accept")),
     };
-    let payload = match transform(payload, negotiated.representation, request, resource) {
+    let payload = match transform(
+        payload,
+        negotiated.representation,
+        request,
+        resource,
+        printer_columns,
+    ) {
         Ok(payload) => payload,
         Err(status) => return represent_error(&status, request),
     };
@@ -125,10 +138,17 @@ fn transform(
     representation: Representation,
     request: &ApiRequest,
     resource: &ResourceDef,
+    printer_columns: Option<&[PrinterColumn]>,
 ) -> Result<Payload, Status> {
     match representation {
         Representation::Json | Representation::AggregatedDiscovery(_) => Ok(payload),
-        Representation::Table(version) => Ok(as_table(payload, version, request, resource)),
+        Representation::Table(version) => Ok(as_table(
+            payload,
+            version,
+            request,
+            resource,
+            printer_columns,
+        )),
         Representation::PartialObjectMetadata(version) => match payload {
             Payload::List(_) => Err(not_acceptable(format!(
                 "you requested PartialObjectMetadata, but the requested object is a list ({})",
@@ -184,6 +204,7 @@ fn as_table(
     version: &'static str,
     request: &ApiRequest,
     resource: &ResourceDef,
+    printer_columns: Option<&[PrinterColumn]>,
 ) -> Payload {
     let body = match payload {
         Payload::Stored { object, revision } => {
@@ -191,7 +212,10 @@ fn as_table(
                 return Payload::Stored { object, revision };
             };
             table::table(
-                resource,
+                table::TableOf {
+                    resource,
+                    custom: printer_columns,
+                },
                 version,
                 std::slice::from_ref(&value),
                 revision,
@@ -206,7 +230,10 @@ fn as_table(
             }
             let revision = object::resource_version(&value).parse().unwrap_or(0);
             table::table(
-                resource,
+                table::TableOf {
+                    resource,
+                    custom: printer_columns,
+                },
                 version,
                 std::slice::from_ref(&value),
                 revision,
@@ -217,7 +244,10 @@ fn as_table(
         Payload::List(list) => {
             let values: Vec<Value> = list.items.iter().filter_map(|item| item.value()).collect();
             let mut body = table::table(
-                resource,
+                table::TableOf {
+                    resource,
+                    custom: printer_columns,
+                },
                 version,
                 &values,
                 list.revision,

@@ -18,7 +18,12 @@ pub fn prepare_for_create(resource: &ResourceDef, object: &mut Value) {
     let Some(map) = object.as_object_mut() else {
         return;
     };
-    if has_status_subresource(resource) {
+    if resource.custom {
+        // `customResourceStrategy.PrepareForCreate`: create cannot set status.
+        if has_status_subresource(resource) {
+            map.remove("status");
+        }
+    } else if has_status_subresource(resource) {
         match (resource.group, resource.kind) {
             // Nodes may carry status on create (kubelet registers that way).
             ("", "Node") => {}
@@ -37,6 +42,16 @@ pub fn prepare_for_create(resource: &ResourceDef, object: &mut Value) {
             }
             ("", "Service") => {
                 map.insert("status".into(), json!({"loadBalancer": {}}));
+            }
+            ("apiextensions.k8s.io", "CustomResourceDefinition") => {
+                // `strategy.PrepareForCreate`: a fresh status that records the
+                // storage version (the typed status always has acceptedNames'
+                // plural and kind).
+                let stored: Vec<Value> = storage_version(map).into_iter().collect();
+                map.insert(
+                    "status".into(),
+                    json!({"acceptedNames": {"plural": "", "kind": ""}, "storedVersions": stored}),
+                );
             }
             _ => {
                 map.insert("status".into(), json!({}));
@@ -182,6 +197,21 @@ pub fn prepare_for_update(
             };
         }
     }
+    if resource.custom {
+        // `customResourceStrategy.PrepareForUpdate`: any change outside
+        // metadata bumps the generation.
+        fn without_metadata(value: &Value) -> Option<Vec<(&String, &Value)>> {
+            value.as_object().map(|map| {
+                map.iter()
+                    .filter(|(key, _)| key.as_str() != "metadata")
+                    .collect()
+            })
+        }
+        return without_metadata(old) != without_metadata(new);
+    }
+    if (resource.group, resource.kind) == ("apiextensions.k8s.io", "CustomResourceDefinition") {
+        record_storage_version(new);
+    }
     if (resource.group, resource.kind) == ("", "Namespace") && subresource != Some("finalize") {
         // spec.finalizers only change through /finalize (`namespaceFinalizeStrategy`
         // keeps only the old status).
@@ -194,6 +224,40 @@ pub fn prepare_for_update(
     // Deployments also bump on annotation changes: they are copied to replica sets
     // (`deployment/strategy.go` PrepareForUpdate).
     spec_changed(old, new) || annotations_changed
+}
+
+/// The name of a CRD's storage version (`spec.versions[].storage`).
+fn storage_version(crd: &Map<String, Value>) -> Option<Value> {
+    crd.get("spec")?
+        .get("versions")?
+        .as_array()?
+        .iter()
+        .find(|version| version.get("storage").and_then(Value::as_bool) == Some(true))?
+        .get("name")
+        .cloned()
+}
+
+/// `PrepareForUpdate` of CRDs: the storage version joins `status.storedVersions`.
+fn record_storage_version(crd: &mut Value) {
+    let Some(map) = crd.as_object_mut() else {
+        return;
+    };
+    let Some(version) = storage_version(map) else {
+        return;
+    };
+    let status = map.entry("status").or_insert_with(|| json!({}));
+    if !status.is_object() {
+        *status = json!({});
+    }
+    let stored = &mut status["storedVersions"];
+    if !stored.is_array() {
+        *stored = json!([]);
+    }
+    if let Some(list) = stored.as_array_mut() {
+        if !list.contains(&version) {
+            list.push(version);
+        }
+    }
 }
 
 /// Everything but metadata and status, compared (kube compares `Spec`; kinds

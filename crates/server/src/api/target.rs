@@ -2,6 +2,9 @@
 //! keys, and reading the current object from a snapshot: what every handler
 //! and write step shares.
 
+use std::sync::Arc;
+
+use crate::crd::CustomVersion;
 use crate::object;
 use crate::registry::ResourceDef;
 use crate::route::Verb;
@@ -14,9 +17,23 @@ pub struct Target<'a> {
     pub name: Option<&'a str>,
     pub subresource: Option<&'a str>,
     pub verb: Verb,
+    /// The custom-resource facts when `resource` is a custom resource.
+    pub custom: Option<Arc<CustomVersion>>,
 }
 
 impl Target<'_> {
+    /// The same resource and object, without the subresource.
+    pub fn parent(&self) -> Target<'_> {
+        Target {
+            resource: self.resource,
+            namespace: self.namespace,
+            name: self.name,
+            subresource: None,
+            verb: self.verb,
+            custom: self.custom.clone(),
+        }
+    }
+
     pub fn group_resource(&self) -> GroupResource {
         GroupResource::new(self.resource.group, self.resource.plural)
     }

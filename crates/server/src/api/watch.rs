@@ -73,6 +73,8 @@ enum Start {
 struct Watcher {
     api: Arc<Api>,
     resource: &'static ResourceDef,
+    /// A custom resource's facts (its printer columns for Tables).
+    custom: Option<Arc<crate::crd::CustomVersion>>,
     prefix: String,
     selection: Selection,
     representation: Representation,
@@ -192,6 +194,7 @@ pub(super) async fn watch(
     let watcher = Watcher {
         api: api.clone(),
         resource: target.resource,
+        custom: target.custom.clone(),
         prefix: target.prefix(),
         selection,
         representation,
@@ -358,7 +361,13 @@ impl Watcher {
                     .columns_sent
                     .swap(true, std::sync::atomic::Ordering::Relaxed);
                 table::render(
-                    self.resource,
+                    table::TableOf {
+                        resource: self.resource,
+                        custom: self
+                            .custom
+                            .as_ref()
+                            .map(|custom| custom.printer_columns.as_slice()),
+                    },
                     version,
                     std::slice::from_ref(value),
                     revision,

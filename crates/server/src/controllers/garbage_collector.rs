@@ -17,12 +17,12 @@ use std::sync::{Arc, Mutex};
 use serde_json::{json, Value};
 
 use super::client::{resource_path, Client, ClientError};
-use super::feed::{Feed, ObjectChange, ObjectSnapshot, Update};
 use super::gc_graph::{owner_refs, Graph, OwnerRef};
 use super::queue::WorkQueue;
-use super::resources::{key_of, KeyInfo, Resources};
+use super::resources::{key_of, KeyInfo, LiveResources};
 use crate::api::Api;
 use crate::object;
+use crate::object::feed::{Feed, ObjectChange, ObjectSnapshot, Update};
 
 pub const FOREGROUND_FINALIZER: &str = "foregroundDeletion";
 pub const ORPHAN_FINALIZER: &str = "orphan";
@@ -50,7 +50,7 @@ struct State {
 
 struct Collector {
     client: Client,
-    resources: Resources,
+    resources: LiveResources,
     state: Mutex<State>,
     queue: Arc<WorkQueue<Work>>,
 }
@@ -58,7 +58,7 @@ struct Collector {
 pub(super) async fn run(api: Arc<Api>) {
     let collector = Arc::new(Collector {
         client: Client::controller(api.clone(), "generic-garbage-collector"),
-        resources: Resources::new(&api.registry),
+        resources: LiveResources::new(api.registry.clone()),
         state: Mutex::new(State::default()),
         queue: WorkQueue::new(),
     });
@@ -214,7 +214,7 @@ impl Collector {
     }
 
     fn read(&self, key: &str) -> Option<(KeyInfo, Value)> {
-        let info = self.resources.parse_key(key)?;
+        let info = self.resources.current().parse_key(key)?;
         let snapshot = self.client.api().store.snapshot();
         let value = snapshot.get(key)?.object.value()?;
         Some((info, value))
@@ -292,6 +292,7 @@ impl Collector {
     fn classify(&self, snapshot: &ObjectSnapshot, item: &KeyInfo, owner: &OwnerRef) -> OwnerState {
         let Some(resource) = self
             .resources
+            .current()
             .by_api_version_kind(&owner.api_version, &owner.kind)
         else {
             // Unresolvable: never collect on its account.

@@ -4,11 +4,12 @@
 //!
 //! Each works in-process through [`crate::api::Api::handle`], as its own
 //! system user, and learns about changes from the store's change log
-//! ([`feed`]). `--controllers` selects them in kube-controller-manager's
+//! ([`crate::object::feed`]). `--controllers` selects them in kube-controller-manager's
 //! syntax, so they can be turned off when a real kube-controller-manager runs.
 
 mod client;
-mod feed;
+mod crd_finalizer;
+mod crd_naming;
 mod garbage_collector;
 mod gc_graph;
 mod namespace;
@@ -20,8 +21,8 @@ mod service_account;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+pub use crate::object::feed::{Feed, Update};
 pub use client::{resource_path, Client, ClientError};
-pub use feed::{Feed, Update};
 pub use queue::WorkQueue;
 pub use resources::{key_of, KeyInfo, Resources};
 
@@ -30,12 +31,20 @@ use crate::api::Api;
 /// kube-controller-manager's names for the controllers ferrokube runs, and
 /// whether `*` enables them (all of these are on by default upstream too).
 pub const KNOWN_CONTROLLERS: &[(&str, bool)] = &[
+    (CRD_FINALIZER, true),
+    (CRD_NAMING, true),
     (GARBAGE_COLLECTOR, true),
     (NAMESPACE, true),
     (ROOT_CA_CERT_PUBLISHER, true),
     (SERVICE_ACCOUNT, true),
 ];
 
+/// apiextensions-apiserver's naming and establishing controllers (they run
+/// inside kube-apiserver upstream, so kube-controller-manager has no name for
+/// them; this one is ferrokube's).
+pub const CRD_NAMING: &str = "crd-naming";
+/// apiextensions-apiserver's CRD finalizer (deletes a CRD's custom resources).
+pub const CRD_FINALIZER: &str = "crd-finalizer";
 pub const GARBAGE_COLLECTOR: &str = "garbagecollector";
 pub const NAMESPACE: &str = "namespace";
 pub const SERVICE_ACCOUNT: &str = "serviceaccount";
@@ -150,6 +159,12 @@ pub fn spawn(
 
 fn start(api: &Arc<Api>, config: &ControllersConfig) -> tokio::task::JoinSet<()> {
     let mut set = tokio::task::JoinSet::new();
+    if config.is_enabled(CRD_FINALIZER) {
+        set.spawn(crd_finalizer::run(api.clone()));
+    }
+    if config.is_enabled(CRD_NAMING) {
+        set.spawn(crd_naming::run(api.clone()));
+    }
     if config.is_enabled(GARBAGE_COLLECTOR) {
         set.spawn(garbage_collector::run(api.clone()));
     }
@@ -181,6 +196,8 @@ mod tests {
     #[test]
     fn controllers_flag_follows_kube_controller_manager() {
         let all = vec![
+            CRD_FINALIZER,
+            CRD_NAMING,
             GARBAGE_COLLECTOR,
             NAMESPACE,
             ROOT_CA_CERT_PUBLISHER,
@@ -188,12 +205,17 @@ mod tests {
         ];
         assert_eq!(parse(&["*"]).unwrap(), all);
         assert_eq!(
-            parse(&["*,-garbagecollector"]).unwrap(),
-            vec![NAMESPACE, ROOT_CA_CERT_PUBLISHER, SERVICE_ACCOUNT]
+            parse(&["*,-garbagecollector,-crd-naming"]).unwrap(),
+            vec![
+                CRD_FINALIZER,
+                NAMESPACE,
+                ROOT_CA_CERT_PUBLISHER,
+                SERVICE_ACCOUNT
+            ]
         );
         assert_eq!(
-            parse(&["*", "-garbagecollector", "-namespace"]).unwrap(),
-            vec![ROOT_CA_CERT_PUBLISHER, SERVICE_ACCOUNT]
+            parse(&["*", "-garbagecollector", "-namespace", "-crd-finalizer"]).unwrap(),
+            vec![CRD_NAMING, ROOT_CA_CERT_PUBLISHER, SERVICE_ACCOUNT]
         );
         assert_eq!(parse(&["namespace"]).unwrap(), vec![NAMESPACE]);
         assert_eq!(parse(&["-namespace"]).unwrap(), Vec::<&str>::new());

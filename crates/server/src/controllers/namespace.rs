@@ -13,10 +13,10 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::client::{resource_path, Client};
-use super::feed::{Feed, ObjectSnapshot, Update};
 use super::queue::WorkQueue;
-use super::resources::{namespace_prefix, Resources};
+use super::resources::{namespace_prefix, LiveResources, Resources};
 use crate::api::Api;
+use crate::object::feed::{Feed, ObjectSnapshot, Update};
 
 /// The token this controller owns in `spec.finalizers`.
 const FINALIZER_TOKEN: &str = "kubernetes";
@@ -28,7 +28,7 @@ const FINALIZER_ESTIMATE: Duration = Duration::from_secs(15);
 
 pub(super) async fn run(api: Arc<Api>) {
     let client = Client::controller(api.clone(), "namespace-controller");
-    let resources = Arc::new(Resources::new(&api.registry));
+    let resources = Arc::new(LiveResources::new(api.registry.clone()));
     let queue: Arc<WorkQueue<String>> = WorkQueue::new();
     let (mut feed, snapshot) = Feed::start(&api.store);
     let mut terminating = HashSet::new();
@@ -39,7 +39,7 @@ pub(super) async fn run(api: Arc<Api>) {
         workers.spawn(async move {
             loop {
                 let namespace = queue.get().await;
-                match sync(&client, &resources, &namespace).await {
+                match sync(&client, &resources.current(), &namespace).await {
                     Ok(Outcome::Done) => {}
                     Ok(Outcome::ContentRemaining) => {
                         // Half the estimate, as `nm.queue.AddAfter(key, estimate/2+1)`.
@@ -59,7 +59,7 @@ pub(super) async fn run(api: Arc<Api>) {
             Update::Resync(snapshot) => resync(&snapshot, &mut terminating, &queue),
             Update::Changes(changes) => {
                 for change in changes {
-                    let Some(info) = resources.parse_key(&change.key) else {
+                    let Some(info) = resources.current().parse_key(&change.key) else {
                         continue;
                     };
                     if (info.resource.group, info.resource.plural) == ("", "namespaces") {

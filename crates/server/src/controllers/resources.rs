@@ -3,8 +3,9 @@
 //! ownerReference's `apiVersion` + `kind` is stored.
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
-use crate::registry::{Registry, ResourceDef};
+use crate::registry::{LiveRegistry, Registry, ResourceDef};
 
 /// One parsed store key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,7 +28,7 @@ impl Resources {
     pub fn new(registry: &Registry) -> Resources {
         let mut by_storage: HashMap<&'static str, &'static ResourceDef> = HashMap::new();
         let mut by_kind = HashMap::new();
-        for resource in registry.resources() {
+        for &resource in registry.resources() {
             if resource.storage.is_empty() {
                 continue;
             }
@@ -109,6 +110,38 @@ impl Resources {
             None => "",
         };
         self.by_kind.get(&(group, kind)).copied()
+    }
+}
+
+/// [`Resources`] of the registry being served, rebuilt when CRDs change it
+/// (so controllers see custom resources established after they started).
+pub struct LiveResources {
+    registry: Arc<LiveRegistry>,
+    cached: Mutex<(Arc<Registry>, Arc<Resources>)>,
+}
+
+impl LiveResources {
+    pub fn new(registry: Arc<LiveRegistry>) -> LiveResources {
+        let now = registry.load();
+        let resources = Arc::new(Resources::new(&now));
+        LiveResources {
+            registry,
+            cached: Mutex::new((now, resources)),
+        }
+    }
+
+    /// The resources of the current registry snapshot.
+    pub fn current(&self) -> Arc<Resources> {
+        let now = self.registry.load();
+        let mut cached = self
+            .cached
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if !Arc::ptr_eq(&cached.0, &now) {
+            let resources = Arc::new(Resources::new(&now));
+            *cached = (now, resources);
+        }
+        cached.1.clone()
     }
 }
 

@@ -7,11 +7,11 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::client::{resource_path, Client, ClientError};
-use super::feed::{Feed, ObjectSnapshot, Update};
 use super::queue::WorkQueue;
 use super::resources::{key_of, Resources};
 use crate::api::Api;
 use crate::object;
+use crate::object::feed::{Feed, ObjectSnapshot, Update};
 
 pub const ROOT_CA_CONFIG_MAP: &str = "kube-root-ca.crt";
 const DESCRIPTION_ANNOTATION: &str = "kubernetes.io/description";
@@ -21,7 +21,7 @@ const WORKERS: usize = 4;
 
 pub(super) async fn run(api: Arc<Api>, root_ca_pem: String) {
     let client = Client::controller(api.clone(), "root-ca-cert-publisher");
-    let resources = Resources::new(&api.registry);
+    let resources = Resources::new(&api.registry.load());
     let root_ca = Arc::new(root_ca_pem);
     let queue: Arc<WorkQueue<String>> = WorkQueue::new();
     let (mut feed, snapshot) = Feed::start(&api.store);

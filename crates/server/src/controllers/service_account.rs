@@ -6,10 +6,10 @@ use std::sync::Arc;
 use serde_json::json;
 
 use super::client::{resource_path, Client, ClientError};
-use super::feed::{Feed, ObjectSnapshot, Update};
 use super::queue::WorkQueue;
 use super::resources::{key_of, Resources};
 use crate::api::Api;
+use crate::object::feed::{Feed, ObjectSnapshot, Update};
 
 const DEFAULT_SERVICE_ACCOUNT: &str = "default";
 /// kube-controller-manager's `--concurrent-serviceaccount-syncs` default.
@@ -17,7 +17,7 @@ const WORKERS: usize = 5;
 
 pub(super) async fn run(api: Arc<Api>) {
     let client = Client::controller(api.clone(), "service-account-controller");
-    let resources = Resources::new(&api.registry);
+    let resources = Resources::new(&api.registry.load());
     let queue: Arc<WorkQueue<String>> = WorkQueue::new();
     let (mut feed, snapshot) = Feed::start(&api.store);
     enqueue_all(&snapshot, &queue);

@@ -198,6 +198,7 @@ mod tests {
             create_on_update: false,
             has_generation: false,
             returns_deleted_object: false,
+            custom: false,
         }
     }
 
@@ -227,6 +228,7 @@ mod tests {
         ),
         ResourceDef {
             returns_deleted_object: true,
+            custom: false,
             ..res(
                 "",
                 "Pod",

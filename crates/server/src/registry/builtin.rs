@@ -138,6 +138,7 @@ fn resource_def(
         create_on_update: facts.create_on_update,
         has_generation: facts.has_generation,
         returns_deleted_object: facts.returns_deleted_object,
+        custom: false,
     }
 }
 

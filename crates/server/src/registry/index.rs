@@ -2,8 +2,10 @@
 //! kind, and the served groups with their versions in preference order.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::resource::ResourceDef;
+use crate::crd::CustomVersion;
 
 /// One served API group and its versions, preferred first.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,10 +20,16 @@ impl GroupInfo {
     }
 }
 
+/// One consistent set of served resources: the built-in table plus the
+/// custom resources of established CRDs. Immutable; `live.rs` swaps whole
+/// snapshots when CRDs change, so a request sees one set from start to end.
 pub struct Registry {
-    resources: &'static [ResourceDef],
+    resources: Vec<&'static ResourceDef>,
     by_path: HashMap<(&'static str, &'static str, &'static str), &'static ResourceDef>,
     groups: Vec<GroupInfo>,
+    /// What the request path needs of a custom resource beyond its
+    /// definition, by (group, version, plural).
+    custom: HashMap<(&'static str, &'static str, &'static str), Arc<CustomVersion>>,
 }
 
 /// Kube orders versions by priority: GA before beta before alpha, higher numbers first
@@ -46,10 +54,34 @@ fn version_priority(version: &str) -> (u8, i64, i64) {
 }
 
 impl Registry {
+    /// The built-in resources only.
     pub fn new(resources: &'static [ResourceDef]) -> Self {
+        Self::with_custom(resources, Vec::new())
+    }
+
+    /// The built-in resources and, after them, custom resources (in the
+    /// order given: `crd/` sorts them by group, then version priority).
+    pub fn with_custom(
+        builtin: &'static [ResourceDef],
+        custom: Vec<(&'static ResourceDef, Arc<CustomVersion>)>,
+    ) -> Self {
+        let mut resources: Vec<&'static ResourceDef> = builtin.iter().collect();
+        let mut custom_info = HashMap::new();
+        for (resource, info) in custom {
+            let path = (resource.group, resource.version, resource.plural);
+            // A built-in resource is never shadowed by a CRD.
+            if resources
+                .iter()
+                .any(|known| (known.group, known.version, known.plural) == path)
+            {
+                continue;
+            }
+            resources.push(resource);
+            custom_info.insert(path, info);
+        }
         let mut by_path = HashMap::new();
         let mut groups: Vec<GroupInfo> = Vec::new();
-        for resource in resources {
+        for &resource in &resources {
             by_path.insert(
                 (resource.group, resource.version, resource.plural),
                 resource,
@@ -75,15 +107,23 @@ impl Registry {
             resources,
             by_path,
             groups,
+            custom: custom_info,
         }
     }
 
-    pub fn resources(&self) -> &'static [ResourceDef] {
-        self.resources
+    /// Every served resource: built-in ones in discovery order, then custom ones.
+    pub fn resources(&self) -> &[&'static ResourceDef] {
+        &self.resources
     }
 
     pub fn lookup(&self, group: &str, version: &str, plural: &str) -> Option<&'static ResourceDef> {
         self.by_path.get(&(group, version, plural)).copied()
+    }
+
+    /// The custom-resource facts of `resource`, or `None` for a built-in kind.
+    pub fn custom(&self, resource: &ResourceDef) -> Option<&Arc<CustomVersion>> {
+        self.custom
+            .get(&(resource.group, resource.version, resource.plural))
     }
 
     /// Served groups in table order; the core group `""` included.
@@ -108,6 +148,7 @@ impl Registry {
     ) -> impl Iterator<Item = &'static ResourceDef> + 'a {
         self.resources
             .iter()
+            .copied()
             .filter(move |resource| resource.group == group && resource.version == version)
     }
 }

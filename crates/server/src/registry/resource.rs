@@ -9,7 +9,7 @@
 
 /// How `metadata.name` is validated for a kind
 /// (upstream `apimachinery/pkg/api/validation/generic.go` and per-kind `Validate*Name`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum NameRule {
     /// `NameIsDNSSubdomain`: lowercase RFC 1123 subdomain, at most 253 characters.
     Dns1123Subdomain,
@@ -22,7 +22,7 @@ pub enum NameRule {
 }
 
 /// A subresource such as `status` or `scale`, as aggregated discovery lists it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct SubresourceDef {
     /// `status`, `scale`, `binding`, `eviction`, `log`, ...
     pub name: &'static str,
@@ -36,7 +36,7 @@ pub struct SubresourceDef {
 }
 
 /// One served resource in one group version.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ResourceDef {
     /// API group; `""` is the legacy core group served under `/api`.
     pub group: &'static str,
@@ -69,6 +69,9 @@ pub struct ResourceDef {
     /// when true, DELETE answers with the deleted object instead of a
     /// `Status{status: Success, details}`.
     pub returns_deleted_object: bool,
+    /// Defined by a CustomResourceDefinition (`crd/`), not built in: kube's
+    /// custom-resource strategy applies (`customresource/strategy.go`).
+    pub custom: bool,
 }
 
 impl ResourceDef {

@@ -18,6 +18,7 @@
 //! - `duration`: `HumanDuration`, the AGE cells; `format`: shared helpers.
 
 mod columns;
+mod custom;
 mod descriptions;
 pub mod duration;
 mod format;
@@ -30,10 +31,28 @@ mod tests;
 
 use serde_json::{json, Map, Value};
 
+use crate::crd::PrinterColumn;
 use crate::object;
 use crate::registry::ResourceDef;
 
 pub use columns::{printer_for, Printer};
+
+/// Whose rows a Table holds: a resource, and a custom resource's printer
+/// columns (`None` for built-in kinds).
+#[derive(Debug, Clone, Copy)]
+pub struct TableOf<'a> {
+    pub resource: &'a ResourceDef,
+    pub custom: Option<&'a [PrinterColumn]>,
+}
+
+impl<'a> TableOf<'a> {
+    pub fn builtin(resource: &'a ResourceDef) -> Self {
+        TableOf {
+            resource,
+            custom: None,
+        }
+    }
+}
 
 /// `includeObject`: None | Metadata (default) | Object.
 fn row_object(value: &Value, include: &str, version: &str) -> Option<Value> {
@@ -50,9 +69,9 @@ fn row_object(value: &Value, include: &str, version: &str) -> Option<Value> {
 
 /// A Table of `items` with column definitions (GET and LIST);
 /// `include_object` is the request's `includeObject` (`None`, `Metadata`,
-/// `Object`).
+/// `Object`). `custom` holds a custom resource's printer columns.
 pub fn table(
-    resource: &ResourceDef,
+    of: TableOf<'_>,
     version: &str,
     items: &[Value],
     revision: i64,
@@ -60,7 +79,7 @@ pub fn table(
     include_object: &str,
 ) -> Value {
     render(
-        resource,
+        of,
         version,
         items,
         revision,
@@ -74,7 +93,7 @@ pub fn table(
 /// kube's watch sends column definitions with the first event only
 /// (`TableOptions.NoHeaders` is set for the later ones).
 pub fn render(
-    resource: &ResourceDef,
+    of: TableOf<'_>,
     version: &str,
     items: &[Value],
     revision: i64,
@@ -84,6 +103,36 @@ pub fn render(
 ) -> Value {
     let include = include_object;
     let now = duration::now_nanos();
+    let resource = of.resource;
+    if let Some(printer_columns) = of.custom {
+        // `MetaToTableRow` starts from an empty slice: `rows: []` when empty.
+        let rows: Vec<Value> = items
+            .iter()
+            .map(|value| {
+                let mut row = Map::new();
+                row.insert(
+                    "cells".into(),
+                    Value::Array(custom::cells(printer_columns, value, now)),
+                );
+                if let Some(object) = row_object(value, include, version) {
+                    row.insert("object".into(), object);
+                }
+                Value::Object(row)
+            })
+            .collect();
+        let columns = if headers {
+            custom::columns(printer_columns)
+        } else {
+            Value::Null
+        };
+        return envelope(
+            version,
+            revision,
+            continue_token,
+            columns,
+            Value::Array(rows),
+        );
+    }
     let printer = printer_for(resource.group, resource.plural);
     let mut ordered: Vec<&Value> = items.iter().collect();
     if printer == Some(Printer::FlowSchema) {
@@ -116,6 +165,16 @@ pub fn render(
     } else {
         Value::Array(rows)
     };
+    envelope(version, revision, continue_token, columns, rows)
+}
+
+fn envelope(
+    version: &str,
+    revision: i64,
+    continue_token: Option<&str>,
+    columns: Value,
+    rows: Value,
+) -> Value {
     let mut metadata = Map::new();
     metadata.insert("resourceVersion".into(), json!(revision.to_string()));
     if let Some(token) = continue_token {

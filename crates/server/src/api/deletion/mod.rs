@@ -4,6 +4,7 @@
 //! stored bytes cannot be decoded. The DELETE handlers are in `../delete.rs`.
 
 pub mod before_delete;
+pub mod crd;
 pub mod namespace;
 pub mod options;
 pub mod update_rules;

@@ -38,13 +38,17 @@ pub fn spec_finalizers(namespace: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// The namespace REST's own precondition check: the UID and resourceVersion
-/// conflicts carry its own wording.
-pub fn check_preconditions(namespace: &Value, options: &DeleteOptions) -> Result<()> {
+/// The precondition check of the registries with their own `Delete`
+/// (namespaces, CRDs): the UID and resourceVersion conflicts carry their
+/// own wording.
+pub fn check_preconditions(
+    namespace: &Value,
+    options: &DeleteOptions,
+    resource: &GroupResource,
+) -> Result<()> {
     let Some(preconditions) = &options.preconditions else {
         return Ok(());
     };
-    let resource = GroupResource::new("", "namespaces");
     let name = object::name(namespace);
     let uid = object::meta_str(namespace, "uid");
     if let Some(expected) = preconditions
@@ -53,7 +57,7 @@ pub fn check_preconditions(namespace: &Value, options: &DeleteOptions) -> Result
         .filter(|expected| *expected != uid)
     {
         return Err(Status::conflict_because(
-            &resource,
+            resource,
             name,
             &format!(
                 "Precondition failed: UID in precondition: {expected}, UID in object meta: {uid}"
@@ -67,7 +71,7 @@ pub fn check_preconditions(namespace: &Value, options: &DeleteOptions) -> Result
         .filter(|expected| *expected != revision)
     {
         return Err(Status::conflict_because(
-            &resource,
+            resource,
             name,
             &format!(
                 "Precondition failed: ResourceVersion in precondition: {expected}, ResourceVersion in object meta: {revision}"

@@ -48,6 +48,9 @@ pub fn decode(
     level: FieldValidation,
 ) -> Result<Decoded> {
     let media = media(request)?;
+    if target.resource.custom {
+        return decode_custom(request, media, kind);
+    }
     let (mut object, strict) = match media {
         Media::Protobuf => {
             // Protobuf has no unknown or duplicate fields to report.
@@ -174,6 +177,59 @@ pub fn decode(
     Ok(Decoded { object, warnings })
 }
 
+/// Media types a custom resource's body may use (no protobuf: custom
+/// resources have no generated messages).
+const CUSTOM_BODY_MEDIA_TYPES: &[&str] =
+    &["application/json", "application/yaml", "application/cbor"];
+
+/// A custom resource's body, decoded as kube's unstructured decoder does:
+/// any JSON object. Its schema (pruning, field validation) is not applied
+/// yet: every field is kept, as `x-kubernetes-preserve-unknown-fields` would.
+fn decode_custom(request: &ApiRequest, media: Media, kind: &str) -> Result<Decoded> {
+    let object = match media {
+        Media::Protobuf => {
+            return Err(Status::unsupported_media_type(
+                crate::protobuf::CONTENT_TYPE,
+                CUSTOM_BODY_MEDIA_TYPES,
+            ))
+        }
+        Media::Cbor => decode_cbor(&request.body, kind)?,
+        Media::Json => parse_json_object(&request.body, kind)?,
+        Media::Yaml => crate::yaml::yaml_to_json(&request.body).map_err(|error| {
+            Status::bad_request(crate::yaml::decode_error_message(
+                kind,
+                &error,
+                &request.body,
+            ))
+        })?,
+    };
+    if !object.is_object() {
+        return Err(not_an_object(kind));
+    }
+    Ok(Decoded {
+        object,
+        warnings: Vec::new(),
+    })
+}
+
+fn parse_json_object(body: &[u8], kind: &str) -> Result<Value> {
+    let value = serde_json::from_slice::<Value>(body).map_err(|error| {
+        Status::bad_request(format!(
+            "couldn't get version/kind; json parse error: {error}"
+        ))
+    })?;
+    if !value.is_object() {
+        return Err(not_an_object(kind));
+    }
+    Ok(value)
+}
+
+fn not_an_object(kind: &str) -> Status {
+    Status::bad_request(format!(
+        "the object provided is unrecognized (must be of type {kind}): couldn't get version/kind; json parse error: not a JSON object"
+    ))
+}
+
 /// A CBOR body as an object (`serializer/cbor`), with the wording of
 /// `transformDecodeError` for a body that does not decode.
 fn decode_cbor(body: &[u8], kind: &str) -> Result<Value> {
@@ -235,9 +291,7 @@ fn decode_json(body: &[u8], kind: &str, group_version: &str) -> Result<Value> {
         ))
     })?;
     if !value.is_object() {
-        return Err(Status::bad_request(format!(
-            "the object provided is unrecognized (must be of type {kind}): couldn't get version/kind; json parse error: not a JSON object"
-        )));
+        return Err(not_an_object(kind));
     }
     Ok(value)
 }

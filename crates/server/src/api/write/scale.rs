@@ -10,6 +10,7 @@ use super::update::update_object;
 use crate::api::context::Api;
 use crate::api::target::Target;
 use crate::api::typed::TypedObject;
+use crate::crd::ScalePaths;
 use crate::object;
 use crate::status::{FieldError, Result, Status};
 
@@ -60,9 +61,57 @@ fn selector_string(selector: Option<&Value>, plain_map: bool) -> String {
     parts.join(",")
 }
 
+/// `parseReplicasPath`: `.spec.replicas` → `["spec", "replicas"]`.
+fn path_fields(path: &str) -> Vec<&str> {
+    path.trim_start_matches('.').split('.').collect()
+}
+
+fn nested<'a>(value: &'a Value, fields: &[&str]) -> Option<&'a Value> {
+    fields
+        .iter()
+        .try_fold(value, |current, field| current.get(*field))
+}
+
+/// A custom resource's Scale (`scaleFromCustomResource`): replicas and the
+/// selector read from the CRD's paths, missing ones as zero and empty.
+fn custom_scale(paths: &ScalePaths, parent: &Value, metadata: Value) -> Value {
+    let replicas = |path: &str| {
+        nested(parent, &path_fields(path))
+            .and_then(Value::as_i64)
+            .unwrap_or(0)
+    };
+    let selector = paths
+        .label_selector
+        .as_deref()
+        .and_then(|path| nested(parent, &path_fields(path)))
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    json!({
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": metadata,
+        "spec": {"replicas": replicas(&paths.spec_replicas)},
+        "status": {"replicas": replicas(&paths.status_replicas), "selector": selector},
+    })
+}
+
 pub fn scale_of(target: &Target<'_>, parent: &Value) -> Value {
     let metadata = object::metadata(parent).cloned().unwrap_or_default();
     let pick = |field: &str| metadata.get(field).cloned().unwrap_or(Value::Null);
+    if let Some(paths) = target
+        .custom
+        .as_ref()
+        .and_then(|custom| custom.scale.as_ref())
+    {
+        let metadata = json!({
+            "name": pick("name"),
+            "namespace": pick("namespace"),
+            "uid": pick("uid"),
+            "resourceVersion": pick("resourceVersion"),
+            "creationTimestamp": pick("creationTimestamp"),
+        });
+        return custom_scale(paths, parent, metadata);
+    }
     let plain_map = target.resource.kind == "ReplicationController";
     json!({
         "kind": "Scale",
@@ -80,6 +129,25 @@ pub fn scale_of(target: &Target<'_>, parent: &Value) -> Value {
             "selector": selector_string(parent.pointer("/spec/selector"), plain_map),
         },
     })
+}
+
+/// Sets `value` at `fields`, creating the maps on the way (a non-map on the
+/// way is replaced, as `SetNestedField` does).
+fn set_nested(object: &mut Value, fields: &[&str], value: Value) {
+    let Some((last, parents)) = fields.split_last() else {
+        return;
+    };
+    let mut current = object;
+    for field in parents {
+        if !current.is_object() {
+            *current = json!({});
+        }
+        current = &mut current[*field];
+    }
+    if !current.is_object() {
+        *current = json!({});
+    }
+    current[*last] = value;
 }
 
 /// Write a Scale's `spec.replicas` into its parent; the Scale's resourceVersion
@@ -108,8 +176,22 @@ pub async fn apply_scale(
             })?,
     };
     let precondition = object::resource_version(scale).to_string();
-    if let Some(spec) = parent.get_mut("spec").and_then(Value::as_object_mut) {
-        spec.insert("replicas".into(), json!(replicas));
+    match target
+        .custom
+        .as_ref()
+        .and_then(|custom| custom.scale.as_ref())
+    {
+        // `unstructured.SetNestedField` at the CRD's specReplicasPath.
+        Some(paths) => set_nested(
+            &mut parent,
+            &path_fields(&paths.spec_replicas),
+            json!(replicas),
+        ),
+        None => {
+            if let Some(spec) = parent.get_mut("spec").and_then(Value::as_object_mut) {
+                spec.insert("replicas".into(), json!(replicas));
+            }
+        }
     }
     if let Some(metadata) = object::metadata_mut(&mut parent) {
         if precondition.is_empty() {
@@ -118,12 +200,41 @@ pub async fn apply_scale(
             metadata.insert("resourceVersion".into(), Value::String(precondition));
         }
     }
-    let parent_target = Target {
-        subresource: None,
-        ..*target
-    };
+    let parent_target = target.parent();
     // The parent as stored, with replicas from a Scale that decoded (int32).
     let parent = TypedObject::server_edit(parent);
     let (_, stored) = update_object(api, &parent_target, parent, dry_run, owner).await?;
     Ok(scale_of(target, &stored))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn custom_resources_scale_at_their_crd_paths() {
+        let paths = ScalePaths {
+            spec_replicas: ".spec.size.wanted".into(),
+            status_replicas: ".status.size".into(),
+            label_selector: Some(".status.selector".into()),
+        };
+        let mut parent = json!({
+            "spec": {"size": {"wanted": 2}},
+            "status": {"size": 1, "selector": "app=demo"},
+        });
+        let scale = custom_scale(&paths, &parent, json!({"name": "w"}));
+        assert_eq!(scale["spec"]["replicas"], 2);
+        assert_eq!(
+            scale["status"],
+            json!({"replicas": 1, "selector": "app=demo"})
+        );
+        set_nested(&mut parent, &path_fields(&paths.spec_replicas), json!(5));
+        assert_eq!(parent["spec"]["size"]["wanted"], 5);
+        let mut empty = json!({"spec": "not a map"});
+        set_nested(&mut empty, &["spec", "replicas"], json!(3));
+        assert_eq!(empty, json!({"spec": {"replicas": 3}}));
+        let missing = custom_scale(&paths, &json!({}), json!({}));
+        assert_eq!(missing["spec"]["replicas"], 0);
+        assert_eq!(missing["status"], json!({"replicas": 0, "selector": ""}));
+    }
 }

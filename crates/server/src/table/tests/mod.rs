@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 use super::columns::{columns, printer_for, Printer};
 use super::duration::parse_nanos;
-use super::{cells, printers_cluster, render};
+use super::{cells, printers_cluster, render, TableOf};
 use crate::registry::builtin_resources;
 
 pub(super) const CREATED: &str = "2024-01-07T00:00:00Z";
@@ -126,7 +126,7 @@ fn tables_have_kubectl_headers() {
     ];
     for (group, plural, want) in cases {
         let table = render(
-            resource(group, plural),
+            TableOf::builtin(resource(group, plural)),
             "v1",
             &[obj("x", json!({}))],
             7,
@@ -144,7 +144,7 @@ fn default_convertor_rows() {
     let include_object = "None";
     let roles = resource("rbac.authorization.k8s.io", "roles");
     let table = render(
-        roles,
+        TableOf::builtin(roles),
         "v1",
         &[obj("r", json!({}))],
         3,
@@ -157,10 +157,18 @@ fn default_convertor_rows() {
         table["metadata"],
         json!({"resourceVersion": "3", "continue": "tok"})
     );
-    let empty = render(roles, "v1", &[], 3, None, include_object, true);
+    let empty = render(
+        TableOf::builtin(roles),
+        "v1",
+        &[],
+        3,
+        None,
+        include_object,
+        true,
+    );
     assert_eq!(empty["rows"], Value::Null);
     let pods = render(
-        resource("", "pods"),
+        TableOf::builtin(resource("", "pods")),
         "v1",
         &[],
         3,
@@ -182,7 +190,7 @@ fn row_objects_follow_include_object() {
     );
     let configmaps = resource("", "configmaps");
     let meta = render(
-        configmaps,
+        TableOf::builtin(configmaps),
         "v1",
         std::slice::from_ref(&cm),
         1,
@@ -193,7 +201,7 @@ fn row_objects_follow_include_object() {
     assert_eq!(meta["rows"][0]["object"]["kind"], "PartialObjectMetadata");
     assert_eq!(meta["rows"][0]["object"]["metadata"]["namespace"], "ns");
     let full = render(
-        configmaps,
+        TableOf::builtin(configmaps),
         "v1",
         std::slice::from_ref(&cm),
         1,

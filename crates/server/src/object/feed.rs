@@ -6,8 +6,7 @@ use std::sync::Arc;
 
 use ferrokube_store::{Change, HistoryError, Revision, Snapshot};
 
-use crate::object::ObjectStore;
-use crate::object::StoredObject;
+use super::{ObjectStore, StoredObject};
 
 pub type ObjectChange = Arc<Change<StoredObject>>;
 pub type ObjectSnapshot = Arc<Snapshot<StoredObject>>;

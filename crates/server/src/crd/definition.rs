@@ -1,0 +1,235 @@
+//! A stored CustomResourceDefinition read into what serving needs: per
+//! served version, the resource definition the request path uses for every
+//! kind and the custom-resource facts ([`CustomVersion`]) it needs besides.
+//!
+//! Names come from `status.acceptedNames`, as kube's `crdHandler` serves
+//! them (the naming controller accepts `spec.names` there), and only an
+//! Established CRD is served (`crdHandler.ServeHTTP`, the discovery controller).
+
+use serde_json::Value;
+
+use super::conditions::condition_true;
+use crate::registry::{intern, NameRule, ResourceDef, SubresourceDef};
+
+/// The verbs of a custom resource, in the order kube's discovery controller
+/// lists them (`pkg/apiserver/customresource_discovery_controller.go`).
+const VERBS: &[&str] = &[
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "create",
+    "update",
+    "watch",
+];
+/// The verbs while the CRD is terminating: nothing new may be created.
+const TERMINATING_VERBS: &[&str] = &["delete", "deletecollection", "get", "list", "watch"];
+const SUBRESOURCE_VERBS: &[&str] = &["get", "patch", "update"];
+
+/// The `scale` subresource's paths (`CustomResourceSubresourceScale`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScalePaths {
+    pub spec_replicas: String,
+    pub status_replicas: String,
+    pub label_selector: Option<String>,
+}
+
+/// One `additionalPrinterColumns` entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrinterColumn {
+    pub name: String,
+    pub type_: String,
+    pub format: String,
+    pub description: String,
+    pub priority: i64,
+    pub json_path: String,
+}
+
+/// What serving one version of a custom resource needs besides its
+/// [`ResourceDef`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct CustomVersion {
+    /// `<plural>.<group>`.
+    pub crd_name: String,
+    /// The version objects are stored in (`storage: true`).
+    pub storage_version: String,
+    /// Every served version, for conversion between them.
+    pub served_versions: Vec<String>,
+    /// The `status` subresource is enabled: the main resource ignores
+    /// `status`, `/status` changes only it.
+    pub status: bool,
+    pub scale: Option<ScalePaths>,
+    /// `additionalPrinterColumns`; empty means kube's default columns.
+    pub printer_columns: Vec<PrinterColumn>,
+    /// `schema.openAPIV3Schema`, as stored.
+    pub schema: Option<Value>,
+    /// The `Warning` a request to a deprecated version gets.
+    pub deprecation_warning: Option<String>,
+    /// The CRD is being deleted: custom resources are being removed.
+    pub terminating: bool,
+}
+
+/// A CRD's served versions as (definition, facts), or nothing if the CRD is
+/// not Established.
+pub fn served_versions(crd: &Value) -> Vec<(&'static ResourceDef, CustomVersion)> {
+    if !condition_true(crd, "Established") {
+        return Vec::new();
+    }
+    let text = |pointer: &str| crd.pointer(pointer).and_then(Value::as_str).unwrap_or("");
+    let group = text("/spec/group");
+    let plural = text("/status/acceptedNames/plural");
+    let kind = text("/status/acceptedNames/kind");
+    if group.is_empty() || plural.is_empty() || kind.is_empty() {
+        return Vec::new();
+    }
+    let singular = match text("/status/acceptedNames/singular") {
+        "" => kind.to_ascii_lowercase(),
+        singular => singular.to_string(),
+    };
+    let strings = |pointer: &str| -> Vec<String> {
+        crd.pointer(pointer)
+            .and_then(Value::as_array)
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let short_names = strings("/status/acceptedNames/shortNames");
+    let categories = strings("/status/acceptedNames/categories");
+    let namespaced = text("/spec/scope") != "Cluster";
+    let terminating = condition_true(crd, "Terminating");
+    let versions = crd
+        .pointer("/spec/versions")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let storage_version = versions
+        .iter()
+        .find(|version| version.get("storage").and_then(Value::as_bool) == Some(true))
+        .and_then(|version| version.get("name"))
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let served: Vec<&Value> = versions
+        .iter()
+        .filter(|version| version.get("served").and_then(Value::as_bool) == Some(true))
+        .collect();
+    let served_names: Vec<String> = served
+        .iter()
+        .filter_map(|version| version.get("name").and_then(Value::as_str))
+        .map(str::to_string)
+        .collect();
+    let mut out = Vec::new();
+    for version in served {
+        let Some(name) = version.get("name").and_then(Value::as_str) else {
+            continue;
+        };
+        let status = version.pointer("/subresources/status").is_some();
+        let scale = version.pointer("/subresources/scale").map(|scale| {
+            let path = |field: &str| scale.get(field).and_then(Value::as_str).map(str::to_string);
+            ScalePaths {
+                spec_replicas: path("specReplicasPath").unwrap_or_default(),
+                status_replicas: path("statusReplicasPath").unwrap_or_default(),
+                label_selector: path("labelSelectorPath"),
+            }
+        });
+        let mut subresources = Vec::new();
+        if scale.is_some() {
+            subresources.push(SubresourceDef {
+                name: "scale",
+                group: "autoscaling",
+                version: "v1",
+                kind: "Scale",
+                verbs: SUBRESOURCE_VERBS,
+            });
+        }
+        if status {
+            subresources.push(SubresourceDef {
+                name: "status",
+                group: intern::string(group),
+                version: intern::string(name),
+                kind: intern::string(kind),
+                verbs: SUBRESOURCE_VERBS,
+            });
+        }
+        let definition = intern::definition(ResourceDef {
+            group: intern::string(group),
+            version: intern::string(name),
+            kind: intern::string(kind),
+            plural: intern::string(plural),
+            singular: intern::string(&singular),
+            namespaced,
+            verbs: if terminating {
+                TERMINATING_VERBS
+            } else {
+                VERBS
+            },
+            short_names: intern::strings(&short_names),
+            categories: intern::strings(&categories),
+            subresources: intern::subresources(subresources),
+            storage: intern::string(&format!("{group}/{plural}")),
+            name_rule: NameRule::Dns1123Subdomain,
+            create_on_update: false,
+            has_generation: true,
+            returns_deleted_object: false,
+            custom: true,
+        });
+        let deprecation_warning =
+            (version.get("deprecated").and_then(Value::as_bool) == Some(true)).then(
+                || match version.get("deprecationWarning").and_then(Value::as_str) {
+                    Some(warning) => warning.to_string(),
+                    // `apiextensions-apiserver/pkg/apiserver/customresource_handler.go`.
+                    None => format!("{group}/{name} {kind} is deprecated"),
+                },
+            );
+        out.push((
+            definition,
+            CustomVersion {
+                crd_name: format!("{plural}.{group}"),
+                storage_version: storage_version.clone(),
+                served_versions: served_names.clone(),
+                status,
+                scale,
+                printer_columns: printer_columns(version),
+                schema: version.pointer("/schema/openAPIV3Schema").cloned(),
+                deprecation_warning,
+                terminating,
+            },
+        ));
+    }
+    out
+}
+
+fn printer_columns(version: &Value) -> Vec<PrinterColumn> {
+    let Some(columns) = version
+        .get("additionalPrinterColumns")
+        .and_then(Value::as_array)
+    else {
+        return Vec::new();
+    };
+    columns
+        .iter()
+        .map(|column| {
+            let text = |field: &str| {
+                column
+                    .get(field)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            PrinterColumn {
+                name: text("name"),
+                type_: text("type"),
+                format: text("format"),
+                description: text("description"),
+                priority: column.get("priority").and_then(Value::as_i64).unwrap_or(0),
+                json_path: text("jsonPath"),
+            }
+        })
+        .collect()
+}
