@@ -51,6 +51,9 @@ pub enum Scenario {
     /// deleting one owner of --objects dependents (garbage collection: time
     /// until the last dependent is gone).
     Lifecycle,
+    /// --runs CRDs (30-field schema) created one after another: time from
+    /// each CRD's POST to its first custom resource created.
+    Crd,
 }
 
 impl Scenario {
@@ -69,6 +72,7 @@ impl Scenario {
             Scenario::Memory => "memory",
             Scenario::Mix => "mix",
             Scenario::Lifecycle => "lifecycle",
+            Scenario::Crd => "crd",
         }
     }
 

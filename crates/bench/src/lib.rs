@@ -70,7 +70,8 @@ pub async fn run(cli: &Cli) -> Result<Report, BenchError> {
         | Scenario::ListFormats
         | Scenario::Memory
         | Scenario::Mix
-        | Scenario::Lifecycle => {
+        | Scenario::Lifecycle
+        | Scenario::Crd => {
             for variant in cli.variants() {
                 let label = format!("{}{}", cli.scenario.name(), variant.suffix);
                 let endpoint = scenarios::Endpoint::open(cli, &variant).await?;
@@ -84,6 +85,7 @@ pub async fn run(cli: &Cli) -> Result<Report, BenchError> {
                     Scenario::Lifecycle => {
                         scenarios::lifecycle::run(cli, &endpoint, &label).await?
                     }
+                    Scenario::Crd => scenarios::crd::run(cli, &endpoint, &label).await?,
                     _ => scenarios::list::run(cli, &endpoint, &label).await?,
                 };
                 drop(endpoint);

@@ -64,6 +64,8 @@ pub struct ScenarioResult {
     pub mix: Option<crate::scenarios::mix::MixResult>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lifecycle: Option<crate::scenarios::lifecycle::LifecycleResult>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub crd: Option<crate::scenarios::crd::CrdResult>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -523,6 +525,9 @@ pub fn human(report: &Report) -> String {
         }
         if let Some(mix) = &r.mix {
             human_mix(&mut out, r, mix);
+        }
+        if let Some(crd) = &r.crd {
+            crate::scenarios::crd::human(&mut out, r, crd);
         }
         if let Some(lifecycle) = &r.lifecycle {
             crate::scenarios::lifecycle::human(&mut out, r, lifecycle);

@@ -74,6 +74,8 @@ spec:
       scale:
         specReplicasPath: .spec.replicas
         statusReplicasPath: .status.replicas
+    selectableFields:
+    - jsonPath: .spec.color
     additionalPrinterColumns:
     - {{name: Color, type: string, jsonPath: .spec.color}}
     - {{name: Size, type: integer, jsonPath: .spec.size}}
@@ -209,6 +211,39 @@ async fn kubectl_lifecycle(v: &str) {
     assert_eq!(object["spec"]["color"], "blue");
     assert_eq!(object["metadata"]["generation"], 2);
     assert_eq!(object["apiVersion"], format!("{group}/v1"));
+
+    // Field selectors: metadata.name always, spec.color as a selectable field.
+    let select = |selector: &str| {
+        env.kubectl(
+            v,
+            &[
+                "get",
+                widgets,
+                "-n",
+                ns,
+                "-o",
+                "name",
+                "--field-selector",
+                selector,
+            ],
+        )
+    };
+    let (status, out, err) = select("spec.color=blue");
+    assert!(status.success(), "{err}");
+    assert_eq!(out.trim(), format!("widget.{group}/w1"));
+    let (status, out, _) = select("spec.color=red");
+    assert!(status.success() && out.trim().is_empty(), "{out}");
+    let (status, out, _) = select("metadata.name=w1");
+    assert!(
+        status.success() && out.trim() == format!("widget.{group}/w1"),
+        "{out}"
+    );
+    let (status, _, err) = select("spec.size=3");
+    assert!(!status.success());
+    assert!(
+        err.contains("field label not supported: spec.size"),
+        "{err}"
+    );
 
     // Strategic merge patch is refused for custom resources, as kube does.
     let (status, _, err) = env.kubectl(
@@ -470,4 +505,126 @@ async fn kube_rs_custom_resources() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(gone, "the CRD was never deleted");
+}
+
+/// The CRD's schema on every write: defaults filled in, unknown fields
+/// pruned (kept under `x-kubernetes-preserve-unknown-fields`), and reported
+/// per `fieldValidation` as kube reports them.
+#[tokio::test]
+async fn schemas_default_and_prune() {
+    let env = TestEnv::new("crd-schema").await;
+    let group = format!("g{}.example.com", suffix());
+    let crds: Api<CustomResourceDefinition> = Api::all(env.client.clone());
+    let crd: CustomResourceDefinition = serde_json::from_value(json!({
+        "metadata": {"name": format!("pools.{group}")},
+        "spec": {
+            "group": group,
+            "scope": "Namespaced",
+            "names": {"plural": "pools", "kind": "Pool"},
+            "versions": [{
+                "name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                    "spec": {"type": "object", "properties": {
+                        "replicas": {"type": "integer", "default": 1},
+                        "mode": {"type": "string", "default": "auto"},
+                        "ports": {"type": "array", "items": {"type": "object", "properties": {
+                            "port": {"type": "integer"},
+                            "protocol": {"type": "string", "default": "TCP"},
+                        }}},
+                        "extra": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+                    }},
+                }}},
+            }],
+        },
+    }))
+    .unwrap();
+    crds.create(&PostParams::default(), &crd).await.unwrap();
+    let resource =
+        ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(&group, "v1", "Pool"), "pools");
+    let pools: Api<DynamicObject> = Api::namespaced_with(env.client.clone(), &env.ns, &resource);
+    let pool = |name: &str| -> DynamicObject {
+        serde_json::from_value(json!({
+            "apiVersion": format!("{group}/v1"),
+            "kind": "Pool",
+            "metadata": {"name": name},
+            "spec": {"ports": [{"port": 80}], "bogus": 1, "extra": {"any": {"thing": 1}}},
+            "top": "level",
+        }))
+        .unwrap()
+    };
+    // Established within a moment; the first create may race it.
+    let mut created = None;
+    for _ in 0..300 {
+        match pools.create(&PostParams::default(), &pool("p1")).await {
+            Ok(object) => {
+                created = Some(object);
+                break;
+            }
+            Err(kube::Error::Api(status)) if status.code == 404 => {
+                tokio::time::sleep(Duration::from_millis(20)).await
+            }
+            Err(other) => panic!("{other:?}"),
+        }
+    }
+    let created = created.expect("the Pool CRD never served");
+    assert_eq!(
+        created.data["spec"],
+        json!({
+            "replicas": 1,
+            "mode": "auto",
+            "ports": [{"port": 80, "protocol": "TCP"}],
+            "extra": {"any": {"thing": 1}},
+        })
+    );
+    assert!(created.data.get("top").is_none());
+
+    let path = format!("/apis/{group}/v1/namespaces/{}/pools", env.ns);
+    let body = |name: &str| serde_json::to_vec(&pool(name)).unwrap();
+    let strict = env
+        .raw(
+            "POST",
+            &format!("{path}?fieldValidation=Strict"),
+            Some("application/json"),
+            body("p2"),
+        )
+        .await;
+    assert_eq!(strict.status, 400, "{}", strict.body);
+    assert_eq!(
+        strict.json()["message"],
+        r#"Pool in version "v1" cannot be handled as a Pool: strict decoding error: unknown field "spec.bogus", unknown field "top""#
+    );
+    let warned = env
+        .raw(
+            "POST",
+            &format!("{path}?fieldValidation=Warn"),
+            Some("application/json"),
+            body("p3"),
+        )
+        .await;
+    assert_eq!(warned.status, 201, "{}", warned.body);
+    let warnings: Vec<&str> = warned
+        .headers
+        .get_all("warning")
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            r#"299 - "unknown field \"spec.bogus\"""#,
+            r#"299 - "unknown field \"top\"""#
+        ]
+    );
+
+    // A merge patch is defaulted and pruned too.
+    let patched = pools
+        .patch(
+            "p1",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"mode": null, "bogus": 2}})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(patched.data["spec"]["mode"], "auto");
+    assert!(patched.data["spec"].get("bogus").is_none());
 }

@@ -339,3 +339,66 @@ async fn one_replica_leads_and_another_takes_over_when_it_dies() {
     .await;
     assert_eq!(holders().len(), 1, "exactly one survivor holds {next}");
 }
+
+/// A CRD created through one replica becomes Established (by the leader's
+/// controllers, wherever they run) and its kind is served by every replica:
+/// each follows the stored CRDs, and a request that would 404 first waits
+/// for its registry to reflect etcd's current revision.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_crd_established_through_one_replica_is_served_by_every_replica() {
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    use kube::api::{ApiResource, DynamicObject, GroupVersionKind};
+
+    let cluster = cluster(3).await;
+    let crds: Api<CustomResourceDefinition> = Api::all(cluster.clients[0].clone());
+    let crd: CustomResourceDefinition = serde_json::from_value(json!({
+        "metadata": {"name": "things.replicas.example.com"},
+        "spec": {
+            "group": "replicas.example.com",
+            "scope": "Namespaced",
+            "names": {"plural": "things", "kind": "Thing"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}],
+        },
+    }))
+    .unwrap();
+    crds.create(&PostParams::default(), &crd).await.unwrap();
+    eventually("the CRD is Established", || async {
+        let crd = crds.get("things.replicas.example.com").await.ok()?;
+        crd.status?
+            .conditions?
+            .iter()
+            .any(|c| c.type_ == "Established" && c.status == "True")
+            .then_some(())
+    })
+    .await;
+    let resource = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("replicas.example.com", "v1", "Thing"),
+        "things",
+    );
+    for (index, client) in cluster.clients.iter().enumerate() {
+        // No retry: Established was read through replica 0, and every
+        // replica must serve the kind from then on.
+        let things: Api<DynamicObject> = Api::namespaced_with(client.clone(), "default", &resource);
+        let thing: DynamicObject = serde_json::from_value(json!({
+            "apiVersion": "replicas.example.com/v1",
+            "kind": "Thing",
+            "metadata": {"name": format!("thing-{index}")},
+            "spec": {"through": index},
+        }))
+        .unwrap();
+        let created = things.create(&PostParams::default(), &thing).await;
+        assert!(created.is_ok(), "replica {index}: {created:?}");
+    }
+    let things: Api<DynamicObject> =
+        Api::namespaced_with(cluster.clients[2].clone(), "default", &resource);
+    assert_eq!(
+        things
+            .list(&ListParams::default())
+            .await
+            .unwrap()
+            .items
+            .len(),
+        3
+    );
+}

@@ -15,11 +15,11 @@ use bytes::Bytes;
 use hyper::{Method, StatusCode};
 use serde::Serialize;
 
-use super::{ensure_namespace, run_id, Endpoint};
+use super::{ensure_namespace, run_id, setup_failure as setup, Endpoint};
 use crate::cli::Cli;
 use crate::client::Client;
 use crate::report::ScenarioResult;
-use crate::runner::{self, snippet};
+use crate::runner;
 use crate::BenchError;
 
 /// How long either deletion may take before the run gives up.
@@ -139,14 +139,6 @@ pub async fn run(
         lifecycle: Some(result),
         ..Default::default()
     })
-}
-
-fn setup(what: &str, status: &StatusCode, body: &Bytes) -> BenchError {
-    BenchError::Setup(format!(
-        "{what}: HTTP {}: {}",
-        status.as_u16(),
-        snippet(body, 400)
-    ))
 }
 
 async fn expect_success(

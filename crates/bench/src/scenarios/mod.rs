@@ -2,6 +2,7 @@
 //! test object, the namespace.
 
 pub mod ceiling;
+pub mod crd;
 pub mod create;
 pub mod etcd;
 pub mod formats;
@@ -202,6 +203,15 @@ impl Workload for FixedGet {
     fn request(&self, _worker: usize, _seq: u64) -> (Method, String, Option<Bytes>) {
         (Method::GET, self.path.clone(), None)
     }
+}
+
+/// A setup request that failed: what it was, the HTTP status and the body's start.
+pub fn setup_failure(what: &str, status: &StatusCode, body: &Bytes) -> BenchError {
+    BenchError::Setup(format!(
+        "{what}: HTTP {}: {}",
+        status.as_u16(),
+        snippet(body, 400)
+    ))
 }
 
 #[cfg(test)]

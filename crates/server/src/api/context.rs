@@ -8,6 +8,7 @@ use std::time::Instant;
 use super::continue_token::ContinueKey;
 use crate::object::ObjectStore;
 use crate::openapi::OpenApi;
+use crate::registry::live::CATCH_UP_TIMEOUT;
 use crate::registry::{builtin_resources, LiveRegistry, Registry};
 
 /// kube-apiserver's `--min-request-timeout` default.
@@ -84,9 +85,13 @@ impl Api {
     }
 
     /// The registry once it reflects every CRD the store holds now (for
-    /// answers that would otherwise say "not found").
+    /// answers that would otherwise say "not found"). "Now" is a consistent
+    /// read, so on etcd a CRD established through another replica counts.
     pub async fn registry_now(&self) -> Arc<Registry> {
-        let revision = *self.store.subscribe().borrow();
+        let revision = match self.store.consistent_snapshot(CATCH_UP_TIMEOUT).await {
+            Ok(snapshot) => snapshot.revision,
+            Err(_) => *self.store.subscribe().borrow(),
+        };
         self.registry.caught_up(revision).await
     }
 

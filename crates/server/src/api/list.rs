@@ -38,9 +38,7 @@ pub(super) async fn list(
         .map(|limit| usize::try_from(limit).unwrap_or(usize::MAX));
     let options = ListOptions::from_query(&request.query);
     options.validate()?;
-    fields
-        .validate_for(target.resource.group, target.resource.kind)
-        .map_err(|error| Status::bad_request(error.to_string()))?;
+    super::selection::validate_fields(&fields, target)?;
     let selection = Selection { labels, fields };
     let prefix = target.prefix();
     let read = options.plan(api, &prefix)?;

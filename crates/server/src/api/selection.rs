@@ -7,6 +7,24 @@ use crate::object;
 use crate::selector::{FieldSelector, LabelSelector};
 use crate::status::{Result, Status};
 
+/// The field selector's labels are ones the resource supports: kube's
+/// per-kind field labels, or a custom resource's `metadata.name`,
+/// `metadata.namespace` and `selectableFields` (400 otherwise).
+pub fn validate_fields(fields: &FieldSelector, target: &Target<'_>) -> Result<()> {
+    let valid = match &target.custom {
+        Some(custom) => {
+            let selectable: Vec<&str> = custom
+                .selectable_fields
+                .iter()
+                .map(String::as_str)
+                .collect();
+            fields.validate_for_custom_resource(target.resource.namespaced, &selectable)
+        }
+        None => fields.validate_for(target.resource.group, target.resource.kind),
+    };
+    valid.map_err(|error| Status::bad_request(error.to_string()))
+}
+
 /// Filters of a list or delete-collection request.
 pub struct Selection {
     pub labels: LabelSelector,
@@ -19,9 +37,7 @@ impl Selection {
             .map_err(|error| Status::bad_request(error.to_string()))?;
         let fields = FieldSelector::parse(request.query.get("fieldSelector").unwrap_or(""))
             .map_err(|error| Status::bad_request(error.to_string()))?;
-        fields
-            .validate_for(target.resource.group, target.resource.kind)
-            .map_err(|error| Status::bad_request(error.to_string()))?;
+        validate_fields(&fields, target)?;
         Ok(Selection { labels, fields })
     }
 

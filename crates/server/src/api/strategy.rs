@@ -200,14 +200,7 @@ pub fn prepare_for_update(
     if resource.custom {
         // `customResourceStrategy.PrepareForUpdate`: any change outside
         // metadata bumps the generation.
-        fn without_metadata(value: &Value) -> Option<Vec<(&String, &Value)>> {
-            value.as_object().map(|map| {
-                map.iter()
-                    .filter(|(key, _)| key.as_str() != "metadata")
-                    .collect()
-            })
-        }
-        return without_metadata(old) != without_metadata(new);
+        return changed_outside_metadata(old, new);
     }
     if (resource.group, resource.kind) == ("apiextensions.k8s.io", "CustomResourceDefinition") {
         record_storage_version(new);
@@ -224,6 +217,20 @@ pub fn prepare_for_update(
     // Deployments also bump on annotation changes: they are copied to replica sets
     // (`deployment/strategy.go` PrepareForUpdate).
     spec_changed(old, new) || annotations_changed
+}
+
+/// Whether anything but `metadata` differs (`copyNonMetadata` compared),
+/// whatever order the fields come in.
+fn changed_outside_metadata(old: &Value, new: &Value) -> bool {
+    let (Some(old), Some(new)) = (old.as_object(), new.as_object()) else {
+        return old != new;
+    };
+    let outside = |map: &Map<String, Value>| map.keys().filter(|key| *key != "metadata").count();
+    outside(old) != outside(new)
+        || old
+            .iter()
+            .filter(|(key, _)| *key != "metadata")
+            .any(|(key, value)| new.get(key) != Some(value))
 }
 
 /// The name of a CRD's storage version (`spec.versions[].storage`).
@@ -351,5 +358,29 @@ mod tests {
             )),
             "Burstable"
         );
+    }
+
+    #[test]
+    fn custom_resources_bump_generation_on_any_change_outside_metadata() {
+        let old = json!({"apiVersion": "x/v1", "kind": "W", "metadata": {"name": "a"}, "spec": {"a": 1}, "extra": true});
+        let relabelled = json!({"kind": "W", "extra": true, "spec": {"a": 1}, "apiVersion": "x/v1", "metadata": {"name": "a", "labels": {"l": "v"}}});
+        assert!(!changed_outside_metadata(&old, &relabelled));
+        let top_level =
+            json!({"apiVersion": "x/v1", "kind": "W", "metadata": {"name": "a"}, "spec": {"a": 1}});
+        assert!(changed_outside_metadata(&old, &top_level));
+        let spec = json!({"apiVersion": "x/v1", "kind": "W", "metadata": {"name": "a"}, "spec": {"a": 2}, "extra": true});
+        assert!(changed_outside_metadata(&old, &spec));
+    }
+
+    #[test]
+    fn crds_record_their_storage_version() {
+        let mut crd = json!({"spec": {"versions": [
+            {"name": "v1beta1", "storage": false},
+            {"name": "v1", "storage": true},
+        ]}, "status": {"storedVersions": ["v1beta1"]}});
+        record_storage_version(&mut crd);
+        assert_eq!(crd["status"]["storedVersions"], json!(["v1beta1", "v1"]));
+        record_storage_version(&mut crd);
+        assert_eq!(crd["status"]["storedVersions"], json!(["v1beta1", "v1"]));
     }
 }

@@ -155,9 +155,10 @@ fn equal_to_accepted_or_fresh(
     ))
 }
 
-/// `calculateNamesAndConditions`: the names this CRD may have, and its
-/// NamesAccepted and Established conditions.
-fn names_and_conditions(crd: &Value, crds: &[Value]) -> (Names, Condition, Condition) {
+/// `calculateNamesAndConditions`: the names this CRD may have, its
+/// NamesAccepted condition, and its Established condition unless that is
+/// already True (then it stays as it is).
+fn names_and_conditions(crd: &Value, crds: &[Value]) -> (Names, Condition, Option<Condition>) {
     let group = text(crd, "/spec/group");
     let mut resources = HashSet::new();
     let mut kinds = HashSet::new();
@@ -238,7 +239,6 @@ fn names_and_conditions(crd: &Value, crds: &[Value]) -> (Names, Condition, Condi
             "not all names are accepted".to_string(),
         ))
     };
-    let established = established.unwrap_or_else(|| existing_condition(crd, "Established"));
     (names, names_accepted, established)
 }
 
@@ -248,34 +248,6 @@ fn aggregate(errors: &[String]) -> String {
         [one] => one.clone(),
         many => format!("[{}]", many.join(", ")),
     }
-}
-
-fn existing_condition(crd: &Value, kind: &'static str) -> Condition {
-    let found = crd
-        .pointer("/status/conditions")
-        .and_then(Value::as_array)
-        .and_then(|conditions| {
-            conditions
-                .iter()
-                .find(|condition| condition.get("type").and_then(Value::as_str) == Some(kind))
-        });
-    let field = |name: &str| {
-        found
-            .and_then(|condition| condition.get(name))
-            .and_then(Value::as_str)
-            .unwrap_or("")
-    };
-    let status = match field("status") {
-        "True" => "True",
-        "False" => "False",
-        _ => "Unknown",
-    };
-    // Only reached for an Established condition that is True.
-    let reason = match field("reason") {
-        "InitialNamesAccepted" => "InitialNamesAccepted",
-        _ => "",
-    };
-    (kind, status, reason, field("message").to_string())
 }
 
 fn set_condition(crd: &mut Value, (kind, status, reason, message): &Condition) {
@@ -340,7 +312,9 @@ async fn sync(client: &Client, name: &str, queue: &WorkQueue<String>) -> Result<
     }
     crd["status"]["acceptedNames"] = names.to_json();
     set_condition(&mut crd, &names_accepted);
-    set_condition(&mut crd, &established);
+    if let Some(established) = &established {
+        set_condition(&mut crd, established);
+    }
     ignore_gone_or_changed(client.update(&status_path, &crd).await)?;
     // Names may have been released: the others of the group try again.
     requeue_group(&crds, name, queue);
@@ -408,12 +382,12 @@ mod tests {
         );
         assert_eq!(
             established,
-            (
+            Some((
                 "Established",
                 "False",
                 "Installing",
                 "the initial names have been accepted".into()
-            )
+            ))
         );
     }
 
@@ -441,12 +415,12 @@ mod tests {
         );
         assert_eq!(
             established,
-            (
+            Some((
                 "Established",
                 "False",
                 "NotAccepted",
                 "not all names are accepted".into()
-            )
+            ))
         );
     }
 }

@@ -9,6 +9,7 @@
 use serde_json::Value;
 
 use super::conditions::condition_true;
+use super::schema::Structural;
 use crate::registry::{intern, NameRule, ResourceDef, SubresourceDef};
 
 /// The verbs of a custom resource, in the order kube's discovery controller
@@ -60,10 +61,15 @@ pub struct CustomVersion {
     /// `status`, `/status` changes only it.
     pub status: bool,
     pub scale: Option<ScalePaths>,
+    /// `selectableFields` as field labels (`spec.color` for `.spec.color`),
+    /// usable in field selectors besides `metadata.name` and `metadata.namespace`.
+    pub selectable_fields: Vec<String>,
     /// `additionalPrinterColumns`; empty means kube's default columns.
     pub printer_columns: Vec<PrinterColumn>,
     /// `schema.openAPIV3Schema`, as stored.
     pub schema: Option<Value>,
+    /// The same schema compiled for defaulting and pruning (`schema.rs`).
+    pub structural: Option<Structural>,
     /// The `Warning` a request to a deprecated version gets.
     pub deprecation_warning: Option<String>,
     /// The CRD is being deleted: custom resources are being removed.
@@ -195,14 +201,32 @@ pub fn served_versions(crd: &Value) -> Vec<(&'static ResourceDef, CustomVersion)
                 served_versions: served_names.clone(),
                 status,
                 scale,
+                selectable_fields: selectable_fields(version),
                 printer_columns: printer_columns(version),
                 schema: version.pointer("/schema/openAPIV3Schema").cloned(),
+                structural: version
+                    .pointer("/schema/openAPIV3Schema")
+                    .map(Structural::compile),
                 deprecation_warning,
                 terminating,
             },
         ));
     }
     out
+}
+
+fn selectable_fields(version: &Value) -> Vec<String> {
+    version
+        .get("selectableFields")
+        .and_then(Value::as_array)
+        .map(|fields| {
+            fields
+                .iter()
+                .filter_map(|field| field.get("jsonPath").and_then(Value::as_str))
+                .map(|path| path.trim_start_matches('.').to_string())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn printer_columns(version: &Value) -> Vec<PrinterColumn> {

@@ -6,8 +6,19 @@
 
 pub mod conditions;
 pub mod definition;
+pub mod schema;
 pub mod serving;
+pub mod validation;
 
 pub use conditions::{condition_true, set_condition};
 pub use definition::{served_versions, CustomVersion, PrinterColumn, ScalePaths};
 pub use serving::{keep_registry_current, CRD_PREFIX};
+
+/// What kube's decoder does to every custom resource written through any
+/// verb: defaults from the schema, then unknown fields pruned.
+pub fn default_and_prune(custom: Option<&CustomVersion>, object: &mut serde_json::Value) {
+    if let Some(schema) = custom.and_then(|custom| custom.structural.as_ref()) {
+        schema::default(object, schema);
+        schema::prune(object, schema);
+    }
+}

@@ -60,9 +60,14 @@ pub async fn create_object(
     strategy::prepare_for_create(target.resource, &mut body);
     strategy::namespace_name_label(target.resource, &mut body);
     crate::defaults::apply(target.resource, &mut body);
+    crate::crd::default_and_prune(target.custom.as_deref(), &mut body);
     let _allocation =
         crate::allocator::on_create(&api.services, &api.store, target.resource, &mut body)?;
     validate::normalize(api, target, &mut body)?;
+    let errors = validate::kind_rules(target, &body, None);
+    if !errors.is_empty() {
+        return Err(validate::invalid(target, &body, &errors));
+    }
     record_create(api, target, &mut body, owner);
     if dry_run {
         return Ok(body);

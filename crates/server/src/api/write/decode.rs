@@ -49,7 +49,7 @@ pub fn decode(
 ) -> Result<Decoded> {
     let media = media(request)?;
     if target.resource.custom {
-        return decode_custom(request, media, kind);
+        return decode_custom(request, target, media, kind, group_version, level);
     }
     let (mut object, strict) = match media {
         Media::Protobuf => {
@@ -183,10 +183,19 @@ const CUSTOM_BODY_MEDIA_TYPES: &[&str] =
     &["application/json", "application/yaml", "application/cbor"];
 
 /// A custom resource's body, decoded as kube's unstructured decoder does:
-/// any JSON object. Its schema (pruning, field validation) is not applied
-/// yet: every field is kept, as `x-kubernetes-preserve-unknown-fields` would.
-fn decode_custom(request: &ApiRequest, media: Media, kind: &str) -> Result<Decoded> {
-    let object = match media {
+/// any JSON object, with the fields its schema does not know pruned and,
+/// under `fieldValidation=Strict|Warn`, reported as kube reports them
+/// (`unknown field "spec.foo"`). Values are not validated against the
+/// schema yet.
+fn decode_custom(
+    request: &ApiRequest,
+    target: &Target<'_>,
+    media: Media,
+    kind: &str,
+    group_version: &str,
+    level: FieldValidation,
+) -> Result<Decoded> {
+    let mut object = match media {
         Media::Protobuf => {
             return Err(Status::unsupported_media_type(
                 crate::protobuf::CONTENT_TYPE,
@@ -206,10 +215,39 @@ fn decode_custom(request: &ApiRequest, media: Media, kind: &str) -> Result<Decod
     if !object.is_object() {
         return Err(not_an_object(kind));
     }
-    Ok(Decoded {
-        object,
-        warnings: Vec::new(),
-    })
+    let Some(schema) = target
+        .custom
+        .as_ref()
+        .and_then(|custom| custom.structural.as_ref())
+    else {
+        return Ok(Decoded {
+            object,
+            warnings: Vec::new(),
+        });
+    };
+    crate::crd::schema::default(&mut object, schema);
+    let unknown: Vec<String> = crate::crd::schema::prune(&mut object, schema)
+        .iter()
+        .map(|path| format!("unknown field {}", crate::go::strconv::quote(path)))
+        .collect();
+    let warnings = match level {
+        FieldValidation::Strict if !unknown.is_empty() => {
+            let body_version = object
+                .get("apiVersion")
+                .and_then(Value::as_str)
+                .unwrap_or(group_version);
+            let version = body_version.rsplit('/').next().unwrap_or(body_version);
+            return Err(Status::bad_request(
+                field_validation::strict_decoding_bad_request(kind, version, kind, &unknown),
+            ));
+        }
+        FieldValidation::Warn => unknown
+            .iter()
+            .filter_map(|text| field_validation::warning_header_value(text))
+            .collect(),
+        _ => Vec::new(),
+    };
+    Ok(Decoded { object, warnings })
 }
 
 fn parse_json_object(body: &[u8], kind: &str) -> Result<Value> {

@@ -51,6 +51,9 @@ pub async fn update_object(
             return Err(Status::conflict(&target.group_resource(), &name));
         }
         let mut new = body.value().clone();
+        // Decoding defaults and prunes a custom resource before the strategy
+        // compares it with the stored one.
+        crate::crd::default_and_prune(target.custom.as_deref(), &mut new);
         strategy::fold_secret_string_data(target.resource, &mut new);
         let spec_changed =
             strategy::prepare_for_update(target.resource, target.subresource, &old, &mut new);
@@ -69,6 +72,7 @@ pub async fn update_object(
             &mut new,
         )?;
         let mut errors = validate::validate_meta(target, &new, false);
+        errors.extend(validate::kind_rules(target, &new, Some(&old)));
         if target.subresource == Some("finalize") {
             errors.extend(deletion::namespace::finalize_errors(&new));
         }

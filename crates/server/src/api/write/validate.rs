@@ -116,6 +116,18 @@ pub fn normalize(api: &Api, target: &Target<'_>, object: &mut Value) -> Result<(
     }
 }
 
+/// The rules of a kind's own validation (`Validate<Kind>` /
+/// `Validate<Kind>Update`), after defaulting; `old` on update.
+pub fn kind_rules(target: &Target<'_>, object: &Value, old: Option<&Value>) -> Vec<FieldError> {
+    let resource = target.resource;
+    match (resource.group, resource.kind, target.subresource) {
+        ("apiextensions.k8s.io", "CustomResourceDefinition", None) => {
+            crate::crd::validation::validate(object, old)
+        }
+        _ => Vec::new(),
+    }
+}
+
 pub fn invalid(target: &Target<'_>, object: &Value, errors: &[FieldError]) -> Status {
     Status::invalid(
         target.resource.group,

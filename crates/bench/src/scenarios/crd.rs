@@ -1,0 +1,188 @@
+//! `crd`: how long a CustomResourceDefinition takes to become usable.
+//! --runs times: a CRD with a 30-field schema is created (a group of its
+//! own each time), then a custom resource is POSTed every 2 ms until one is
+//! created; the time from the CRD's POST to that 201 is the sample (what
+//! an operator's test waits for after installing its CRDs). Each CRD is
+//! deleted afterwards.
+
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use hyper::{Method, StatusCode};
+use serde::Serialize;
+use serde_json::json;
+
+use super::{ensure_namespace, run_id, setup_failure as setup, Endpoint};
+use crate::cli::Cli;
+use crate::client::Client;
+use crate::report::ScenarioResult;
+use crate::runner;
+use crate::BenchError;
+
+/// How long one CRD may take before the run gives up.
+const GIVE_UP: Duration = Duration::from_secs(60);
+/// Fields in the CRD's `spec` schema.
+const SCHEMA_FIELDS: usize = 30;
+
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct CrdResult {
+    pub runs: usize,
+    /// CRD POSTed → first custom resource created, milliseconds, sorted.
+    pub established_ms: Vec<f64>,
+}
+
+impl CrdResult {
+    /// The `q` quantile (nearest rank) of the samples.
+    pub fn quantile(&self, q: f64) -> f64 {
+        if self.established_ms.is_empty() {
+            return 0.0;
+        }
+        let rank = ((q * self.established_ms.len() as f64).ceil() as usize)
+            .clamp(1, self.established_ms.len());
+        self.established_ms[rank - 1]
+    }
+}
+
+fn crd_body(group: &str) -> serde_json::Value {
+    let properties: serde_json::Map<String, serde_json::Value> = (0..SCHEMA_FIELDS)
+        .map(|index| {
+            let schema = match index % 3 {
+                0 => json!({"type": "string"}),
+                1 => json!({"type": "integer", "minimum": 0}),
+                _ => json!({"type": "boolean"}),
+            };
+            (format!("field{index}"), schema)
+        })
+        .collect();
+    json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": format!("widgets.{group}")},
+        "spec": {
+            "group": group,
+            "scope": "Namespaced",
+            "names": {"plural": "widgets", "kind": "Widget"},
+            "versions": [{
+                "name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                    "spec": {"type": "object", "properties": properties},
+                }}},
+            }],
+        },
+    })
+}
+
+pub async fn run(
+    cli: &Cli,
+    endpoint: &Endpoint,
+    label: &str,
+) -> Result<ScenarioResult, BenchError> {
+    let client = Client::connect(&endpoint.kubeconfig, cli.client_options()).await?;
+    ensure_namespace(&client, &cli.namespace).await?;
+    let run = run_id();
+    let mut samples = Vec::with_capacity(cli.runs);
+    for index in 0..cli.runs {
+        let group = format!("r{index}-{run}.bench.ferrokube.dev");
+        let body = Bytes::from(crd_body(&group).to_string());
+        let started = Instant::now();
+        let created = client
+            .request(
+                Method::POST,
+                "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                Some(body),
+            )
+            .await?;
+        if !created.status.is_success() {
+            return Err(setup("creating a CRD", &created.status, &created.body));
+        }
+        let collection = format!("/apis/{group}/v1/namespaces/{}/widgets", cli.namespace);
+        let widget = Bytes::from(
+            json!({
+                "apiVersion": format!("{group}/v1"),
+                "kind": "Widget",
+                "metadata": {"name": "first"},
+                "spec": {"field0": "a", "field1": 1, "field2": true},
+            })
+            .to_string(),
+        );
+        loop {
+            let reply = client
+                .request(Method::POST, &collection, Some(widget.clone()))
+                .await?;
+            if reply.status.is_success() {
+                break;
+            }
+            if reply.status != StatusCode::NOT_FOUND {
+                return Err(setup(
+                    "creating the first custom resource",
+                    &reply.status,
+                    &reply.body,
+                ));
+            }
+            if started.elapsed() > GIVE_UP {
+                return Err(BenchError::Setup(format!(
+                    "{group}: no custom resource could be created within {GIVE_UP:?}"
+                )));
+            }
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        samples.push(started.elapsed().as_secs_f64() * 1000.0);
+        let path =
+            format!("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.{group}");
+        let deleted = client.request(Method::DELETE, &path, None).await?;
+        if !deleted.status.is_success() {
+            return Err(setup("deleting a CRD", &deleted.status, &deleted.body));
+        }
+    }
+    samples.sort_by(f64::total_cmp);
+    let result = CrdResult {
+        runs: cli.runs,
+        established_ms: samples,
+    };
+    runner::note(
+        cli.quiet,
+        &format!(
+            "  CRD created → custom resource created: p50 {:.1} ms, p99 {:.1} ms",
+            result.quantile(0.5),
+            result.quantile(0.99)
+        ),
+    );
+    Ok(ScenarioResult {
+        scenario: "crd".into(),
+        label: label.to_string(),
+        target: endpoint.target.clone(),
+        server_memory: endpoint.memory(),
+        crd: Some(result),
+        ..Default::default()
+    })
+}
+
+/// The human-readable report lines.
+pub fn human(out: &mut String, r: &ScenarioResult, c: &CrdResult) {
+    use std::fmt::Write as _;
+    let _ = writeln!(out, "\n{} ({} CRDs; {})", r.label, c.runs, r.target.server);
+    let _ = writeln!(
+        out,
+        "  CRD created → first custom resource created: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+        c.quantile(0.5),
+        c.quantile(0.99),
+        c.quantile(1.0)
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_are_nearest_rank() {
+        let result = CrdResult {
+            runs: 4,
+            established_ms: vec![1.0, 2.0, 3.0, 10.0],
+        };
+        assert_eq!(result.quantile(0.5), 2.0);
+        assert_eq!(result.quantile(0.99), 10.0);
+        assert_eq!(result.quantile(1.0), 10.0);
+        assert_eq!(CrdResult::default().quantile(0.5), 0.0);
+    }
+}
