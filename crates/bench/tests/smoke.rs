@@ -703,3 +703,26 @@ fn write_ceilings_ratios_and_charts() {
     assert!(charts.join("create.svg").is_file());
     let _ = std::fs::remove_dir_all(&charts);
 }
+
+#[test]
+fn crd_reports_one_sample_per_run() {
+    let bin = ferrokube_bin();
+    let report = bench(&[
+        "crd",
+        "--start-ferrokube",
+        bin.to_str().expect("utf8 path"),
+        "--server-arg=--storage-backend=memory",
+        "--runs",
+        "3",
+    ]);
+    let result = &results(&report)[0];
+    assert_eq!(result["scenario"], "crd");
+    let samples = result["crd"]["established_ms"].as_array().expect("samples");
+    assert_eq!(samples.len(), 3, "{result}");
+    let values: Vec<f64> = samples.iter().filter_map(Value::as_f64).collect();
+    assert!(
+        values.windows(2).all(|pair| pair[0] <= pair[1]),
+        "{values:?}"
+    );
+    assert!(values.iter().all(|ms| *ms > 0.0), "{values:?}");
+}
