@@ -69,7 +69,7 @@ pub fn group(registry: &Registry, name: &str) -> Option<Value> {
     Some(body)
 }
 
-fn api_resource(resource: &ResourceDef) -> Value {
+fn api_resource(registry: &Registry, resource: &ResourceDef) -> Value {
     let mut entry = json!({
         "name": resource.plural,
         "singularName": resource.singular,
@@ -89,7 +89,11 @@ fn api_resource(resource: &ResourceDef) -> Value {
                 "storageVersionHash".into(),
                 json!(storage_version_hash(
                     resource.group,
-                    resource.version,
+                    // Custom resources hash their storage version (the
+                    // discovery controller's `storageVersionHash`).
+                    registry
+                        .custom(resource)
+                        .map_or(resource.version, |custom| custom.storage_version.as_str()),
                     resource.kind
                 )),
             );
@@ -105,7 +109,7 @@ pub fn resource_list(registry: &Registry, group: &str, version: &str) -> Option<
     }
     let mut resources = Vec::new();
     for resource in registry.in_group_version(group, version) {
-        resources.push(api_resource(resource));
+        resources.push(api_resource(registry, resource));
         for sub in resource.subresources {
             let mut entry = json!({
                 "name": format!("{}/{}", resource.plural, sub.name),

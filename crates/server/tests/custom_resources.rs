@@ -628,3 +628,66 @@ async fn schemas_default_and_prune() {
     assert_eq!(patched.data["spec"]["mode"], "auto");
     assert!(patched.data["spec"].get("bogus").is_none());
 }
+
+/// A deprecated version answers with kube's default deprecation warning,
+/// naming the newest served version; discovery hashes the storage version.
+#[tokio::test]
+async fn deprecated_versions_warn_and_share_the_storage_hash() {
+    let env = TestEnv::new("crd-versions").await;
+    let group = format!("g{}.example.com", suffix());
+    let crds: Api<CustomResourceDefinition> = Api::all(env.client.clone());
+    let schema = json!({"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}});
+    let crd: CustomResourceDefinition = serde_json::from_value(json!({
+        "metadata": {"name": format!("things.{group}")},
+        "spec": {
+            "group": group,
+            "scope": "Namespaced",
+            "names": {"plural": "things", "kind": "Thing"},
+            "versions": [
+                {"name": "v1alpha1", "served": true, "storage": false, "deprecated": true, "schema": schema},
+                {"name": "v1", "served": true, "storage": true, "schema": schema},
+            ],
+        },
+    }))
+    .unwrap();
+    crds.create(&PostParams::default(), &crd).await.unwrap();
+    let old = format!("/apis/{group}/v1alpha1/namespaces/{}/things", env.ns);
+    let mut listed = env.raw("GET", &old, None, vec![]).await;
+    for _ in 0..300 {
+        if listed.status != 404 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        listed = env.raw("GET", &old, None, vec![]).await;
+    }
+    assert_eq!(listed.status, 200, "{}", listed.body);
+    assert_eq!(
+        listed.header("warning"),
+        format!(r#"299 - "{group}/v1alpha1 Thing is deprecated; use {group}/v1 Thing""#)
+    );
+    let current = env
+        .raw(
+            "GET",
+            &format!("/apis/{group}/v1/namespaces/{}/things", env.ns),
+            None,
+            vec![],
+        )
+        .await;
+    assert_eq!(current.header("warning"), "");
+    let mut hashes = Vec::new();
+    for version in ["v1alpha1", "v1"] {
+        let list = env
+            .raw("GET", &format!("/apis/{group}/{version}"), None, vec![])
+            .await
+            .json();
+        hashes.push(
+            list["resources"][0]["storageVersionHash"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+        );
+    }
+    let (alpha, stable) = (hashes[0].clone(), hashes[1].clone());
+    assert!(!stable.is_empty());
+    assert_eq!(alpha, stable, "both versions hash the storage version");
+}

@@ -50,12 +50,17 @@ pub(super) async fn handle(
         Ok(_) => dispatch(api, request, &target).await,
         Err(status) => Err(status.clone()),
     };
-    Ok(representation::represent(
-        outcome,
-        request,
-        &target,
-        negotiated.ok(),
-    ))
+    let mut response = representation::represent(outcome, request, &target, negotiated.ok());
+    if let Some(warning) = target
+        .custom
+        .as_ref()
+        .and_then(|custom| custom.deprecation_warning.as_deref())
+        .and_then(crate::field_validation::warning_header_value)
+    {
+        // `crdHandler` warns before anything else is done for the request.
+        response.headers.insert(0, (http::header::WARNING, warning));
+    }
+    Ok(response)
 }
 
 /// Why a resource path is not served.

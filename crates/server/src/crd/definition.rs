@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::conditions::condition_true;
 use super::schema::Structural;
+use crate::registry::index::version_priority;
 use crate::registry::{intern, NameRule, ResourceDef, SubresourceDef};
 
 /// The verbs of a custom resource, in the order kube's discovery controller
@@ -189,8 +190,7 @@ pub fn served_versions(crd: &Value) -> Vec<(&'static ResourceDef, CustomVersion)
             (version.get("deprecated").and_then(Value::as_bool) == Some(true)).then(
                 || match version.get("deprecationWarning").and_then(Value::as_str) {
                     Some(warning) => warning.to_string(),
-                    // `apiextensions-apiserver/pkg/apiserver/customresource_handler.go`.
-                    None => format!("{group}/{name} {kind} is deprecated"),
+                    None => default_deprecation_warning(crd, name),
                 },
             );
         out.push((
@@ -213,6 +213,31 @@ pub fn served_versions(crd: &Value) -> Vec<(&'static ResourceDef, CustomVersion)
         ));
     }
     out
+}
+
+/// `defaultDeprecationWarning` (`customresource_handler.go`): the version is
+/// deprecated, and the newest served, non-deprecated version above it is
+/// named as the one to use.
+fn default_deprecation_warning(crd: &Value, deprecated: &str) -> String {
+    let text = |pointer: &str| crd.pointer(pointer).and_then(Value::as_str).unwrap_or("");
+    let (group, kind) = (text("/spec/group"), text("/spec/names/kind"));
+    let message = format!("{group}/{deprecated} {kind} is deprecated");
+    let replacement = crd
+        .pointer("/spec/versions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|version| {
+            version.get("served").and_then(Value::as_bool) == Some(true)
+                && version.get("deprecated").and_then(Value::as_bool) != Some(true)
+        })
+        .filter_map(|version| version.get("name").and_then(Value::as_str))
+        .filter(|name| version_priority(name) > version_priority(deprecated))
+        .max_by_key(|name| version_priority(name));
+    match replacement {
+        Some(newer) => format!("{message}; use {group}/{newer} {kind}"),
+        None => message,
+    }
 }
 
 fn selectable_fields(version: &Value) -> Vec<String> {
@@ -256,4 +281,28 @@ fn printer_columns(version: &Value) -> Vec<PrinterColumn> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn deprecated_versions_name_the_newest_served_one() {
+        let crd = json!({"spec": {"group": "example.com", "names": {"kind": "Widget"}, "versions": [
+            {"name": "v1alpha1", "served": true, "deprecated": true},
+            {"name": "v1beta1", "served": true},
+            {"name": "v1", "served": true},
+            {"name": "v2", "served": false},
+        ]}});
+        assert_eq!(
+            default_deprecation_warning(&crd, "v1alpha1"),
+            "example.com/v1alpha1 Widget is deprecated; use example.com/v1 Widget"
+        );
+        assert_eq!(
+            default_deprecation_warning(&crd, "v1"),
+            "example.com/v1 Widget is deprecated"
+        );
+    }
 }

@@ -34,7 +34,7 @@ pub struct Registry {
 
 /// Kube orders versions by priority: GA before beta before alpha, higher numbers first
 /// (`version.CompareKubeAwareVersionStrings`).
-fn version_priority(version: &str) -> (u8, i64, i64) {
+pub fn version_priority(version: &str) -> (u8, i64, i64) {
     let Some(rest) = version.strip_prefix('v') else {
         return (0, 0, 0);
     };
