@@ -54,9 +54,9 @@ pub(super) async fn delete(
         return unsafe_delete(api, target, name).await;
     }
     let outcome = if is_namespace(target) {
-        delete_namespace(api, target, name, &mut options).await?
+        delete_marking_first(api, target, name, &mut options, MarksFirst::Namespace).await?
     } else if crd::is_crd(target) {
-        delete_crd(api, target, name, &mut options).await?
+        delete_marking_first(api, target, name, &mut options, MarksFirst::Crd).await?
     } else {
         delete_object(api, target, name, &mut options).await?
     };
@@ -204,14 +204,26 @@ pub(super) async fn delete_object(
     Err(Status::conflict(&target.group_resource(), name))
 }
 
-/// The namespace registry's `Delete`: the first request marks the namespace
-/// Terminating and keeps it; once its `spec.finalizers` are gone (the
-/// namespace controller's `finalize`), a DELETE removes it as any object.
-async fn delete_namespace(
+/// The registries whose own `Delete` marks the object on the first request
+/// and keeps it: namespaces (deletion timestamp, phase Terminating, the GC's
+/// finalizers; gone once the namespace controller `finalize`s it) and CRDs
+/// (deletion timestamp, the cleanup finalizer, `Terminating`; gone once the
+/// CRD finalizer has removed its objects).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MarksFirst {
+    Namespace,
+    Crd,
+}
+
+/// `Delete` of a [`MarksFirst`] registry: the first request stores the mark
+/// and answers with the object; later ones delete it as any object (which
+/// waits for its finalizers), a namespace only once `spec.finalizers` are gone.
+async fn delete_marking_first(
     api: &Api,
     target: &Target<'_>,
     name: &str,
     options: &mut DeleteOptions,
+    registry: MarksFirst,
 ) -> Result<Outcome> {
     let key = target.key(name);
     for _ in 0..MAX_RETRIES {
@@ -222,7 +234,12 @@ async fn delete_namespace(
         namespace::check_preconditions(&current, options, &target.group_resource())?;
         if deletion_timestamp(&current).is_none() {
             let mut marked = current.clone();
-            namespace::mark_terminating(&mut marked, options, SystemTime::now());
+            match registry {
+                MarksFirst::Namespace => {
+                    namespace::mark_terminating(&mut marked, options, SystemTime::now())
+                }
+                MarksFirst::Crd => crd::mark_terminating(&mut marked, SystemTime::now()),
+            }
             let stored = put_if_changed(
                 api,
                 target,
@@ -238,48 +255,10 @@ async fn delete_namespace(
                 None => continue,
             }
         }
-        if !namespace::spec_finalizers(&current).is_empty() {
+        if registry == MarksFirst::Namespace && !namespace::spec_finalizers(&current).is_empty() {
             return Ok(Outcome::Kept(current));
         }
         return delete_object(api, target, name, options).await;
-    }
-    Err(Status::conflict(&target.group_resource(), name))
-}
-
-/// The CRD registry's `Delete`: the first request marks the CRD Terminating
-/// with the cleanup finalizer and keeps it (answered with the CRD); later
-/// ones delete it as any object, which waits for its finalizers.
-async fn delete_crd(
-    api: &Api,
-    target: &Target<'_>,
-    name: &str,
-    options: &mut DeleteOptions,
-) -> Result<Outcome> {
-    let key = target.key(name);
-    for _ in 0..MAX_RETRIES {
-        let snapshot = api.store.snapshot();
-        let Some((revision, current)) = read_current(&snapshot, &key)? else {
-            return Err(Status::not_found(&target.group_resource(), name));
-        };
-        namespace::check_preconditions(&current, options, &target.group_resource())?;
-        if deletion_timestamp(&current).is_some() {
-            return delete_object(api, target, name, options).await;
-        }
-        let mut marked = current.clone();
-        crd::mark_terminating(&mut marked, SystemTime::now());
-        let stored = put_if_changed(
-            api,
-            target,
-            &key,
-            revision,
-            &current,
-            marked,
-            options.is_dry_run(),
-        )
-        .await?;
-        if let Some(stored) = stored {
-            return Ok(Outcome::Kept(stored));
-        }
     }
     Err(Status::conflict(&target.group_resource(), name))
 }
