@@ -691,3 +691,106 @@ async fn deprecated_versions_warn_and_share_the_storage_hash() {
     assert!(!stable.is_empty());
     assert_eq!(alpha, stable, "both versions hash the storage version");
 }
+
+/// A malformed CRD is refused with kube's 422 and its causes.
+#[tokio::test]
+async fn invalid_crds_are_refused_as_kube_refuses_them() {
+    let env = TestEnv::new("crd-invalid").await;
+    let crds: Api<CustomResourceDefinition> = Api::all(env.client.clone());
+    let crd: CustomResourceDefinition = serde_json::from_value(json!({
+        "metadata": {"name": "wrong.example.com"},
+        "spec": {
+            "group": "example.com",
+            "scope": "Namespaced",
+            "names": {"plural": "widgets", "kind": "Widget"},
+            "versions": [{"name": "v1", "served": true, "storage": false}],
+        },
+    }))
+    .unwrap();
+    let status = match crds.create(&PostParams::default(), &crd).await {
+        Err(kube::Error::Api(status)) => status,
+        other => panic!("an invalid CRD answered {other:?}"),
+    };
+    assert_eq!(status.code, 422);
+    assert_eq!(status.reason, "Invalid");
+    assert!(
+        status.message.starts_with(
+            r#"CustomResourceDefinition.apiextensions.k8s.io "wrong.example.com" is invalid: [metadata.name: Invalid value: "wrong.example.com": must be spec.names.plural+"."+spec.group, spec.versions: Invalid value: "#
+        ),
+        "{}",
+        status.message
+    );
+    assert!(
+        status
+            .message
+            .ends_with("must have exactly one version marked as storage version]"),
+        "{}",
+        status.message
+    );
+    assert!(crds.get_opt("wrong.example.com").await.unwrap().is_none());
+}
+
+/// Deleting a namespace deletes the custom resources in it (the namespace
+/// controller sees kinds established after it started).
+#[tokio::test]
+async fn namespace_deletion_removes_custom_resources() {
+    use k8s_openapi::api::core::v1::Namespace;
+
+    let env = TestEnv::new("crd-ns").await;
+    let group = format!("g{}.example.com", suffix());
+    let crds: Api<CustomResourceDefinition> = Api::all(env.client.clone());
+    let crd: CustomResourceDefinition = serde_json::from_value(json!({
+        "metadata": {"name": format!("notes.{group}")},
+        "spec": {
+            "group": group,
+            "scope": "Namespaced",
+            "names": {"plural": "notes", "kind": "Note"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}],
+        },
+    }))
+    .unwrap();
+    crds.create(&PostParams::default(), &crd).await.unwrap();
+    let resource =
+        ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(&group, "v1", "Note"), "notes");
+    let notes: Api<DynamicObject> = Api::namespaced_with(env.client.clone(), &env.ns, &resource);
+    let note: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": format!("{group}/v1"), "kind": "Note", "metadata": {"name": "n1"},
+    }))
+    .unwrap();
+    let mut created = false;
+    for _ in 0..300 {
+        match notes.create(&PostParams::default(), &note).await {
+            Ok(_) => {
+                created = true;
+                break;
+            }
+            Err(kube::Error::Api(status)) if status.code == 404 => {
+                tokio::time::sleep(Duration::from_millis(20)).await
+            }
+            Err(other) => panic!("{other:?}"),
+        }
+    }
+    assert!(created, "the Note CRD never served");
+    let namespaces: Api<Namespace> = Api::all(env.client.clone());
+    namespaces
+        .delete(&env.ns, &DeleteParams::default())
+        .await
+        .unwrap();
+    let mut gone = false;
+    for _ in 0..600 {
+        if namespaces.get_opt(&env.ns).await.unwrap().is_none() {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(gone, "the namespace was never deleted");
+    let everywhere: Api<DynamicObject> = Api::all_with(env.client.clone(), &resource);
+    assert!(everywhere
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items
+        .is_empty());
+}
