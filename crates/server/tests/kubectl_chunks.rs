@@ -8,20 +8,7 @@ use common::TestEnv;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::PostParams;
 
-macro_rules! per_version {
-    ($($scenario:ident),* $(,)?) => {$(
-        mod $scenario {
-            #[tokio::test]
-            async fn v1_33() {
-                super::$scenario("1.33").await
-            }
-            #[tokio::test]
-            async fn v1_27() {
-                super::$scenario("1.27").await
-            }
-        }
-    )*};
-}
+use ferrokube_testkit::per_version;
 
 per_version!(get_in_chunks);
 

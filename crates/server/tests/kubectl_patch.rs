@@ -9,20 +9,7 @@ use ferrokube_testkit as common;
 use common::TestEnv;
 use serde_json::Value;
 
-macro_rules! per_version {
-    ($($scenario:ident),* $(,)?) => {$(
-        mod $scenario {
-            #[tokio::test]
-            async fn v1_33() {
-                super::$scenario("1.33").await
-            }
-            #[tokio::test]
-            async fn v1_27() {
-                super::$scenario("1.27").await
-            }
-        }
-    )*};
-}
+use ferrokube_testkit::per_version;
 
 per_version!(apply_three_times, patch_types, scale_label_annotate);
 

@@ -25,20 +25,7 @@ use serde_json::{json, Value};
 const OUTPUT_WAIT: Duration = Duration::from_secs(30);
 const ROOT_CA: &str = "kube-root-ca.crt";
 
-macro_rules! per_version {
-    ($($scenario:ident),* $(,)?) => {$(
-        mod $scenario {
-            #[tokio::test]
-            async fn v1_33() {
-                super::$scenario("1.33").await
-            }
-            #[tokio::test]
-            async fn v1_27() {
-                super::$scenario("1.27").await
-            }
-        }
-    )*};
-}
+use ferrokube_testkit::per_version;
 
 per_version!(
     watch_table,

@@ -517,20 +517,7 @@ async fn pretty_and_gzip() {
     assert_eq!(plain.header("content-encoding"), "");
 }
 
-macro_rules! per_version {
-    ($($scenario:ident),* $(,)?) => {$(
-        mod $scenario {
-            #[tokio::test]
-            async fn v1_33() {
-                super::$scenario("1.33").await
-            }
-            #[tokio::test]
-            async fn v1_27() {
-                super::$scenario("1.27").await
-            }
-        }
-    )*};
-}
+use ferrokube_testkit::per_version;
 
 per_version!(kubectl_typed_clients_read_protobuf);
 

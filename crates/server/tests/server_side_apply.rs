@@ -13,20 +13,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Patch, PatchParams, PostParams};
 use serde_json::{json, Value};
 
-macro_rules! per_version {
-    ($($scenario:ident),* $(,)?) => {$(
-        mod $scenario {
-            #[tokio::test]
-            async fn v1_33() {
-                super::$scenario("1.33").await
-            }
-            #[tokio::test]
-            async fn v1_27() {
-                super::$scenario("1.27").await
-            }
-        }
-    )*};
-}
+use ferrokube_testkit::per_version;
 
 per_version!(
     apply_server_side,

@@ -11,3 +11,22 @@ pub mod etcd;
 pub mod server;
 
 pub use server::*;
+
+/// One test module per scenario, running it once with each kubectl version
+/// the suites cover: `per_version!(a, b)` makes `a::v1_33`, `a::v1_27`, ...
+/// calling `async fn a(version: &str)` of the including file.
+#[macro_export]
+macro_rules! per_version {
+    ($($scenario:ident),* $(,)?) => {$(
+        mod $scenario {
+            #[tokio::test]
+            async fn v1_33() {
+                super::$scenario("1.33").await
+            }
+            #[tokio::test]
+            async fn v1_27() {
+                super::$scenario("1.27").await
+            }
+        }
+    )*};
+}
