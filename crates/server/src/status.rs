@@ -371,6 +371,11 @@ pub enum FieldErrorKind {
     Duplicate(String),
     /// `field.TooLong(path, value, maxLength)`.
     TooLong(usize),
+    /// `field.TypeInvalid(path, value, detail)`: printed as "Invalid value",
+    /// the value already rendered.
+    TypeInvalid(String),
+    /// `field.TooMany(path, actual, max)`.
+    TooMany(i64, i64),
 }
 
 impl FieldErrorKind {
@@ -382,6 +387,8 @@ impl FieldErrorKind {
             FieldErrorKind::NotSupported(..) => "FieldValueNotSupported",
             FieldErrorKind::Duplicate(_) => "FieldValueDuplicate",
             FieldErrorKind::TooLong(..) => "FieldValueTooLong",
+            FieldErrorKind::TypeInvalid(_) => "FieldValueTypeInvalid",
+            FieldErrorKind::TooMany(..) => "FieldValueTooMany",
         }
     }
 }
@@ -452,6 +459,11 @@ impl FieldError {
             }
             FieldErrorKind::Duplicate(value) => format!("Duplicate value: {value}"),
             FieldErrorKind::TooLong(max) => format!("Too long: may not be more than {max} bytes"),
+            FieldErrorKind::TypeInvalid(value) => detail_suffix(format!("Invalid value: {value}")),
+            FieldErrorKind::TooMany(actual, max) => {
+                let items = if *max == 1 { "item" } else { "items" };
+                format!("Too many: {actual}: must have at most {max} {items}")
+            }
         }
     }
 }

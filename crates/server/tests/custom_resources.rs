@@ -781,3 +781,161 @@ async fn namespace_deletion_removes_custom_resources() {
         .items
         .is_empty());
 }
+
+/// Creates `object`, retrying while its CRD is not served yet (404).
+async fn create_when_served(
+    api: &Api<DynamicObject>,
+    object: &DynamicObject,
+) -> Result<DynamicObject, kube::Error> {
+    for _ in 0..300 {
+        match api.create(&PostParams::default(), object).await {
+            Err(kube::Error::Api(status)) if status.code == 404 => {
+                tokio::time::sleep(Duration::from_millis(20)).await
+            }
+            other => return other,
+        }
+    }
+    panic!("the CRD of {:?} never served", object.types);
+}
+
+/// Values are validated against the schema with kube's texts and causes;
+/// an update ratchets failures on values it leaves as they were.
+#[tokio::test]
+async fn schemas_validate_values_as_kube() {
+    let env = TestEnv::new("crd-values").await;
+    let group = format!("g{}.example.com", suffix());
+    let crds: Api<CustomResourceDefinition> = Api::all(env.client.clone());
+    let schema = |maximum: i64| {
+        json!({"openAPIV3Schema": {"type": "object", "properties": {
+            "spec": {"type": "object", "required": ["size"], "properties": {
+                "size": {"type": "integer", "minimum": 1, "maximum": maximum},
+                "color": {"type": "string", "enum": ["red", "blue"]},
+                "name": {"type": "string", "pattern": "^[a-z]+$", "maxLength": 5},
+                "when": {"type": "string", "format": "date-time"},
+                "tags": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}},
+            }},
+        }}})
+    };
+    let crd: CustomResourceDefinition = serde_json::from_value(json!({
+        "metadata": {"name": format!("gauges.{group}")},
+        "spec": {
+            "group": group,
+            "scope": "Namespaced",
+            "names": {"plural": "gauges", "kind": "Gauge"},
+            "versions": [{"name": "v1", "served": true, "storage": true, "schema": schema(100)}],
+        },
+    }))
+    .unwrap();
+    crds.create(&PostParams::default(), &crd).await.unwrap();
+    let resource =
+        ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(&group, "v1", "Gauge"), "gauges");
+    let gauges: Api<DynamicObject> = Api::namespaced_with(env.client.clone(), &env.ns, &resource);
+    let gauge = |name: &str, spec: Value| -> DynamicObject {
+        serde_json::from_value(json!({
+            "apiVersion": format!("{group}/v1"), "kind": "Gauge",
+            "metadata": {"name": name}, "spec": spec,
+        }))
+        .unwrap()
+    };
+
+    let bad = gauge(
+        "bad",
+        json!({"size": 200, "color": "green", "name": "Abc", "when": "noon", "tags": ["a", "a"]}),
+    );
+    let status = match create_when_served(&gauges, &bad).await {
+        Err(kube::Error::Api(status)) => status,
+        other => panic!("an invalid Gauge answered {other:?}"),
+    };
+    assert_eq!((status.code, status.reason.as_str()), (422, "Invalid"));
+    assert_eq!(
+        status.message,
+        format!(
+            r#"Gauge.{group} "bad" is invalid: [spec.color: Unsupported value: "green": supported values: "red", "blue", spec.name: Invalid value: "Abc": spec.name in body should match '^[a-z]+$', spec.size: Invalid value: 200: spec.size in body should be less than or equal to 100, spec.tags[1]: Duplicate value: "a", spec.when: Invalid value: "noon": spec.when in body must be of type date-time: "noon"]"#
+        )
+    );
+    let raw = env
+        .raw(
+            "POST",
+            &format!("/apis/{group}/v1/namespaces/{}/gauges", env.ns),
+            Some("application/json"),
+            serde_json::to_vec(&gauge("raw", json!({"size": "x"}))).unwrap(),
+        )
+        .await;
+    assert_eq!(raw.status, 422, "{}", raw.body);
+    let causes = &raw.json()["details"]["causes"];
+    assert_eq!(
+        causes,
+        &json!([{"reason": "FieldValueTypeInvalid",
+                 "message": "Invalid value: \"string\": spec.size in body must be of type integer: \"string\"",
+                 "field": "spec.size"}])
+    );
+    let missing = gauge("missing", json!({}));
+    match gauges.create(&PostParams::default(), &missing).await {
+        Err(kube::Error::Api(status)) => assert_eq!(
+            status.message,
+            format!(r#"Gauge.{group} "missing" is invalid: spec.size: Required value"#)
+        ),
+        other => panic!("a Gauge without size answered {other:?}"),
+    }
+
+    // Stored under a looser schema, then the schema tightens: an update that
+    // leaves size alone passes, one that changes it to another bad value fails.
+    gauges
+        .create(
+            &PostParams::default(),
+            &gauge("loose", json!({"size": 50, "when": "2024-05-01T10:00:00Z"})),
+        )
+        .await
+        .unwrap();
+    let mut current = crds.get(&format!("gauges.{group}")).await.unwrap();
+    let mut versions = serde_json::to_value(&current.spec.versions).unwrap();
+    versions[0]["schema"] = schema(10);
+    current.spec.versions = serde_json::from_value(versions).unwrap();
+    crds.replace(&format!("gauges.{group}"), &PostParams::default(), &current)
+        .await
+        .unwrap();
+    let mut tightened = false;
+    for _ in 0..300 {
+        let probe = gauge("probe", json!({"size": 50}));
+        match gauges.create(&PostParams::default(), &probe).await {
+            Err(kube::Error::Api(status)) if status.code == 422 => {
+                tightened = true;
+                break;
+            }
+            Ok(_) => {
+                gauges
+                    .delete("probe", &DeleteParams::default())
+                    .await
+                    .unwrap();
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            Err(other) => panic!("{other:?}"),
+        }
+    }
+    assert!(tightened, "the new schema was never served");
+    let labelled = gauges
+        .patch(
+            "loose",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"labels": {"seen": "yes"}}})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(labelled.data["spec"]["size"], 50);
+    match gauges
+        .patch(
+            "loose",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"size": 60}})),
+        )
+        .await
+    {
+        Err(kube::Error::Api(status)) => assert_eq!(
+            status.message,
+            format!(
+                r#"Gauge.{group} "loose" is invalid: spec.size: Invalid value: 60: spec.size in body should be less than or equal to 10"#
+            )
+        ),
+        other => panic!("a worse Gauge answered {other:?}"),
+    }
+}

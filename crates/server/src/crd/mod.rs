@@ -6,9 +6,11 @@
 
 pub mod conditions;
 pub mod definition;
+pub mod formats;
 pub mod schema;
 pub mod serving;
 pub mod validation;
+pub mod value_rules;
 
 pub use conditions::{condition_true, set_condition};
 pub use definition::{served_versions, CustomVersion, PrinterColumn, ScalePaths};
@@ -20,5 +22,22 @@ pub fn default_and_prune(custom: Option<&CustomVersion>, object: &mut serde_json
     if let Some(schema) = custom.and_then(|custom| custom.structural.as_ref()) {
         schema::default(object, schema);
         schema::prune(object, schema);
+    }
+}
+
+/// kube's schema validation of a custom resource after defaulting and
+/// pruning (`customResourceStrategy.Validate` / `ValidateUpdate`, the
+/// latter ratcheting unchanged values).
+pub fn validate_values(
+    custom: Option<&CustomVersion>,
+    object: &serde_json::Value,
+    old: Option<&serde_json::Value>,
+) -> Vec<crate::status::FieldError> {
+    let Some(schema) = custom.and_then(|custom| custom.structural.as_ref()) else {
+        return Vec::new();
+    };
+    match old {
+        Some(old) => value_rules::validate_update(object, old, schema),
+        None => value_rules::validate(object, schema),
     }
 }

@@ -4,11 +4,14 @@
 //! fields (`structural/pruning/algorithm.go`), which also reports what it
 //! dropped for `fieldValidation` (`unknown field "spec.foo"`).
 //!
-//! Value validation (types, formats, enums, bounds, CEL) is not here yet.
+//! Value validation (types, formats, enums, bounds) reads the same tree:
+//! each node's checks are its `rules` (`value_rules.rs`).
 
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
+
+use super::value_rules::ValueRules;
 
 /// The parts of an OpenAPI v3 schema that pruning and defaulting read.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -23,6 +26,8 @@ pub struct Structural {
     pub embedded_resource: bool,
     pub nullable: bool,
     pub default: Option<Value>,
+    /// The value checks of this node, if it has any.
+    pub rules: Option<Box<ValueRules>>,
 }
 
 impl Structural {
@@ -58,6 +63,7 @@ impl Structural {
             embedded_resource: flag("x-kubernetes-embedded-resource"),
             nullable: flag("nullable"),
             default: schema.get("default").cloned(),
+            rules: ValueRules::compile(schema),
         }
     }
 }

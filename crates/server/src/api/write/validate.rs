@@ -120,6 +120,9 @@ pub fn normalize(api: &Api, target: &Target<'_>, object: &mut Value) -> Result<(
 /// `Validate<Kind>Update`), after defaulting; `old` on update.
 pub fn kind_rules(target: &Target<'_>, object: &Value, old: Option<&Value>) -> Vec<FieldError> {
     let resource = target.resource;
+    if resource.custom {
+        return crate::crd::validate_values(target.custom.as_deref(), object, old);
+    }
     match (resource.group, resource.kind, target.subresource) {
         ("apiextensions.k8s.io", "CustomResourceDefinition", None) => {
             crate::crd::validation::validate(object, old)
