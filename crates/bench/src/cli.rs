@@ -54,6 +54,9 @@ pub enum Scenario {
     /// --runs CRDs (30-field schema) created one after another: time from
     /// each CRD's POST to its first custom resource created.
     Crd,
+    /// Concurrent clients creating ConfigMaps, then custom resources of a
+    /// --crd-fields schema (default 30), in one run: both rates and their ratio.
+    CrdCreate,
 }
 
 impl Scenario {
@@ -73,6 +76,7 @@ impl Scenario {
             Scenario::Mix => "mix",
             Scenario::Lifecycle => "lifecycle",
             Scenario::Crd => "crd",
+            Scenario::CrdCreate => "crd-create",
         }
     }
 
@@ -259,6 +263,15 @@ pub struct Cli {
     /// an empty store).
     #[arg(long, value_delimiter = ',', value_name = "N,N")]
     pub stored: Vec<usize>,
+    /// `ready`: CRDs (each with a --crd-fields schema, default 200) installed
+    /// before the timed restarts; after each start the last one's custom
+    /// resources must be servable.
+    #[arg(long, default_value_t = 0)]
+    pub crds: usize,
+    /// Fields in the `spec` schema of each CRD (`ready --crds`: default 200;
+    /// `crd-create`: default 30).
+    #[arg(long, value_name = "N")]
+    pub crd_fields: Option<usize>,
     /// `mix`: list-watch informers (each watches Pods and ConfigMaps).
     #[arg(long, default_value_t = 4)]
     pub informers: usize,

@@ -56,11 +56,14 @@ pub async fn run(cli: &Cli) -> Result<Report, BenchError> {
             };
             for variant in cli.variants() {
                 for stored in cli.stored_counts(&[0]) {
-                    let label = if stored > 0 {
-                        format!("ready stored={stored}{}", variant.suffix)
-                    } else {
-                        format!("ready{}", variant.suffix)
-                    };
+                    let mut label = "ready".to_string();
+                    if stored > 0 {
+                        label.push_str(&format!(" stored={stored}"));
+                    }
+                    if cli.crds > 0 {
+                        label.push_str(&format!(" crds={}", cli.crds));
+                    }
+                    label.push_str(&variant.suffix);
                     results.push(scenarios::ready::run(cli, bin, &variant, &label, stored).await?);
                 }
             }
@@ -90,6 +93,13 @@ pub async fn run(cli: &Cli) -> Result<Report, BenchError> {
                 };
                 drop(endpoint);
                 results.push(result);
+            }
+        }
+        Scenario::CrdCreate => {
+            for variant in cli.variants() {
+                let label = format!("crd-create{}", variant.suffix);
+                let endpoint = scenarios::Endpoint::open(cli, &variant).await?;
+                results.extend(scenarios::crd_create::run(cli, &endpoint, &label).await?);
             }
         }
         Scenario::Create

@@ -726,3 +726,50 @@ fn crd_reports_one_sample_per_run() {
     );
     assert!(values.iter().all(|ms| *ms > 0.0), "{values:?}");
 }
+
+#[test]
+fn crd_create_reports_both_rates() {
+    let bin = ferrokube_bin();
+    let report = bench(&[
+        "crd-create",
+        "--start-ferrokube",
+        bin.to_str().expect("utf8 path"),
+        "--server-arg=--storage-backend=memory",
+        "--requests",
+        "40",
+        "--concurrency",
+        "2",
+    ]);
+    let all = results(&report);
+    assert_eq!(all.len(), 2, "{report}");
+    for result in all {
+        assert_eq!(result["scenario"], "crd-create");
+        assert_eq!(result["load"]["requests"], 40, "{result}");
+        assert_eq!(result["load"]["errors"], 0, "{result}");
+    }
+    assert!(all[1]["label"]
+        .as_str()
+        .is_some_and(|label| label.contains("widgets (30 fields)")));
+}
+
+#[test]
+fn ready_with_crds_serves_them_after_the_restart() {
+    let bin = ferrokube_bin();
+    let report = bench(&[
+        "ready",
+        "--start-ferrokube",
+        bin.to_str().expect("utf8 path"),
+        "--server-arg=--fsync=false",
+        "--crds",
+        "3",
+        "--crd-fields",
+        "20",
+        "--runs",
+        "1",
+        "--idle-ms",
+        "10",
+    ]);
+    let result = &results(&report)[0];
+    assert_eq!(result["label"], "ready crds=3");
+    assert_eq!(result["ready"]["runs"], 1, "{result}");
+}

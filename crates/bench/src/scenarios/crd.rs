@@ -43,14 +43,19 @@ impl CrdResult {
     }
 }
 
-fn crd_body(group: &str) -> serde_json::Value {
-    let properties: serde_json::Map<String, serde_json::Value> = (0..SCHEMA_FIELDS)
+/// A Widget CRD in `group` whose `spec` has `fields` fields: strings,
+/// integers with a minimum, booleans; every fifth one has a default.
+pub fn crd_body(group: &str, fields: usize) -> serde_json::Value {
+    let properties: serde_json::Map<String, serde_json::Value> = (0..fields)
         .map(|index| {
-            let schema = match index % 3 {
-                0 => json!({"type": "string"}),
+            let mut schema = match index % 3 {
+                0 => json!({"type": "string", "maxLength": 64}),
                 1 => json!({"type": "integer", "minimum": 0}),
                 _ => json!({"type": "boolean"}),
             };
+            if index % 5 == 4 {
+                schema["default"] = field_value(index);
+            }
             (format!("field{index}"), schema)
         })
         .collect();
@@ -72,6 +77,76 @@ fn crd_body(group: &str) -> serde_json::Value {
     })
 }
 
+fn field_value(index: usize) -> serde_json::Value {
+    match index % 3 {
+        0 => json!(format!("value-{index}")),
+        1 => json!(index),
+        _ => json!(index.is_multiple_of(2)),
+    }
+}
+
+/// A Widget of [`crd_body`]'s schema with every field set except those
+/// with a default (the server fills them in).
+pub fn widget_body(group: &str, name: &str, fields: usize) -> Bytes {
+    let spec: serde_json::Map<String, serde_json::Value> = (0..fields)
+        .filter(|index| index % 5 != 4)
+        .map(|index| (format!("field{index}"), field_value(index)))
+        .collect();
+    Bytes::from(
+        json!({
+            "apiVersion": format!("{group}/v1"),
+            "kind": "Widget",
+            "metadata": {"name": name},
+            "spec": spec,
+        })
+        .to_string(),
+    )
+}
+
+/// Creates the CRD and waits until a first Widget (`first`) is created.
+pub async fn install(
+    client: &Client,
+    group: &str,
+    fields: usize,
+    namespace: &str,
+) -> Result<(), BenchError> {
+    let body = Bytes::from(crd_body(group, fields).to_string());
+    let started = Instant::now();
+    let created = client
+        .request(
+            Method::POST,
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+            Some(body),
+        )
+        .await?;
+    if !created.status.is_success() {
+        return Err(setup("creating a CRD", &created.status, &created.body));
+    }
+    let collection = format!("/apis/{group}/v1/namespaces/{namespace}/widgets");
+    let widget = widget_body(group, "first", fields);
+    loop {
+        let reply = client
+            .request(Method::POST, &collection, Some(widget.clone()))
+            .await?;
+        if reply.status.is_success() {
+            return Ok(());
+        }
+        if reply.status != StatusCode::NOT_FOUND {
+            return Err(setup(
+                "creating the first custom resource",
+                &reply.status,
+                &reply.body,
+            ));
+        }
+        if started.elapsed() > GIVE_UP {
+            return Err(BenchError::Setup(format!(
+                "{group}: no custom resource could be created within {GIVE_UP:?}"
+            )));
+        }
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+}
+
 pub async fn run(
     cli: &Cli,
     endpoint: &Endpoint,
@@ -83,49 +158,8 @@ pub async fn run(
     let mut samples = Vec::with_capacity(cli.runs);
     for index in 0..cli.runs {
         let group = format!("r{index}-{run}.bench.ferrokube.dev");
-        let body = Bytes::from(crd_body(&group).to_string());
         let started = Instant::now();
-        let created = client
-            .request(
-                Method::POST,
-                "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-                Some(body),
-            )
-            .await?;
-        if !created.status.is_success() {
-            return Err(setup("creating a CRD", &created.status, &created.body));
-        }
-        let collection = format!("/apis/{group}/v1/namespaces/{}/widgets", cli.namespace);
-        let widget = Bytes::from(
-            json!({
-                "apiVersion": format!("{group}/v1"),
-                "kind": "Widget",
-                "metadata": {"name": "first"},
-                "spec": {"field0": "a", "field1": 1, "field2": true},
-            })
-            .to_string(),
-        );
-        loop {
-            let reply = client
-                .request(Method::POST, &collection, Some(widget.clone()))
-                .await?;
-            if reply.status.is_success() {
-                break;
-            }
-            if reply.status != StatusCode::NOT_FOUND {
-                return Err(setup(
-                    "creating the first custom resource",
-                    &reply.status,
-                    &reply.body,
-                ));
-            }
-            if started.elapsed() > GIVE_UP {
-                return Err(BenchError::Setup(format!(
-                    "{group}: no custom resource could be created within {GIVE_UP:?}"
-                )));
-            }
-            tokio::time::sleep(Duration::from_millis(2)).await;
-        }
+        install(&client, &group, SCHEMA_FIELDS, &cli.namespace).await?;
         samples.push(started.elapsed().as_secs_f64() * 1000.0);
         let path =
             format!("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.{group}");

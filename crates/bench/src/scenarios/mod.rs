@@ -3,6 +3,7 @@
 
 pub mod ceiling;
 pub mod crd;
+pub mod crd_create;
 pub mod create;
 pub mod etcd;
 pub mod formats;

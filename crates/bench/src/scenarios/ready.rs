@@ -3,7 +3,9 @@
 //! VmRSS after --idle-ms of idling. With `--stored N`: N ConfigMaps of
 //! --size bytes are loaded first, the server stopped (SIGTERM), and every
 //! timed start is a restart on that data (the last object checked after
-//! each).
+//! each). With `--crds N`: N CRDs of a --crd-fields schema (default 200)
+//! are installed first, and after each start the last one's custom
+//! resources must be listable (servable as soon as the server is ready).
 
 use std::path::Path;
 use std::time::Duration;
@@ -20,8 +22,8 @@ use crate::runner;
 use crate::stats::{round3, MinMedMax};
 use crate::BenchError;
 
-/// Starts a server on `dir`, creates `stored` ConfigMaps of --size bytes,
-/// stops it; returns the last object's path, to check after restarts.
+/// Starts a server on `dir`, creates `stored` ConfigMaps of --size bytes
+/// and --crds CRDs, stops it; returns the paths to check after restarts.
 async fn preload(
     cli: &Cli,
     bin: &Path,
@@ -29,7 +31,7 @@ async fn preload(
     dir: &Path,
     stored: usize,
     label: &str,
-) -> Result<String, BenchError> {
+) -> Result<Vec<String>, BenchError> {
     let mut started = Started::spawn_in(
         bin,
         &variant.server_args,
@@ -43,34 +45,63 @@ async fn preload(
     let client = Client::connect(&kc, cli.client_options()).await?;
     ensure_namespace(&client, &cli.namespace).await?;
     let run = run_id();
-    let outcome = seed_configmaps(
-        &client,
-        SeedPlan {
-            namespace: &cli.namespace,
-            run: &run,
-            count: stored as u64,
-            size: cli.size,
-            concurrency: cli.concurrency,
-            progress: (!cli.quiet).then(|| format!("{label}: pre-loading")),
-            server_pid: Some(started.pid),
-        },
-    )
-    .await?;
-    runner::note(
-        cli.quiet,
-        &format!(
-            "{label}: {stored} ConfigMaps stored in {:.1} s; restarting",
-            outcome.elapsed.as_secs_f64()
-        ),
-    );
+    let mut checks = Vec::new();
+    if stored > 0 {
+        let outcome = seed_configmaps(
+            &client,
+            SeedPlan {
+                namespace: &cli.namespace,
+                run: &run,
+                count: stored as u64,
+                size: cli.size,
+                concurrency: cli.concurrency,
+                progress: (!cli.quiet).then(|| format!("{label}: pre-loading")),
+                server_pid: Some(started.pid),
+            },
+        )
+        .await?;
+        runner::note(
+            cli.quiet,
+            &format!(
+                "{label}: {stored} ConfigMaps stored in {:.1} s",
+                outcome.elapsed.as_secs_f64()
+            ),
+        );
+        checks.push(format!(
+            "/api/v1/namespaces/{}/configmaps/bench-{run}-{}",
+            cli.namespace,
+            stored.saturating_sub(1)
+        ));
+    }
+    if cli.crds > 0 {
+        let fields = cli.crd_fields.unwrap_or(CRD_FIELDS);
+        let began = std::time::Instant::now();
+        let mut last = String::new();
+        for index in 0..cli.crds {
+            last = format!("r{index}-{run}.bench.ferrokube.dev");
+            super::crd::install(&client, &last, fields, &cli.namespace).await?;
+        }
+        runner::note(
+            cli.quiet,
+            &format!(
+                "{label}: {} CRDs of {fields} fields installed in {:.1} s",
+                cli.crds,
+                began.elapsed().as_secs_f64()
+            ),
+        );
+        checks.push(format!(
+            "/apis/{last}/v1/namespaces/{}/widgets",
+            cli.namespace
+        ));
+    }
+    runner::note(cli.quiet, &format!("{label}: restarting"));
     drop(client);
     started.stop(Duration::from_secs(60));
-    Ok(format!(
-        "/api/v1/namespaces/{}/configmaps/bench-{run}-{}",
-        cli.namespace,
-        stored.saturating_sub(1)
-    ))
+    Ok(checks)
 }
+
+/// Fields of each pre-installed CRD's schema unless --crd-fields says otherwise.
+const CRD_FIELDS: usize = 200;
 
 /// `stored` objects are pre-loaded into one data dir that every timed
 /// start reuses (0: a fresh, empty dir per start).
@@ -83,7 +114,7 @@ pub async fn run(
 ) -> Result<ScenarioResult, BenchError> {
     let mut samples = Vec::with_capacity(cli.runs);
     let mut server = String::new();
-    let data = if stored > 0 {
+    let data = if stored > 0 || cli.crds > 0 {
         let dir = crate::launch::unique_dir();
         match preload(cli, bin, variant, &dir, stored, label).await {
             Ok(check) => Some((dir, check)),
@@ -117,7 +148,7 @@ async fn timed_starts(
     bin: &Path,
     variant: &Variant,
     label: &str,
-    data: Option<&(std::path::PathBuf, String)>,
+    data: Option<&(std::path::PathBuf, Vec<String>)>,
     samples: &mut Vec<ReadySample>,
     server: &mut String,
 ) -> Result<(), BenchError> {
@@ -130,15 +161,17 @@ async fn timed_starts(
             None => Started::spawn(bin, &variant.server_args, START_TIMEOUT).await?,
         };
         let ready = started.wait_ready(START_TIMEOUT).await?;
-        if let Some((_, check)) = data {
+        if let Some((_, checks)) = data {
             let kc = crate::kubeconfig::load(&started.kubeconfig_path, None)?;
             let client = Client::connect(&kc, ClientOptions::default()).await?;
-            let reply = client.request(Method::GET, check, None).await?;
-            if reply.status != StatusCode::OK {
-                return Err(BenchError::Setup(format!(
-                    "after the restart GET {check}: HTTP {} (is the storage backend durable?)",
-                    reply.status.as_u16()
-                )));
+            for check in checks {
+                let reply = client.request(Method::GET, check, None).await?;
+                if reply.status != StatusCode::OK {
+                    return Err(BenchError::Setup(format!(
+                        "right after the restart GET {check}: HTTP {} (is the storage backend durable, are CRDs served at ready?)",
+                        reply.status.as_u16()
+                    )));
+                }
             }
         }
         tokio::time::sleep(Duration::from_millis(cli.idle_ms)).await;
