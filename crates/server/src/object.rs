@@ -266,14 +266,34 @@ fn decode_bytes(stored: &[u8], revision: i64) -> StoredObject {
 /// The storage form of an object: JSON without `metadata.resourceVersion`
 /// (copied without it only when it has one: a create's object has none).
 pub fn storage_bytes(object: &Value) -> Bytes {
-    if metadata(object).is_some_and(|metadata| metadata.contains_key("resourceVersion")) {
+    storage_bytes_as(object, None)
+}
+
+/// [`storage_bytes`] with `apiVersion` set to `api_version` when given (a
+/// custom resource stored at its storage version): one copy at most, and
+/// none when nothing changes.
+pub fn storage_bytes_as(object: &Value, api_version: Option<&str>) -> Bytes {
+    let has_resource_version =
+        metadata(object).is_some_and(|metadata| metadata.contains_key("resourceVersion"));
+    let api_version = api_version
+        .filter(|wanted| object.get("apiVersion").and_then(Value::as_str) != Some(*wanted));
+    if has_resource_version || api_version.is_some() {
         let mut object = object.clone();
         if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
             metadata.remove("resourceVersion");
         }
+        if let (Some(map), Some(api_version)) = (object.as_object_mut(), api_version) {
+            map.insert("apiVersion".into(), Value::String(api_version.to_string()));
+        }
         return Bytes::from(serde_json::to_vec(&object).unwrap_or_default());
     }
     Bytes::from(serde_json::to_vec(object).unwrap_or_default())
+}
+
+/// An object's served JSON (`apiVersion` and `kind` first, as the cache
+/// holds it) from a tree: what a cached object's JSON would be.
+pub fn served_json(value: &Value) -> Bytes {
+    Encoded::from_value(value).bytes
 }
 
 pub fn set_resource_version(object: &mut Value, revision: i64) {

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::context::Api;
 use super::exchange::{ApiRequest, ApiResponse};
 use super::options::WriteOptions;
-use super::target::{read_current, Target};
+use super::target::Target;
 use super::typed::TypedObject;
 use super::write::create::create_object;
 use super::write::ownership::{field_manager, Ownership};
@@ -74,7 +74,7 @@ pub(super) async fn apply(
     let key = target.key(name);
     for _ in 0..MAX_RETRIES {
         let snapshot = api.store.snapshot();
-        let (revision, live) = match read_current(&snapshot, &key)? {
+        let (revision, live) = match target.read_current(&snapshot, &key)? {
             Some((revision, live)) => (Some(revision), live),
             None if subresource.is_empty() => (None, Value::Object(Default::default())),
             None => return Err(Status::not_found(&target.group_resource(), name)),
@@ -151,7 +151,8 @@ async fn apply_scale(
     let parent_target = target.parent();
     for _ in 0..MAX_RETRIES {
         let snapshot = api.store.snapshot();
-        let (revision, live) = read_current(&snapshot, &target.key(name))?
+        let (revision, live) = target
+            .read_current(&snapshot, &target.key(name))?
             .ok_or_else(|| Status::not_found(&target.group_resource(), name))?;
         let mut applied = fm
             .apply(

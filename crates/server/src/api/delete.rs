@@ -20,7 +20,7 @@ use super::deletion::options::IGNORE_STORE_READ_ERROR;
 use super::deletion::DeleteOptions;
 use super::exchange::{ApiRequest, ApiResponse};
 use super::selection::Selection;
-use super::target::{read_current, Target};
+use super::target::Target;
 use super::write::commit;
 use crate::object;
 use crate::status::{FieldError, FieldErrorKind, Result, Status};
@@ -120,7 +120,7 @@ async fn put_if_changed(
     let name = object::name(&object).to_string();
     let op = Op::Put {
         key: key.to_string(),
-        value: commit::stored_bytes(key, &object)?,
+        value: commit::stored_bytes(target, key, &object)?,
         expect: Expect::ModRevision(revision),
     };
     Ok(commit(api, target, &name, op).await?.map(|new_revision| {
@@ -142,7 +142,7 @@ pub(super) async fn delete_object(
     let mut last_written: Option<Value> = None;
     for _ in 0..MAX_RETRIES {
         let snapshot = api.store.snapshot();
-        let Some((revision, current)) = read_current(&snapshot, &key)? else {
+        let Some((revision, current)) = target.read_current(&snapshot, &key)? else {
             return match last_written {
                 Some(last) => Ok(Outcome::Deleted(last)),
                 None => Err(Status::not_found(&target.group_resource(), name)),
@@ -228,7 +228,7 @@ async fn delete_marking_first(
     let key = target.key(name);
     for _ in 0..MAX_RETRIES {
         let snapshot = api.store.snapshot();
-        let Some((revision, current)) = read_current(&snapshot, &key)? else {
+        let Some((revision, current)) = target.read_current(&snapshot, &key)? else {
             return Err(Status::not_found(&target.group_resource(), name));
         };
         namespace::check_preconditions(&current, options, &target.group_resource())?;

@@ -13,7 +13,7 @@ use super::context::Api;
 use super::exchange::{ApiRequest, ApiResponse};
 use super::options::WriteOptions;
 use super::patch_type::{PatchType, PATCH_TYPES};
-use super::target::{check_type, read_current, Target};
+use super::target::{check_type, Target};
 use super::typed::{Footprint, PatchWording, TypedObject};
 use super::write::ownership::Ownership;
 use super::write::scale::{apply_scale, scale_of};
@@ -198,7 +198,8 @@ pub(super) async fn patch(
     let conditional = sets_resource_version(kind, &patch);
     for _ in 0..MAX_RETRIES {
         let snapshot = api.store.snapshot();
-        let (_, current) = read_current(&snapshot, &key)?
+        let (_, current) = target
+            .read_current(&snapshot, &key)?
             .ok_or_else(|| Status::not_found(&target.group_resource(), name))?;
         let mut warnings = Vec::new();
         let result = if target.subresource == Some("scale") {

@@ -11,6 +11,11 @@
 //!
 //! Stored objects keep their JSON and protobuf encodings cached per object
 //! version (`object.rs`), so a list in either format is a concatenation.
+//!
+//! Custom resources leave here at the request's version: every object read
+//! goes through [`Reading`] (`crd::conversion`), and a handler's object or
+//! list through `crd::conversion::serve_response`. Their list items keep
+//! `apiVersion` and `kind`, as kube's unstructured lists do.
 
 use bytes::{BufMut, Bytes, BytesMut};
 use serde_json::{json, Map, Value};
@@ -18,9 +23,9 @@ use std::io::Write as _;
 
 use super::exchange::{ApiRequest, ApiResponse, ListPayload, Payload, ResponseBody};
 use super::target::Target;
-use crate::crd::PrinterColumn;
+use crate::crd::{conversion, CustomVersion, PrinterColumn};
 use crate::negotiate::{self, Media, Negotiated, Representation};
-use crate::object;
+use crate::object::{self, StoredObject};
 use crate::registry::ResourceDef;
 use crate::segments::{Segments, Sink};
 use crate::status::Status;
@@ -28,6 +33,41 @@ use crate::table;
 
 /// kube's `defaultGzipThresholdBytes` (responsewriters/writers.go).
 pub const GZIP_THRESHOLD_BYTES: usize = 128 * 1024;
+
+/// How stored objects are read for one response: as cached (built-in
+/// kinds), or as a custom resource served at the request's version.
+#[derive(Clone, Copy)]
+pub struct Reading<'a> {
+    custom: Option<&'a CustomVersion>,
+}
+
+impl<'a> Reading<'a> {
+    pub fn of(custom: Option<&'a CustomVersion>) -> Self {
+        Reading { custom }
+    }
+
+    /// The object's JSON (the cached bytes unless a conversion changes them).
+    pub fn json(&self, object: &StoredObject) -> Option<Bytes> {
+        match self.custom {
+            Some(custom) => conversion::served_json(object, custom),
+            None => object.json().cloned(),
+        }
+    }
+
+    /// The object as a tree.
+    pub fn value(&self, object: &StoredObject) -> Option<Value> {
+        match self.custom {
+            Some(custom) => conversion::served_value(object, custom),
+            None => object.value(),
+        }
+    }
+
+    /// List items keep `apiVersion` and `kind` (custom resources: kube's
+    /// unstructured lists encode each item whole).
+    fn typed_items(&self) -> bool {
+        self.custom.is_some()
+    }
+}
 
 /// Encodes a handler's outcome as `negotiated` (`None`: output negotiation
 /// failed, so only an error can follow).
@@ -42,10 +82,14 @@ pub fn represent(
         .custom
         .as_ref()
         .map(|custom| custom.printer_columns.as_slice());
+    let reading = Reading::of(target.custom.as_deref());
     let mut response = outcome.unwrap_or_else(|status| ApiResponse::error(&status));
-    let Some(payload) = response.payload.take() else {
+    let Some(mut payload) = response.payload.take() else {
         return compress(request, response);
     };
+    if let (Payload::Value(value), Some(custom)) = (&mut payload, target.custom.as_deref()) {
+        conversion::serve_response(value, custom, resource.kind, &resource.list_kind());
+    }
     let is_status = matches!(&payload, Payload::Value(value) if is_status(value));
     let negotiated = match negotiated {
         Some(negotiated) if !is_status => negotiated,
@@ -57,11 +101,12 @@ pub fn represent(
         request,
         resource,
         printer_columns,
+        reading,
     ) {
         Ok(payload) => payload,
         Err(status) => return represent_error(&status, request),
     };
-    finish(response, &payload, negotiated, request)
+    finish(response, &payload, negotiated, request, reading)
 }
 
 /// An error `Status` from a resource path, in the media type the client
@@ -72,7 +117,7 @@ pub fn represent_error(status: &Status, request: &ApiRequest) -> ApiResponse {
     let payload = Payload::Value(status.to_json());
     response.payload = None;
     let negotiated = negotiate::negotiate_error(request.header("accept"));
-    finish(response, &payload, negotiated, request)
+    finish(response, &payload, negotiated, request, Reading::of(None))
 }
 
 /// Encodes `payload` as `negotiated` into `response`, then compresses it.
@@ -81,17 +126,18 @@ fn finish(
     payload: &Payload,
     negotiated: Negotiated,
     request: &ApiRequest,
+    reading: Reading<'_>,
 ) -> ApiResponse {
     let pretty = negotiated.pretty
         || negotiate::pretty_requested(request.query.get("pretty"), request.header("user-agent"));
-    let (media, body) = match encode_body(payload, negotiated.media, pretty) {
+    let (media, body) = match encode_body(payload, negotiated.media, pretty, reading) {
         Some(body) => (negotiated.media, body),
         // No protobuf form after all (an object of another kind): JSON, which
         // clients decode by the response's Content-Type.
         None => (
             Media::Json,
-            encode_body(payload, Media::Json, pretty)
-                .unwrap_or_else(|| ResponseBody::Full(encode_json(payload, pretty))),
+            encode_body(payload, Media::Json, pretty, reading)
+                .unwrap_or_else(|| ResponseBody::Full(encode_json(payload, pretty, reading))),
         ),
     };
     let content_type = Negotiated {
@@ -139,6 +185,7 @@ fn transform(
     request: &ApiRequest,
     resource: &ResourceDef,
     printer_columns: Option<&[PrinterColumn]>,
+    reading: Reading<'_>,
 ) -> Result<Payload, Status> {
     match representation {
         Representation::Json | Representation::AggregatedDiscovery(_) => Ok(payload),
@@ -148,6 +195,7 @@ fn transform(
             request,
             resource,
             printer_columns,
+            reading,
         )),
         Representation::PartialObjectMetadata(version) => match payload {
             Payload::List(_) => Err(not_acceptable(format!(
@@ -155,7 +203,7 @@ fn transform(
                 go_type(resource, true)
             ))),
             Payload::Stored { object, .. } => Ok(Payload::Value(partial(
-                &object.value().unwrap_or(Value::Null),
+                &reading.value(&object).unwrap_or(Value::Null),
                 version,
             ))),
             Payload::Value(value) => Ok(Payload::Value(partial(&value, version))),
@@ -165,7 +213,7 @@ fn transform(
                 let items: Vec<Value> = list
                     .items
                     .iter()
-                    .filter_map(|item| item.value())
+                    .filter_map(|item| reading.value(item))
                     .map(|value| partial(&value, version))
                     .collect();
                 let mut head = list_head(&list);
@@ -205,10 +253,11 @@ fn as_table(
     request: &ApiRequest,
     resource: &ResourceDef,
     printer_columns: Option<&[PrinterColumn]>,
+    reading: Reading<'_>,
 ) -> Payload {
     let body = match payload {
         Payload::Stored { object, revision } => {
-            let Some(value) = object.value() else {
+            let Some(value) = reading.value(&object) else {
                 return Payload::Stored { object, revision };
             };
             table::table(
@@ -242,7 +291,11 @@ fn as_table(
             )
         }
         Payload::List(list) => {
-            let values: Vec<Value> = list.items.iter().filter_map(|item| item.value()).collect();
+            let values: Vec<Value> = list
+                .items
+                .iter()
+                .filter_map(|item| reading.value(item))
+                .collect();
             let mut body = table::table(
                 table::TableOf {
                     resource,
@@ -283,15 +336,15 @@ fn list_head(list: &ListPayload) -> Map<String, Value> {
     head
 }
 
-/// The whole list as one tree (YAML, pretty JSON, CBOR of small lists).
-fn list_value(list: &ListPayload) -> Value {
+/// The whole list as one tree (YAML, pretty JSON, CBOR of custom resources).
+fn list_value(list: &ListPayload, reading: Reading<'_>) -> Value {
     let mut head = list_head(list);
     let items = list
         .items
         .iter()
-        .filter_map(|item| item.value())
+        .filter_map(|item| reading.value(item))
         .map(|mut value| {
-            if let Some(map) = value.as_object_mut() {
+            if let (Some(map), false) = (value.as_object_mut(), reading.typed_items()) {
                 // kube encodes items of built-in lists without type fields.
                 map.remove("kind");
                 map.remove("apiVersion");
@@ -303,7 +356,7 @@ fn list_value(list: &ListPayload) -> Value {
     Value::Object(head)
 }
 
-fn encode_json(payload: &Payload, pretty: bool) -> Bytes {
+fn encode_json(payload: &Payload, pretty: bool, reading: Reading<'_>) -> Bytes {
     let to_bytes = |value: &Value| {
         let bytes = if pretty {
             serde_json::to_vec_pretty(value)
@@ -315,34 +368,46 @@ fn encode_json(payload: &Payload, pretty: bool) -> Bytes {
     match payload {
         Payload::Value(value) => to_bytes(value),
         Payload::Stored { object, .. } if pretty => {
-            to_bytes(&object.value().unwrap_or(Value::Null))
+            to_bytes(&reading.value(object).unwrap_or(Value::Null))
         }
-        Payload::Stored { object, .. } => object.json().cloned().unwrap_or_default(),
-        Payload::List(list) if pretty => to_bytes(&list_value(list)),
-        Payload::List(list) => list_json(list),
+        Payload::Stored { object, .. } => reading.json(object).unwrap_or_default(),
+        Payload::List(list) if pretty => to_bytes(&list_value(list, reading)),
+        Payload::List(list) => list_json(list, reading),
     }
 }
 
 /// `{"kind":..,"apiVersion":..,"metadata":{..},"items":[..]}` from each
 /// item's cached JSON: no item is re-encoded.
-pub fn list_json(list: &ListPayload) -> Bytes {
+pub fn list_json(list: &ListPayload, reading: Reading<'_>) -> Bytes {
     let mut out = Vec::new();
-    write_list_json(list, &mut out);
+    write_list_json(list, &mut out, reading);
     Bytes::from(out)
 }
 
-fn write_list_json<S: Sink>(list: &ListPayload, sink: &mut S) {
+fn write_list_json<S: Sink>(list: &ListPayload, sink: &mut S, reading: Reading<'_>) {
     let head = serde_json::to_vec(&Value::Object(list_head(list))).unwrap_or_default();
     sink.put(&head[..head.len().saturating_sub(1)]);
     sink.put(b",\"items\":[");
     // Static separators: shared like the items, so a segmented list
     // allocates nothing per item.
-    let (open, next) = (Bytes::from_static(b"{"), Bytes::from_static(b",{"));
     let mut first = true;
-    for body in list.items.iter().filter_map(|item| item.item_body()) {
-        sink.put_shared(if first { &open } else { &next });
-        sink.put_shared(&body);
-        first = false;
+    if reading.typed_items() {
+        // Whole objects, at the request's version (shared when unchanged).
+        let next = Bytes::from_static(b",");
+        for json in list.items.iter().filter_map(|item| reading.json(item)) {
+            if !first {
+                sink.put_shared(&next);
+            }
+            sink.put_shared(&json);
+            first = false;
+        }
+    } else {
+        let (open, next) = (Bytes::from_static(b"{"), Bytes::from_static(b",{"));
+        for body in list.items.iter().filter_map(|item| item.item_body()) {
+            sink.put_shared(if first { &open } else { &next });
+            sink.put_shared(&body);
+            first = false;
+        }
     }
     sink.put(b"]}");
 }
@@ -350,10 +415,10 @@ fn write_list_json<S: Sink>(list: &ListPayload, sink: &mut S) {
 /// A list body in `media` as pieces that share the items' cached encodings
 /// (sent as the connection takes them, `crate::segments`); `None` for
 /// representations built whole (pretty JSON, YAML) or without a protobuf form.
-fn list_segments(list: &ListPayload, media: Media) -> Option<Segments> {
+fn list_segments(list: &ListPayload, media: Media, reading: Reading<'_>) -> Option<Segments> {
     let mut segments = Segments::new();
     match media {
-        Media::Json => write_list_json(list, &mut segments),
+        Media::Json => write_list_json(list, &mut segments, reading),
         Media::Cbor => {
             let items: Vec<&Bytes> = list
                 .items
@@ -378,33 +443,43 @@ fn list_segments(list: &ListPayload, media: Media) -> Option<Segments> {
 
 /// The body in `media` (lists in pieces); `None` when the payload has no
 /// protobuf form.
-fn encode_body(payload: &Payload, media: Media, pretty: bool) -> Option<ResponseBody> {
-    if let (Payload::List(list), false, Media::Json | Media::Cbor | Media::Protobuf) =
-        (payload, pretty, media)
+fn encode_body(
+    payload: &Payload,
+    media: Media,
+    pretty: bool,
+    reading: Reading<'_>,
+) -> Option<ResponseBody> {
+    // Cached CBOR items carry no type fields: typed items are encoded whole.
+    let cached_items = media != Media::Cbor || !reading.typed_items();
+    if let (Payload::List(list), false, Media::Json | Media::Cbor | Media::Protobuf, true) =
+        (payload, pretty, media, cached_items)
     {
-        return list_segments(list, media).map(ResponseBody::Segments);
+        return list_segments(list, media, reading).map(ResponseBody::Segments);
     }
-    encode(payload, media, pretty).map(ResponseBody::Full)
+    encode(payload, media, pretty, reading).map(ResponseBody::Full)
 }
 
 /// The body in `media`; `None` when the payload has no protobuf form.
-fn encode(payload: &Payload, media: Media, pretty: bool) -> Option<Bytes> {
+fn encode(payload: &Payload, media: Media, pretty: bool, reading: Reading<'_>) -> Option<Bytes> {
     match media {
-        Media::Json => Some(encode_json(payload, pretty)),
+        Media::Json => Some(encode_json(payload, pretty, reading)),
         Media::Yaml => {
             let text = match payload {
                 Payload::Value(value) => crate::yaml::json_to_yaml(value),
                 Payload::Stored { object, .. } => {
-                    crate::yaml::json_to_yaml(&object.value().unwrap_or(Value::Null))
+                    crate::yaml::json_to_yaml(&reading.value(object).unwrap_or(Value::Null))
                 }
-                Payload::List(list) => crate::yaml::json_to_yaml(&list_value(list)),
+                Payload::List(list) => crate::yaml::json_to_yaml(&list_value(list, reading)),
             };
             Some(Bytes::from(text))
         }
         Media::Cbor => Some(Bytes::from(match payload {
             Payload::Value(value) => crate::cbor::encode(value),
             Payload::Stored { object, .. } => {
-                crate::cbor::encode(&object.value().unwrap_or(Value::Null))
+                crate::cbor::encode(&reading.value(object).unwrap_or(Value::Null))
+            }
+            Payload::List(list) if reading.typed_items() => {
+                crate::cbor::encode(&list_value(list, reading))
             }
             Payload::List(list) => {
                 let head = list_head(list);

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::context::Api;
 use super::exchange::{ApiRequest, ApiResponse};
 use super::options::WriteOptions;
-use super::target::{check_type, read_current, Target};
+use super::target::{check_type, Target};
 use super::write::decode::{decode, Decoded};
 use super::write::ownership::Ownership;
 use super::write::scale::{apply_scale, scale_of};
@@ -20,7 +20,8 @@ pub(super) async fn get(
 ) -> Result<ApiResponse> {
     let name = target.name.unwrap_or_default();
     let snapshot = api.store.snapshot();
-    let (_, parent) = read_current(&snapshot, &target.key(name))?
+    let (_, parent) = target
+        .read_current(&snapshot, &target.key(name))?
         .ok_or_else(|| Status::not_found(&target.group_resource(), name))?;
     Ok(ApiResponse::json(200, &scale_of(target, &parent)))
 }
@@ -45,7 +46,8 @@ pub(super) async fn update(
     check_type(&mut body, "autoscaling/v1", "Scale")?;
     let name = target.name.unwrap_or_default();
     let snapshot = api.store.snapshot();
-    let (_, parent) = read_current(&snapshot, &target.key(name))?
+    let (_, parent) = target
+        .read_current(&snapshot, &target.key(name))?
         .ok_or_else(|| Status::not_found(&target.group_resource(), name))?;
     let owner = Ownership::of_request(request, &options, "scale");
     let stored = apply_scale(api, target, parent, &body, options.dry_run, &owner).await?;

@@ -97,8 +97,28 @@ pub fn check_type(body: &mut serde_json::Value, api_version: &str, kind: &str) -
     Ok(())
 }
 
-/// Current object of a key from a snapshot; corrupt objects read as a 500 as kube's decode errors do.
-pub fn read_current(
+impl Target<'_> {
+    /// The current object of `key` as this request's version serves it:
+    /// the base of a read-modify-write (update, patch, apply, delete,
+    /// scale), so that a custom resource stored at another version is
+    /// changed, compared and answered at the request's
+    /// (`crd::conversion::serve`; built-in kinds as stored).
+    pub fn read_current(
+        &self,
+        snapshot: &ferrokube_store::Snapshot<object::StoredObject>,
+        key: &str,
+    ) -> Result<Option<(i64, serde_json::Value)>> {
+        let mut current = read_stored(snapshot, key)?;
+        if let (Some((_, value)), Some(custom)) = (current.as_mut(), self.custom.as_deref()) {
+            crate::crd::conversion::serve(value, custom);
+        }
+        Ok(current)
+    }
+}
+
+/// Current object of a key from a snapshot, as stored; corrupt objects read
+/// as a 500 as kube's decode errors do.
+fn read_stored(
     snapshot: &ferrokube_store::Snapshot<object::StoredObject>,
     key: &str,
 ) -> Result<Option<(i64, serde_json::Value)>> {

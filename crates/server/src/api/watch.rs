@@ -19,6 +19,7 @@ use tokio::sync::mpsc;
 
 use super::context::Api;
 use super::exchange::{ApiRequest, ApiResponse, ResponseBody};
+use super::representation::Reading;
 use super::selection::Selection;
 use super::target::Target;
 use crate::negotiate::{Media, Representation};
@@ -73,7 +74,8 @@ enum Start {
 struct Watcher {
     api: Arc<Api>,
     resource: &'static ResourceDef,
-    /// A custom resource's facts (its printer columns for Tables).
+    /// A custom resource's facts: the version events are served at, its
+    /// printer columns for Tables.
     custom: Option<Arc<crate::crd::CustomVersion>>,
     prefix: String,
     selection: Selection,
@@ -319,7 +321,10 @@ impl Watcher {
             (false, true) => self.send_object(Kind::Added, &change.object).await,
             (true, false) => {
                 // The last state that matched, at the revision it stopped matching.
-                let Some(mut value) = change.previous.as_deref().and_then(StoredObject::value)
+                let Some(mut value) = change
+                    .previous
+                    .as_deref()
+                    .and_then(|previous| self.reading().value(previous))
                 else {
                     return true;
                 };
@@ -330,23 +335,31 @@ impl Watcher {
         }
     }
 
+    /// How this watch reads stored objects (custom resources at the
+    /// request's version).
+    fn reading(&self) -> Reading<'_> {
+        Reading::of(self.custom.as_deref())
+    }
+
     async fn send_object(&self, kind: Kind, object: &StoredObject) -> bool {
         match (self.media, self.representation, object.json()) {
-            (Media::Json, Representation::Json, Some(json)) => {
-                self.send_raw(kind.as_str(), json).await
-            }
-            // Protobuf from the object's cached message.
+            (Media::Json, Representation::Json, Some(_)) => match self.reading().json(object) {
+                Some(json) => self.send_raw(kind.as_str(), &json).await,
+                None => true,
+            },
+            // Protobuf from the object's cached message (never a custom
+            // resource: they have no protobuf form).
             (Media::Protobuf, Representation::Json, Some(_)) => {
                 match super::representation::protobuf_watch_event(kind.as_str(), object) {
                     Some(frame) => self.sender.send(frame).await.is_ok(),
-                    None => match object.value() {
+                    None => match self.reading().value(object) {
                         Some(value) => self.send_value(kind, &value).await,
                         None => true,
                     },
                 }
             }
             // Other representations are built from the parsed tree.
-            _ => match object.value() {
+            _ => match self.reading().value(object) {
                 Some(value) => self.send_value(kind, &value).await,
                 None => true,
             },

@@ -8,7 +8,10 @@
 
 use serde_json::Value;
 
+use std::sync::Arc;
+
 use super::conditions::condition_true;
+use super::conversion::{ConversionStrategy, ReadDefaults};
 use super::schema::Structural;
 use crate::registry::index::version_priority;
 use crate::registry::{intern, NameRule, ResourceDef, SubresourceDef};
@@ -54,8 +57,19 @@ pub struct PrinterColumn {
 pub struct CustomVersion {
     /// `<plural>.<group>`.
     pub crd_name: String,
+    /// `<group>/<version>` of this version: what its objects are served as.
+    pub api_version: String,
     /// The version objects are stored in (`storage: true`).
     pub storage_version: String,
+    /// `<group>/<storage version>`: what objects are stored as (empty when
+    /// no version is marked for storage).
+    pub storage_api_version: String,
+    /// `spec.conversion.strategy`: only `None` is carried out (`conversion.rs`).
+    pub conversion: ConversionStrategy,
+    /// The schemas with defaults of every version (served or not), which a
+    /// stored object gets on read at the version it is stored as; shared by
+    /// all versions of the CRD.
+    pub read_defaults: Arc<ReadDefaults>,
     /// Every served version, for conversion between them.
     pub served_versions: Vec<String>,
     /// The `status` subresource is enabled: the main resource ignores
@@ -126,6 +140,13 @@ pub fn served_versions(crd: &Value) -> Vec<(&'static ResourceDef, CustomVersion)
         .iter()
         .filter(|version| version.get("served").and_then(Value::as_bool) == Some(true))
         .collect();
+    let storage_api_version = if storage_version.is_empty() {
+        String::new()
+    } else {
+        format!("{group}/{storage_version}")
+    };
+    let conversion = ConversionStrategy::of_crd(crd);
+    let read_defaults = Arc::new(ReadDefaults::of_versions(group, versions));
     let served_names: Vec<String> = served
         .iter()
         .filter_map(|version| version.get("name").and_then(Value::as_str))
@@ -197,7 +218,11 @@ pub fn served_versions(crd: &Value) -> Vec<(&'static ResourceDef, CustomVersion)
             definition,
             CustomVersion {
                 crd_name: format!("{plural}.{group}"),
+                api_version: format!("{group}/{name}"),
                 storage_version: storage_version.clone(),
+                storage_api_version: storage_api_version.clone(),
+                conversion,
+                read_defaults: read_defaults.clone(),
                 served_versions: served_names.clone(),
                 status,
                 scale,

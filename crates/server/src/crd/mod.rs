@@ -1,10 +1,12 @@
 //! Custom resources: CustomResourceDefinitions read into served resources
-//! (`definition.rs`) and the task that keeps the served registry equal to the
+//! (`definition.rs`), objects served at the request's version and stored at
+//! the storage version (`conversion.rs`), and the task that keeps the served registry equal to the
 //! established CRDs (`serving.rs`). The controllers that accept names and
 //! establish CRDs are in `controllers/crd_naming.rs`. Custom resources then
 //! go down the same request path as every built-in kind.
 
 pub mod conditions;
+pub mod conversion;
 pub mod definition;
 pub mod formats;
 pub mod schema;

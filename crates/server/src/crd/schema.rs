@@ -66,6 +66,18 @@ impl Structural {
             rules: ValueRules::compile(schema),
         }
     }
+
+    /// Whether defaulting can change anything: some schema in the tree has
+    /// a `default`.
+    pub fn has_defaults(&self) -> bool {
+        self.default.is_some()
+            || self.properties.values().any(Structural::has_defaults)
+            || self.items.as_deref().is_some_and(Structural::has_defaults)
+            || self
+                .additional_properties
+                .as_deref()
+                .is_some_and(Structural::has_defaults)
+    }
 }
 
 /// `structuraldefaulting.Default`: missing properties (and nulls where null

@@ -24,11 +24,16 @@ pub fn map_store_error(target: &Target<'_>, name: &str, error: StoreError) -> St
     }
 }
 
-/// The bytes `object` is stored as under `key`, or the Status kube-apiserver
+/// The bytes `object` is stored as under `key` (a custom resource at its
+/// storage version, `crd/conversion.rs`), or the Status kube-apiserver
 /// on etcd answers when they exceed what one etcd request may carry
 /// (`object::bounds`), on every backend alike.
-pub fn stored_bytes(key: &str, object: &Value) -> Result<bytes::Bytes> {
-    let bytes = object::storage_bytes(object);
+pub fn stored_bytes(target: &Target<'_>, key: &str, object: &Value) -> Result<bytes::Bytes> {
+    let storage_version = target
+        .custom
+        .as_deref()
+        .and_then(|custom| custom.storage_api_version());
+    let bytes = object::storage_bytes_as(object, storage_version);
     if !object::bounds::fits_one_request(key, bytes.len()) {
         return Err(object::bounds::too_large());
     }

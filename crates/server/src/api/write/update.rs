@@ -13,7 +13,7 @@ use super::{commit, validate};
 use crate::api::context::Api;
 use crate::api::deletion;
 use crate::api::strategy;
-use crate::api::target::{read_current, Target};
+use crate::api::target::Target;
 use crate::api::typed::TypedObject;
 use crate::object;
 use crate::status::{FieldError, Result, Status};
@@ -34,7 +34,7 @@ pub async fn update_object(
     let precondition = object::resource_version(body.value()).to_string();
     for _ in 0..MAX_RETRIES {
         let snapshot = api.store.snapshot();
-        let Some((current_revision, old)) = read_current(&snapshot, &key)? else {
+        let Some((current_revision, old)) = target.read_current(&snapshot, &key)? else {
             if target.resource.create_on_update && target.subresource.is_none() {
                 namespace_lifecycle(api, target, Operation::Update, &name)?;
                 if !precondition.is_empty() {
@@ -117,7 +117,7 @@ pub async fn update_object(
         }
         let txn = Txn::single(Op::Put {
             key: key.clone(),
-            value: commit::stored_bytes(&key, &new)?,
+            value: commit::stored_bytes(target, &key, &new)?,
             expect: Expect::ModRevision(current_revision),
         });
         match commit::commit(api, txn).await {
