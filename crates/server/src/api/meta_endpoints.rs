@@ -1,6 +1,8 @@
 //! Everything that is not a resource: `/`, `/version`, health checks,
 //! OpenAPI documents and discovery.
 
+use std::sync::Arc;
+
 use serde_json::json;
 
 use super::context::Api;
@@ -32,20 +34,28 @@ pub(super) async fn handle(
         Endpoint::Root => Ok(root(&*api.registry_now().await)),
         Endpoint::Version => Ok(ApiResponse::json(200, &version())),
         Endpoint::Health(check, single) => Ok(health(api, request, *check, single.as_deref())),
-        Endpoint::OpenApiV2 => openapi_v2(api, request),
-        Endpoint::OpenApiV3Index => openapi(
-            request,
-            api.openapi.v3_index().map_err(Status::internal)?,
-            "application/json",
-        ),
-        Endpoint::OpenApiV3(path) => match api
-            .openapi
-            .v3_group_version(path)
-            .map_err(Status::internal)?
-        {
-            Some(document) => openapi(request, document, "application/json"),
-            None => Err(Status::no_such_resource()),
-        },
+        // Custom resources are documented once their CRD is Established,
+        // read-your-writes as discovery (`kubectl explain` right after `wait`).
+        Endpoint::OpenApiV2 => openapi_v2(api, request, &api.registry_now().await),
+        Endpoint::OpenApiV3Index => {
+            let registry = api.registry_now().await;
+            let document = api
+                .openapi
+                .v3_index_served(&registry)
+                .map_err(Status::internal)?;
+            openapi(request, &document, "application/json")
+        }
+        Endpoint::OpenApiV3(path) => {
+            let registry = api.registry_now().await;
+            match api
+                .openapi
+                .v3_group_version_served(&registry, path)
+                .map_err(Status::internal)?
+            {
+                Some(document) => openapi(request, &document, "application/json"),
+                None => Err(Status::no_such_resource()),
+            }
+        }
         Endpoint::Metrics => Ok(ApiResponse::bytes(
             200,
             "text/plain; version=0.0.4; charset=utf-8",
@@ -182,16 +192,18 @@ fn health(
 /// `/openapi/v2`, JSON or the gnostic protobuf by `Accept` (kube-openapi
 /// `RegisterOpenAPIVersionedService`): every answer varies on Accept, and one
 /// that allows neither is a bare 406 (no body, as kube writes it).
-fn openapi_v2(api: &Api, request: &ApiRequest) -> Result<ApiResponse> {
+fn openapi_v2(api: &Api, request: &ApiRequest, registry: &Arc<Registry>) -> Result<ApiResponse> {
     let response = match v2_protobuf::negotiate(request.header("accept")) {
         Some(V2Format::Json) => openapi(
             request,
-            api.openapi.v2().map_err(Status::internal)?,
+            &api.openapi.v2_served(registry).map_err(Status::internal)?,
             V2Format::Json.content_type(),
         )?,
         Some(V2Format::Protobuf) => openapi(
             request,
-            api.openapi.v2_protobuf().map_err(Status::internal)?,
+            &api.openapi
+                .v2_protobuf_served(registry)
+                .map_err(Status::internal)?,
             V2Format::Protobuf.content_type(),
         )?,
         None => {

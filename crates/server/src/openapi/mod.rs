@@ -9,17 +9,20 @@
 //! `pkg/handler` / `pkg/handler3`: upper-case hex SHA-512 of the JSON body,
 //! the ETag being that hash in double quotes.
 
+mod custom_paths;
+mod custom_schema;
 mod definitions;
 mod document;
 mod params;
 mod paths;
 mod resources;
+mod served;
 mod v2;
 pub mod v2_protobuf;
 mod v3;
 
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::Value;
 
@@ -28,6 +31,7 @@ use definitions::Definitions;
 pub use document::Document;
 use document::{cached, Cached};
 use paths::Routes;
+use served::CustomDocs;
 
 /// `info.version` of every document (kube sets the server's git version).
 pub const KUBE_VERSION: &str = "v1.34.0";
@@ -51,7 +55,8 @@ fn definitions() -> Result<&'static Definitions, OpenApiError> {
 }
 
 /// OpenAPI documents for one resource table. Construction is free; each
-/// document is built on first request and cached.
+/// document is built on first request and cached. The `*_served` methods
+/// (`served.rs`) add the custom resources of a registry snapshot.
 pub struct OpenApi {
     resources: &'static [ResourceDef],
     routes: OnceLock<Routes>,
@@ -59,6 +64,9 @@ pub struct OpenApi {
     v2_protobuf: Cached,
     v3_index: Cached,
     v3: OnceLock<BTreeMap<String, Cached>>,
+    /// The custom resources' part of the documents, for the last registry
+    /// snapshot asked about.
+    custom: Mutex<Option<Arc<CustomDocs>>>,
 }
 
 impl std::fmt::Debug for OpenApi {
@@ -79,6 +87,7 @@ impl OpenApi {
             v2_protobuf: OnceLock::new(),
             v3_index: OnceLock::new(),
             v3: OnceLock::new(),
+            custom: Mutex::new(None),
         }
     }
 

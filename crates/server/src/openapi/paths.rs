@@ -92,6 +92,9 @@ pub(crate) enum Media {
     JwkSet,
     /// /logs: nothing declared.
     Nothing,
+    /// Custom resources (apiextensions' `buildRoute`): JSON and YAML only,
+    /// and the patch types custom resources take.
+    Custom,
 }
 
 #[derive(Debug, Clone)]
@@ -211,7 +214,7 @@ pub(crate) struct GroupVersion {
 }
 
 impl GroupVersion {
-    fn new(group: &str, version: &str) -> Self {
+    pub(crate) fn new(group: &str, version: &str) -> Self {
         let (camel, tag) = group_ids(group);
         GroupVersion {
             group: group.to_string(),

@@ -48,10 +48,26 @@ pub(crate) fn produces(media: Media) -> &'static [&'static str] {
         Media::Version | Media::Oidc => &[JSON],
         Media::JwkSet => &["application/jwk-set+json"],
         Media::Nothing => &[],
+        Media::Custom => &[JSON, YAML],
     }
 }
 
-fn consumes(op: &Operation) -> &'static [&'static str] {
+/// Patch content types of custom resources (no strategic merge patch).
+pub(crate) const CUSTOM_PATCH_TYPES: &[&str] = &[
+    "application/json-patch+json",
+    "application/merge-patch+json",
+    "application/apply-patch+yaml",
+];
+
+/// What an operation consumes (in v3: its request body's content types).
+pub(crate) fn consumes(op: &Operation) -> &'static [&'static str] {
+    if op.media == Media::Custom {
+        return if op.body == Some(Body::Patch) {
+            CUSTOM_PATCH_TYPES
+        } else {
+            &[JSON, YAML]
+        };
+    }
     if op.body == Some(Body::Patch) {
         return PATCH_TYPES;
     }
@@ -202,6 +218,54 @@ fn path_json(item: &PathItem, shared: &mut BTreeMap<String, Value>) -> Value {
         );
     }
     Value::Object(map)
+}
+
+/// `base` (the built-in document) with the custom resources' `items` and
+/// `custom_definitions` merged in, as apiextensions' OpenAPI controller
+/// merges each CRD's spec into the static one (`builder.MergeSpecs`); what
+/// the built-in document already holds stays as it is.
+pub(crate) fn merge(
+    mut base: Value,
+    items: &[PathItem],
+    custom_definitions: Map<String, Value>,
+    defs: &Definitions,
+) -> Value {
+    let mut shared = BTreeMap::new();
+    let mut paths = Map::new();
+    for item in items {
+        paths.insert(item.path.clone(), path_json(item, &mut shared));
+    }
+    let mut roots = Vec::new();
+    let mut visit = |name: &str| roots.push(name.to_string());
+    for value in paths
+        .values()
+        .chain(shared.values())
+        .chain(custom_definitions.values())
+    {
+        collect_refs(value, &mut visit);
+    }
+    let mut definitions: Map<String, Value> = custom_definitions;
+    for name in defs.closure(roots.iter().map(String::as_str)) {
+        if let Some(schema) = defs.get(&name) {
+            definitions.insert(name, schema.clone());
+        }
+    }
+    let sections = [
+        ("paths", paths),
+        ("parameters", shared.into_iter().collect()),
+        ("definitions", definitions),
+    ];
+    for (section, entries) in sections {
+        let slot = base
+            .as_object_mut()
+            .map(|root| root.entry(section).or_insert_with(|| json!({})));
+        if let Some(Value::Object(target)) = slot {
+            for (key, value) in entries {
+                target.entry(key).or_insert(value);
+            }
+        }
+    }
+    base
 }
 
 /// The whole swagger document: every route, and the definitions they reach.

@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 use super::definitions::{collect_refs, Definitions, V2_REF_PREFIX};
 use super::params::Param;
 use super::paths::{Body, Operation, PathItem, Schema};
-use super::v2::{produces, status_text, PATCH_TYPES};
+use super::v2::{consumes, produces, status_text};
 use super::KUBE_VERSION;
 
 pub(crate) const V3_REF_PREFIX: &str = "#/components/schemas/";
@@ -112,19 +112,22 @@ fn content(types: &[&str], schema: &Value) -> Value {
     Value::Object(map)
 }
 
-fn request_body(body: &Body) -> Value {
+/// The request body; its content types are what the operation consumes
+/// (kube-openapi `builder3` reads the route's `Consumes`).
+fn request_body(op: &Operation, body: &Body) -> Value {
+    let types = consumes(op);
     match body {
         Body::Object(def) => {
             let schema = def
                 .as_deref()
                 .map_or_else(|| json!({ "type": "object" }), schema_ref);
-            json!({ "content": content(&["*/*"], &schema), "required": true })
+            json!({ "content": content(types, &schema), "required": true })
         }
         Body::DeleteOptions => {
-            json!({ "content": content(&["*/*"], &schema_ref("io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions")) })
+            json!({ "content": content(types, &schema_ref("io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions")) })
         }
         Body::Patch => json!({
-            "content": content(PATCH_TYPES, &schema_ref("io.k8s.apimachinery.pkg.apis.meta.v1.Patch")),
+            "content": content(types, &schema_ref("io.k8s.apimachinery.pkg.apis.meta.v1.Patch")),
             "required": true
         }),
     }
@@ -143,7 +146,7 @@ fn operation_json(op: &Operation) -> Value {
         );
     }
     if let Some(body) = &op.body {
-        map.insert("requestBody".into(), request_body(body));
+        map.insert("requestBody".into(), request_body(op, body));
     }
     let mut responses = Map::new();
     for (code, schema) in &op.responses {
@@ -189,6 +192,17 @@ fn path_json(item: &PathItem) -> Value {
 
 /// The document served at `/openapi/v3/<key>` for the paths under `key`.
 pub(crate) fn document(key: &str, items: &[PathItem], defs: &Definitions) -> Value {
+    document_with(key, items, defs, Map::new())
+}
+
+/// [`document`] with schemas of its own (custom resources' definitions, in
+/// v3 form already) besides the vendored ones the paths reach.
+pub(crate) fn document_with(
+    key: &str,
+    items: &[PathItem],
+    defs: &Definitions,
+    custom_schemas: Map<String, Value>,
+) -> Value {
     let mut paths = Map::new();
     for item in items {
         paths.insert(item.path.clone(), path_json(item));
@@ -196,7 +210,10 @@ pub(crate) fn document(key: &str, items: &[PathItem], defs: &Definitions) -> Val
     let paths = Value::Object(paths);
     let mut roots = Vec::new();
     collect_refs(&paths, &mut |name| roots.push(name.to_string()));
-    let mut schemas = Map::new();
+    for schema in custom_schemas.values() {
+        collect_refs(schema, &mut |name| roots.push(name.to_string()));
+    }
+    let mut schemas = custom_schemas;
     for name in defs.closure(roots.iter().map(String::as_str)) {
         if let Some(schema) = defs.get(&name) {
             let converted = convert_definition(&name, schema);
