@@ -81,8 +81,9 @@ pub struct CustomVersion {
     pub selectable_fields: Vec<String>,
     /// `additionalPrinterColumns`; empty means kube's default columns.
     pub printer_columns: Vec<PrinterColumn>,
-    /// `schema.openAPIV3Schema`, as stored.
-    pub schema: Option<Value>,
+    /// `schema.openAPIV3Schema` as JSON text: only OpenAPI publishing reads
+    /// it, rarely, and a parsed tree of a 200-field schema costs ~20× its text.
+    pub schema: Option<std::sync::Arc<str>>,
     /// The same schema compiled for defaulting and pruning (`schema.rs`).
     pub structural: Option<Structural>,
     /// The `Warning` a request to a deprecated version gets.
@@ -228,7 +229,9 @@ pub fn served_versions(crd: &Value) -> Vec<(&'static ResourceDef, CustomVersion)
                 scale,
                 selectable_fields: selectable_fields(version),
                 printer_columns: printer_columns(version),
-                schema: version.pointer("/schema/openAPIV3Schema").cloned(),
+                schema: version
+                    .pointer("/schema/openAPIV3Schema")
+                    .map(|schema| schema.to_string().into()),
                 structural: version
                     .pointer("/schema/openAPIV3Schema")
                     .map(Structural::compile),

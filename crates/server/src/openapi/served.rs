@@ -74,16 +74,14 @@ impl CustomDocs {
         let mut definitions = Map::new();
         for (def, custom) in self.kinds.iter().filter(|(def, _)| keep(def)) {
             items.extend(custom_paths(def));
+            let schema: Option<Value> = custom
+                .schema
+                .as_deref()
+                .and_then(|text| serde_json::from_str(text).ok());
             let (object, list) = definition_names(def);
             definitions.insert(
                 object,
-                object_schema(
-                    def.group,
-                    def.version,
-                    def.kind,
-                    custom.schema.as_ref(),
-                    flavor,
-                ),
+                object_schema(def.group, def.version, def.kind, schema.as_ref(), flavor),
             );
             definitions.insert(
                 list,
