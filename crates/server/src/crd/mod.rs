@@ -11,6 +11,7 @@ pub mod definition;
 pub mod formats;
 pub mod schema;
 pub mod serving;
+pub mod structural_rules;
 pub mod validation;
 pub mod value_rules;
 

@@ -115,6 +115,12 @@ fn spec(crd: &Value, errors: &mut Vec<FieldError>) {
             ));
         }
         columns(version, index, errors);
+        if let Some(schema) = version.pointer("/schema/openAPIV3Schema") {
+            errors.extend(super::structural_rules::validate(
+                schema,
+                &format!("spec.versions[{index}].schema.openAPIV3Schema"),
+            ));
+        }
     }
     let rendered = render_versions(versions);
     if !unique {

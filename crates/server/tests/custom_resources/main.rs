@@ -599,6 +599,30 @@ async fn invalid_crds_are_refused_as_kube_refuses_them() {
         status.message
     );
     assert!(crds.get_opt("wrong.example.com").await.unwrap().is_none());
+
+    // apiextensions.k8s.io/v1 CRDs must have structural schemas.
+    let non_structural: CustomResourceDefinition = serde_json::from_value(json!({
+        "metadata": {"name": "loose.example.com"},
+        "spec": {
+            "group": "example.com",
+            "scope": "Namespaced",
+            "names": {"plural": "loose", "kind": "Loose"},
+            "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+                "type": "object",
+                "properties": {"spec": {"properties": {"size": {"type": "integer"}}}},
+            }}}],
+        },
+    }))
+    .unwrap();
+    let status = match crds.create(&PostParams::default(), &non_structural).await {
+        Err(kube::Error::Api(status)) => status,
+        other => panic!("a non-structural CRD answered {other:?}"),
+    };
+    assert_eq!(status.code, 422);
+    assert_eq!(
+        status.message,
+        r#"CustomResourceDefinition.apiextensions.k8s.io "loose.example.com" is invalid: spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields"#
+    );
 }
 
 /// Deleting a namespace deletes the custom resources in it (the namespace
