@@ -16,6 +16,8 @@
 //! `Webhook` conversion is not carried out: such objects are stored and
 //! served as written.
 
+use std::sync::Arc;
+
 use bytes::Bytes;
 use serde_json::Value;
 
@@ -49,21 +51,20 @@ impl ConversionStrategy {
 /// defaults are left out, so most objects are read without parsing.
 #[derive(Debug, Default, PartialEq)]
 pub struct ReadDefaults {
-    by_api_version: Vec<(String, Structural)>,
+    by_api_version: Vec<(String, Arc<Structural>)>,
 }
 
 impl ReadDefaults {
-    /// From `spec.versions` (served or not: objects may be stored at any).
-    pub fn of_versions(group: &str, versions: &[Value]) -> Self {
+    /// From every version's compiled schema (served or not: objects may be
+    /// stored at any), sharing them.
+    pub fn of_compiled(group: &str, versions: &[(&str, Option<Arc<Structural>>)]) -> Self {
         let by_api_version = versions
             .iter()
-            .filter_map(|version| {
-                let name = version.get("name").and_then(Value::as_str)?;
-                let schema = version.pointer("/schema/openAPIV3Schema")?;
-                let structural = Structural::compile(schema);
+            .filter_map(|(name, structural)| {
+                let structural = structural.as_ref()?;
                 structural
                     .has_defaults()
-                    .then(|| (format!("{group}/{name}"), structural))
+                    .then(|| (format!("{group}/{name}"), structural.clone()))
             })
             .collect();
         ReadDefaults { by_api_version }
@@ -74,7 +75,7 @@ impl ReadDefaults {
         self.by_api_version
             .iter()
             .find(|(known, _)| known == api_version)
-            .map(|(_, schema)| schema)
+            .map(|(_, schema)| schema.as_ref())
     }
 }
 

@@ -85,7 +85,7 @@ pub struct CustomVersion {
     /// it, rarely, and a parsed tree of a 200-field schema costs ~20× its text.
     pub schema: Option<std::sync::Arc<str>>,
     /// The same schema compiled for defaulting and pruning (`schema.rs`).
-    pub structural: Option<Structural>,
+    pub structural: Option<Arc<Structural>>,
     /// The `Warning` a request to a deprecated version gets.
     pub deprecation_warning: Option<String>,
     /// The CRD is being deleted: custom resources are being removed.
@@ -147,7 +147,20 @@ pub fn served_versions(crd: &Value) -> Vec<(&'static ResourceDef, CustomVersion)
         format!("{group}/{storage_version}")
     };
     let conversion = ConversionStrategy::of_crd(crd);
-    let read_defaults = Arc::new(ReadDefaults::of_versions(group, versions));
+    // Each version's schema compiled once, shared by serving and by
+    // defaulting on read.
+    let compiled: Vec<(&str, Option<Arc<Structural>>)> = versions
+        .iter()
+        .map(|version| {
+            (
+                version.get("name").and_then(Value::as_str).unwrap_or(""),
+                version
+                    .pointer("/schema/openAPIV3Schema")
+                    .map(|schema| Arc::new(Structural::compile(schema))),
+            )
+        })
+        .collect();
+    let read_defaults = Arc::new(ReadDefaults::of_compiled(group, &compiled));
     let served_names: Vec<String> = served
         .iter()
         .filter_map(|version| version.get("name").and_then(Value::as_str))
@@ -232,9 +245,10 @@ pub fn served_versions(crd: &Value) -> Vec<(&'static ResourceDef, CustomVersion)
                 schema: version
                     .pointer("/schema/openAPIV3Schema")
                     .map(|schema| schema.to_string().into()),
-                structural: version
-                    .pointer("/schema/openAPIV3Schema")
-                    .map(Structural::compile),
+                structural: compiled
+                    .iter()
+                    .find(|(known, _)| *known == name)
+                    .and_then(|(_, structural)| structural.clone()),
                 deprecation_warning,
                 terminating,
             },

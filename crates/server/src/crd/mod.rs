@@ -22,7 +22,7 @@ pub use serving::{keep_registry_current, CRD_PREFIX};
 /// What kube's decoder does to every custom resource written through any
 /// verb: defaults from the schema, then unknown fields pruned.
 pub fn default_and_prune(custom: Option<&CustomVersion>, object: &mut serde_json::Value) {
-    if let Some(schema) = custom.and_then(|custom| custom.structural.as_ref()) {
+    if let Some(schema) = custom.and_then(|custom| custom.structural.as_deref()) {
         schema::default(object, schema);
         schema::prune(object, schema);
     }
@@ -36,7 +36,7 @@ pub fn validate_values(
     object: &serde_json::Value,
     old: Option<&serde_json::Value>,
 ) -> Vec<crate::status::FieldError> {
-    let Some(schema) = custom.and_then(|custom| custom.structural.as_ref()) else {
+    let Some(schema) = custom.and_then(|custom| custom.structural.as_deref()) else {
         return Vec::new();
     };
     match old {

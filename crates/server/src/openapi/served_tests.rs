@@ -1,12 +1,11 @@
 //! The served documents follow the registry snapshot.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
 
 use super::*;
-use crate::crd::serving::build;
+use crate::crd::serving::registry_of;
 use crate::registry::builtin_resources;
 
 fn crd(group: &str, description: &str) -> Value {
@@ -41,16 +40,7 @@ fn crd(group: &str, description: &str) -> Value {
 }
 
 fn registry(crds: &[Value]) -> Arc<Registry> {
-    let map: BTreeMap<String, Value> = crds
-        .iter()
-        .map(|crd| {
-            (
-                crd["metadata"]["name"].as_str().unwrap_or("").to_string(),
-                crd.clone(),
-            )
-        })
-        .collect();
-    Arc::new(build(&map))
+    Arc::new(registry_of(crds))
 }
 
 fn parse(doc: &Document) -> Value {

@@ -218,7 +218,7 @@ fn decode_custom(
     let Some(schema) = target
         .custom
         .as_ref()
-        .and_then(|custom| custom.structural.as_ref())
+        .and_then(|custom| custom.structural.as_deref())
     else {
         return Ok(Decoded {
             object,
