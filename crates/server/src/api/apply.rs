@@ -74,7 +74,8 @@ pub(super) async fn apply(
     let key = target.key(name);
     for _ in 0..MAX_RETRIES {
         let snapshot = api.store.snapshot();
-        let (revision, live) = match target.read_current(&snapshot, &key)? {
+        let (revision, live) = match super::conversion::read_current(api, target, &snapshot, &key)
+            .await? {
             Some((revision, live)) => (Some(revision), live),
             None if subresource.is_empty() => (None, Value::Object(Default::default())),
             None => return Err(Status::not_found(&target.group_resource(), name)),
@@ -151,8 +152,8 @@ async fn apply_scale(
     let parent_target = target.parent();
     for _ in 0..MAX_RETRIES {
         let snapshot = api.store.snapshot();
-        let (revision, live) = target
-            .read_current(&snapshot, &target.key(name))?
+        let (revision, live) = super::conversion::read_current(api, target, &snapshot, &target.key(name))
+            .await?
             .ok_or_else(|| Status::not_found(&target.group_resource(), name))?;
         let mut applied = fm
             .apply(

@@ -13,6 +13,8 @@ pub mod schema;
 pub mod serving;
 pub mod validation;
 pub mod value_rules;
+pub mod webhook;
+pub mod webhook_client;
 
 pub use conditions::{condition_true, set_condition};
 pub use definition::{served_versions, CustomVersion, PrinterColumn, ScalePaths};
