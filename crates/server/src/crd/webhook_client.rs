@@ -59,7 +59,11 @@ pub fn resolve_url(url: &str) -> Result<Resolved, String> {
         server_name: host.clone(),
         host,
         port,
-        path_and_query: with_timeout(uri.path_and_query().map_or("/", |path| path.as_str())),
+        path_and_query: with_timeout(&match uri.path_and_query().map(|path| path.as_str()) {
+            Some(path) if path.starts_with('/') => path.to_string(),
+            Some(query) => format!("/{query}"),
+            None => "/".to_string(),
+        }),
         url: with_timeout(url),
     })
 }
