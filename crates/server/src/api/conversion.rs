@@ -62,9 +62,13 @@ async fn convert(
     if pending.is_empty() {
         return Ok(objects);
     }
-    let failed = |error: String| Status::unknown(format!("conversion webhook for {gvk} failed: {error}"));
+    let failed =
+        |error: String| Status::unknown(format!("conversion webhook for {gvk} failed: {error}"));
     let version = webhook.review_version().map_err(Status::unknown)?;
-    let sent: Vec<Value> = pending.iter().map(|&index| objects[index].clone()).collect();
+    let sent: Vec<Value> = pending
+        .iter()
+        .map(|&index| objects[index].clone())
+        .collect();
     let uid = uuid::Uuid::new_v4().to_string();
     let review = webhook::review_request(version, &uid, desired, &sent);
     let resolved = {
@@ -98,12 +102,17 @@ async fn convert_one(
 ) -> Result<Value> {
     let gvk = webhook::gvk_text(
         api_version(&value),
-        value.get("kind").and_then(Value::as_str).unwrap_or_default(),
+        value
+            .get("kind")
+            .and_then(Value::as_str)
+            .unwrap_or_default(),
     );
     let mut converted = convert(api, webhook, vec![value], desired, &gvk, Batch::Object).await?;
-    converted
-        .pop()
-        .ok_or_else(|| Status::unknown(format!("conversion webhook for {gvk} failed, no objects returned")))
+    converted.pop().ok_or_else(|| {
+        Status::unknown(format!(
+            "conversion webhook for {gvk} failed, no objects returned"
+        ))
+    })
 }
 
 /// The current object of `key` at the request's version: `Target::read_current`,
@@ -205,7 +214,10 @@ pub async fn response(
             Payload::List(list)
         }
         Payload::Value(mut value) => {
-            let kind = value.get("kind").and_then(Value::as_str).unwrap_or_default();
+            let kind = value
+                .get("kind")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             let group = target.resource.group;
             let of_group = api_version(&value)
                 .rsplit_once('/')

@@ -142,8 +142,9 @@ pub(super) async fn delete_object(
     let mut last_written: Option<Value> = None;
     for _ in 0..MAX_RETRIES {
         let snapshot = api.store.snapshot();
-        let Some((revision, current)) = super::conversion::read_current(api, target, &snapshot, &key)
-            .await? else {
+        let Some((revision, current)) =
+            super::conversion::read_current(api, target, &snapshot, &key).await?
+        else {
             return match last_written {
                 Some(last) => Ok(Outcome::Deleted(last)),
                 None => Err(Status::not_found(&target.group_resource(), name)),
@@ -229,8 +230,9 @@ async fn delete_marking_first(
     let key = target.key(name);
     for _ in 0..MAX_RETRIES {
         let snapshot = api.store.snapshot();
-        let Some((revision, current)) = super::conversion::read_current(api, target, &snapshot, &key)
-            .await? else {
+        let Some((revision, current)) =
+            super::conversion::read_current(api, target, &snapshot, &key).await?
+        else {
             return Err(Status::not_found(&target.group_resource(), name));
         };
         namespace::check_preconditions(&current, options, &target.group_resource())?;

@@ -21,7 +21,7 @@ pub(super) async fn get(
     let name = target.name.unwrap_or_default();
     let snapshot = api.store.snapshot();
     let (_, parent) = super::conversion::read_current(api, target, &snapshot, &target.key(name))
-            .await?
+        .await?
         .ok_or_else(|| Status::not_found(&target.group_resource(), name))?;
     Ok(ApiResponse::json(200, &scale_of(target, &parent)))
 }
@@ -47,7 +47,7 @@ pub(super) async fn update(
     let name = target.name.unwrap_or_default();
     let snapshot = api.store.snapshot();
     let (_, parent) = super::conversion::read_current(api, target, &snapshot, &target.key(name))
-            .await?
+        .await?
         .ok_or_else(|| Status::not_found(&target.group_resource(), name))?;
     let owner = Ownership::of_request(request, &options, "scale");
     let stored = apply_scale(api, target, parent, &body, options.dry_run, &owner).await?;

@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use super::conditions::condition_true;
 use super::conversion::{ConversionStrategy, ReadDefaults};
-use super::webhook::WebhookConversion;
 use super::schema::Structural;
+use super::webhook::WebhookConversion;
 use crate::registry::index::version_priority;
 use crate::registry::{intern, NameRule, ResourceDef, SubresourceDef};
 

@@ -45,7 +45,11 @@ pub struct ServiceReference {
 impl WebhookConversion {
     /// From a CRD; `None` unless its strategy is `Webhook`.
     pub fn of_crd(crd: &Value) -> Option<Self> {
-        if crd.pointer("/spec/conversion/strategy").and_then(Value::as_str) != Some("Webhook") {
+        if crd
+            .pointer("/spec/conversion/strategy")
+            .and_then(Value::as_str)
+            != Some("Webhook")
+        {
             return None;
         }
         let webhook = crd.pointer("/spec/conversion/webhook");
@@ -130,7 +134,12 @@ impl ReviewVersion {
 }
 
 /// The ConversionReview asking to convert `objects` to `desired`.
-pub fn review_request(version: ReviewVersion, uid: &str, desired: &str, objects: &[Value]) -> Value {
+pub fn review_request(
+    version: ReviewVersion,
+    uid: &str,
+    desired: &str,
+    objects: &[Value],
+) -> Value {
     json!({
         "kind": "ConversionReview",
         "apiVersion": version.api_version(),
@@ -270,8 +279,12 @@ pub fn accept_converted(
         }
         if let Err(error) = validate_converted(original, &object) {
             return Err(match batch {
-                Batch::Object => format!("conversion webhook for {gvk} returned invalid object: {error}"),
-                Batch::ListItems => format!("conversion webhook for {gvk} returned {invalid}: {error}"),
+                Batch::Object => {
+                    format!("conversion webhook for {gvk} returned invalid object: {error}")
+                }
+                Batch::ListItems => {
+                    format!("conversion webhook for {gvk} returned {invalid}: {error}")
+                }
             });
         }
         if let Err(error) = restore_object_meta(original, &mut object) {
@@ -308,9 +321,17 @@ fn validate_converted(original: &Value, converted: &Value) -> Result<(), String>
             .to_string()
     };
     let pairs = [
-        ("kind", text(original, "kind").to_string(), text(converted, "kind").to_string()),
+        (
+            "kind",
+            text(original, "kind").to_string(),
+            text(converted, "kind").to_string(),
+        ),
         ("name", meta(original, "name"), meta(converted, "name")),
-        ("namespace", meta(original, "namespace"), meta(converted, "namespace")),
+        (
+            "namespace",
+            meta(original, "namespace"),
+            meta(converted, "namespace"),
+        ),
         ("UID", meta(original, "uid"), meta(converted, "uid")),
     ];
     for (what, expected, actual) in pairs {

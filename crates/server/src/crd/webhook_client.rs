@@ -162,7 +162,14 @@ pub fn resolve(
 ) -> Result<Resolved, String> {
     match endpoint {
         Some(WebhookEndpoint::Url(url)) => resolve_url(url),
-        Some(WebhookEndpoint::Service(service)) => resolve_service(service, get),
+        // The resolver runs as the rest client dials: its errors read as the POST's.
+        Some(WebhookEndpoint::Service(service)) => resolve_service(service, get).map_err(|error| {
+            let url = with_timeout(&format!(
+                "https://{}.{}.svc:{}{}",
+                service.name, service.namespace, service.port, service.path
+            ));
+            format!("Post {}: {error}", crate::go::strconv::quote(&url))
+        }),
         None => Err("no webhook clientConfig".into()),
     }
 }
@@ -170,7 +177,8 @@ pub fn resolve(
 /// POSTs `review` to the webhook and decodes its JSON answer; errors read
 /// as the rest client's (`Post "<url>": <cause>`).
 pub async fn post(resolved: &Resolved, ca_bundle: &[u8], review: &Value) -> Result<Value, String> {
-    let failed = |cause: String| format!("Post {}: {cause}", crate::go::strconv::quote(&resolved.url));
+    let failed =
+        |cause: String| format!("Post {}: {cause}", crate::go::strconv::quote(&resolved.url));
     let body = serde_json::to_vec(review).map_err(|error| error.to_string())?;
     let exchange = exchange(resolved, ca_bundle, Bytes::from(body));
     let (status, answer) = match tokio::time::timeout(TIMEOUT, exchange).await {
@@ -187,7 +195,11 @@ pub async fn post(resolved: &Resolved, ca_bundle: &[u8], review: &Value) -> Resu
         let message = serde_json::from_slice::<Value>(&answer)
             .ok()
             .filter(|body| body.get("kind").and_then(Value::as_str) == Some("Status"))
-            .and_then(|body| body.get("message").and_then(Value::as_str).map(str::to_string));
+            .and_then(|body| {
+                body.get("message")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            });
         return Err(message.unwrap_or_else(|| {
             format!("the server responded with the status code {status} but did not return more information")
         }));
@@ -215,7 +227,11 @@ fn tls_config(ca_bundle: &[u8]) -> Result<Arc<rustls::ClientConfig>, String> {
 }
 
 /// One request on a fresh connection: (status, body).
-async fn exchange(resolved: &Resolved, ca_bundle: &[u8], body: Bytes) -> Result<(u16, Bytes), String> {
+async fn exchange(
+    resolved: &Resolved,
+    ca_bundle: &[u8],
+    body: Bytes,
+) -> Result<(u16, Bytes), String> {
     let config = tls_config(ca_bundle)?;
     let server_name = ServerName::try_from(resolved.server_name.clone())
         .map_err(|error| format!("invalid server name {:?}: {error}", resolved.server_name))?;
@@ -265,7 +281,10 @@ mod tests {
         assert_eq!(resolved.path_and_query, "/convert?timeout=30s");
         assert_eq!(resolved.url, "https://127.0.0.1:8443/convert?timeout=30s");
         let resolved = resolve_url("https://hooks.example.com?x=1").expect("resolves");
-        assert_eq!((resolved.port, resolved.path_and_query.as_str()), (443, "/?x=1&timeout=30s"));
+        assert_eq!(
+            (resolved.port, resolved.path_and_query.as_str()),
+            (443, "/?x=1&timeout=30s")
+        );
         assert!(resolve_url("http://hooks.example.com/").is_err());
     }
 
@@ -291,19 +310,25 @@ mod tests {
         let resolved = resolve_service(&service, objects).expect("resolves");
         assert_eq!((resolved.host.as_str(), resolved.port), ("127.0.0.1", 8443));
         assert_eq!(resolved.server_name, "conv.hooks.svc");
-        assert_eq!(resolved.url, "https://conv.hooks.svc:443/convert?timeout=30s");
+        assert_eq!(
+            resolved.url,
+            "https://conv.hooks.svc:443/convert?timeout=30s"
+        );
 
         let missing = resolve_service(&service, |_| None).expect_err("no service");
         assert_eq!(missing, r#"service "conv" not found"#);
-        let other_port = ServiceReference { port: 80, ..service.clone() };
+        let other_port = ServiceReference {
+            port: 80,
+            ..service.clone()
+        };
         assert_eq!(
             resolve_service(&other_port, objects).expect_err("no port"),
             r#"no service port 80 found for service "conv""#
         );
         let no_endpoints = |key: &str| {
-            objects(key).filter(|_| key.contains("/specs/")).or_else(|| {
-                key.contains("/endpoints/").then(|| json!({"subsets": []}))
-            })
+            objects(key)
+                .filter(|_| key.contains("/specs/"))
+                .or_else(|| key.contains("/endpoints/").then(|| json!({"subsets": []})))
         };
         assert_eq!(
             resolve_service(&service, no_endpoints).expect_err("no endpoints"),

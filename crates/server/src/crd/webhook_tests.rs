@@ -45,7 +45,12 @@ fn the_crd_gives_endpoint_bundle_and_review_versions() {
 #[test]
 fn the_request_names_uid_desired_version_and_objects() {
     let object = json!({"apiVersion": "example.com/v1", "kind": "Widget"});
-    let review = review_request(ReviewVersion::V1, "u-1", "example.com/v2", &[object.clone()]);
+    let review = review_request(
+        ReviewVersion::V1,
+        "u-1",
+        "example.com/v2",
+        &[object.clone()],
+    );
     assert_eq!(
         review,
         json!({"kind": "ConversionReview", "apiVersion": "apiextensions.k8s.io/v1",
@@ -85,13 +90,20 @@ fn responses_are_checked_as_kube_checks_them() {
         Err("expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got /v1, Kind=ConversionReview".to_string())
     );
     assert_eq!(
-        converted_objects(v1, "u-1", &json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview"})),
+        converted_objects(
+            v1,
+            "u-1",
+            &json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview"})
+        ),
         Err("no response provided".to_string())
     );
     // v1beta1 checks neither the type nor the uid.
     let mut beta = answer("other", "Success", "", json!([]));
     beta["apiVersion"] = json!("apiextensions.k8s.io/v1beta1");
-    assert_eq!(converted_objects(ReviewVersion::V1beta1, "u-1", &beta), Ok(vec![]));
+    assert_eq!(
+        converted_objects(ReviewVersion::V1beta1, "u-1", &beta),
+        Ok(vec![])
+    );
 }
 
 fn original() -> Value {
@@ -109,8 +121,14 @@ fn converted_objects_keep_the_original_metadata_but_labels_and_annotations() {
         "metadata": {"name": "w", "namespace": "ns", "uid": "u", "resourceVersion": "99",
                      "labels": {"a": "c"}, "annotations": {"converted": "yes"}, "generation": 5},
         "spec": {"dimensions": {"size": 3}}});
-    let accepted = accept_converted(&[original()], vec![converted], "example.com/v2", GVK, Batch::Object)
-        .expect("accepted");
+    let accepted = accept_converted(
+        &[original()],
+        vec![converted],
+        "example.com/v2",
+        GVK,
+        Batch::Object,
+    )
+    .expect("accepted");
     assert_eq!(
         accepted[0],
         json!({"apiVersion": "example.com/v2", "kind": "Widget",
@@ -121,8 +139,14 @@ fn converted_objects_keep_the_original_metadata_but_labels_and_annotations() {
     // Labels the webhook leaves out are dropped.
     let bare = json!({"apiVersion": "example.com/v2", "kind": "Widget",
         "metadata": {"name": "w", "namespace": "ns", "uid": "u"}});
-    let accepted = accept_converted(&[original()], vec![bare], "example.com/v2", GVK, Batch::Object)
-        .expect("accepted");
+    let accepted = accept_converted(
+        &[original()],
+        vec![bare],
+        "example.com/v2",
+        GVK,
+        Batch::Object,
+    )
+    .expect("accepted");
     assert_eq!(accepted[0]["metadata"].get("labels"), None);
 }
 
@@ -143,7 +167,9 @@ fn converted_objects_are_refused_with_kubes_messages() {
     };
     assert_eq!(
         accept_converted(&[original()], vec![], "example.com/v2", GVK, Batch::Object),
-        Err(format!("conversion webhook for {GVK} returned 0 objects, expected 1"))
+        Err(format!(
+            "conversion webhook for {GVK} returned 0 objects, expected 1"
+        ))
     );
     assert_eq!(
         refuse(with("/apiVersion", json!("example.com/v1")), Batch::Object),
@@ -159,7 +185,9 @@ fn converted_objects_are_refused_with_kubes_messages() {
     );
     assert_eq!(
         refuse(with("/metadata/name", json!("x")), Batch::Object),
-        format!("conversion webhook for {GVK} returned invalid object: must have the same name: w != x")
+        format!(
+            "conversion webhook for {GVK} returned invalid object: must have the same name: w != x"
+        )
     );
     assert_eq!(
         refuse(with("/metadata/uid", json!("x")), Batch::ListItems),
@@ -168,7 +196,9 @@ fn converted_objects_are_refused_with_kubes_messages() {
     assert_eq!(
         refuse(with("/metadata", json!("text")), Batch::Object),
         // validateConvertedObject reads no name from it first.
-        format!("conversion webhook for {GVK} returned invalid object: must have the same name: w != ")
+        format!(
+            "conversion webhook for {GVK} returned invalid object: must have the same name: w != "
+        )
     );
     let mut labels = good.clone();
     labels["metadata"]["labels"] = json!({"a": 1});
