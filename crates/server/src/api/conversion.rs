@@ -30,9 +30,7 @@ use crate::object::{self, StoredObject};
 use crate::status::{Result, Status};
 
 /// The CRD facts and webhook of a request whose objects the webhook converts.
-fn webhook_of<'t>(
-    custom: Option<&'t Arc<CustomVersion>>,
-) -> Option<(&'t CustomVersion, &'t WebhookConversion)> {
+fn webhook_of(custom: Option<&Arc<CustomVersion>>) -> Option<(&CustomVersion, &WebhookConversion)> {
     let custom = custom?;
     let webhook = custom.webhook.as_deref()?;
     Some((custom, webhook))

@@ -49,7 +49,7 @@ fn the_request_names_uid_desired_version_and_objects() {
         ReviewVersion::V1,
         "u-1",
         "example.com/v2",
-        &[object.clone()],
+        std::slice::from_ref(&object),
     );
     assert_eq!(
         review,
