@@ -263,6 +263,14 @@ fn decode_bytes(stored: &[u8], revision: i64) -> StoredObject {
     }
 }
 
+/// A cached object version made from a served tree (an object converted on
+/// read): as the store's decoder would cache it, at the tree's own
+/// `metadata.resourceVersion`.
+pub fn stored_from_value(value: &Value) -> StoredObject {
+    let revision = resource_version(value).parse().unwrap_or(0);
+    decode_bytes(&serde_json::to_vec(value).unwrap_or_default(), revision)
+}
+
 /// The storage form of an object: JSON without `metadata.resourceVersion`
 /// (copied without it only when it has one: a create's object has none).
 pub fn storage_bytes(object: &Value) -> Bytes {

@@ -292,6 +292,12 @@ impl Status {
         }
     }
 
+    /// `ErrorToAPIStatus` of an error that is no API status (a plain Go
+    /// `error`): 500 without a reason, the error's text as the message.
+    pub fn unknown(message: impl Into<String>) -> Self {
+        Status::new(500, "", message)
+    }
+
     /// `NewResourceExpired`: 410 Expired.
     pub fn gone(message: impl Into<String>) -> Self {
         Status::new(410, "Expired", message)

@@ -74,11 +74,12 @@ pub(super) async fn apply(
     let key = target.key(name);
     for _ in 0..MAX_RETRIES {
         let snapshot = api.store.snapshot();
-        let (revision, live) = match target.read_current(&snapshot, &key)? {
-            Some((revision, live)) => (Some(revision), live),
-            None if subresource.is_empty() => (None, Value::Object(Default::default())),
-            None => return Err(Status::not_found(&target.group_resource(), name)),
-        };
+        let (revision, live) =
+            match super::conversion::read_current(api, target, &snapshot, &key).await? {
+                Some((revision, live)) => (Some(revision), live),
+                None if subresource.is_empty() => (None, Value::Object(Default::default())),
+                None => return Err(Status::not_found(&target.group_resource(), name)),
+            };
         let mut applied = fm
             .apply_with_last_applied(
                 &live,
@@ -151,9 +152,10 @@ async fn apply_scale(
     let parent_target = target.parent();
     for _ in 0..MAX_RETRIES {
         let snapshot = api.store.snapshot();
-        let (revision, live) = target
-            .read_current(&snapshot, &target.key(name))?
-            .ok_or_else(|| Status::not_found(&target.group_resource(), name))?;
+        let (revision, live) =
+            super::conversion::read_current(api, target, &snapshot, &target.key(name))
+                .await?
+                .ok_or_else(|| Status::not_found(&target.group_resource(), name))?;
         let mut applied = fm
             .apply(
                 &live,

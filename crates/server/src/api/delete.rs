@@ -120,7 +120,7 @@ async fn put_if_changed(
     let name = object::name(&object).to_string();
     let op = Op::Put {
         key: key.to_string(),
-        value: commit::stored_bytes(target, key, &object)?,
+        value: commit::stored_bytes(api, target, key, &object).await?,
         expect: Expect::ModRevision(revision),
     };
     Ok(commit(api, target, &name, op).await?.map(|new_revision| {
@@ -142,7 +142,9 @@ pub(super) async fn delete_object(
     let mut last_written: Option<Value> = None;
     for _ in 0..MAX_RETRIES {
         let snapshot = api.store.snapshot();
-        let Some((revision, current)) = target.read_current(&snapshot, &key)? else {
+        let Some((revision, current)) =
+            super::conversion::read_current(api, target, &snapshot, &key).await?
+        else {
             return match last_written {
                 Some(last) => Ok(Outcome::Deleted(last)),
                 None => Err(Status::not_found(&target.group_resource(), name)),
@@ -228,7 +230,9 @@ async fn delete_marking_first(
     let key = target.key(name);
     for _ in 0..MAX_RETRIES {
         let snapshot = api.store.snapshot();
-        let Some((revision, current)) = target.read_current(&snapshot, &key)? else {
+        let Some((revision, current)) =
+            super::conversion::read_current(api, target, &snapshot, &key).await?
+        else {
             return Err(Status::not_found(&target.group_resource(), name));
         };
         namespace::check_preconditions(&current, options, &target.group_resource())?;

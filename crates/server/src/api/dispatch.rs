@@ -50,6 +50,9 @@ pub(super) async fn handle(
         Ok(_) => dispatch(api, request, &target).await,
         Err(status) => Err(status.clone()),
     };
+    // A custom resource converted by webhook reaches the request's version
+    // here, before the synchronous representation reads it.
+    let outcome = super::conversion::response(api, &target, outcome).await;
     let mut response = representation::represent(outcome, request, &target, negotiated.ok());
     if let Some(warning) = target
         .custom

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&[&str]] = &[
     &["continue_token", "exchange", "strategy", "target"],
     &["context", "options", "patch_type", "selection", "typed"],
-    &["list_options", "representation"],
+    &["conversion", "list_options", "representation"],
     &["deletion"],
     &["write"],
     &[

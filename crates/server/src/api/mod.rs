@@ -16,6 +16,7 @@ mod patch_type;
 mod selection;
 mod typed;
 // Layer 2: reading and the response side.
+mod conversion;
 mod list_options;
 mod representation;
 // Layer 3: deletion rules the handlers and the write pipeline share.

@@ -198,8 +198,8 @@ pub(super) async fn patch(
     let conditional = sets_resource_version(kind, &patch);
     for _ in 0..MAX_RETRIES {
         let snapshot = api.store.snapshot();
-        let (_, current) = target
-            .read_current(&snapshot, &key)?
+        let (_, current) = super::conversion::read_current(api, target, &snapshot, &key)
+            .await?
             .ok_or_else(|| Status::not_found(&target.group_resource(), name))?;
         let mut warnings = Vec::new();
         let result = if target.subresource == Some("scale") {

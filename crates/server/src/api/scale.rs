@@ -20,8 +20,8 @@ pub(super) async fn get(
 ) -> Result<ApiResponse> {
     let name = target.name.unwrap_or_default();
     let snapshot = api.store.snapshot();
-    let (_, parent) = target
-        .read_current(&snapshot, &target.key(name))?
+    let (_, parent) = super::conversion::read_current(api, target, &snapshot, &target.key(name))
+        .await?
         .ok_or_else(|| Status::not_found(&target.group_resource(), name))?;
     Ok(ApiResponse::json(200, &scale_of(target, &parent)))
 }
@@ -46,8 +46,8 @@ pub(super) async fn update(
     check_type(&mut body, "autoscaling/v1", "Scale")?;
     let name = target.name.unwrap_or_default();
     let snapshot = api.store.snapshot();
-    let (_, parent) = target
-        .read_current(&snapshot, &target.key(name))?
+    let (_, parent) = super::conversion::read_current(api, target, &snapshot, &target.key(name))
+        .await?
         .ok_or_else(|| Status::not_found(&target.group_resource(), name))?;
     let owner = Ownership::of_request(request, &options, "scale");
     let stored = apply_scale(api, target, parent, &body, options.dry_run, &owner).await?;

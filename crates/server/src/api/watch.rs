@@ -321,12 +321,14 @@ impl Watcher {
             (false, true) => self.send_object(Kind::Added, &change.object).await,
             (true, false) => {
                 // The last state that matched, at the revision it stopped matching.
-                let Some(mut value) = change
-                    .previous
-                    .as_deref()
-                    .and_then(|previous| self.reading().value(previous))
-                else {
-                    return true;
+                let previous = match change.previous.as_deref() {
+                    Some(previous) => self.read_value(previous).await,
+                    None => Ok(None),
+                };
+                let mut value = match previous {
+                    Ok(Some(value)) => value,
+                    Ok(None) => return true,
+                    Err(()) => return false,
                 };
                 object::set_resource_version(&mut value, change.revision);
                 self.send_value(Kind::Deleted, &value).await
@@ -341,7 +343,28 @@ impl Watcher {
         Reading::of(self.custom.as_deref())
     }
 
+    /// A stored object as this watch serves it; `Err` when its conversion
+    /// webhook failed, which ends the watch (kube's watch server stops at
+    /// an encoding error).
+    async fn read_value(&self, object: &StoredObject) -> std::result::Result<Option<Value>, ()> {
+        if !super::conversion::converts_by_webhook(self.custom.as_ref()) {
+            return Ok(self.reading().value(object));
+        }
+        super::conversion::stored_value(&self.api, self.custom.as_ref(), object)
+            .await
+            .map_err(|status| {
+                tracing::warn!(message = %status.message, "watch ended: conversion failed");
+            })
+    }
+
     async fn send_object(&self, kind: Kind, object: &StoredObject) -> bool {
+        if super::conversion::converts_by_webhook(self.custom.as_ref()) {
+            return match self.read_value(object).await {
+                Ok(Some(value)) => self.send_value(kind, &value).await,
+                Ok(None) => true,
+                Err(()) => false,
+            };
+        }
         match (self.media, self.representation, object.json()) {
             (Media::Json, Representation::Json, Some(_)) => match self.reading().json(object) {
                 Some(json) => self.send_raw(kind.as_str(), &json).await,

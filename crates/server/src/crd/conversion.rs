@@ -13,8 +13,9 @@
 //!   when nothing changes, the `apiVersion` spliced into a copy when only it
 //!   changes, the tree path when defaults apply), [`serve`] for a tree.
 //!
-//! `Webhook` conversion is not carried out: such objects are stored and
-//! served as written.
+//! For `Webhook` conversion these functions leave objects as they are:
+//! `api/conversion.rs` calls the webhook (`webhook.rs`) on the async paths
+//! before anything here reads them.
 
 use std::sync::Arc;
 
@@ -30,7 +31,7 @@ use crate::object::{self, StoredObject};
 pub enum ConversionStrategy {
     /// The default: versions differ only in `apiVersion`.
     None,
-    /// A conversion webhook (not called: objects stay as written).
+    /// A conversion webhook (`webhook.rs`, called by `api/conversion.rs`).
     Webhook,
 }
 
@@ -129,18 +130,25 @@ pub fn serve(value: &mut Value, custom: &CustomVersion) {
     if !custom.converts() {
         return;
     }
+    default_as_stored(value, custom);
+    if let Some(map) = value.as_object_mut() {
+        map.insert(
+            "apiVersion".into(),
+            Value::String(custom.api_version.clone()),
+        );
+    }
+}
+
+/// The defaults of the schema of the version `value` is stored as (the
+/// storage codec's `unstructuredDefaulter`): what an object gets on read
+/// before any conversion, webhook conversion too.
+pub fn default_as_stored(value: &mut Value, custom: &CustomVersion) {
     let defaults = value
         .get("apiVersion")
         .and_then(Value::as_str)
         .and_then(|stored| custom.read_defaults.for_api_version(stored));
     if let Some(defaults) = defaults {
         schema::default(value, defaults);
-    }
-    if let Some(map) = value.as_object_mut() {
-        map.insert(
-            "apiVersion".into(),
-            Value::String(custom.api_version.clone()),
-        );
     }
 }
 

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use super::conditions::condition_true;
 use super::conversion::{ConversionStrategy, ReadDefaults};
 use super::schema::Structural;
+use super::webhook::WebhookConversion;
 use crate::registry::index::version_priority;
 use crate::registry::{intern, NameRule, ResourceDef, SubresourceDef};
 
@@ -64,8 +65,11 @@ pub struct CustomVersion {
     /// `<group>/<storage version>`: what objects are stored as (empty when
     /// no version is marked for storage).
     pub storage_api_version: String,
-    /// `spec.conversion.strategy`: only `None` is carried out (`conversion.rs`).
+    /// `spec.conversion.strategy` (`conversion.rs`).
     pub conversion: ConversionStrategy,
+    /// `spec.conversion.webhook` when the strategy is `Webhook`
+    /// (`webhook.rs`; called by `api/conversion.rs`).
+    pub webhook: Option<Arc<WebhookConversion>>,
     /// The schemas with defaults of every version (served or not), which a
     /// stored object gets on read at the version it is stored as; shared by
     /// all versions of the CRD.
@@ -147,6 +151,7 @@ pub fn served_versions(crd: &Value) -> Vec<(&'static ResourceDef, CustomVersion)
         format!("{group}/{storage_version}")
     };
     let conversion = ConversionStrategy::of_crd(crd);
+    let webhook = WebhookConversion::of_crd(crd).map(Arc::new);
     // Each version's schema compiled once, shared by serving and by
     // defaulting on read.
     let compiled: Vec<(&str, Option<Arc<Structural>>)> = versions
@@ -236,6 +241,7 @@ pub fn served_versions(crd: &Value) -> Vec<(&'static ResourceDef, CustomVersion)
                 storage_version: storage_version.clone(),
                 storage_api_version: storage_api_version.clone(),
                 conversion,
+                webhook: webhook.clone(),
                 read_defaults: read_defaults.clone(),
                 served_versions: served_names.clone(),
                 status,

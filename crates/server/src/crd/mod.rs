@@ -14,6 +14,8 @@ pub mod serving;
 pub mod structural_rules;
 pub mod validation;
 pub mod value_rules;
+pub mod webhook;
+pub mod webhook_client;
 
 pub use conditions::{condition_true, set_condition};
 pub use definition::{served_versions, CustomVersion, PrinterColumn, ScalePaths};

@@ -25,6 +25,7 @@ use ferrokube_testkit::per_version;
 
 per_version!(kubectl_lifecycle);
 
+mod conversion;
 mod explain;
 mod schemas;
 mod versions;

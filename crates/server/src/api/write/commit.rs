@@ -6,6 +6,7 @@ use ferrokube_store::{BackendError, Committed, StoreError, Txn};
 use serde_json::Value;
 
 use crate::api::context::Api;
+use crate::api::conversion;
 use crate::api::target::Target;
 use crate::object;
 use crate::status::{Result, Status};
@@ -25,10 +26,18 @@ pub fn map_store_error(target: &Target<'_>, name: &str, error: StoreError) -> St
 }
 
 /// The bytes `object` is stored as under `key` (a custom resource at its
-/// storage version, `crd/conversion.rs`), or the Status kube-apiserver
+/// storage version: `crd/conversion.rs`, or its conversion webhook through
+/// `api/conversion.rs`), or the Status kube-apiserver
 /// on etcd answers when they exceed what one etcd request may carry
 /// (`object::bounds`), on every backend alike.
-pub fn stored_bytes(target: &Target<'_>, key: &str, object: &Value) -> Result<bytes::Bytes> {
+pub async fn stored_bytes(
+    api: &Api,
+    target: &Target<'_>,
+    key: &str,
+    object: &Value,
+) -> Result<bytes::Bytes> {
+    let object = conversion::storage_form(api, target, object).await?;
+    let object = object.as_ref();
     let storage_version = target
         .custom
         .as_deref()

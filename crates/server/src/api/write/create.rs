@@ -73,7 +73,7 @@ pub async fn create_object(
         return Ok(body);
     }
     let key = target.key(&name);
-    let value = commit::stored_bytes(target, &key, &body)?;
+    let value = commit::stored_bytes(api, target, &key, &body).await?;
     let txn = Txn::single(Op::Put {
         key,
         value,

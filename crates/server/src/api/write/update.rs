@@ -34,7 +34,9 @@ pub async fn update_object(
     let precondition = object::resource_version(body.value()).to_string();
     for _ in 0..MAX_RETRIES {
         let snapshot = api.store.snapshot();
-        let Some((current_revision, old)) = target.read_current(&snapshot, &key)? else {
+        let Some((current_revision, old)) =
+            crate::api::conversion::read_current(api, target, &snapshot, &key).await?
+        else {
             if target.resource.create_on_update && target.subresource.is_none() {
                 namespace_lifecycle(api, target, Operation::Update, &name)?;
                 if !precondition.is_empty() {
@@ -117,7 +119,7 @@ pub async fn update_object(
         }
         let txn = Txn::single(Op::Put {
             key: key.clone(),
-            value: commit::stored_bytes(target, &key, &new)?,
+            value: commit::stored_bytes(api, target, &key, &new).await?,
             expect: Expect::ModRevision(current_revision),
         });
         match commit::commit(api, txn).await {

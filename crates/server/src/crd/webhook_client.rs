@@ -1,0 +1,338 @@
+//! The HTTPS POST of a ConversionReview to a conversion webhook
+//! (`k8s.io/apiserver/pkg/util/webhook`: `ClientManager.HookClient` and its
+//! rest client): the webhook's address from `clientConfig.url`, or from
+//! `clientConfig.service` through the Service's Endpoints ([`resolve_service`],
+//! kube's `proxy.ResolveEndpoint`, the resolver kube-apiserver uses with
+//! `--enable-aggregator-routing`: ferrokube has no cluster DNS and no
+//! kube-proxy, so a cluster IP leads nowhere), its serving certificate
+//! verified against `caBundle` for the host of the URL or
+//! `<name>.<namespace>.svc`, one HTTP/1.1 request with kube's `?timeout=30s`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName};
+use serde_json::Value;
+
+use super::webhook::{ServiceReference, WebhookEndpoint};
+
+/// kube's conversion webhook request timeout (the rest client's 30 s,
+/// sent as `?timeout=30s` too).
+pub const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The largest answer read from a webhook.
+const MAX_RESPONSE_BYTES: usize = 256 * 1024 * 1024;
+
+/// A webhook's resolved address.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resolved {
+    /// What the TCP connection goes to.
+    pub host: String,
+    pub port: u16,
+    /// The name the serving certificate must be valid for.
+    pub server_name: String,
+    /// Path and query of the POST.
+    pub path_and_query: String,
+    /// The URL as kube's errors print it (`Post "<url>": ...`).
+    pub url: String,
+}
+
+/// The address of `clientConfig.url`.
+pub fn resolve_url(url: &str) -> Result<Resolved, String> {
+    let uri: http::Uri = url
+        .parse()
+        .map_err(|error| format!("parse {}: {error}", crate::go::strconv::quote(url)))?;
+    if uri.scheme_str() != Some("https") {
+        return Err(format!("webhook URL {url:?} is not https"));
+    }
+    let host = uri
+        .host()
+        .ok_or_else(|| format!("webhook URL {url:?} has no host"))?
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_string();
+    let port = uri.port_u16().unwrap_or(443);
+    Ok(Resolved {
+        server_name: host.clone(),
+        host,
+        port,
+        path_and_query: with_timeout(&match uri.path_and_query().map(|path| path.as_str()) {
+            Some(path) if path.starts_with('/') => path.to_string(),
+            Some(query) => format!("/{query}"),
+            None => "/".to_string(),
+        }),
+        url: with_timeout(url),
+    })
+}
+
+/// `?timeout=30s` appended as kube's rest client appends it.
+fn with_timeout(url: &str) -> String {
+    let separator = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{separator}timeout={}s", TIMEOUT.as_secs())
+}
+
+/// The address of `clientConfig.service` (`proxy.ResolveEndpoint`): the
+/// Service's port named by `service.port`, then the first ready address of
+/// the first Endpoints subset with a port of the same name. `get` reads a
+/// stored object by key.
+pub fn resolve_service(
+    service: &ServiceReference,
+    get: impl Fn(&str) -> Option<Value>,
+) -> Result<Resolved, String> {
+    let name = &service.name;
+    let stored = get(&format!(
+        "/registry/services/specs/{}/{name}",
+        service.namespace
+    ))
+    .ok_or_else(|| format!("service {} not found", crate::go::strconv::quote(name)))?;
+    let service_type = stored
+        .pointer("/spec/type")
+        .and_then(Value::as_str)
+        .unwrap_or("ClusterIP");
+    if !matches!(service_type, "ClusterIP" | "LoadBalancer" | "NodePort") {
+        return Err(format!("unsupported service type {service_type:?}"));
+    }
+    let port_name = stored
+        .pointer("/spec/ports")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find(|port| port.get("port").and_then(Value::as_u64) == Some(u64::from(service.port)))
+        .map(|port| port.get("name").and_then(Value::as_str).unwrap_or_default())
+        .ok_or_else(|| {
+            format!(
+                "no service port {} found for service {}",
+                service.port,
+                crate::go::strconv::quote(name)
+            )
+        })?;
+    let endpoints = get(&format!(
+        "/registry/services/endpoints/{}/{name}",
+        service.namespace
+    ))
+    .ok_or_else(|| format!("endpoints {} not found", crate::go::strconv::quote(name)))?;
+    let subsets = endpoints.get("subsets").and_then(Value::as_array);
+    for subset in subsets.into_iter().flatten() {
+        let Some(ip) = subset
+            .get("addresses")
+            .and_then(Value::as_array)
+            .and_then(|addresses| addresses.first())
+            .and_then(|address| address.get("ip"))
+            .and_then(Value::as_str)
+        else {
+            continue;
+        };
+        let port = subset
+            .get("ports")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .find(|port| port.get("name").and_then(Value::as_str).unwrap_or_default() == port_name)
+            .and_then(|port| port.get("port").and_then(Value::as_u64))
+            .and_then(|port| u16::try_from(port).ok());
+        if let Some(port) = port {
+            let server_name = format!("{name}.{}.svc", service.namespace);
+            let url = format!("https://{server_name}:{}{}", service.port, service.path);
+            return Ok(Resolved {
+                host: ip.to_string(),
+                port,
+                server_name,
+                path_and_query: with_timeout(if service.path.is_empty() {
+                    "/"
+                } else {
+                    &service.path
+                }),
+                url: with_timeout(&url),
+            });
+        }
+    }
+    Err(format!(
+        "no endpoints available for service {}",
+        crate::go::strconv::quote(name)
+    ))
+}
+
+/// Where to send a review: resolved, or why it cannot be.
+pub fn resolve(
+    endpoint: Option<&WebhookEndpoint>,
+    get: impl Fn(&str) -> Option<Value>,
+) -> Result<Resolved, String> {
+    match endpoint {
+        Some(WebhookEndpoint::Url(url)) => resolve_url(url),
+        // The resolver runs as the rest client dials: its errors read as the POST's.
+        Some(WebhookEndpoint::Service(service)) => resolve_service(service, get).map_err(|error| {
+            let url = with_timeout(&format!(
+                "https://{}.{}.svc:{}{}",
+                service.name, service.namespace, service.port, service.path
+            ));
+            format!("Post {}: {error}", crate::go::strconv::quote(&url))
+        }),
+        None => Err("no webhook clientConfig".into()),
+    }
+}
+
+/// POSTs `review` to the webhook and decodes its JSON answer; errors read
+/// as the rest client's (`Post "<url>": <cause>`).
+pub async fn post(resolved: &Resolved, ca_bundle: &[u8], review: &Value) -> Result<Value, String> {
+    let failed =
+        |cause: String| format!("Post {}: {cause}", crate::go::strconv::quote(&resolved.url));
+    let body = serde_json::to_vec(review).map_err(|error| error.to_string())?;
+    let exchange = exchange(resolved, ca_bundle, Bytes::from(body));
+    let (status, answer) = match tokio::time::timeout(TIMEOUT, exchange).await {
+        Ok(Ok(answered)) => answered,
+        Ok(Err(cause)) => return Err(failed(cause)),
+        Err(_) => {
+            return Err(failed(
+                "context deadline exceeded (Client.Timeout exceeded while awaiting headers)".into(),
+            ))
+        }
+    };
+    if !(200..300).contains(&status) {
+        // The rest client reports a Status body's message, else the code.
+        let message = serde_json::from_slice::<Value>(&answer)
+            .ok()
+            .filter(|body| body.get("kind").and_then(Value::as_str) == Some("Status"))
+            .and_then(|body| {
+                body.get("message")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            });
+        return Err(message.unwrap_or_else(|| {
+            format!("the server responded with the status code {status} but did not return more information")
+        }));
+    }
+    serde_json::from_slice(&answer)
+        .map_err(|error| format!("couldn't get version/kind; json parse error: {error}"))
+}
+
+/// The TLS client of one webhook: `caBundle` as the only roots.
+fn tls_config(ca_bundle: &[u8]) -> Result<Arc<rustls::ClientConfig>, String> {
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in CertificateDer::pem_slice_iter(ca_bundle) {
+        let cert = cert.map_err(|error| format!("caBundle: {error}"))?;
+        roots
+            .add(cert)
+            .map_err(|error| format!("caBundle: {error}"))?;
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|error| error.to_string())?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    Ok(Arc::new(config))
+}
+
+/// One request on a fresh connection: (status, body).
+async fn exchange(
+    resolved: &Resolved,
+    ca_bundle: &[u8],
+    body: Bytes,
+) -> Result<(u16, Bytes), String> {
+    let config = tls_config(ca_bundle)?;
+    let server_name = ServerName::try_from(resolved.server_name.clone())
+        .map_err(|error| format!("invalid server name {:?}: {error}", resolved.server_name))?;
+    let tcp = tokio::net::TcpStream::connect((resolved.host.as_str(), resolved.port))
+        .await
+        .map_err(|error| format!("dial tcp {}:{}: {error}", resolved.host, resolved.port))?;
+    let tls = tokio_rustls::TlsConnector::from(config)
+        .connect(server_name, tcp)
+        .await
+        .map_err(|error| format!("tls: {error}"))?;
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tls))
+            .await
+            .map_err(|error| error.to_string())?;
+    let driver = tokio::spawn(connection);
+    let authority = format!("{}:{}", resolved.server_name, resolved.port);
+    let request = http::Request::post(resolved.path_and_query.as_str())
+        .header(http::header::HOST, authority)
+        .header(http::header::CONTENT_TYPE, "application/json")
+        .header(http::header::ACCEPT, "application/json, */*")
+        .body(Full::new(body))
+        .map_err(|error| error.to_string())?;
+    let response = sender
+        .send_request(request)
+        .await
+        .map_err(|error| error.to_string())?;
+    let status = response.status().as_u16();
+    let answer = Limited::new(response.into_body(), MAX_RESPONSE_BYTES)
+        .collect()
+        .await
+        .map_err(|error| error.to_string())?
+        .to_bytes();
+    driver.abort();
+    Ok((status, answer))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn urls_resolve_to_their_host_with_kubes_timeout() {
+        let resolved = resolve_url("https://127.0.0.1:8443/convert").expect("resolves");
+        assert_eq!(resolved.host, "127.0.0.1");
+        assert_eq!(resolved.port, 8443);
+        assert_eq!(resolved.path_and_query, "/convert?timeout=30s");
+        assert_eq!(resolved.url, "https://127.0.0.1:8443/convert?timeout=30s");
+        let resolved = resolve_url("https://hooks.example.com?x=1").expect("resolves");
+        assert_eq!(
+            (resolved.port, resolved.path_and_query.as_str()),
+            (443, "/?x=1&timeout=30s")
+        );
+        assert!(resolve_url("http://hooks.example.com/").is_err());
+    }
+
+    #[test]
+    fn services_resolve_through_their_endpoints() {
+        let service = ServiceReference {
+            namespace: "hooks".into(),
+            name: "conv".into(),
+            path: "/convert".into(),
+            port: 443,
+        };
+        let objects = |key: &str| match key {
+            "/registry/services/specs/hooks/conv" => Some(json!({"spec": {"ports": [
+                {"name": "metrics", "port": 9090},
+                {"name": "https", "port": 443, "targetPort": 8443},
+            ]}})),
+            "/registry/services/endpoints/hooks/conv" => Some(json!({"subsets": [
+                {"addresses": [], "ports": [{"name": "https", "port": 1}]},
+                {"addresses": [{"ip": "127.0.0.1"}], "ports": [{"name": "metrics", "port": 9090}, {"name": "https", "port": 8443}]},
+            ]})),
+            _ => None,
+        };
+        let resolved = resolve_service(&service, objects).expect("resolves");
+        assert_eq!((resolved.host.as_str(), resolved.port), ("127.0.0.1", 8443));
+        assert_eq!(resolved.server_name, "conv.hooks.svc");
+        assert_eq!(
+            resolved.url,
+            "https://conv.hooks.svc:443/convert?timeout=30s"
+        );
+
+        let missing = resolve_service(&service, |_| None).expect_err("no service");
+        assert_eq!(missing, r#"service "conv" not found"#);
+        let other_port = ServiceReference {
+            port: 80,
+            ..service.clone()
+        };
+        assert_eq!(
+            resolve_service(&other_port, objects).expect_err("no port"),
+            r#"no service port 80 found for service "conv""#
+        );
+        let no_endpoints = |key: &str| {
+            objects(key)
+                .filter(|_| key.contains("/specs/"))
+                .or_else(|| key.contains("/endpoints/").then(|| json!({"subsets": []})))
+        };
+        assert_eq!(
+            resolve_service(&service, no_endpoints).expect_err("no endpoints"),
+            r#"no endpoints available for service "conv""#
+        );
+    }
+}
