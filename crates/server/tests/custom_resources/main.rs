@@ -26,6 +26,7 @@ use ferrokube_testkit::per_version;
 per_version!(kubectl_lifecycle);
 
 mod explain;
+mod operator;
 mod schemas;
 mod versions;
 
