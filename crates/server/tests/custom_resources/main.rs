@@ -27,6 +27,7 @@ per_version!(kubectl_lifecycle);
 
 mod conversion;
 mod explain;
+mod operator;
 mod schemas;
 mod versions;
 
