@@ -48,7 +48,7 @@ pub(super) async fn apply(
     let resource = target.resource;
     let api_version = resource.api_version();
     let subresource = target.subresource.unwrap_or("");
-    let mut fm = field_manager(api, resource, subresource);
+    let mut fm = field_manager(api, target, subresource);
     if subresource == "status" {
         // Through /status only the status is this applier's (`GetResetFields`).
         if let Some(map) = config.as_object() {
@@ -147,7 +147,7 @@ async fn apply_scale(
     if let Some(replicas) = config.pointer("/spec/replicas") {
         parent_config["spec"] = serde_json::json!({"replicas": replicas});
     }
-    let fm = field_manager(api, resource, "scale");
+    let fm = field_manager(api, target, "scale");
     let name = target.name.unwrap_or_default();
     let parent_target = target.parent();
     for _ in 0..MAX_RETRIES {

@@ -25,6 +25,7 @@ use ferrokube_testkit::per_version;
 
 per_version!(kubectl_lifecycle);
 
+mod apply;
 mod conversion;
 mod explain;
 mod operator;

@@ -10,7 +10,6 @@ use crate::api::options::WriteOptions;
 use crate::api::target::Target;
 use crate::fieldmanager::{self, path::PathElement, schema::Schema, set::Set, FieldManager};
 use crate::object;
-use crate::registry::ResourceDef;
 
 /// How a write records field ownership.
 #[derive(Debug, Clone)]
@@ -37,13 +36,14 @@ impl Ownership {
     }
 }
 
-/// The field manager of `resource` through `subresource`, with the fields
-/// its strategy resets.
+/// The field manager of the target's resource through `subresource`, with
+/// the fields its strategy resets; a custom resource's schema is its CRD's.
 pub fn field_manager<'a>(
     api: &'a Api,
-    resource: &ResourceDef,
+    target: &'a Target<'_>,
     subresource: &str,
 ) -> FieldManager<'a> {
+    let resource = target.resource;
     let mut reset = Set::new();
     if subresource.is_empty()
         && resource.subresource("status").is_some()
@@ -52,13 +52,20 @@ pub fn field_manager<'a>(
         // The main resource's strategy keeps the old status (`GetResetFields`).
         reset.insert(&[PathElement::field("status")]);
     }
-    FieldManager {
-        schema: Schema::for_kind(
+    let schema = match target.custom.as_deref() {
+        Some(custom) => Schema {
+            openapi: &api.openapi,
+            root: custom.ssa_schema(),
+        },
+        None => Schema::for_kind(
             &api.openapi,
             resource.group,
             resource.version,
             resource.kind,
         ),
+    };
+    FieldManager {
+        schema,
         api_version: resource.api_version(),
         subresource: subresource.to_string(),
         reset,
@@ -77,7 +84,7 @@ pub fn record_create(api: &Api, target: &Target<'_>, object: &mut Value, owner: 
         return;
     };
     let resource = target.resource;
-    let fm = field_manager(api, resource, subresource);
+    let fm = field_manager(api, target, subresource);
     let zero = fieldmanager::zero_object(&resource.api_version(), resource.kind);
     let now = crate::go::time::now_rfc3339();
     let swap_status =
@@ -154,7 +161,7 @@ pub fn record_update(
             return;
         }
     };
-    let fm = field_manager(api, target.resource, subresource);
+    let fm = field_manager(api, target, subresource);
     fm.update(old, new, manager, &crate::go::time::now_rfc3339());
     keep_old_timestamps(old, new);
 }
