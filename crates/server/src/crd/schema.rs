@@ -25,7 +25,8 @@ pub struct Structural {
     pub preserve_unknown_fields: bool,
     pub embedded_resource: bool,
     pub nullable: bool,
-    pub default: Option<Value>,
+    /// Boxed: most nodes have none, and a `Value` is four words.
+    pub default: Option<Box<Value>>,
     /// The value checks of this node, if it has any.
     pub rules: Option<Box<ValueRules>>,
 }
@@ -62,7 +63,7 @@ impl Structural {
             preserve_unknown_fields: flag("x-kubernetes-preserve-unknown-fields"),
             embedded_resource: flag("x-kubernetes-embedded-resource"),
             nullable: flag("nullable"),
-            default: schema.get("default").cloned(),
+            default: schema.get("default").cloned().map(Box::new),
             rules: ValueRules::compile(schema),
         }
     }
@@ -86,7 +87,7 @@ pub fn default(value: &mut Value, schema: &Structural) {
     match value {
         Value::Object(map) => {
             for (name, property) in &schema.properties {
-                let Some(default) = &property.default else {
+                let Some(default) = property.default.as_deref() else {
                     continue;
                 };
                 let missing = match map.get(name) {
@@ -103,7 +104,7 @@ pub fn default(value: &mut Value, schema: &Structural) {
                 } else if let Some(additional) = &schema.additional_properties {
                     if let (true, Some(default_value)) = (
                         non_nullable_null(field, Some(additional)),
-                        &additional.default,
+                        additional.default.as_deref(),
                     ) {
                         *field = default_value.clone();
                     }
@@ -118,7 +119,7 @@ pub fn default(value: &mut Value, schema: &Structural) {
             for item in items.iter_mut() {
                 if let (true, Some(default_value)) = (
                     non_nullable_null(item, Some(item_schema)),
-                    &item_schema.default,
+                    item_schema.default.as_deref(),
                 ) {
                     *item = default_value.clone();
                 }

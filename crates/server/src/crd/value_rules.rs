@@ -18,34 +18,118 @@ use crate::go::strconv::quote;
 use crate::status::{FieldError, FieldErrorKind};
 
 /// A schema node's checks besides the structure pruning and defaulting
-/// read; absent on nodes that have none.
+/// read; absent on nodes that have none. Kept small (one is compiled per
+/// field of every served CRD version): the rarer checks are boxed in
+/// groups, allocated only when a node has one of them.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ValueRules {
     /// `type` as kube-openapi prints it: "" (any), one name, or
     /// `integer,string` for `x-kubernetes-int-or-string`.
     pub types: &'static str,
     /// The format kube keeps (`formats::kept`), as written.
-    pub format: String,
-    pub enumeration: Vec<Value>,
+    pub format: Option<Box<str>>,
+    pub enumeration: Option<Box<[Value]>>,
+    pub numbers: Option<Box<NumberRules>>,
+    pub strings: Option<Box<StringRules>>,
+    pub collections: Option<Box<CollectionRules>>,
+    pub junctors: Option<Box<Junctors>>,
+    pub list: ListType,
+}
+
+/// Bounds of numbers.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NumberRules {
     pub maximum: Option<f64>,
     pub exclusive_maximum: bool,
     pub minimum: Option<f64>,
     pub exclusive_minimum: bool,
     pub multiple_of: Option<f64>,
+}
+
+/// Lengths and pattern of strings.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StringRules {
     pub max_length: Option<i64>,
     pub min_length: Option<i64>,
     pub pattern: Option<Pattern>,
+}
+
+/// Sizes of arrays and objects, and required properties.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CollectionRules {
     pub max_items: Option<i64>,
     pub min_items: Option<i64>,
     pub unique_items: bool,
     pub max_properties: Option<i64>,
     pub min_properties: Option<i64>,
     pub required: Vec<String>,
+}
+
+/// allOf, anyOf, oneOf, not.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Junctors {
     pub all_of: Vec<Structural>,
     pub any_of: Vec<Structural>,
     pub one_of: Vec<Structural>,
     pub not: Option<Box<Structural>>,
-    pub list: ListType,
+}
+
+static NO_NUMBERS: NumberRules = NumberRules {
+    maximum: None,
+    exclusive_maximum: false,
+    minimum: None,
+    exclusive_minimum: false,
+    multiple_of: None,
+};
+static NO_STRINGS: StringRules = StringRules {
+    max_length: None,
+    min_length: None,
+    pattern: None,
+};
+static NO_COLLECTIONS: CollectionRules = CollectionRules {
+    max_items: None,
+    min_items: None,
+    unique_items: false,
+    max_properties: None,
+    min_properties: None,
+    required: Vec::new(),
+};
+static NO_JUNCTORS: Junctors = Junctors {
+    all_of: Vec::new(),
+    any_of: Vec::new(),
+    one_of: Vec::new(),
+    not: None,
+};
+
+impl ValueRules {
+    fn format_name(&self) -> &str {
+        self.format.as_deref().unwrap_or("")
+    }
+
+    fn enums(&self) -> &[Value] {
+        self.enumeration.as_deref().unwrap_or(&[])
+    }
+
+    fn num(&self) -> &NumberRules {
+        self.numbers.as_deref().unwrap_or(&NO_NUMBERS)
+    }
+
+    fn text(&self) -> &StringRules {
+        self.strings.as_deref().unwrap_or(&NO_STRINGS)
+    }
+
+    fn coll(&self) -> &CollectionRules {
+        self.collections.as_deref().unwrap_or(&NO_COLLECTIONS)
+    }
+
+    fn junct(&self) -> &Junctors {
+        self.junctors.as_deref().unwrap_or(&NO_JUNCTORS)
+    }
+}
+
+/// A group boxed only when it holds something.
+fn boxed<T: Default + PartialEq>(group: T) -> Option<Box<T>> {
+    (group != T::default()).then(|| Box::new(group))
 }
 
 /// `x-kubernetes-list-type`.
@@ -116,49 +200,59 @@ impl ValueRules {
         };
         let rules = ValueRules {
             types,
-            format: formats::kept(text("format"), single_type),
+            format: Some(formats::kept(text("format"), single_type))
+                .filter(|format| !format.is_empty())
+                .map(Into::into),
             enumeration: schema
                 .get("enum")
                 .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default(),
-            maximum: number("maximum"),
-            exclusive_maximum: flag("exclusiveMaximum"),
-            minimum: number("minimum"),
-            exclusive_minimum: flag("exclusiveMinimum"),
-            multiple_of: number("multipleOf"),
-            max_length: int("maxLength"),
-            min_length: int("minLength"),
-            pattern: schema
-                .get("pattern")
-                .and_then(Value::as_str)
-                .map(|source| Pattern {
-                    source: source.to_string(),
-                    compiled: Regex::new(source).map_err(|error| error.to_string()),
-                }),
-            max_items: int("maxItems"),
-            min_items: int("minItems"),
-            unique_items: flag("uniqueItems"),
-            max_properties: int("maxProperties"),
-            min_properties: int("minProperties"),
-            required: schema
-                .get("required")
-                .and_then(Value::as_array)
-                .map(|names| {
-                    names
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_string)
-                        .collect()
-                })
-                .unwrap_or_default(),
-            all_of: schemas("allOf"),
-            any_of: schemas("anyOf"),
-            one_of: schemas("oneOf"),
-            not: schema
-                .get("not")
-                .filter(|not| not.is_object())
-                .map(|not| Box::new(Structural::compile(not))),
+                .filter(|values| !values.is_empty())
+                .map(|values| values.clone().into()),
+            numbers: boxed(NumberRules {
+                maximum: number("maximum"),
+                exclusive_maximum: flag("exclusiveMaximum"),
+                minimum: number("minimum"),
+                exclusive_minimum: flag("exclusiveMinimum"),
+                multiple_of: number("multipleOf"),
+            }),
+            strings: boxed(StringRules {
+                max_length: int("maxLength"),
+                min_length: int("minLength"),
+                pattern: schema
+                    .get("pattern")
+                    .and_then(Value::as_str)
+                    .map(|source| Pattern {
+                        source: source.to_string(),
+                        compiled: Regex::new(source).map_err(|error| error.to_string()),
+                    }),
+            }),
+            collections: boxed(CollectionRules {
+                max_items: int("maxItems"),
+                min_items: int("minItems"),
+                unique_items: flag("uniqueItems"),
+                max_properties: int("maxProperties"),
+                min_properties: int("minProperties"),
+                required: schema
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .map(|names| {
+                        names
+                            .iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_string)
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            }),
+            junctors: boxed(Junctors {
+                all_of: schemas("allOf"),
+                any_of: schemas("anyOf"),
+                one_of: schemas("oneOf"),
+                not: schema
+                    .get("not")
+                    .filter(|not| not.is_object())
+                    .map(|not| Box::new(Structural::compile(not))),
+            }),
             list,
         };
         (rules != ValueRules::default()).then(|| Box::new(rules))
@@ -217,26 +311,12 @@ fn at<'a>(value: &'a Value, path: &str) -> Option<&'a Value> {
 
 static NO_RULES: ValueRules = ValueRules {
     types: "",
-    format: String::new(),
-    enumeration: Vec::new(),
-    maximum: None,
-    exclusive_maximum: false,
-    minimum: None,
-    exclusive_minimum: false,
-    multiple_of: None,
-    max_length: None,
-    min_length: None,
-    pattern: None,
-    max_items: None,
-    min_items: None,
-    unique_items: false,
-    max_properties: None,
-    min_properties: None,
-    required: Vec::new(),
-    all_of: Vec::new(),
-    any_of: Vec::new(),
-    one_of: Vec::new(),
-    not: None,
+    format: None,
+    enumeration: None,
+    numbers: None,
+    strings: None,
+    collections: None,
+    junctors: None,
     list: ListType::Atomic,
 };
 
@@ -248,12 +328,12 @@ fn node(value: &Value, schema: &Structural, path: &str, errors: &mut Vec<FieldEr
         if !rules.types.is_empty() && !schema.nullable {
             errors.push(invalid_type(path, rules.types, "null"));
         }
-        if !rules.enumeration.is_empty() {
-            errors.push(enum_failure(path, value, &rules.enumeration));
+        if !rules.enums().is_empty() {
+            errors.push(enum_failure(path, value, rules.enums()));
         }
         return;
     }
-    if !rules.types.is_empty() || !rules.format.is_empty() {
+    if !rules.types.is_empty() || !rules.format_name().is_empty() {
         if let Some(error) = type_check(value, rules, path) {
             errors.push(error);
         }
@@ -263,18 +343,18 @@ fn node(value: &Value, schema: &Structural, path: &str, errors: &mut Vec<FieldEr
         Value::String(text) => {
             if let Some(error) = string_checks(text, rules, path) {
                 errors.push(error);
-            } else if formats::is_string_format(&rules.format)
-                && !formats::validates(&rules.format, text)
+            } else if formats::is_string_format(rules.format_name())
+                && !formats::validates(rules.format_name(), text)
             {
-                errors.push(invalid_type(path, &rules.format, text));
+                errors.push(invalid_type(path, rules.format_name(), text));
             }
         }
         Value::Number(_) => number_checks(value, rules, path, errors),
         Value::Array(items) => array_checks(items, schema, rules, path, errors),
         _ => {}
     }
-    if !rules.enumeration.is_empty() && !rules.enumeration.iter().any(|e| enum_equal(value, e)) {
-        errors.push(enum_failure(path, value, &rules.enumeration));
+    if !rules.enums().is_empty() && !rules.enums().iter().any(|e| enum_equal(value, e)) {
+        errors.push(enum_failure(path, value, rules.enums()));
     }
     if let Value::Object(map) = value {
         object_checks(map, schema, rules, path, errors);
@@ -311,16 +391,16 @@ fn type_check(value: &Value, rules: &ValueRules, path: &str) -> Option<FieldErro
         && has_type(rules.types, "integer");
     let int_float = found == "integer" && has_type(rules.types, "number");
     let textual = matches!(value, Value::String(_) | Value::Array(_));
-    let format_matches = rules.format.is_empty()
+    let format_matches = rules.format_name().is_empty()
         || has_type(rules.types, found)
-        || found_format == rules.format
+        || found_format == rules.format_name()
         || float_int
         || int_float;
     if !textual && !format_matches {
-        return Some(invalid_type(path, &rules.format, found_format));
+        return Some(invalid_type(path, rules.format_name(), found_format));
     }
     let numeric = has_type(rules.types, "number") || has_type(rules.types, "integer");
-    if !numeric && !rules.format.is_empty() && textual {
+    if !numeric && !rules.format_name().is_empty() && textual {
         return None;
     }
     if !(has_type(rules.types, found) || float_int || int_float) {
@@ -362,21 +442,21 @@ fn field_of(path: &str) -> String {
 /// `stringValidator.Validate`: the first of maxLength, minLength, pattern.
 fn string_checks(text: &str, rules: &ValueRules, path: &str) -> Option<FieldError> {
     let length = text.chars().count() as i64;
-    if let Some(max) = rules.max_length.filter(|max| length > *max) {
+    if let Some(max) = rules.text().max_length.filter(|max| length > *max) {
         return Some(FieldError {
             kind: FieldErrorKind::TooLong(usize::try_from(max).unwrap_or(0)),
             field: field_of(path),
             detail: String::new(),
         });
     }
-    if let Some(min) = rules.min_length.filter(|min| length < *min) {
+    if let Some(min) = rules.text().min_length.filter(|min| length < *min) {
         return Some(invalid(
             path,
             quote(text),
             format!("{path} in body should be at least {min} chars long"),
         ));
     }
-    let pattern = rules.pattern.as_ref()?;
+    let pattern = rules.text().pattern.as_ref()?;
     let shown = match &pattern.compiled {
         Ok(regex) if regex.is_match(text) => return None,
         Ok(_) => pattern.source.clone(),
@@ -403,7 +483,7 @@ fn number_checks(value: &Value, rules: &ValueRules, path: &str, errors: &mut Vec
     let shown = number_text(value);
     let int = value.as_i64();
     let float = value.as_f64().unwrap_or(f64::NAN);
-    if let Some(factor) = rules.multiple_of {
+    if let Some(factor) = rules.num().multiple_of {
         let failure = if factor < 0.0 {
             Some(format!(
                 "factor MultipleOf declared for {path} must be positive: {}",
@@ -439,13 +519,13 @@ fn number_checks(value: &Value, rules: &ValueRules, path: &str, errors: &mut Vec
         Some(_) => (bound as i64).to_string(),
         None => format_g(bound, false),
     };
-    if let Some(min) = rules.minimum {
+    if let Some(min) = rules.num().minimum {
         let below = match int {
-            Some(int) => int < min as i64 || (rules.exclusive_minimum && int == min as i64),
-            None => float < min || (rules.exclusive_minimum && float == min),
+            Some(int) => int < min as i64 || (rules.num().exclusive_minimum && int == min as i64),
+            None => float < min || (rules.num().exclusive_minimum && float == min),
         };
         if below {
-            let relation = if rules.exclusive_minimum {
+            let relation = if rules.num().exclusive_minimum {
                 "greater than"
             } else {
                 "greater than or equal to"
@@ -457,13 +537,13 @@ fn number_checks(value: &Value, rules: &ValueRules, path: &str, errors: &mut Vec
             ));
         }
     }
-    if let Some(max) = rules.maximum {
+    if let Some(max) = rules.num().maximum {
         let above = match int {
-            Some(int) => int > max as i64 || (rules.exclusive_maximum && int == max as i64),
-            None => float > max || (rules.exclusive_maximum && float == max),
+            Some(int) => int > max as i64 || (rules.num().exclusive_maximum && int == max as i64),
+            None => float > max || (rules.num().exclusive_maximum && float == max),
         };
         if above {
-            let relation = if rules.exclusive_maximum {
+            let relation = if rules.num().exclusive_maximum {
                 "less than"
             } else {
                 "less than or equal to"
@@ -491,21 +571,21 @@ fn array_checks(
         }
     }
     let size = items.len() as i64;
-    if let Some(min) = rules.min_items.filter(|min| size < *min) {
+    if let Some(min) = rules.coll().min_items.filter(|min| size < *min) {
         errors.push(invalid(
             path,
             size.to_string(),
             format!("{path} in body should have at least {min} items"),
         ));
     }
-    if let Some(max) = rules.max_items.filter(|max| size > *max) {
+    if let Some(max) = rules.coll().max_items.filter(|max| size > *max) {
         errors.push(FieldError {
             kind: FieldErrorKind::TooMany(size, max),
             field: field_of(path),
             detail: String::new(),
         });
     }
-    if rules.unique_items
+    if rules.coll().unique_items
         && items
             .iter()
             .enumerate()
@@ -570,7 +650,7 @@ fn object_checks(
     errors: &mut Vec<FieldError>,
 ) {
     let count = map.len() as i64;
-    if let Some(min) = rules.min_properties.filter(|min| count < *min) {
+    if let Some(min) = rules.coll().min_properties.filter(|min| count < *min) {
         errors.push(invalid(
             path,
             count.to_string(),
@@ -578,7 +658,7 @@ fn object_checks(
         ));
         return;
     }
-    if let Some(max) = rules.max_properties.filter(|max| count > *max) {
+    if let Some(max) = rules.coll().max_properties.filter(|max| count > *max) {
         errors.push(FieldError {
             kind: FieldErrorKind::TooMany(count, max),
             field: field_of(path),
@@ -603,7 +683,7 @@ fn object_checks(
             node(field, property, &nested, errors);
         }
     }
-    for name in &rules.required {
+    for name in &rules.coll().required {
         if !map.contains_key(name) {
             errors.push(FieldError::required(
                 &field_of(&format!("{path}.{name}")),
@@ -626,8 +706,8 @@ fn combinators(value: &Value, rules: &ValueRules, path: &str, errors: &mut Vec<F
         results.into_iter().min_by_key(Vec::len).unwrap_or_default()
     };
     let composite = |message: String| invalid("", quote(""), message);
-    if !rules.any_of.is_empty() {
-        let results: Vec<Vec<FieldError>> = rules.any_of.iter().map(run).collect();
+    if !rules.junct().any_of.is_empty() {
+        let results: Vec<Vec<FieldError>> = rules.junct().any_of.iter().map(run).collect();
         if !results.iter().any(Vec::is_empty) {
             errors.push(composite(format!(
                 "{} must validate at least one schema (anyOf)",
@@ -636,8 +716,8 @@ fn combinators(value: &Value, rules: &ValueRules, path: &str, errors: &mut Vec<F
             errors.extend(fewest(results));
         }
     }
-    if !rules.one_of.is_empty() {
-        let results: Vec<Vec<FieldError>> = rules.one_of.iter().map(run).collect();
+    if !rules.junct().one_of.is_empty() {
+        let results: Vec<Vec<FieldError>> = rules.junct().one_of.iter().map(run).collect();
         let valid = results.iter().filter(|found| found.is_empty()).count();
         if valid != 1 {
             let why = if valid == 0 {
@@ -654,14 +734,14 @@ fn combinators(value: &Value, rules: &ValueRules, path: &str, errors: &mut Vec<F
             }
         }
     }
-    if !rules.all_of.is_empty() {
+    if !rules.junct().all_of.is_empty() {
         let mut valid = 0;
-        for schema in &rules.all_of {
+        for schema in &rules.junct().all_of {
             let found = run(schema);
             valid += usize::from(found.is_empty());
             errors.extend(found);
         }
-        if valid != rules.all_of.len() {
+        if valid != rules.junct().all_of.len() {
             let none = if valid == 0 { ". None validated" } else { "" };
             errors.push(composite(format!(
                 "{} must validate all the schemas (allOf){none}",
@@ -669,7 +749,7 @@ fn combinators(value: &Value, rules: &ValueRules, path: &str, errors: &mut Vec<F
             )));
         }
     }
-    if let Some(not) = rules.not.as_deref() {
+    if let Some(not) = rules.junct().not.as_deref() {
         if run(not).is_empty() {
             errors.push(composite(format!(
                 "{} must not validate the schema (not)",
