@@ -8,6 +8,7 @@
 pub mod conditions;
 pub mod conversion;
 pub mod definition;
+pub mod embedded;
 pub mod formats;
 pub mod schema;
 pub mod serving;
@@ -32,7 +33,8 @@ pub fn default_and_prune(custom: Option<&CustomVersion>, object: &mut serde_json
 
 /// kube's schema validation of a custom resource after defaulting and
 /// pruning (`customResourceStrategy.Validate` / `ValidateUpdate`, the
-/// latter ratcheting unchanged values).
+/// latter ratcheting unchanged values), then the type and object metadata
+/// of embedded resources (`embedded.rs`, not ratcheted, as in kube).
 pub fn validate_values(
     custom: Option<&CustomVersion>,
     object: &serde_json::Value,
@@ -41,8 +43,10 @@ pub fn validate_values(
     let Some(schema) = custom.and_then(|custom| custom.structural.as_deref()) else {
         return Vec::new();
     };
-    match old {
+    let mut errors = match old {
         Some(old) => value_rules::validate_update(object, old, schema),
         None => value_rules::validate(object, schema),
-    }
+    };
+    errors.extend(embedded::validate(object, schema));
+    errors
 }

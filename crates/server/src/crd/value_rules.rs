@@ -787,7 +787,7 @@ fn enum_failure(path: &str, value: &Value, enumeration: &[Value]) -> FieldError 
 
 /// A bad value as `field.Error.ErrorBody` prints it: numbers and booleans
 /// with `%v`, strings quoted, null as "null", the rest with `%#v`.
-fn bad_value(value: &Value) -> String {
+pub(crate) fn bad_value(value: &Value) -> String {
     match value {
         Value::Null => quote("null"),
         Value::Bool(flag) => flag.to_string(),

@@ -265,3 +265,171 @@ async fn schemas_validate_values_as_kube() {
         other => panic!("a worse Gauge answered {other:?}"),
     }
 }
+
+/// Duplicate keys of a custom resource's body are strict errors as kube's
+/// unstructured decoder reports them (before the pruned fields), for JSON
+/// and YAML, on create, update and merge patch; and embedded resources
+/// (`x-kubernetes-embedded-resource`) get their type and metadata checked.
+#[tokio::test]
+async fn schemas_duplicate_fields_and_embedded_resources() {
+    let env = TestEnv::new("crd-dup").await;
+    let group = format!("g{}.example.com", suffix());
+    let crds: Api<CustomResourceDefinition> = Api::all(env.client.clone());
+    let crd: CustomResourceDefinition = serde_json::from_value(json!({
+        "metadata": {"name": format!("boxes.{group}")},
+        "spec": {
+            "group": group,
+            "scope": "Namespaced",
+            "names": {"plural": "boxes", "kind": "Box"},
+            "versions": [{
+                "name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                    "spec": {"type": "object", "properties": {
+                        "size": {"type": "integer"},
+                        "template": {"type": "object", "x-kubernetes-embedded-resource": true,
+                                     "x-kubernetes-preserve-unknown-fields": true},
+                    }},
+                }}},
+            }],
+        },
+    }))
+    .unwrap();
+    crds.create(&PostParams::default(), &crd).await.unwrap();
+    let resource =
+        ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(&group, "v1", "Box"), "boxes");
+    let boxes: Api<DynamicObject> = Api::namespaced_with(env.client.clone(), &env.ns, &resource);
+    let plain = |name: &str| -> DynamicObject {
+        serde_json::from_value(json!({
+            "apiVersion": format!("{group}/v1"), "kind": "Box",
+            "metadata": {"name": name}, "spec": {"size": 1},
+        }))
+        .unwrap()
+    };
+    create_once_served(&boxes, &plain("b0")).await.unwrap();
+
+    let path = format!("/apis/{group}/v1/namespaces/{}/boxes", env.ns);
+    let json_body = |name: &str| {
+        format!(
+            r#"{{"apiVersion":"{group}/v1","kind":"Box","metadata":{{"name":"{name}"}},"spec":{{"size":1,"size":2,"bogus":true}}}}"#
+        )
+        .into_bytes()
+    };
+    let warnings = |response: &common::RawResponse| -> Vec<String> {
+        response
+            .headers
+            .get_all("warning")
+            .iter()
+            .filter_map(|value| value.to_str().ok().map(str::to_string))
+            .collect()
+    };
+    let post = |level: &str, content_type: &'static str, body: Vec<u8>| {
+        let url = format!("{path}?fieldValidation={level}");
+        let env = &env;
+        async move { env.raw("POST", &url, Some(content_type), body).await }
+    };
+
+    // JSON: Strict refuses, duplicates first; Warn stores the last value.
+    let strict = post("Strict", "application/json", json_body("j1")).await;
+    assert_eq!(strict.status, 400, "{}", strict.body);
+    assert_eq!(
+        strict.json()["message"],
+        r#"Box in version "v1" cannot be handled as a Box: strict decoding error: duplicate field "spec.size", unknown field "spec.bogus""#
+    );
+    let warned = post("Warn", "application/json", json_body("j2")).await;
+    assert_eq!(warned.status, 201, "{}", warned.body);
+    assert_eq!(
+        warnings(&warned),
+        [
+            r#"299 - "duplicate field \"spec.size\"""#,
+            r#"299 - "unknown field \"spec.bogus\"""#
+        ]
+    );
+    assert_eq!(warned.json()["spec"], json!({"size": 2}));
+    let ignored = post("Ignore", "application/json", json_body("j3")).await;
+    assert_eq!(ignored.status, 201, "{}", ignored.body);
+    assert!(warnings(&ignored).is_empty());
+
+    // YAML: go-yaml's error, one warning per line under Warn.
+    let yaml_body = |name: &str| {
+        format!(
+            "apiVersion: {group}/v1\nkind: Box\nmetadata:\n  name: {name}\nspec:\n  size: 1\n  size: 2\n"
+        )
+        .into_bytes()
+    };
+    let strict = post("Strict", "application/yaml", yaml_body("y1")).await;
+    assert_eq!(strict.status, 400, "{}", strict.body);
+    assert_eq!(
+        strict.json()["message"],
+        "Box in version \"v1\" cannot be handled as a Box: strict decoding error: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key \"size\" already set in map"
+    );
+    let warned = post("Warn", "application/yaml", yaml_body("y2")).await;
+    assert_eq!(warned.status, 201, "{}", warned.body);
+    assert_eq!(
+        warnings(&warned),
+        [r#"299 - "line 7: key \"size\" already set in map""#]
+    );
+
+    // Update and merge patch refuse a duplicate under Strict too.
+    let current = boxes.get("b0").await.unwrap();
+    let rv = current.metadata.resource_version.unwrap();
+    let put = env
+        .raw(
+            "PUT",
+            &format!("{path}/b0?fieldValidation=Strict"),
+            Some("application/json"),
+            format!(
+                r#"{{"apiVersion":"{group}/v1","kind":"Box","metadata":{{"name":"b0","resourceVersion":"{rv}"}},"spec":{{"size":1,"size":3}}}}"#
+            )
+            .into_bytes(),
+        )
+        .await;
+    assert_eq!(put.status, 400, "{}", put.body);
+    assert_eq!(
+        put.json()["message"],
+        r#"Box in version "v1" cannot be handled as a Box: strict decoding error: duplicate field "spec.size""#
+    );
+    let patch = env
+        .raw(
+            "PATCH",
+            &format!("{path}/b0?fieldValidation=Strict"),
+            Some("application/merge-patch+json"),
+            br#"{"spec":{"size":4,"size":5}}"#.to_vec(),
+        )
+        .await;
+    assert_eq!(patch.status, 422, "{}", patch.body);
+    assert_eq!(
+        patch.json()["details"]["causes"][0]["field"],
+        json!("patch")
+    );
+    assert!(patch.json()["details"]["causes"][0]["message"]
+        .as_str()
+        .unwrap()
+        .ends_with(r#"strict decoding error: duplicate field "spec.size""#));
+
+    // Embedded resources: apiVersion and kind required, metadata as ObjectMeta.
+    let embedded: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": format!("{group}/v1"), "kind": "Box",
+        "metadata": {"name": "e1"},
+        "spec": {"template": {"metadata": {"name": "a/b"}}},
+    }))
+    .unwrap();
+    match boxes.create(&PostParams::default(), &embedded).await {
+        Err(kube::Error::Api(status)) => {
+            assert_eq!((status.code, status.reason.as_str()), (422, "Invalid"));
+            assert_eq!(
+                status.message,
+                format!(
+                    r#"Box.{group} "e1" is invalid: [spec.template.apiVersion: Required value, spec.template.kind: Required value, spec.template.metadata.name: Invalid value: "a/b": may not contain '/']"#
+                )
+            );
+        }
+        other => panic!("a Box with a bad embedded resource answered {other:?}"),
+    }
+    let good: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": format!("{group}/v1"), "kind": "Box",
+        "metadata": {"name": "e2"},
+        "spec": {"template": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"labels": {"a": "b"}}}},
+    }))
+    .unwrap();
+    boxes.create(&PostParams::default(), &good).await.unwrap();
+}

@@ -183,10 +183,13 @@ const CUSTOM_BODY_MEDIA_TYPES: &[&str] =
     &["application/json", "application/yaml", "application/cbor"];
 
 /// A custom resource's body, decoded as kube's unstructured decoder does:
-/// any JSON object, with the fields its schema does not know pruned and,
-/// under `fieldValidation=Strict|Warn`, reported as kube reports them
-/// (`unknown field "spec.foo"`). Values are not validated against the
-/// schema yet.
+/// any JSON object, with the fields its schema does not know pruned. Under
+/// `fieldValidation=Strict|Warn` the strict errors are reported as kube's
+/// `schemaCoercingDecoder` reports them: first those of the strict decode
+/// into `map[string]interface{}` (`duplicate field "spec.x"` for a JSON
+/// body, go-yaml's `key "x" already set in map` error for a YAML one; a CBOR
+/// body with a repeated key does not decode at all), then the pruned ones
+/// (`unknown field "spec.foo"`).
 fn decode_custom(
     request: &ApiRequest,
     target: &Target<'_>,
@@ -215,33 +218,41 @@ fn decode_custom(
     if !object.is_object() {
         return Err(not_an_object(kind));
     }
-    let Some(schema) = target
+    let mut strict: Vec<String> = match media {
+        _ if !level.is_checked() => Vec::new(),
+        Media::Json => field_validation::duplicate_fields(&request.body),
+        Media::Yaml => crate::yaml::yaml_duplicate_error(&request.body)
+            .into_iter()
+            .collect(),
+        Media::Cbor | Media::Protobuf => Vec::new(),
+    };
+    if let Some(schema) = target
         .custom
         .as_ref()
         .and_then(|custom| custom.structural.as_deref())
-    else {
-        return Ok(Decoded {
-            object,
-            warnings: Vec::new(),
-        });
-    };
-    crate::crd::schema::default(&mut object, schema);
-    let unknown: Vec<String> = crate::crd::schema::prune(&mut object, schema)
-        .iter()
-        .map(|path| format!("unknown field {}", crate::go::strconv::quote(path)))
-        .collect();
+    {
+        crate::crd::schema::default(&mut object, schema);
+        let pruned = crate::crd::schema::prune(&mut object, schema);
+        if level.is_checked() {
+            strict.extend(
+                pruned
+                    .iter()
+                    .map(|path| format!("unknown field {}", crate::go::strconv::quote(path))),
+            );
+        }
+    }
     let warnings = match level {
-        FieldValidation::Strict if !unknown.is_empty() => {
+        FieldValidation::Strict if !strict.is_empty() => {
             let body_version = object
                 .get("apiVersion")
                 .and_then(Value::as_str)
                 .unwrap_or(group_version);
             let version = body_version.rsplit('/').next().unwrap_or(body_version);
             return Err(Status::bad_request(
-                field_validation::strict_decoding_bad_request(kind, version, kind, &unknown),
+                field_validation::strict_decoding_bad_request(kind, version, kind, &strict),
             ));
         }
-        FieldValidation::Warn => unknown
+        FieldValidation::Warn => field_validation::warnings(&strict)
             .iter()
             .filter_map(|text| field_validation::warning_header_value(text))
             .collect(),
