@@ -23,7 +23,7 @@
 use serde_json::{Map, Value};
 
 use super::schema::Structural;
-use super::value_rules::bad_value;
+use super::value_check::bad_value;
 use crate::status::{FieldError, FieldErrorKind};
 
 /// `TotalAnnotationSizeLimitB`.

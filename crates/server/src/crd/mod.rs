@@ -14,6 +14,7 @@ pub mod schema;
 pub mod serving;
 pub mod structural_rules;
 pub mod validation;
+pub mod value_check;
 pub mod value_rules;
 pub mod webhook;
 pub mod webhook_client;
@@ -44,8 +45,8 @@ pub fn validate_values(
         return Vec::new();
     };
     let mut errors = match old {
-        Some(old) => value_rules::validate_update(object, old, schema),
-        None => value_rules::validate(object, schema),
+        Some(old) => value_check::validate_update(object, old, schema),
+        None => value_check::validate(object, schema),
     };
     errors.extend(embedded::validate(object, schema));
     errors
