@@ -146,32 +146,18 @@ fn conversion_crd(group: &str, client_config: Value) -> Value {
             "size": {"type": "integer"},
         }}}},
     }}});
-    json!({
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": format!("widgets.{group}")},
-        "spec": {
-            "group": group,
-            "scope": "Namespaced",
-            "names": {"plural": "widgets", "kind": "Widget"},
-            "versions": [
-                {"name": "v1", "served": true, "storage": true, "schema": v1},
-                {"name": "v2", "served": true, "storage": false, "schema": v2},
-            ],
-            "conversion": {"strategy": "Webhook", "webhook": {
-                "clientConfig": client_config,
-                "conversionReviewVersions": ["v1", "v1beta1"],
-            }},
-        },
-    })
-}
-
-fn widgets(env: &TestEnv, group: &str, version: &str) -> Api<DynamicObject> {
-    let resource = ApiResource::from_gvk_with_plural(
-        &GroupVersionKind::gvk(group, version, "Widget"),
-        "widgets",
+    let mut crd = widget_crd(
+        group,
+        json!([
+            {"name": "v1", "served": true, "storage": true, "schema": v1},
+            {"name": "v2", "served": true, "storage": false, "schema": v2},
+        ]),
     );
-    Api::namespaced_with(env.client.clone(), &env.ns, &resource)
+    crd["spec"]["conversion"] = json!({"strategy": "Webhook", "webhook": {
+        "clientConfig": client_config,
+        "conversionReviewVersions": ["v1", "v1beta1"],
+    }});
+    crd
 }
 
 fn widget(group: &str, version: &str, name: &str, spec: Value) -> DynamicObject {
@@ -209,7 +195,10 @@ async fn webhook_conversion_between_versions_of_different_shape() {
     )
     .await
     .unwrap();
-    let (v1, v2) = (widgets(&env, &group, "v1"), widgets(&env, &group, "v2"));
+    let (v1, v2) = (
+        widgets_at(&env.client, &env.ns, &group, "v1"),
+        widgets_at(&env.client, &env.ns, &group, "v2"),
+    );
     let reviews = || hook.reviews.lock().unwrap().clone();
 
     // At the storage version: no review.

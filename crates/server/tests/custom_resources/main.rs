@@ -709,3 +709,27 @@ async fn create_once_served(
     }
     panic!("the CRD of {:?} never served", object.types);
 }
+
+/// A namespaced `widgets.<group>` CRD (kind Widget) with these `versions`.
+fn widget_crd(group: &str, versions: Value) -> Value {
+    json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": format!("widgets.{group}")},
+        "spec": {
+            "group": group,
+            "scope": "Namespaced",
+            "names": {"plural": "widgets", "kind": "Widget"},
+            "versions": versions,
+        },
+    })
+}
+
+/// The widgets API at `version`.
+fn widgets_at(client: &kube::Client, ns: &str, group: &str, version: &str) -> Api<DynamicObject> {
+    let resource = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk(group, version, "Widget"),
+        "widgets",
+    );
+    Api::namespaced_with(client.clone(), ns, &resource)
+}

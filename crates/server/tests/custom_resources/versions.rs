@@ -14,20 +14,13 @@ fn two_version_crd(group: &str) -> Value {
             "size": {"type": "integer"},
         }},
     }}});
-    json!({
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": format!("widgets.{group}")},
-        "spec": {
-            "group": group,
-            "scope": "Namespaced",
-            "names": {"plural": "widgets", "kind": "Widget"},
-            "versions": [
-                {"name": "v1beta1", "served": true, "storage": false, "schema": schema},
-                {"name": "v1", "served": true, "storage": true, "schema": schema},
-            ],
-        },
-    })
+    widget_crd(
+        group,
+        json!([
+            {"name": "v1beta1", "served": true, "storage": false, "schema": schema},
+            {"name": "v1", "served": true, "storage": true, "schema": schema},
+        ]),
+    )
 }
 
 fn widget_at(group: &str, version: &str, name: &str, color: &str) -> DynamicObject {
@@ -38,15 +31,6 @@ fn widget_at(group: &str, version: &str, name: &str, color: &str) -> DynamicObje
         "spec": {"color": color},
     }))
     .unwrap()
-}
-
-/// The widgets API at `version`.
-fn widgets_at(client: &kube::Client, ns: &str, group: &str, version: &str) -> Api<DynamicObject> {
-    let resource = ApiResource::from_gvk_with_plural(
-        &GroupVersionKind::gvk(group, version, "Widget"),
-        "widgets",
-    );
-    Api::namespaced_with(client.clone(), ns, &resource)
 }
 
 /// Creates `object` once the CRD serves it (Established within a moment).
