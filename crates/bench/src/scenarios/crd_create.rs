@@ -12,6 +12,7 @@ use bytes::Bytes;
 use hyper::Method;
 
 use super::crd::{install, widget_body};
+use super::create::Creates;
 use super::{configmap_body, ensure_namespace, run_id, Endpoint};
 use crate::cli::Cli;
 use crate::client::Client;
@@ -21,28 +22,6 @@ use crate::BenchError;
 
 /// Fields of the Widget schema unless --crd-fields says otherwise.
 pub const DEFAULT_FIELDS: usize = 30;
-
-struct ConfigMaps {
-    namespace: String,
-    run: String,
-    size: usize,
-}
-
-impl Workload for ConfigMaps {
-    fn request(&self, worker: usize, seq: u64) -> (Method, String, Option<Bytes>) {
-        let name = format!("bench-{}-{worker}-{seq}", self.run);
-        (
-            Method::POST,
-            format!("/api/v1/namespaces/{}/configmaps", self.namespace),
-            Some(Bytes::from(configmap_body(
-                &name,
-                &self.namespace,
-                &self.run,
-                self.size,
-            ))),
-        )
-    }
-}
 
 struct Widgets {
     group: String,
@@ -76,11 +55,7 @@ pub async fn run(
     let fields = cli.crd_fields.unwrap_or(DEFAULT_FIELDS);
     let group = format!("c{run}.bench.ferrokube.dev");
     install(&client, &group, fields, &cli.namespace).await?;
-    let configmaps = ConfigMaps {
-        namespace: cli.namespace.clone(),
-        run: run.clone(),
-        size: cli.size,
-    };
+    let configmaps = Creates::new(&cli.namespace, &run, cli.size);
     let configmap_bytes = configmap_body("x", &cli.namespace, &run, cli.size).len();
     let baseline_label = format!("{label} configmaps");
     let baseline = runner::run(

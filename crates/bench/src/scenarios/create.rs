@@ -13,7 +13,8 @@ use crate::report::{LoadResult, ScenarioResult};
 use crate::runner::{self, snippet, Workload};
 use crate::BenchError;
 
-struct Creates {
+/// C clients creating ConfigMaps of `size` bytes, each with a name of its own.
+pub(crate) struct Creates {
     namespace: String,
     run: String,
     path: String,
@@ -21,6 +22,15 @@ struct Creates {
 }
 
 impl Creates {
+    pub(crate) fn new(namespace: &str, run: &str, size: usize) -> Self {
+        Creates {
+            namespace: namespace.to_string(),
+            run: run.to_string(),
+            path: format!("/api/v1/namespaces/{namespace}/configmaps"),
+            size,
+        }
+    }
+
     fn body(&self, name: &str) -> Bytes {
         Bytes::from(configmap_body(name, &self.namespace, &self.run, self.size))
     }
@@ -40,12 +50,7 @@ pub async fn run(
 ) -> Result<ScenarioResult, BenchError> {
     let client = Client::connect(&endpoint.kubeconfig, cli.client_options()).await?;
     ensure_namespace(&client, &cli.namespace).await?;
-    let creates = Creates {
-        namespace: cli.namespace.clone(),
-        run: run_id(),
-        path: format!("/api/v1/namespaces/{}/configmaps", cli.namespace),
-        size: cli.size,
-    };
+    let creates = Creates::new(&cli.namespace, &run_id(), cli.size);
     // One create up front: fails fast with the server's own words, and
     // gives the response size.
     let probe = client
