@@ -52,7 +52,7 @@ mod watch_tests;
 
 use std::sync::Arc;
 
-pub use context::{Api, DEFAULT_MIN_REQUEST_TIMEOUT, MAX_REQUEST_BODY_BYTES};
+pub use context::{Api, Authentication, DEFAULT_MIN_REQUEST_TIMEOUT, MAX_REQUEST_BODY_BYTES};
 pub use continue_token::{ContinueKey, RandomUnavailable};
 pub use exchange::{ApiRequest, ApiResponse, ListPayload, Payload, ResponseBody, StreamBody};
 pub use representation::GZIP_THRESHOLD_BYTES;
