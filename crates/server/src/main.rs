@@ -84,7 +84,7 @@ enum Command {
         min_request_timeout: u64,
         /// Built-in controllers to run, kube-controller-manager style: `*` every
         /// default-on one, `name` one more, `-name` one fewer (garbagecollector,
-        /// namespace, serviceaccount, root-ca-cert-publisher).
+        /// namespace, serviceaccount, serviceaccount-token, root-ca-cert-publisher).
         #[arg(long, value_delimiter = ',', default_value = "*")]
         controllers: Vec<String>,
         /// The CIDR Service ClusterIPs are allocated from.

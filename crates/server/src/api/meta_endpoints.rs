@@ -74,10 +74,41 @@ pub(super) async fn handle(
                     .unwrap_or_else(|| ApiResponse::text(404, "404 page not found\n")),
             )
         }
+        Endpoint::OpenIdConfiguration => Ok(openid_configuration(api)),
+        Endpoint::OpenIdKeySet => Ok(openid_key_set(api)),
         Endpoint::NotFound | Endpoint::Resource(_) => {
             Ok(ApiResponse::text(404, "404 page not found\n"))
         }
     }
+}
+
+/// `/.well-known/openid-configuration` (`routes/openidmetadata.go`): a 404
+/// when the issuer is not an https URL, as kube then installs no route.
+fn openid_configuration(api: &Api) -> ApiResponse {
+    use crate::serviceaccount::openid;
+    match openid::openid_configuration(&api.service_accounts, &api.server_address) {
+        Ok(document) => ApiResponse::bytes(
+            200,
+            "application/json",
+            openid::openid_configuration_bytes(&document).into(),
+        )
+        .with_header(http::header::CACHE_CONTROL, openid::CACHE_CONTROL),
+        Err(_) => ApiResponse::text(404, "404 page not found\n"),
+    }
+}
+
+/// `/openid/v1/jwks`, served with the discovery document.
+fn openid_key_set(api: &Api) -> ApiResponse {
+    use crate::serviceaccount::openid;
+    if openid::openid_configuration(&api.service_accounts, &api.server_address).is_err() {
+        return ApiResponse::text(404, "404 page not found\n");
+    }
+    ApiResponse::bytes(
+        200,
+        openid::JWKS_CONTENT_TYPE,
+        openid::jwks_bytes(&api.service_accounts).into(),
+    )
+    .with_header(http::header::CACHE_CONTROL, openid::CACHE_CONTROL)
 }
 
 pub fn version() -> serde_json::Value {

@@ -32,7 +32,9 @@ mod get;
 mod list;
 mod meta_endpoints;
 mod patch;
+mod reviews;
 mod scale;
+mod token_request;
 mod update;
 mod watch;
 // Layer 6: routing a resource request to its handler, and panic recovery.
