@@ -48,6 +48,8 @@ mod layers;
 #[cfg(test)]
 mod list_tests;
 #[cfg(test)]
+mod token_tests;
+#[cfg(test)]
 mod typed_tests;
 #[cfg(test)]
 mod watch_tests;
