@@ -337,3 +337,127 @@ async fn token_request_is_listed_and_oidc_documents_are_served() {
     let header: Value = serde_json::from_slice(&header).unwrap();
     assert!(keys.iter().any(|key| key["kid"] == header["kid"]));
 }
+
+/// A TokenRequest through `client` for `default/<name>` (created first).
+async fn token_on(client: &kube::Client, name: &str) -> Value {
+    let created = common::raw_request(
+        client,
+        "POST",
+        "/api/v1/namespaces/default/serviceaccounts",
+        Some("application/json"),
+        serde_json::to_vec(&json!({"metadata": {"name": name}})).unwrap(),
+    )
+    .await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    let answer = common::raw_request(
+        client,
+        "POST",
+        &format!("/api/v1/namespaces/default/serviceaccounts/{name}/token"),
+        Some("application/json"),
+        serde_json::to_vec(&json!({"spec": {}})).unwrap(),
+    )
+    .await;
+    assert_eq!(answer.status, 201, "{}", answer.body);
+    answer.json()
+}
+
+/// TokenReview of `token` through `client`.
+async fn review(client: &kube::Client, token: &str) -> Value {
+    let review = common::raw_request(
+        client,
+        "POST",
+        "/apis/authentication.k8s.io/v1/tokenreviews",
+        Some("application/json"),
+        serde_json::to_vec(&json!({"spec": {"token": token}})).unwrap(),
+    )
+    .await;
+    assert_eq!(review.status, 201, "{}", review.body);
+    review.json()
+}
+
+#[tokio::test]
+async fn the_generated_key_is_kept_across_restarts() {
+    if common::skip_if_external("starts its own servers") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let token = {
+        let server = common::TestServer::start_in(dir.path(), false);
+        let answer = token_on(&server.client().await, "kept").await;
+        answer["status"]["token"].as_str().unwrap().to_string()
+    };
+    let server = common::TestServer::start_in(dir.path(), false);
+    let review = review(&server.client().await, &token).await;
+    assert_eq!(review["status"]["authenticated"], true, "{review}");
+    assert_eq!(
+        review["status"]["user"]["username"],
+        "system:serviceaccount:default:kept"
+    );
+}
+
+#[tokio::test]
+async fn flags_name_the_key_issuers_and_audiences() {
+    if common::skip_if_external("starts its own servers") {
+        return;
+    }
+    let key = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/src/serviceaccount/testdata/rsa-pkcs1.pem"
+    );
+    let server = common::TestServer::start_with(&[
+        "--service-account-signing-key-file",
+        key,
+        "--service-account-issuer",
+        "https://issuer.example",
+        "--service-account-issuer",
+        "https://old-issuer.example",
+        "--api-audiences",
+        "aud-a,aud-b",
+        "--service-account-max-token-expiration",
+        "2h",
+    ]);
+    let client = server.client().await;
+    let answer = token_on(&client, "flagged").await;
+    assert_eq!(answer["spec"]["audiences"], json!(["aud-a", "aud-b"]));
+    let token = answer["status"]["token"].as_str().unwrap();
+    let review = review(&client, token).await;
+    assert_eq!(review["status"]["authenticated"], true, "{review}");
+    assert_eq!(review["status"]["audiences"], json!(["aud-a", "aud-b"]));
+
+    let config = common::raw_request(
+        &client,
+        "GET",
+        "/.well-known/openid-configuration",
+        None,
+        Vec::new(),
+    )
+    .await
+    .json();
+    assert_eq!(config["issuer"], "https://issuer.example");
+    assert_eq!(
+        config["id_token_signing_alg_values_supported"],
+        json!(["RS256"])
+    );
+    let jwks = common::raw_request(&client, "GET", "/openid/v1/jwks", None, Vec::new())
+        .await
+        .json();
+    let kid = include_str!("../src/serviceaccount/testdata/rsa-kid.txt").trim();
+    assert_eq!(jwks["keys"][0]["kid"], kid);
+    assert_eq!(jwks["keys"][0]["kty"], "RSA");
+
+    // Longer than --service-account-max-token-expiration: shortened, with a warning.
+    let long = common::raw_request(
+        &client,
+        "POST",
+        "/api/v1/namespaces/default/serviceaccounts/flagged/token",
+        Some("application/json"),
+        serde_json::to_vec(&json!({"spec": {"expirationSeconds": 86400}})).unwrap(),
+    )
+    .await;
+    assert_eq!(long.status, 201, "{}", long.body);
+    assert_eq!(long.json()["spec"]["expirationSeconds"], 7200);
+    assert_eq!(
+        long.header("warning"),
+        "299 - \"requested expiration of 86400 seconds shortened to 7200 seconds\""
+    );
+}
