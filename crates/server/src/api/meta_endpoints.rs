@@ -31,7 +31,7 @@ pub(super) async fn handle(
         return Err(Status::method_not_allowed());
     }
     match endpoint {
-        Endpoint::Root => Ok(root(&*api.registry_now().await)),
+        Endpoint::Root => Ok(root(api, &*api.registry_now().await)),
         Endpoint::Version => Ok(ApiResponse::json(200, &version())),
         Endpoint::Health(check, single) => Ok(health(api, request, *check, single.as_deref())),
         // Custom resources are documented once their CRD is Established,
@@ -133,7 +133,7 @@ pub fn version() -> serde_json::Value {
     })
 }
 
-fn root(registry: &Registry) -> ApiResponse {
+fn root(api: &Api, registry: &Registry) -> ApiResponse {
     let mut paths = vec![
         "/api".to_string(),
         "/api/v1".to_string(),
@@ -154,6 +154,14 @@ fn root(registry: &Registry) -> ApiResponse {
         for version in &group.versions {
             paths.push(format!("/apis/{}/{version}", group.name));
         }
+    }
+    // The OIDC discovery paths, when they are served.
+    let service_accounts = &api.service_accounts;
+    if crate::serviceaccount::openid::openid_configuration(service_accounts, &api.server_address)
+        .is_ok()
+    {
+        paths.push(crate::serviceaccount::openid::OPENID_CONFIG_PATH.to_string());
+        paths.push(crate::serviceaccount::openid::JWKS_PATH.to_string());
     }
     paths.sort();
     ApiResponse::json(200, &json!({ "paths": paths }))

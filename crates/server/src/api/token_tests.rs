@@ -556,6 +556,10 @@ async fn openid_documents() {
         jwks["keys"][0]["kid"],
         api.service_accounts.keys()[0].key_id()
     );
+    let root = call(&api, Method::Get, "/", None).await.body_json();
+    let paths = root["paths"].as_array().cloned().unwrap_or_default();
+    assert!(paths.contains(&json!("/.well-known/openid-configuration")));
+    assert!(paths.contains(&json!("/openid/v1/jwks")));
     // Not without authentication (anonymous access comes with RBAC).
     let anonymous = call_as(&api, None, Method::Get, "/openid/v1/jwks", None).await;
     assert_eq!(anonymous.status, 401);
