@@ -60,8 +60,9 @@ subjects:
     role
 }
 
-/// A kubeconfig for the same server and CA with `token` as the only credential.
-fn token_kubeconfig(env: &TestEnv, token: &str) -> tempfile::NamedTempFile {
+/// A kubeconfig for the same server and CA without credentials (the
+/// admin's client certificate would authenticate first, as in kube).
+fn server_only_kubeconfig(env: &TestEnv) -> tempfile::NamedTempFile {
     let view = |path: &str| {
         env.kubectl_ok(
             "1.33",
@@ -81,7 +82,7 @@ fn token_kubeconfig(env: &TestEnv, token: &str) -> tempfile::NamedTempFile {
     std::fs::write(
         file.path(),
         format!(
-            "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: {server}\n    certificate-authority-data: {ca}\nusers:\n- name: u\n  user:\n    token: {token}\ncontexts:\n- name: x\n  context:\n    cluster: c\n    user: u\ncurrent-context: x\n"
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: {server}\n    certificate-authority-data: {ca}\nusers:\n- name: u\n  user: {{}}\ncontexts:\n- name: x\n  context:\n    cluster: c\n    user: u\ncurrent-context: x\n"
         ),
     )
     .unwrap();
@@ -99,9 +100,14 @@ async fn kubectl_create_token_then_use_it(version: &str) {
     );
     let token = token.trim();
     assert_eq!(token.split('.').count(), 3, "{token}");
-    let config = token_kubeconfig(&env, token);
+    let config = server_only_kubeconfig(&env);
     let as_bot = |args: &[&str]| {
-        let mut all = vec!["--kubeconfig", config.path().to_str().unwrap()];
+        let mut all = vec![
+            "--kubeconfig",
+            config.path().to_str().unwrap(),
+            "--token",
+            token,
+        ];
         all.extend_from_slice(args);
         env.kubectl(version, &all)
     };
