@@ -406,7 +406,7 @@ async fn legacy_secret_tokens_are_checked_against_their_secret() {
     // No such Secret yet.
     assert_eq!(
         authenticate(&api, &legacy).unwrap_err(),
-        "token has been invalidated"
+        "Token has been invalidated"
     );
     let encoded = base64::engine::general_purpose::STANDARD.encode(&legacy);
     create(
@@ -434,7 +434,25 @@ async fn legacy_secret_tokens_are_checked_against_their_secret() {
         .unwrap();
     assert_eq!(
         authenticate(&api, &unheld).unwrap_err(),
-        "token does not match server's copy"
+        "Token does not match server's copy"
+    );
+    // Marked invalid by the legacy token cleaner.
+    let mut request = ApiRequest::new(
+        Method::Patch,
+        "/api/v1/namespaces/default/secrets/old-token",
+    );
+    request.user = admin();
+    request.body = bytes::Bytes::from_static(
+        br#"{"metadata":{"labels":{"kubernetes.io/legacy-token-invalid-since":"2025-01-01"}}}"#,
+    );
+    request.headers.insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/merge-patch+json"),
+    );
+    assert_eq!(api.handle(request).await.status, 200);
+    assert_eq!(
+        authenticate(&api, &legacy).unwrap_err(),
+        "the token in secret default/old-token for service account default/old has been marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the 'kubernetes.io/legacy-token-invalid-since' label from the secret to temporarily allow use of this token"
     );
     call(
         &api,
@@ -445,7 +463,7 @@ async fn legacy_secret_tokens_are_checked_against_their_secret() {
     .await;
     assert_eq!(
         authenticate(&api, &legacy).unwrap_err(),
-        "token has been invalidated"
+        "Token has been invalidated"
     );
 }
 

@@ -22,6 +22,9 @@ use super::ServiceAccountTokens;
 use crate::authn::{TokenAuthenticator, TokenOutcome};
 use crate::object::{ObjectStore, StoredObject};
 
+/// `serviceaccount.InvalidSinceLabelKey` (legacy.go).
+pub const INVALID_SINCE_LABEL: &str = "kubernetes.io/legacy-token-invalid-since";
+
 /// `jwt.DefaultLeeway`: one minute, for times and for deletions.
 const LEEWAY_SECONDS: i64 = 60;
 
@@ -56,6 +59,12 @@ fn intersect(token: &[String], target: &[String]) -> Vec<String> {
         .filter(|audience| target.contains(audience))
         .cloned()
         .collect()
+}
+
+/// `subtle.ConstantTimeCompare`: equal contents, compared in time that
+/// depends only on the lengths.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |diff, (x, y)| diff | (x ^ y)) == 0
 }
 
 fn now_seconds() -> i64 {
@@ -263,7 +272,8 @@ impl ServiceAccountAuthenticator {
         Ok(info)
     }
 
-    /// `legacyValidator.Validate` (legacy.go), with lookup on.
+    /// `legacyValidator.Validate` (legacy.go), with lookup on (the
+    /// `legacy-token-last-used` label is not written).
     fn validate_legacy(
         &self,
         token: &str,
@@ -291,7 +301,7 @@ impl ServiceAccountAuthenticator {
         {
             return Err("sub claim is invalid".into());
         }
-        const INVALIDATED: &str = "token has been invalidated";
+        const INVALIDATED: &str = "Token has been invalidated";
         let secret = self
             .get(&format!(
                 "/registry/secrets/{namespace}/{}",
@@ -311,20 +321,32 @@ impl ServiceAccountAuthenticator {
                     .and_then(|data| STANDARD.decode(data).ok())
             })
             .unwrap_or_default();
-        if stored_token != token.as_bytes() {
-            return Err("token does not match server's copy".into());
+        if !constant_time_eq(&stored_token, token.as_bytes()) {
+            return Err("Token does not match server's copy".into());
         }
         let name = &private.service_account_name;
         let service_account = self.service_account(namespace, name)?;
         if service_account.deleted_at.is_some() {
             return Err(format!(
-                "ServiceAccount ({namespace}/{name}) has been deleted"
+                "ServiceAccount {namespace}/{name} has been deleted"
             ));
         }
         if service_account.uid != private.service_account_uid {
             return Err(format!(
                 "ServiceAccount UID ({}) does not match claim ({})",
                 service_account.uid, private.service_account_uid
+            ));
+        }
+        // The legacy token cleaner's mark (`InvalidSinceLabelKey`).
+        let invalid_since = secret
+            .object
+            .index()
+            .and_then(|index| index.label(INVALID_SINCE_LABEL))
+            .is_some_and(|since| !since.is_empty());
+        if invalid_since {
+            return Err(format!(
+                "the token in secret {namespace}/{secret_name} for service account {namespace}/{name} has been marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the '{INVALID_SINCE_LABEL}' label from the secret to temporarily allow use of this token",
+                secret_name = private.secret_name
             ));
         }
         Ok(ServiceAccountInfo {
