@@ -582,3 +582,67 @@ async fn openid_documents() {
     let anonymous = call_as(&api, None, Method::Get, "/openid/v1/jwks", None).await;
     assert_eq!(anonymous.status, 401);
 }
+
+#[tokio::test]
+async fn every_issuer_and_every_key_file_key_is_accepted() {
+    let api = api().await;
+    let sa = service_account(&api, "bot").await;
+    let testdata = concat!(env!("CARGO_MANIFEST_DIR"), "/src/serviceaccount/testdata");
+    let options = crate::serviceaccount::ServiceAccountOptions {
+        issuers: vec!["https://new.example".into(), "https://old.example".into()],
+        key_files: vec![format!("{testdata}/rsa-public.pem").into()],
+        ..Default::default()
+    };
+    let tokens =
+        Arc::new(crate::serviceaccount::ServiceAccountTokens::load(&options, None).unwrap());
+    assert_eq!(tokens.keys().len(), 2);
+    assert_eq!(
+        tokens.api_audiences(),
+        ["https://new.example", "https://old.example"]
+    );
+    let authenticator = ServiceAccountAuthenticator::new(tokens.clone(), api.store.clone());
+    // Signed elsewhere with the key whose public half is in the key file,
+    // by the old issuer, for the old issuer's audience.
+    let old_signer = crate::serviceaccount::Signer::from_pem(
+        &std::fs::read(format!("{testdata}/rsa-pkcs8.pem")).unwrap(),
+    )
+    .unwrap();
+    let claims = crate::serviceaccount::claims::BoundClaims {
+        issuer: "https://old.example".into(),
+        audiences: vec!["https://old.example".into()],
+        namespace: "default".into(),
+        service_account: ObjectRef {
+            name: "bot".into(),
+            uid: sa["metadata"]["uid"].as_str().unwrap_or_default().into(),
+        },
+        binding: Default::default(),
+        issued_at: now(),
+        expires_at: now() + 600,
+        warn_after: None,
+        id: String::new(),
+    };
+    let token = crate::serviceaccount::jwt::sign(&old_signer, &claims.to_json()).unwrap();
+    match authenticator.authenticate_token(&token, &[]) {
+        TokenOutcome::Authenticated { user, audiences } => {
+            assert_eq!(user.name, "system:serviceaccount:default:bot");
+            assert_eq!(audiences, ["https://old.example"]);
+            // No jti: no credential id.
+            assert!(user.extra.is_empty());
+        }
+        other => panic!("{other:?}"),
+    }
+    // The same token is not this server's when only the new issuer is accepted.
+    let strict = crate::serviceaccount::ServiceAccountOptions {
+        issuers: vec!["https://new.example".into()],
+        key_files: options.key_files.clone(),
+        ..Default::default()
+    };
+    let strict = ServiceAccountAuthenticator::new(
+        Arc::new(crate::serviceaccount::ServiceAccountTokens::load(&strict, None).unwrap()),
+        api.store.clone(),
+    );
+    assert_eq!(
+        strict.authenticate_token(&token, &[]),
+        TokenOutcome::NotMine
+    );
+}
