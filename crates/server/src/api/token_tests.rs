@@ -245,6 +245,33 @@ async fn pod_bound_tokens_end_with_their_pod() {
         json!({"boundObjectRef": {"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": pod_uid}}),
     )
     .await;
+    // kubelet's 3607 s: valid a year, warning after 3607 s (`warnafter`).
+    let kubelet = token_request(
+        &api,
+        "bot",
+        json!({"expirationSeconds": 3607, "boundObjectRef": {"apiVersion": "v1", "kind": "Pod", "name": "p"}}),
+    )
+    .await
+    .body_json();
+    assert_eq!(kubelet["spec"]["expirationSeconds"], 3607);
+    let payload = kubelet["status"]["token"]
+        .as_str()
+        .and_then(|token| token.split('.').nth(1))
+        .and_then(|payload| {
+            base64::engine::general_purpose::URL_SAFE_NO_PAD
+                .decode(payload)
+                .ok()
+        })
+        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+        .unwrap_or_default();
+    let issued = payload["iat"].as_i64().unwrap_or_default();
+    assert_eq!(payload["exp"].as_i64(), Some(issued + 365 * 24 * 3600));
+    assert_eq!(
+        payload["kubernetes.io"]["warnafter"].as_i64(),
+        Some(issued + 3607)
+    );
+    assert_eq!(payload["kubernetes.io"]["pod"]["name"], "p");
+    assert_eq!(payload["kubernetes.io"]["node"]["name"], "n1");
     let user = authenticate(&api, &token).unwrap();
     assert_eq!(user.extra["authentication.kubernetes.io/pod-name"], ["p"]);
     assert_eq!(
