@@ -29,6 +29,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("strategic_merge_patch", strategic_merge_patch),
     ("accept", accept),
     ("stored_object", stored_object),
+    ("service_account_token", service_account_token),
 ];
 
 /// A protobuf request body (`k8s\0` envelope) of any kind; what decodes
@@ -124,6 +125,33 @@ pub fn accept(data: &[u8]) {
         let _ = negotiate_output(Some(&header), Capabilities { protobuf, table });
     }
     let _ = crate::negotiate::negotiate_error(Some(&header));
+}
+
+/// The fixed key service-account token seeds are signed with.
+fn token_signer() -> &'static crate::serviceaccount::Signer {
+    static SIGNER: std::sync::OnceLock<crate::serviceaccount::Signer> = std::sync::OnceLock::new();
+    SIGNER.get_or_init(|| {
+        match crate::serviceaccount::Signer::from_pem(
+            include_str!("serviceaccount/testdata/ec-sec1.pem").as_bytes(),
+        ) {
+            Ok(signer) => signer,
+            Err(error) => panic!("the fuzzing key does not load: {error}"),
+        }
+    })
+}
+
+/// A bearer token as the service-account authenticator reads it before any
+/// store lookup: issuer peek, JWS split, signature, claims.
+pub fn service_account_token(data: &[u8]) {
+    use crate::serviceaccount::{claims, jwt};
+    let token = String::from_utf8_lossy(data);
+    let _ = jwt::unverified_issuer(&token);
+    if let Some(parsed) = jwt::parse(&token) {
+        let _ = parsed.verify_with(std::slice::from_ref(token_signer().public_key()));
+        let _ = claims::PublicClaims::read(&parsed.claims);
+        let _ = claims::PrivateClaims::read(&parsed.claims);
+        let _ = claims::LegacyPrivateClaims::read(&parsed.claims);
+    }
 }
 
 /// Stored bytes as the cache decodes them (written by ferrokube, or by any
@@ -225,6 +253,37 @@ pub fn seeds(target: &str) -> Vec<Vec<u8>> {
                     seeds.push(seed);
                 }
             }
+            seeds
+        }
+        "service_account_token" => {
+            use crate::serviceaccount::claims;
+            let bound = claims::BoundClaims {
+                issuer: crate::serviceaccount::DEFAULT_ISSUER.into(),
+                audiences: vec!["a".into(), "b".into()],
+                namespace: "ns".into(),
+                service_account: claims::ObjectRef {
+                    name: "sa".into(),
+                    uid: "u".into(),
+                },
+                binding: claims::Binding {
+                    pod: Some(claims::ObjectRef {
+                        name: "p".into(),
+                        uid: "pu".into(),
+                    }),
+                    ..Default::default()
+                },
+                issued_at: 1,
+                expires_at: 2,
+                warn_after: Some(2),
+                id: "j".into(),
+            };
+            let legacy = claims::legacy_claims("ns", &bound.service_account, "s");
+            let mut seeds: Vec<Vec<u8>> = [bound.to_json(), legacy]
+                .iter()
+                .filter_map(|claims| crate::serviceaccount::jwt::sign(token_signer(), claims).ok())
+                .map(String::into_bytes)
+                .collect();
+            seeds.push(b"eyJhbGciOiJub25lIn0.eyJpc3MiOjF9.".to_vec());
             seeds
         }
         "accept" => [

@@ -34,6 +34,7 @@ pub mod rng;
 pub mod route;
 pub mod schema_walk;
 pub mod server;
+pub mod serviceaccount;
 pub mod status;
 pub mod table;
 pub mod tls;

@@ -84,7 +84,7 @@ enum Command {
         min_request_timeout: u64,
         /// Built-in controllers to run, kube-controller-manager style: `*` every
         /// default-on one, `name` one more, `-name` one fewer (garbagecollector,
-        /// namespace, serviceaccount, root-ca-cert-publisher).
+        /// namespace, serviceaccount, serviceaccount-token, root-ca-cert-publisher).
         #[arg(long, value_delimiter = ',', default_value = "*")]
         controllers: Vec<String>,
         /// The CIDR Service ClusterIPs are allocated from.
@@ -93,6 +93,33 @@ enum Command {
         /// The port range NodePort and LoadBalancer Services' node ports come from.
         #[arg(long, default_value = "30000-32767")]
         service_node_port_range: String,
+        /// PEM private key (RSA or ECDSA) service-account tokens are signed
+        /// with; without it a key is generated into the data directory (or
+        /// shared through etcd) on the first start.
+        #[arg(long)]
+        service_account_signing_key_file: Option<PathBuf>,
+        /// PEM public or private keys (or certificates) that verify
+        /// service-account tokens, besides the signing key (repeatable).
+        #[arg(long = "service-account-key-file")]
+        service_account_key_file: Vec<PathBuf>,
+        /// The issuer of service-account tokens (repeatable: the first one
+        /// signs, all are accepted).
+        #[arg(long = "service-account-issuer")]
+        service_account_issuer: Vec<String>,
+        /// Audiences of this API (comma separated); default: the issuers.
+        #[arg(long, value_delimiter = ',')]
+        api_audiences: Vec<String>,
+        /// The longest validity a TokenRequest may ask for (a Go duration, at least 1h).
+        #[arg(long)]
+        service_account_max_token_expiration: Option<String>,
+        /// The jwks_uri of the OIDC discovery document (default:
+        /// https://<this server>/openid/v1/jwks).
+        #[arg(long)]
+        service_account_jwks_uri: Option<String>,
+        /// Pod-bound tokens asked for 3607 s (kubelet's) are valid a year but
+        /// warn after their requested expiry, as kube does.
+        #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+        service_account_extend_token_expiration: bool,
         /// Log filter (tracing's EnvFilter syntax); quiet by default.
         #[arg(long, default_value = "warn")]
         log_level: String,
@@ -120,6 +147,13 @@ fn main() -> ExitCode {
         controllers,
         service_cluster_ip_range,
         service_node_port_range,
+        service_account_signing_key_file,
+        service_account_key_file,
+        service_account_issuer,
+        api_audiences,
+        service_account_max_token_expiration,
+        service_account_jwks_uri,
+        service_account_extend_token_expiration,
         log_level,
     } = cli.command;
     tracing_subscriber::fmt()
@@ -166,6 +200,25 @@ fn main() -> ExitCode {
                 eprintln!("ferrokube: --service-cluster-ip-range: {error}");
                 return ExitCode::FAILURE;
             }
+        },
+        service_accounts: ferrokube::serviceaccount::ServiceAccountOptions {
+            signing_key_file: service_account_signing_key_file,
+            key_files: service_account_key_file,
+            issuers: service_account_issuer,
+            api_audiences,
+            max_token_expiration_seconds: match service_account_max_token_expiration
+                .as_deref()
+                .map(ferrokube::go::time::parse_go_duration)
+            {
+                None => None,
+                Some(Ok(nanoseconds)) => Some(nanoseconds / 1_000_000_000),
+                Some(Err(error)) => {
+                    eprintln!("ferrokube: --service-account-max-token-expiration: {error}");
+                    return ExitCode::FAILURE;
+                }
+            },
+            jwks_uri: service_account_jwks_uri,
+            extend_token_expiration: Some(service_account_extend_token_expiration),
         },
         service_node_port_range: match ferrokube::allocator::PortRange::parse(
             &service_node_port_range,

@@ -93,6 +93,11 @@ pub enum Endpoint {
     OpenApiV3(String),
     /// `/metrics`: kube-apiserver's request metrics (Prometheus text).
     Metrics,
+    /// `/.well-known/openid-configuration`: the service-account issuer's
+    /// OIDC discovery document.
+    OpenIdConfiguration,
+    /// `/openid/v1/jwks`: the service-account verification keys.
+    OpenIdKeySet,
     /// `/api`
     CoreVersions,
     /// `/apis`
@@ -140,6 +145,8 @@ pub fn route(method: Method, path: &str, query: &Query) -> Endpoint {
         ["readyz", check] => Endpoint::Health(HealthCheck::Readyz, Some(check.to_string())),
         ["openapi", "v2"] => Endpoint::OpenApiV2,
         ["metrics"] => Endpoint::Metrics,
+        [".well-known", "openid-configuration"] => Endpoint::OpenIdConfiguration,
+        ["openid", "v1", "jwks"] => Endpoint::OpenIdKeySet,
         ["openapi", "v3"] => Endpoint::OpenApiV3Index,
         ["openapi", "v3", rest @ ..] => Endpoint::OpenApiV3(rest.join("/")),
         ["api"] => Endpoint::CoreVersions,

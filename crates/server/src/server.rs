@@ -20,11 +20,13 @@ use tokio_rustls::TlsAcceptor;
 use crate::coalesce::CoalescingIo;
 use crate::segments::Chunk;
 
+use crate::api::Authentication;
 use crate::api::{Api, ApiRequest, ApiResponse, ResponseBody, MAX_REQUEST_BODY_BYTES};
 use crate::authn::{Authenticator, TokenFile};
 use crate::bootstrap;
 use crate::object::ObjectCodec;
 use crate::route::Method;
+use crate::serviceaccount::{ServiceAccountError, ServiceAccountTokens, Signer};
 use crate::status::Status;
 use crate::{kubeconfig, pki, tls};
 
@@ -60,6 +62,8 @@ pub struct ServerConfig {
     pub service_cluster_ip_range: crate::allocator::IpRange,
     /// `--service-node-port-range`.
     pub service_node_port_range: crate::allocator::PortRange,
+    /// `--service-account-*` and `--api-audiences`.
+    pub service_accounts: crate::serviceaccount::ServiceAccountOptions,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -88,6 +92,8 @@ pub enum ServerError {
     Authn(#[from] crate::authn::AuthnError),
     #[error("opening the store: {0}")]
     Store(String),
+    #[error(transparent)]
+    ServiceAccount(#[from] crate::serviceaccount::ServiceAccountError),
 }
 
 /// A server that is bound and ready to serve.
@@ -164,6 +170,72 @@ async fn continue_key(
     Ok(crate::api::ContinueKey::from_bytes(key))
 }
 
+/// The key service-account tokens are signed with when
+/// `--service-account-signing-key-file` is not given: generated on the first
+/// start (ECDSA P-256) and kept in `<data-dir>/pki/service-account.key`.
+/// On etcd every replica must verify the tokens the others sign, so the
+/// generated key lives in etcd beside the prefix
+/// (`<prefix>.ferrokube/service-account-key`, as the continue-token key):
+/// the first replica stores its key, every replica uses the stored one.
+async fn service_account_signer(
+    config: &ServerConfig,
+    etcd: Option<&EtcdBackend>,
+) -> Result<Option<Signer>, ServerError> {
+    if config.service_accounts.signing_key_file.is_some() {
+        return Ok(None);
+    }
+    let Some(etcd) = etcd else {
+        let path = config.data_dir.join("pki").join("service-account.key");
+        return Ok(Some(signer_in_file(&path)?));
+    };
+    let (_, candidate) = Signer::generate()?;
+    let shared = etcd
+        .shared_value("service-account-key", Bytes::from(candidate))
+        .await
+        .map_err(|error| ServerError::Store(error.to_string()))?;
+    Ok(Some(Signer::from_pem(&shared)?))
+}
+
+/// The signing key in `path`, made there (mode 0600) when absent.
+fn signer_in_file(path: &std::path::Path) -> Result<Signer, ServiceAccountError> {
+    match std::fs::read(path) {
+        Ok(pem) => Signer::from_pem(&pem).map_err(|error| ServiceAccountError::File {
+            path: path.to_path_buf(),
+            source: Box::new(error),
+        }),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            let (signer, pem) = Signer::generate()?;
+            let write = |source| ServiceAccountError::Write {
+                path: path.to_path_buf(),
+                source,
+            };
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).map_err(write)?;
+            }
+            let temporary = path.with_extension("key.tmp");
+            {
+                use std::io::Write;
+                use std::os::unix::fs::OpenOptionsExt;
+                let mut file = std::fs::OpenOptions::new()
+                    .write(true)
+                    .create(true)
+                    .truncate(true)
+                    .mode(0o600)
+                    .open(&temporary)
+                    .map_err(write)?;
+                file.write_all(pem.as_bytes()).map_err(write)?;
+                file.sync_all().map_err(write)?;
+            }
+            std::fs::rename(&temporary, path).map_err(write)?;
+            Ok(signer)
+        }
+        Err(source) => Err(ServiceAccountError::Read {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
 impl Server {
     /// Bind, prepare PKI, open the store, write the kubeconfig.
     pub async fn bind(config: ServerConfig) -> Result<Server, ServerError> {
@@ -197,11 +269,21 @@ impl Server {
             .trim_start_matches("https://")
             .to_string();
         let continue_key = continue_key(&config, etcd.as_deref()).await?;
-        let api = Api::with_min_request_timeout(
+        let signer = service_account_signer(&config, etcd.as_deref()).await?;
+        let service_accounts = ServiceAccountTokens::load(&config.service_accounts, signer)?;
+        let token_file = match &config.token_auth_file {
+            Some(path) => Some(TokenFile::load(path)?),
+            None => None,
+        };
+        let api = Api::with_authentication(
             store,
             server_address,
             continue_key,
             config.min_request_timeout,
+            Authentication {
+                service_accounts: Arc::new(service_accounts),
+                token_file,
+            },
         );
         bootstrap::ensure_system_namespaces(&api)
             .await
@@ -238,15 +320,10 @@ impl Server {
         });
         let acceptor = TlsAcceptor::from(tls::server_config(&pki)?);
         let kubeconfig_path = kubeconfig::write(&config.data_dir, &pki, address)?;
-        let mut authenticator = Authenticator::new(false);
-        if let Some(path) = &config.token_auth_file {
-            authenticator =
-                authenticator.with_token_authenticator(Arc::new(TokenFile::load(path)?));
-        }
         Ok(Server {
             listener,
             acceptor,
-            authenticator: Arc::new(authenticator),
+            authenticator: api.authenticator.clone(),
             api,
             address,
             kubeconfig_path,

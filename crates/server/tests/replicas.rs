@@ -2,7 +2,8 @@
 //! through one is seen through the others (get, list, watch) with the same
 //! resourceVersion, a watch resumes on another replica without a gap,
 //! optimistic concurrency holds across replicas, continue tokens are
-//! accepted by every replica, and one replica holds the controllers' Lease.
+//! accepted by every replica, one replica holds the controllers' Lease, and
+//! a service-account token signed by one replica is accepted by another.
 //! etcd is started by the test (Debian's etcd-server; `scripts/test.sh`
 //! installs it).
 #![allow(clippy::unwrap_used)]
@@ -401,4 +402,70 @@ async fn a_crd_established_through_one_replica_is_served_by_every_replica() {
             .len(),
         3
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_token_signed_by_one_replica_is_accepted_by_the_others() {
+    if common::skip_if_external("starts its own etcd and replicas") {
+        return;
+    }
+    let cluster = cluster(2).await;
+    let (first, second) = (&cluster.clients[0], &cluster.clients[1]);
+    let post = |client: &Client, path: &str, body: serde_json::Value| {
+        let (client, path) = (client.clone(), path.to_string());
+        async move {
+            common::raw_request(
+                &client,
+                "POST",
+                &path,
+                Some("application/json"),
+                serde_json::to_vec(&body).unwrap(),
+            )
+            .await
+        }
+    };
+    let created = post(
+        first,
+        "/api/v1/namespaces/default/serviceaccounts",
+        json!({"metadata": {"name": "roaming"}}),
+    )
+    .await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    let answer = post(
+        first,
+        "/api/v1/namespaces/default/serviceaccounts/roaming/token",
+        json!({"spec": {}}),
+    )
+    .await;
+    assert_eq!(answer.status, 201, "{}", answer.body);
+    let token = answer.json()["status"]["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // The generated key is shared through etcd: both publish the same keys.
+    let jwks = |client: &Client| {
+        let client = client.clone();
+        async move {
+            common::raw_request(&client, "GET", "/openid/v1/jwks", None, Vec::new())
+                .await
+                .json()
+        }
+    };
+    assert_eq!(jwks(first).await, jwks(second).await);
+    let user = eventually("the second replica accepts the token", || {
+        let token = token.clone();
+        async move {
+            let review = post(
+                second,
+                "/apis/authentication.k8s.io/v1/tokenreviews",
+                json!({"spec": {"token": token}}),
+            )
+            .await
+            .json();
+            (review["status"]["authenticated"] == true)
+                .then(|| review["status"]["user"]["username"].clone())
+        }
+    })
+    .await;
+    assert_eq!(user, "system:serviceaccount:default:roaming");
 }

@@ -6,10 +6,12 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::continue_token::ContinueKey;
+use crate::authn::{Authenticator, TokenFile};
 use crate::object::ObjectStore;
 use crate::openapi::OpenApi;
 use crate::registry::live::CATCH_UP_TIMEOUT;
 use crate::registry::{builtin_resources, LiveRegistry, Registry};
+use crate::serviceaccount::{ServiceAccountAuthenticator, ServiceAccountTokens};
 
 /// kube-apiserver's `--min-request-timeout` default.
 pub const DEFAULT_MIN_REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1800);
@@ -39,6 +41,33 @@ pub struct Api {
     pub services: crate::allocator::ServiceAllocator,
     /// Request counts and durations for `/metrics` (`crate::metrics`).
     pub metrics: Arc<crate::metrics::RequestMetrics>,
+    /// Service-account token keys, issuers and audiences (TokenRequest,
+    /// the legacy token controller, OIDC discovery).
+    pub service_accounts: Arc<ServiceAccountTokens>,
+    /// The request authenticator (`server.rs` runs it; TokenReview asks it).
+    pub authenticator: Arc<Authenticator>,
+}
+
+/// How requests are authenticated: the service-account token settings and
+/// the optional `--token-auth-file`.
+pub struct Authentication {
+    pub service_accounts: Arc<ServiceAccountTokens>,
+    pub token_file: Option<TokenFile>,
+}
+
+impl Authentication {
+    /// A fresh signing key and no token file (tests, `Api::new`).
+    pub fn ephemeral() -> Authentication {
+        let tokens = match ServiceAccountTokens::ephemeral() {
+            Ok(tokens) => tokens,
+            // ring cannot fail to make a P-256 key unless the system RNG is gone.
+            Err(error) => panic!("making a service-account signing key: {error}"),
+        };
+        Authentication {
+            service_accounts: Arc::new(tokens),
+            token_file: None,
+        }
+    }
 }
 
 impl Api {
@@ -59,6 +88,33 @@ impl Api {
         continue_key: ContinueKey,
         min_request_timeout: std::time::Duration,
     ) -> Arc<Self> {
+        Self::with_authentication(
+            store,
+            server_address,
+            continue_key,
+            min_request_timeout,
+            Authentication::ephemeral(),
+        )
+    }
+
+    /// The server's constructor: kube's authenticator chain (the token file,
+    /// then service-account tokens, as `authenticator/config.go` orders them).
+    pub fn with_authentication(
+        store: ObjectStore,
+        server_address: String,
+        continue_key: ContinueKey,
+        min_request_timeout: std::time::Duration,
+        authentication: Authentication,
+    ) -> Arc<Self> {
+        let service_accounts = authentication.service_accounts;
+        let mut authenticator =
+            Authenticator::new(false).with_api_audiences(service_accounts.api_audiences().to_vec());
+        if let Some(token_file) = authentication.token_file {
+            authenticator = authenticator.with_token_authenticator(Arc::new(token_file));
+        }
+        authenticator = authenticator.with_token_authenticator(Arc::new(
+            ServiceAccountAuthenticator::new(service_accounts.clone(), store.clone()),
+        ));
         let registry = Arc::new(LiveRegistry::new(Registry::new(builtin_resources())));
         let api = Arc::new(Api {
             store,
@@ -72,6 +128,8 @@ impl Api {
             continue_key,
             services: Default::default(),
             metrics: crate::metrics::RequestMetrics::new(),
+            service_accounts,
+            authenticator: Arc::new(authenticator),
         });
         // Outside a runtime (a few synchronous tests) only built-in kinds are served.
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {

@@ -9,7 +9,10 @@ use super::context::Api;
 use super::exchange::{ApiRequest, ApiResponse};
 use super::patch_type::PatchType;
 use super::target::Target;
-use super::{apply, create, delete, get, list, patch, representation, scale, update, watch};
+use super::{
+    apply, create, delete, get, list, patch, representation, reviews, scale, token_request, update,
+    watch,
+};
 use crate::registry::{Registry, ResourceDef};
 use crate::route::{ResourcePath, Verb};
 use crate::status::{Result, Status};
@@ -21,7 +24,12 @@ pub(super) async fn handle(
 ) -> Result<ApiResponse> {
     let (registry, resource) = match resolve(api, path).await {
         Ok(found) => found,
-        Err(answer) => return Ok(answer.into_response(request)),
+        Err(answer) => {
+            if let Some(response) = beta_self_subject_review(api, request, path).await {
+                return Ok(response);
+            }
+            return Ok(answer.into_response(request));
+        }
     };
     let target = Target {
         resource,
@@ -121,6 +129,9 @@ async fn dispatch(
             ("status" | "scale", Verb::Patch) => patch_or_apply(api, request, target).await,
             ("scale", Verb::Get) => scale::get(api, request, target).await,
             ("scale", Verb::Update) => scale::update(api, request, target).await,
+            ("token", Verb::Create) if resource.group.is_empty() => {
+                token_request::create(api, request, target).await
+            }
             (_, verb) => Err(Status::method_not_supported(
                 &target.group_resource(),
                 verb.as_str(),
@@ -144,8 +155,19 @@ async fn dispatch(
             target.verb.as_str(),
         ));
     }
+    match (resource.group, resource.plural, target.verb) {
+        ("authentication.k8s.io", "tokenreviews", Verb::Create) => {
+            return reviews::token_review(api, request, target).await;
+        }
+        ("authentication.k8s.io", "selfsubjectreviews", Verb::Create) => {
+            let api_version = resource.api_version();
+            return reviews::self_subject_review(api, request, target, &api_version).await;
+        }
+        _ => {}
+    }
     if target.resource.storage.is_empty() {
-        // Virtual create-only resources (reviews, bindings) are not served yet.
+        // The other virtual create-only resources (access reviews, bindings)
+        // are not served yet.
         return Err(Status::method_not_supported(
             &target.group_resource(),
             target.verb.as_str(),
@@ -161,6 +183,60 @@ async fn dispatch(
         Verb::Watch => watch::watch(api, request, target).await,
         Verb::Patch => patch_or_apply(api, request, target).await,
     }
+}
+
+/// `POST /apis/authentication.k8s.io/v1beta1/selfsubjectreviews`, which
+/// kubectl before 1.28 sends for `kubectl auth whoami` (then v1alpha1).
+/// kube 1.34 keeps the v1beta1 storage but serves it only when enabled by
+/// `--runtime-config`; ferrokube answers it so those kubectl versions work,
+/// without listing the version in discovery.
+async fn beta_self_subject_review(
+    api: &Arc<Api>,
+    request: &ApiRequest,
+    path: &ResourcePath,
+) -> Option<ApiResponse> {
+    const GROUP: &str = "authentication.k8s.io";
+    if (
+        path.group.as_str(),
+        path.version.as_str(),
+        path.resource.as_str(),
+    ) != (GROUP, "v1beta1", "selfsubjectreviews")
+        || path.verb != Verb::Create
+        || path.name.is_some()
+        || path.namespace.is_some()
+    {
+        return None;
+    }
+    let resource = api
+        .registry
+        .load()
+        .lookup(GROUP, "v1", "selfsubjectreviews")?;
+    let target = Target {
+        resource,
+        namespace: None,
+        name: None,
+        subresource: None,
+        verb: path.verb,
+        custom: None,
+    };
+    let capabilities = crate::negotiate::Capabilities {
+        protobuf: crate::protobuf::message_for(&resource.api_version(), resource.kind).is_some(),
+        table: false,
+    };
+    let negotiated = crate::negotiate::negotiate_output(request.header("accept"), capabilities);
+    let outcome = match &negotiated {
+        Ok(_) => {
+            reviews::self_subject_review(api, request, &target, "authentication.k8s.io/v1beta1")
+                .await
+        }
+        Err(status) => Err(status.clone()),
+    };
+    Some(representation::represent(
+        outcome,
+        request,
+        &target,
+        negotiated.ok(),
+    ))
 }
 
 /// Server-side apply has its own handler; the other patch types share one.

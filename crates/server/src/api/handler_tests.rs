@@ -31,6 +31,7 @@ pub(super) fn admin() -> Option<UserInfo> {
         name: "ferrokube-admin".into(),
         uid: String::new(),
         groups: vec!["system:masters".into()],
+        extra: Default::default(),
     })
 }
 

@@ -45,6 +45,7 @@ async fn call(api: &Arc<Api>, method: Method, path: &str, body: Option<Value>) -
         name: "ferrokube-admin".into(),
         uid: String::new(),
         groups: vec!["system:masters".into()],
+        extra: Default::default(),
     });
     if let Some(body) = body {
         request.body = bytes::Bytes::from(serde_json::to_vec(&body).expect("json"));
@@ -331,6 +332,7 @@ async fn every_cell_of_the_list_table() {
         name: "admin".into(),
         uid: String::new(),
         groups: vec!["system:masters".into()],
+        extra: Default::default(),
     });
     request.headers.insert(
         http::header::ACCEPT,

@@ -31,7 +31,7 @@ pub(super) async fn handle(
         return Err(Status::method_not_allowed());
     }
     match endpoint {
-        Endpoint::Root => Ok(root(&*api.registry_now().await)),
+        Endpoint::Root => Ok(root(api, &*api.registry_now().await)),
         Endpoint::Version => Ok(ApiResponse::json(200, &version())),
         Endpoint::Health(check, single) => Ok(health(api, request, *check, single.as_deref())),
         // Custom resources are documented once their CRD is Established,
@@ -74,10 +74,41 @@ pub(super) async fn handle(
                     .unwrap_or_else(|| ApiResponse::text(404, "404 page not found\n")),
             )
         }
+        Endpoint::OpenIdConfiguration => Ok(openid_configuration(api)),
+        Endpoint::OpenIdKeySet => Ok(openid_key_set(api)),
         Endpoint::NotFound | Endpoint::Resource(_) => {
             Ok(ApiResponse::text(404, "404 page not found\n"))
         }
     }
+}
+
+/// `/.well-known/openid-configuration` (`routes/openidmetadata.go`): a 404
+/// when the issuer is not an https URL, as kube then installs no route.
+fn openid_configuration(api: &Api) -> ApiResponse {
+    use crate::serviceaccount::openid;
+    match openid::openid_configuration(&api.service_accounts, &api.server_address) {
+        Ok(document) => ApiResponse::bytes(
+            200,
+            "application/json",
+            openid::openid_configuration_bytes(&document).into(),
+        )
+        .with_header(http::header::CACHE_CONTROL, openid::CACHE_CONTROL),
+        Err(_) => ApiResponse::text(404, "404 page not found\n"),
+    }
+}
+
+/// `/openid/v1/jwks`, served with the discovery document.
+fn openid_key_set(api: &Api) -> ApiResponse {
+    use crate::serviceaccount::openid;
+    if openid::openid_configuration(&api.service_accounts, &api.server_address).is_err() {
+        return ApiResponse::text(404, "404 page not found\n");
+    }
+    ApiResponse::bytes(
+        200,
+        openid::JWKS_CONTENT_TYPE,
+        openid::jwks_bytes(&api.service_accounts).into(),
+    )
+    .with_header(http::header::CACHE_CONTROL, openid::CACHE_CONTROL)
 }
 
 pub fn version() -> serde_json::Value {
@@ -102,7 +133,7 @@ pub fn version() -> serde_json::Value {
     })
 }
 
-fn root(registry: &Registry) -> ApiResponse {
+fn root(api: &Api, registry: &Registry) -> ApiResponse {
     let mut paths = vec![
         "/api".to_string(),
         "/api/v1".to_string(),
@@ -123,6 +154,14 @@ fn root(registry: &Registry) -> ApiResponse {
         for version in &group.versions {
             paths.push(format!("/apis/{}/{version}", group.name));
         }
+    }
+    // The OIDC discovery paths, when they are served.
+    let service_accounts = &api.service_accounts;
+    if crate::serviceaccount::openid::openid_configuration(service_accounts, &api.server_address)
+        .is_ok()
+    {
+        paths.push(crate::serviceaccount::openid::OPENID_CONFIG_PATH.to_string());
+        paths.push(crate::serviceaccount::openid::JWKS_PATH.to_string());
     }
     paths.sort();
     ApiResponse::json(200, &json!({ "paths": paths }))

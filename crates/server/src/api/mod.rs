@@ -32,7 +32,9 @@ mod get;
 mod list;
 mod meta_endpoints;
 mod patch;
+mod reviews;
 mod scale;
+mod token_request;
 mod update;
 mod watch;
 // Layer 6: routing a resource request to its handler, and panic recovery.
@@ -46,13 +48,15 @@ mod layers;
 #[cfg(test)]
 mod list_tests;
 #[cfg(test)]
+mod token_tests;
+#[cfg(test)]
 mod typed_tests;
 #[cfg(test)]
 mod watch_tests;
 
 use std::sync::Arc;
 
-pub use context::{Api, DEFAULT_MIN_REQUEST_TIMEOUT, MAX_REQUEST_BODY_BYTES};
+pub use context::{Api, Authentication, DEFAULT_MIN_REQUEST_TIMEOUT, MAX_REQUEST_BODY_BYTES};
 pub use continue_token::{ContinueKey, RandomUnavailable};
 pub use exchange::{ApiRequest, ApiResponse, ListPayload, Payload, ResponseBody, StreamBody};
 pub use representation::GZIP_THRESHOLD_BYTES;

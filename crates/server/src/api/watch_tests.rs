@@ -35,6 +35,7 @@ fn request(method: Method, path: &str, body: Option<Value>) -> ApiRequest {
         name: "admin".into(),
         uid: String::new(),
         groups: vec!["system:masters".into()],
+        extra: Default::default(),
     });
     if let Some(body) = body {
         request.body = bytes::Bytes::from(serde_json::to_vec(&body).expect("json"));

@@ -18,6 +18,7 @@ mod tests;
 mod token_file;
 mod x509;
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::io;
 use std::path::PathBuf;
@@ -25,7 +26,7 @@ use std::sync::Arc;
 
 pub use bearer::bearer_token;
 pub use csv::{CsvError, CsvErrorKind};
-pub use token_file::{TokenAuthenticator, TokenFile};
+pub use token_file::TokenFile;
 pub use x509::user_from_peer_certificate;
 
 use x509::user_from_certificate;
@@ -42,12 +43,38 @@ pub const SYSTEM_MASTERS: &str = "system:masters";
 /// beta and on by default in 1.34).
 pub const CERT_UID_OID: &str = "1.3.6.1.4.1.57683.2";
 
-/// Who made a request (`user.DefaultInfo` without `Extra`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Who made a request (`user.DefaultInfo`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct UserInfo {
     pub name: String,
     pub uid: String,
     pub groups: Vec<String>,
+    /// `GetExtra()`: e.g. a service account's pod
+    /// (`authentication.kubernetes.io/pod-name`) and credential id.
+    pub extra: BTreeMap<String, Vec<String>>,
+}
+
+/// What a bearer-token authenticator says of a token (`authenticator.Token`'s
+/// `(*Response, bool, error)`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TokenOutcome {
+    /// Not this authenticator's token: the next one is asked.
+    NotMine,
+    /// The token's user and the audiences it is valid for (empty for
+    /// audience-agnostic authenticators such as the token file).
+    Authenticated {
+        user: UserInfo,
+        audiences: Vec<String>,
+    },
+    /// This authenticator's token, and it is refused (expired, its
+    /// ServiceAccount gone …): the message `TokenReview` reports.
+    Failed(String),
+}
+
+/// Something that maps a bearer token to a user (`authenticator.Token`),
+/// given the audiences the request is for (`authenticator.WithAudiences`).
+pub trait TokenAuthenticator: Send + Sync {
+    fn authenticate_token(&self, token: &str, audiences: &[String]) -> TokenOutcome;
 }
 
 impl UserInfo {
@@ -57,6 +84,7 @@ impl UserInfo {
             name: ANONYMOUS_USER.to_string(),
             uid: String::new(),
             groups: vec![ALL_UNAUTHENTICATED.to_string()],
+            extra: BTreeMap::new(),
         }
     }
 }
@@ -112,6 +140,8 @@ pub fn add_authenticated_group(mut user: UserInfo) -> UserInfo {
 pub struct Authenticator {
     tokens: Vec<Arc<dyn TokenAuthenticator>>,
     anonymous: bool,
+    /// `--api-audiences`: what requests to this server are for.
+    api_audiences: Vec<String>,
 }
 
 impl fmt::Debug for Authenticator {
@@ -129,7 +159,18 @@ impl Authenticator {
         Authenticator {
             tokens: Vec::new(),
             anonymous,
+            api_audiences: Vec::new(),
         }
+    }
+
+    /// The audiences of requests to this server (`--api-audiences`).
+    pub fn with_api_audiences(mut self, audiences: Vec<String>) -> Authenticator {
+        self.api_audiences = audiences;
+        self
+    }
+
+    pub fn api_audiences(&self) -> &[String] {
+        &self.api_audiences
     }
 
     /// Adds a bearer token authenticator; they are tried in order.
@@ -156,10 +197,12 @@ impl Authenticator {
         }
         if !self.tokens.is_empty() {
             if let Some(token) = authorization.and_then(bearer_token) {
-                if let Some(user) = self.tokens.iter().find_map(|a| a.authenticate_token(token)) {
-                    return Ok(add_authenticated_group(user));
+                match self.authenticate_bearer(token, &self.api_audiences) {
+                    Ok((user, _)) => return Ok(user),
+                    Err(_) => {
+                        error.get_or_insert(AuthnError::InvalidBearerToken);
+                    }
                 }
-                error.get_or_insert(AuthnError::InvalidBearerToken);
             }
         }
         if let Some(e) = error {
@@ -169,5 +212,58 @@ impl Authenticator {
             return Ok(UserInfo::anonymous());
         }
         Err(AuthnError::Unauthorized)
+    }
+
+    /// The bearer-token part of the chain for `token`, for `audiences` (the
+    /// API audiences when empty): the user with `system:authenticated` and
+    /// the audiences the token is valid for, or the error kube reports
+    /// (`TokenReview`'s `status.error`): the failures aggregated as
+    /// `utilerrors.NewAggregate` prints them, else `invalid bearer token`.
+    ///
+    /// Audience-agnostic authenticators (the token file) are asked only when
+    /// the requested audiences include an API audience, and answer with
+    /// those (`authenticator.WrapAudienceAgnosticToken`).
+    pub fn authenticate_bearer(
+        &self,
+        token: &str,
+        audiences: &[String],
+    ) -> Result<(UserInfo, Vec<String>), String> {
+        let requested = if audiences.is_empty() {
+            &self.api_audiences
+        } else {
+            audiences
+        };
+        let implicit: Vec<String> = self
+            .api_audiences
+            .iter()
+            .filter(|audience| requested.contains(audience))
+            .cloned()
+            .collect();
+        let mut failures: Vec<String> = Vec::new();
+        for authenticator in &self.tokens {
+            match authenticator.authenticate_token(token, requested) {
+                TokenOutcome::NotMine => {}
+                TokenOutcome::Authenticated { user, audiences } if audiences.is_empty() => {
+                    // Audience agnostic: valid for the API audiences asked for.
+                    if implicit.is_empty() && !self.api_audiences.is_empty() {
+                        continue;
+                    }
+                    return Ok((add_authenticated_group(user), implicit));
+                }
+                TokenOutcome::Authenticated { user, audiences } => {
+                    return Ok((add_authenticated_group(user), audiences));
+                }
+                TokenOutcome::Failed(message) => {
+                    if !failures.contains(&message) {
+                        failures.push(message);
+                    }
+                }
+            }
+        }
+        Err(match failures.len() {
+            0 => AuthnError::InvalidBearerToken.to_string(),
+            1 => failures.remove(0),
+            _ => format!("[{}]", failures.join(", ")),
+        })
     }
 }

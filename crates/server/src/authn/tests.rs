@@ -6,6 +6,7 @@ fn user(name: &str, uid: &str, groups: &[&str]) -> UserInfo {
         name: name.into(),
         uid: uid.into(),
         groups: groups.iter().map(|g| g.to_string()).collect(),
+        extra: Default::default(),
     }
 }
 

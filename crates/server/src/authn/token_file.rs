@@ -6,12 +6,7 @@ use std::fs;
 use std::path::Path;
 
 use super::csv::CsvReader;
-use super::{AuthnError, UserInfo};
-
-/// Something that maps a bearer token to a user (`authenticator.Token`).
-pub trait TokenAuthenticator: Send + Sync {
-    fn authenticate_token(&self, token: &str) -> Option<UserInfo>;
-}
+use super::{AuthnError, TokenAuthenticator, TokenOutcome, UserInfo};
 
 /// The `--token-auth-file` authenticator: CSV records
 /// `token,user,uid[,"group1,group2"[,...]]`.
@@ -78,6 +73,7 @@ impl TokenFile {
                 name: record[1].clone(),
                 uid: record[2].clone(),
                 groups,
+                extra: Default::default(),
             };
             if tokens.insert(record[0].clone(), user).is_some() {
                 tracing::warn!(
@@ -103,8 +99,15 @@ impl TokenFile {
     }
 }
 
+/// Audience agnostic: the chain decides which audiences it is valid for.
 impl TokenAuthenticator for TokenFile {
-    fn authenticate_token(&self, token: &str) -> Option<UserInfo> {
-        self.authenticate(token)
+    fn authenticate_token(&self, token: &str, _audiences: &[String]) -> TokenOutcome {
+        match self.authenticate(token) {
+            Some(user) => TokenOutcome::Authenticated {
+                user,
+                audiences: Vec::new(),
+            },
+            None => TokenOutcome::NotMine,
+        }
     }
 }

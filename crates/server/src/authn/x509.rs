@@ -67,7 +67,12 @@ pub(super) fn user_from_certificate(der: &[u8]) -> Result<Option<UserInfo>, Auth
             )))
         }
     };
-    Ok(Some(UserInfo { name, uid, groups }))
+    Ok(Some(UserInfo {
+        name,
+        uid,
+        groups,
+        extra: Default::default(),
+    }))
 }
 
 /// The attribute value when it is one of the string types Go's

@@ -89,6 +89,7 @@ impl Client {
                     "system:serviceaccounts:kube-system".into(),
                     "system:authenticated".into(),
                 ],
+                extra: Default::default(),
             },
             // client-go's DefaultKubernetesUserAgent plus the controller name
             // (kube-controller-manager's `AddUserAgent`).
@@ -107,6 +108,7 @@ impl Client {
                 name: "system:apiserver".into(),
                 uid: String::new(),
                 groups: vec!["system:masters".into(), "system:authenticated".into()],
+                extra: Default::default(),
             },
             user_agent: format!("kube-apiserver/{version} (linux/amd64) kubernetes/ferrokube"),
         }

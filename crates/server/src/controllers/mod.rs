@@ -17,6 +17,7 @@ mod queue;
 mod resources;
 mod root_ca;
 mod service_account;
+mod service_account_token;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -37,6 +38,7 @@ pub const KNOWN_CONTROLLERS: &[(&str, bool)] = &[
     (NAMESPACE, true),
     (ROOT_CA_CERT_PUBLISHER, true),
     (SERVICE_ACCOUNT, true),
+    (SERVICE_ACCOUNT_TOKEN, true),
 ];
 
 /// apiextensions-apiserver's naming and establishing controllers (they run
@@ -48,6 +50,8 @@ pub const CRD_FINALIZER: &str = "crd-finalizer";
 pub const GARBAGE_COLLECTOR: &str = "garbagecollector";
 pub const NAMESPACE: &str = "namespace";
 pub const SERVICE_ACCOUNT: &str = "serviceaccount";
+/// The legacy token controller (fills `kubernetes.io/service-account-token` Secrets).
+pub const SERVICE_ACCOUNT_TOKEN: &str = "serviceaccount-token";
 pub const ROOT_CA_CERT_PUBLISHER: &str = "root-ca-cert-publisher";
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -174,6 +178,12 @@ fn start(api: &Arc<Api>, config: &ControllersConfig) -> tokio::task::JoinSet<()>
     if config.is_enabled(SERVICE_ACCOUNT) {
         set.spawn(service_account::run(api.clone()));
     }
+    if config.is_enabled(SERVICE_ACCOUNT_TOKEN) {
+        set.spawn(service_account_token::run(
+            api.clone(),
+            config.root_ca_pem.clone(),
+        ));
+    }
     if config.is_enabled(ROOT_CA_CERT_PUBLISHER) {
         set.spawn(root_ca::run(api.clone(), config.root_ca_pem.clone()));
     }
@@ -202,6 +212,7 @@ mod tests {
             NAMESPACE,
             ROOT_CA_CERT_PUBLISHER,
             SERVICE_ACCOUNT,
+            SERVICE_ACCOUNT_TOKEN,
         ];
         assert_eq!(parse(&["*"]).unwrap(), all);
         assert_eq!(
@@ -210,12 +221,18 @@ mod tests {
                 CRD_FINALIZER,
                 NAMESPACE,
                 ROOT_CA_CERT_PUBLISHER,
-                SERVICE_ACCOUNT
+                SERVICE_ACCOUNT,
+                SERVICE_ACCOUNT_TOKEN
             ]
         );
         assert_eq!(
             parse(&["*", "-garbagecollector", "-namespace", "-crd-finalizer"]).unwrap(),
-            vec![CRD_NAMING, ROOT_CA_CERT_PUBLISHER, SERVICE_ACCOUNT]
+            vec![
+                CRD_NAMING,
+                ROOT_CA_CERT_PUBLISHER,
+                SERVICE_ACCOUNT,
+                SERVICE_ACCOUNT_TOKEN
+            ]
         );
         assert_eq!(parse(&["namespace"]).unwrap(), vec![NAMESPACE]);
         assert_eq!(parse(&["-namespace"]).unwrap(), Vec::<&str>::new());

@@ -39,6 +39,7 @@ async fn call_with(
         name: "ferrokube-admin".into(),
         uid: String::new(),
         groups: vec!["system:masters".into()],
+        extra: Default::default(),
     });
     if let Some(body) = body {
         request.body = bytes::Bytes::from(serde_json::to_vec(&body).expect("json"));

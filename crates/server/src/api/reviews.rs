@@ -1,0 +1,147 @@
+//! Create-only reviews of authentication.k8s.io, answered and never stored:
+//! TokenReview (`pkg/registry/authentication/tokenreview/storage.go`) and
+//! SelfSubjectReview (`pkg/registry/authentication/selfsubjectreview/rest.go`).
+
+use std::sync::Arc;
+
+use serde_json::{json, Map, Value};
+
+use super::context::Api;
+use super::exchange::{ApiRequest, ApiResponse};
+use super::target::{check_type, Target};
+use super::write::decode::{decode, Decoded};
+use crate::authn::UserInfo;
+use crate::field_validation::FieldValidation;
+use crate::status::{Result, Status};
+
+/// `authentication/v1.UserInfo` (every member `omitempty`).
+fn user_info_json(user: &UserInfo) -> Value {
+    let mut out = Map::new();
+    if !user.name.is_empty() {
+        out.insert("username".into(), json!(user.name));
+    }
+    if !user.uid.is_empty() {
+        out.insert("uid".into(), json!(user.uid));
+    }
+    if !user.groups.is_empty() {
+        out.insert("groups".into(), json!(user.groups));
+    }
+    if !user.extra.is_empty() {
+        out.insert("extra".into(), json!(user.extra));
+    }
+    Value::Object(out)
+}
+
+fn decoded(api: &Arc<Api>, request: &ApiRequest, target: &Target<'_>, kind: &str) -> Result<Value> {
+    let api_version = target.resource.api_version();
+    let Decoded {
+        object: mut body, ..
+    } = decode(
+        api,
+        request,
+        target,
+        kind,
+        &api_version,
+        FieldValidation::Ignore,
+    )?;
+    check_type(&mut body, &api_version, kind)?;
+    Ok(body)
+}
+
+/// The request's metadata, as the decoded object carries it back (an
+/// unset creationTimestamp is `null` in Go's encoding).
+fn metadata_of(body: &Value) -> Value {
+    let mut metadata = body
+        .get("metadata")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    metadata.entry("creationTimestamp").or_insert(Value::Null);
+    Value::Object(metadata)
+}
+
+/// `POST tokenreviews`: the token through the server's bearer-token
+/// authenticators, for the spec's audiences (else the API audiences).
+pub(super) async fn token_review(
+    api: &Arc<Api>,
+    request: &ApiRequest,
+    target: &Target<'_>,
+) -> Result<ApiResponse> {
+    let body = decoded(api, request, target, "TokenReview")?;
+    let spec = body.get("spec").cloned().unwrap_or_else(|| json!({}));
+    let token = spec
+        .get("token")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if token.is_empty() {
+        return Err(Status::bad_request(
+            "token is required for TokenReview in authentication",
+        ));
+    }
+    let audiences: Vec<String> = spec
+        .get("audiences")
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(|item| item.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut status = Map::new();
+    match api.authenticator.authenticate_bearer(token, &audiences) {
+        Ok((user, audiences)) => {
+            status.insert("authenticated".into(), json!(true));
+            status.insert("user".into(), user_info_json(&user));
+            if !audiences.is_empty() {
+                status.insert("audiences".into(), json!(audiences));
+            }
+        }
+        Err(error) => {
+            status.insert("user".into(), json!({}));
+            status.insert("error".into(), json!(error));
+        }
+    }
+    let review = json!({
+        "apiVersion": target.resource.api_version(),
+        "kind": "TokenReview",
+        "metadata": metadata_of(&body),
+        "spec": spec,
+        "status": status,
+    });
+    Ok(ApiResponse::object(201, review))
+}
+
+/// `POST selfsubjectreviews`: who the request was authenticated as.
+/// `api_version` is the version asked for (`v1`, or `v1beta1` for kubectl
+/// before 1.28).
+pub(super) async fn self_subject_review(
+    api: &Arc<Api>,
+    request: &ApiRequest,
+    target: &Target<'_>,
+    api_version: &str,
+) -> Result<ApiResponse> {
+    // The body is read for its type only: a SelfSubjectReview has no spec.
+    let Decoded {
+        object: mut body, ..
+    } = decode(
+        api,
+        request,
+        target,
+        "SelfSubjectReview",
+        api_version,
+        FieldValidation::Ignore,
+    )?;
+    check_type(&mut body, api_version, "SelfSubjectReview")?;
+    let Some(user) = &request.user else {
+        return Err(Status::bad_request("no user present on request"));
+    };
+    let user_info = user_info_json(user);
+    let review = json!({
+        "apiVersion": api_version,
+        "kind": "SelfSubjectReview",
+        "metadata": {"creationTimestamp": crate::go::time::now_rfc3339()},
+        "status": {"userInfo": user_info},
+    });
+    Ok(ApiResponse::object(201, review))
+}

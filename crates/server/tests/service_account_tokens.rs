@@ -1,0 +1,469 @@
+//! Service-account tokens with real clients: `kubectl create token`, then
+//! kubectl (1.33 and 1.27) with only that token lists things and
+//! `kubectl auth whoami` names the service account; the token is refused
+//! once its ServiceAccount is deleted. kube-rs authenticates with a
+//! TokenRequest token (refused after its bound Pod is deleted) and with a
+//! legacy Secret token the `serviceaccount-token` controller filled;
+//! TokenReview and the OIDC documents answer as kube's.
+//!
+//! Each test gives its service account explicit access (a ClusterRole and
+//! ClusterRoleBinding of its own), so the tests hold under RBAC too.
+#![allow(clippy::unwrap_used)]
+
+use std::time::Duration;
+
+use ferrokube_testkit as common;
+
+use common::{suffix, TestEnv};
+use k8s_openapi::api::core::v1::{ConfigMap, Pod, Secret};
+use kube::api::{DeleteParams, ListParams, PostParams};
+use kube::Api;
+use serde_json::{json, Value};
+
+use ferrokube_testkit::per_version;
+
+per_version!(kubectl_create_token_then_use_it);
+
+/// A ClusterRole letting `namespace/name` read ConfigMaps, Pods and
+/// ServiceAccounts and create SelfSubjectReviews, bound to it.
+fn grant(env: &TestEnv, namespace: &str, name: &str) -> String {
+    let role = format!("sa-tokens-{}", suffix());
+    let manifest = format!(
+        r#"apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: {role}
+rules:
+- apiGroups: [""]
+  resources: [configmaps, pods, serviceaccounts]
+  verbs: [get, list, watch]
+- apiGroups: [authentication.k8s.io]
+  resources: [selfsubjectreviews]
+  verbs: [create]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: {role}
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: {role}
+subjects:
+- kind: ServiceAccount
+  name: {name}
+  namespace: {namespace}
+"#
+    );
+    let (status, out, err) = env.kubectl_stdin("1.33", &["apply", "-f", "-"], Some(&manifest));
+    assert!(status.success(), "{out}\n{err}");
+    role
+}
+
+/// A kubeconfig for the same server and CA without credentials (the
+/// admin's client certificate would authenticate first, as in kube).
+fn server_only_kubeconfig(env: &TestEnv) -> tempfile::NamedTempFile {
+    let view = |path: &str| {
+        env.kubectl_ok(
+            "1.33",
+            &[
+                "config",
+                "view",
+                "--raw",
+                "--minify",
+                "-o",
+                &format!("jsonpath={{{path}}}"),
+            ],
+        )
+    };
+    let server = view(".clusters[0].cluster.server");
+    let ca = view(".clusters[0].cluster.certificate-authority-data");
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(
+        file.path(),
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: {server}\n    certificate-authority-data: {ca}\nusers:\n- name: u\n  user: {{}}\ncontexts:\n- name: x\n  context:\n    cluster: c\n    user: u\ncurrent-context: x\n"
+        ),
+    )
+    .unwrap();
+    file
+}
+
+async fn kubectl_create_token_then_use_it(version: &str) {
+    let env = TestEnv::new("sa-kubectl").await;
+    let ns = env.ns.clone();
+    env.kubectl_ok(version, &["create", "serviceaccount", "bot", "-n", &ns]);
+    let role = grant(&env, &ns, "bot");
+    let token = env.kubectl_ok(
+        version,
+        &["create", "token", "bot", "-n", &ns, "--duration=20m"],
+    );
+    let token = token.trim();
+    assert_eq!(token.split('.').count(), 3, "{token}");
+    let config = server_only_kubeconfig(&env);
+    let as_bot = |args: &[&str]| {
+        let mut all = vec![
+            "--kubeconfig",
+            config.path().to_str().unwrap(),
+            "--token",
+            token,
+        ];
+        all.extend_from_slice(args);
+        env.kubectl(version, &all)
+    };
+    let (status, out, err) = as_bot(&["get", "serviceaccounts", "-n", &ns, "-o", "name"]);
+    assert!(status.success(), "{out}\n{err}");
+    assert!(out.contains("serviceaccount/bot"), "{out}");
+
+    // Who am I: the service account (v1 for 1.33, v1beta1 for 1.27).
+    // kube 1.34 serves v1beta1 only with --runtime-config.
+    let external = common::external_kubeconfig().is_some();
+    if !(external && version == "1.27") {
+        let (status, out, err) = as_bot(&["auth", "whoami", "-o", "json"]);
+        assert!(status.success(), "{out}\n{err}");
+        let whoami: Value = serde_json::from_str(&out).unwrap();
+        let user = &whoami["status"]["userInfo"];
+        assert_eq!(user["username"], format!("system:serviceaccount:{ns}:bot"));
+        assert_eq!(
+            user["groups"],
+            json!([
+                "system:serviceaccounts",
+                format!("system:serviceaccounts:{ns}"),
+                "system:authenticated"
+            ])
+        );
+        assert!(
+            user["extra"]["authentication.kubernetes.io/credential-id"][0]
+                .as_str()
+                .is_some_and(|id| id.starts_with("JTI="))
+        );
+    }
+
+    // The ServiceAccount goes: its token stops working.
+    env.kubectl_ok(version, &["delete", "serviceaccount", "bot", "-n", &ns]);
+    let (status, out, err) = as_bot(&["get", "configmaps", "-n", &ns]);
+    assert!(!status.success(), "{out}\n{err}");
+    assert!(
+        err.contains("Unauthorized") || err.contains("must be logged in"),
+        "{err}"
+    );
+    env.kubectl_ok(
+        version,
+        &["delete", "clusterrole,clusterrolebinding", &role],
+    );
+}
+
+async fn create_service_account(env: &TestEnv, name: &str) {
+    let created = env
+        .raw(
+            "POST",
+            &format!("/api/v1/namespaces/{}/serviceaccounts", env.ns),
+            Some("application/json"),
+            serde_json::to_vec(&json!({"metadata": {"name": name}})).unwrap(),
+        )
+        .await;
+    assert_eq!(created.status, 201, "{}", created.body);
+}
+
+async fn token_request(env: &TestEnv, name: &str, spec: Value) -> Value {
+    let response = env
+        .raw(
+            "POST",
+            &format!("/api/v1/namespaces/{}/serviceaccounts/{name}/token", env.ns),
+            Some("application/json"),
+            serde_json::to_vec(&json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": spec}))
+                .unwrap(),
+        )
+        .await;
+    assert_eq!(response.status, 201, "{}", response.body);
+    response.json()
+}
+
+fn api_status(result: Result<impl std::fmt::Debug, kube::Error>) -> u16 {
+    match result {
+        Err(kube::Error::Api(status)) => status.code,
+        other => panic!("expected an API error, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn kube_rs_with_a_pod_bound_token() {
+    let env = TestEnv::new("sa-kube-rs").await;
+    create_service_account(&env, "runner").await;
+    let role = grant(&env, &env.ns, "runner");
+    let pods: Api<Pod> = env.api();
+    let pod: Pod = serde_json::from_value(json!({
+        "metadata": {"name": "worker"},
+        "spec": {"serviceAccountName": "runner", "containers": [{"name": "c", "image": "busybox"}]}
+    }))
+    .unwrap();
+    let pod = pods.create(&PostParams::default(), &pod).await.unwrap();
+    let uid = pod.metadata.uid.clone().unwrap();
+    let answer = token_request(
+        &env,
+        "runner",
+        json!({"boundObjectRef": {"apiVersion": "v1", "kind": "Pod", "name": "worker", "uid": uid}}),
+    )
+    .await;
+    assert_eq!(answer["spec"]["expirationSeconds"], 3600);
+    let token = answer["status"]["token"].as_str().unwrap();
+
+    let as_runner = env.client_with_token(Some(token)).await;
+    let configmaps: Api<ConfigMap> = Api::namespaced(as_runner.clone(), &env.ns);
+    let listed = configmaps.list(&ListParams::default()).await.unwrap();
+    assert!(listed.items.len() <= 1);
+
+    // TokenReview says who it is, with the pod.
+    let review = env
+        .raw(
+            "POST",
+            "/apis/authentication.k8s.io/v1/tokenreviews",
+            Some("application/json"),
+            serde_json::to_vec(&json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": {"token": token}})).unwrap(),
+        )
+        .await;
+    assert_eq!(review.status, 201, "{}", review.body);
+    let status = &review.json()["status"];
+    assert_eq!(status["authenticated"], true);
+    assert_eq!(
+        status["user"]["username"],
+        format!("system:serviceaccount:{}:runner", env.ns)
+    );
+    assert_eq!(
+        status["user"]["extra"]["authentication.kubernetes.io/pod-name"],
+        json!(["worker"])
+    );
+
+    // The pod goes: so does the token.
+    pods.delete("worker", &DeleteParams::default().grace_period(0))
+        .await
+        .unwrap();
+    assert_eq!(
+        api_status(configmaps.list(&ListParams::default()).await),
+        401
+    );
+    env.kubectl_ok("1.33", &["delete", "clusterrole,clusterrolebinding", &role]);
+}
+
+#[tokio::test]
+async fn legacy_secret_tokens_are_filled_and_accepted() {
+    let env = TestEnv::new("sa-legacy").await;
+    create_service_account(&env, "old-school").await;
+    let role = grant(&env, &env.ns, "old-school");
+    let secrets: Api<Secret> = env.api();
+    let secret: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "old-school-token", "annotations": {"kubernetes.io/service-account.name": "old-school"}},
+        "type": "kubernetes.io/service-account-token"
+    }))
+    .unwrap();
+    secrets
+        .create(&PostParams::default(), &secret)
+        .await
+        .unwrap();
+    let mut filled = None;
+    for _ in 0..200 {
+        let secret = secrets.get("old-school-token").await.unwrap();
+        let data = secret.data.unwrap_or_default();
+        if let (Some(token), Some(ca), Some(namespace)) =
+            (data.get("token"), data.get("ca.crt"), data.get("namespace"))
+        {
+            assert_eq!(namespace.0, env.ns.as_bytes());
+            assert!(String::from_utf8_lossy(&ca.0).contains("BEGIN CERTIFICATE"));
+            let annotations = secret.metadata.annotations.unwrap_or_default();
+            assert!(annotations.contains_key("kubernetes.io/service-account.uid"));
+            filled = Some(String::from_utf8(token.0.clone()).unwrap());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let token = filled.expect("the serviceaccount-token controller fills the Secret");
+    let as_old_school = env.client_with_token(Some(&token)).await;
+    let configmaps: Api<ConfigMap> = Api::namespaced(as_old_school, &env.ns);
+    configmaps.list(&ListParams::default()).await.unwrap();
+
+    // The Secret deleted: the token is refused.
+    secrets
+        .delete("old-school-token", &DeleteParams::default())
+        .await
+        .unwrap();
+    assert_eq!(
+        api_status(configmaps.list(&ListParams::default()).await),
+        401
+    );
+    env.kubectl_ok("1.33", &["delete", "clusterrole,clusterrolebinding", &role]);
+}
+
+#[tokio::test]
+async fn token_request_is_listed_and_oidc_documents_are_served() {
+    let env = TestEnv::new("sa-oidc").await;
+    let resources = env.raw("GET", "/api/v1", None, Vec::new()).await.json();
+    let token = resources["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "serviceaccounts/token")
+        .cloned()
+        .unwrap();
+    assert_eq!(token["verbs"], json!(["create"]));
+    assert_eq!(token["kind"], "TokenRequest");
+    assert_eq!(token["group"], "authentication.k8s.io");
+
+    let config = env
+        .raw("GET", "/.well-known/openid-configuration", None, Vec::new())
+        .await;
+    assert_eq!(config.status, 200);
+    assert_eq!(config.header("content-type"), "application/json");
+    let config = config.json();
+    assert!(config["issuer"].as_str().unwrap().starts_with("https://"));
+    assert!(config["jwks_uri"]
+        .as_str()
+        .unwrap()
+        .ends_with("/openid/v1/jwks"));
+    assert_eq!(config["response_types_supported"], json!(["id_token"]));
+    assert_eq!(config["subject_types_supported"], json!(["public"]));
+    let jwks = env.raw("GET", "/openid/v1/jwks", None, Vec::new()).await;
+    assert_eq!(jwks.header("content-type"), "application/jwk-set+json");
+    let keys = jwks.json()["keys"].as_array().unwrap().clone();
+    assert!(!keys.is_empty());
+    for key in &keys {
+        assert_eq!(key["use"], "sig");
+        assert!(config["id_token_signing_alg_values_supported"]
+            .as_array()
+            .unwrap()
+            .contains(&key["alg"]));
+    }
+    // A token's kid is one of the published keys.
+    create_service_account(&env, "kid").await;
+    let answer = token_request(&env, "kid", json!({})).await;
+    let token = answer["status"]["token"].as_str().unwrap();
+    use base64::Engine;
+    let header = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(token.split('.').next().unwrap())
+        .unwrap();
+    let header: Value = serde_json::from_slice(&header).unwrap();
+    assert!(keys.iter().any(|key| key["kid"] == header["kid"]));
+}
+
+/// A TokenRequest through `client` for `default/<name>` (created first).
+async fn token_on(client: &kube::Client, name: &str) -> Value {
+    let created = common::raw_request(
+        client,
+        "POST",
+        "/api/v1/namespaces/default/serviceaccounts",
+        Some("application/json"),
+        serde_json::to_vec(&json!({"metadata": {"name": name}})).unwrap(),
+    )
+    .await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    let answer = common::raw_request(
+        client,
+        "POST",
+        &format!("/api/v1/namespaces/default/serviceaccounts/{name}/token"),
+        Some("application/json"),
+        serde_json::to_vec(&json!({"spec": {}})).unwrap(),
+    )
+    .await;
+    assert_eq!(answer.status, 201, "{}", answer.body);
+    answer.json()
+}
+
+/// TokenReview of `token` through `client`.
+async fn review(client: &kube::Client, token: &str) -> Value {
+    let review = common::raw_request(
+        client,
+        "POST",
+        "/apis/authentication.k8s.io/v1/tokenreviews",
+        Some("application/json"),
+        serde_json::to_vec(&json!({"spec": {"token": token}})).unwrap(),
+    )
+    .await;
+    assert_eq!(review.status, 201, "{}", review.body);
+    review.json()
+}
+
+#[tokio::test]
+async fn the_generated_key_is_kept_across_restarts() {
+    if common::skip_if_external("starts its own servers") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let token = {
+        let server = common::TestServer::start_in(dir.path(), false);
+        let answer = token_on(&server.client().await, "kept").await;
+        answer["status"]["token"].as_str().unwrap().to_string()
+    };
+    let server = common::TestServer::start_in(dir.path(), false);
+    let review = review(&server.client().await, &token).await;
+    assert_eq!(review["status"]["authenticated"], true, "{review}");
+    assert_eq!(
+        review["status"]["user"]["username"],
+        "system:serviceaccount:default:kept"
+    );
+}
+
+#[tokio::test]
+async fn flags_name_the_key_issuers_and_audiences() {
+    if common::skip_if_external("starts its own servers") {
+        return;
+    }
+    let key = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/src/serviceaccount/testdata/rsa-pkcs1.pem"
+    );
+    let server = common::TestServer::start_with(&[
+        "--service-account-signing-key-file",
+        key,
+        "--service-account-issuer",
+        "https://issuer.example",
+        "--service-account-issuer",
+        "https://old-issuer.example",
+        "--api-audiences",
+        "aud-a,aud-b",
+        "--service-account-max-token-expiration",
+        "2h",
+    ]);
+    let client = server.client().await;
+    let answer = token_on(&client, "flagged").await;
+    assert_eq!(answer["spec"]["audiences"], json!(["aud-a", "aud-b"]));
+    let token = answer["status"]["token"].as_str().unwrap();
+    let review = review(&client, token).await;
+    assert_eq!(review["status"]["authenticated"], true, "{review}");
+    assert_eq!(review["status"]["audiences"], json!(["aud-a", "aud-b"]));
+
+    let config = common::raw_request(
+        &client,
+        "GET",
+        "/.well-known/openid-configuration",
+        None,
+        Vec::new(),
+    )
+    .await
+    .json();
+    assert_eq!(config["issuer"], "https://issuer.example");
+    assert_eq!(
+        config["id_token_signing_alg_values_supported"],
+        json!(["RS256"])
+    );
+    let jwks = common::raw_request(&client, "GET", "/openid/v1/jwks", None, Vec::new())
+        .await
+        .json();
+    let kid = include_str!("../src/serviceaccount/testdata/rsa-kid.txt").trim();
+    assert_eq!(jwks["keys"][0]["kid"], kid);
+    assert_eq!(jwks["keys"][0]["kty"], "RSA");
+
+    // Longer than --service-account-max-token-expiration: shortened, with a warning.
+    let long = common::raw_request(
+        &client,
+        "POST",
+        "/api/v1/namespaces/default/serviceaccounts/flagged/token",
+        Some("application/json"),
+        serde_json::to_vec(&json!({"spec": {"expirationSeconds": 86400}})).unwrap(),
+    )
+    .await;
+    assert_eq!(long.status, 201, "{}", long.body);
+    assert_eq!(long.json()["spec"]["expirationSeconds"], 7200);
+    assert_eq!(
+        long.header("warning"),
+        "299 - \"requested expiration of 86400 seconds shortened to 7200 seconds\""
+    );
+}
