@@ -93,6 +93,10 @@ enum Command {
         /// The port range NodePort and LoadBalancer Services' node ports come from.
         #[arg(long, default_value = "30000-32767")]
         service_node_port_range: String,
+        /// Ordered list of authorizers (kube-apiserver's names): RBAC,
+        /// AlwaysAllow, AlwaysDeny. `system:masters` is always allowed first.
+        #[arg(long, value_delimiter = ',', default_value = "RBAC")]
+        authorization_mode: Vec<String>,
         /// Log filter (tracing's EnvFilter syntax); quiet by default.
         #[arg(long, default_value = "warn")]
         log_level: String,
@@ -120,6 +124,7 @@ fn main() -> ExitCode {
         controllers,
         service_cluster_ip_range,
         service_node_port_range,
+        authorization_mode,
         log_level,
     } = cli.command;
     tracing_subscriber::fmt()
@@ -173,6 +178,13 @@ fn main() -> ExitCode {
             Ok(range) => range,
             Err(error) => {
                 eprintln!("ferrokube: --service-node-port-range: {error}");
+                return ExitCode::FAILURE;
+            }
+        },
+        authorization_modes: match ferrokube::authz::parse_modes(&authorization_mode) {
+            Ok(modes) => modes,
+            Err(error) => {
+                eprintln!("ferrokube: --authorization-mode: {error}");
                 return ExitCode::FAILURE;
             }
         },

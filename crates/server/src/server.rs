@@ -60,6 +60,8 @@ pub struct ServerConfig {
     pub service_cluster_ip_range: crate::allocator::IpRange,
     /// `--service-node-port-range`.
     pub service_node_port_range: crate::allocator::PortRange,
+    /// `--authorization-mode`, in order (`crate::authz::parse_modes`).
+    pub authorization_modes: Vec<crate::authz::Mode>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -197,11 +199,14 @@ impl Server {
             .trim_start_matches("https://")
             .to_string();
         let continue_key = continue_key(&config, etcd.as_deref()).await?;
-        let api = Api::with_min_request_timeout(
+        let api = Api::with_config(
             store,
             server_address,
             continue_key,
-            config.min_request_timeout,
+            crate::api::ApiConfig {
+                min_request_timeout: config.min_request_timeout,
+                authorization_modes: config.authorization_modes.clone(),
+            },
         );
         bootstrap::ensure_system_namespaces(&api)
             .await
@@ -410,19 +415,29 @@ async fn serve_one(
         api_request.query.get("dryRun").is_some(),
     )
     .filter(|_| api_request.user.is_some());
-    // Authenticate before reading a body: an unauthenticated client cannot
-    // make the server buffer megabytes (kube's WithAuthentication answers
-    // before any handler reads the body).
-    let public = api_request.endpoint.is_public();
-    let unauthenticated = refused || (api_request.user.is_none() && !public);
-    let response = match read_body_unless(unauthenticated, body).await {
-        None => ApiResponse::error(&Status::unauthorized()),
-        Some(Ok(bytes)) => {
-            api_request.body = bytes;
-            api_request.headers = parts.headers;
-            api.handle(api_request).await
+    // Authenticate and authorize before reading a body: a client that may
+    // not make the request cannot make the server buffer megabytes (kube's
+    // WithAuthentication and WithAuthorization answer before any handler
+    // reads the body).
+    let admitted = if refused {
+        Err(Box::new(ApiResponse::error(&Status::unauthorized())))
+    } else {
+        // `admit` reads the headers (the Accept of a 403).
+        api_request.headers = parts.headers;
+        api.admit(&api_request)
+    };
+    let response = match admitted {
+        Err(response) => {
+            drain(body).await;
+            *response
         }
-        Some(Err(status)) => ApiResponse::error(&status),
+        Ok(admitted) => match read_body(body).await {
+            Ok(bytes) => {
+                api_request.body = bytes;
+                api.handle_admitted(api_request, admitted).await
+            }
+            Err(status) => ApiResponse::error(&status),
+        },
     };
     let code = response.status;
     let response = into_hyper(response, parts.method == http::Method::HEAD);
@@ -439,13 +454,10 @@ async fn serve_one(
 /// writing, gets the 413 instead of a broken pipe (Go's server drains too).
 const MAX_DRAIN_BYTES: usize = 64 * 1024 * 1024;
 
-/// The body, or `None` when the request is refused: its body is then
-/// drained without being kept (so a client still writing gets the answer
-/// rather than a broken pipe), up to [`MAX_DRAIN_BYTES`].
-async fn read_body_unless(refused: bool, body: Incoming) -> Option<Result<Bytes, Status>> {
-    if !refused {
-        return Some(read_body(body).await);
-    }
+/// The body of a refused request, drained without being kept (so a client
+/// still writing gets the answer rather than a broken pipe), up to
+/// [`MAX_DRAIN_BYTES`].
+async fn drain(body: Incoming) {
     let mut body = body;
     let mut drained = 0usize;
     while let Some(Ok(frame)) = body.frame().await {
@@ -456,7 +468,6 @@ async fn read_body_unless(refused: bool, body: Incoming) -> Option<Result<Bytes,
             }
         }
     }
-    None
 }
 
 /// The request body up to the limit; beyond it a 413, after draining the rest.

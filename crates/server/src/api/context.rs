@@ -39,6 +39,26 @@ pub struct Api {
     pub services: crate::allocator::ServiceAllocator,
     /// Request counts and durations for `/metrics` (`crate::metrics`).
     pub metrics: Arc<crate::metrics::RequestMetrics>,
+    /// `--authorization-mode`'s chain (`crate::authz`), asked by every request.
+    pub authorizer: crate::authz::Authorizer,
+}
+
+/// How an [`Api`] is set up beyond its store and identity.
+#[derive(Debug, Clone)]
+pub struct ApiConfig {
+    /// `--min-request-timeout`.
+    pub min_request_timeout: std::time::Duration,
+    /// `--authorization-mode`, in order.
+    pub authorization_modes: Vec<crate::authz::Mode>,
+}
+
+impl Default for ApiConfig {
+    fn default() -> Self {
+        ApiConfig {
+            min_request_timeout: DEFAULT_MIN_REQUEST_TIMEOUT,
+            authorization_modes: crate::authz::DEFAULT_MODES.to_vec(),
+        }
+    }
 }
 
 impl Api {
@@ -59,7 +79,27 @@ impl Api {
         continue_key: ContinueKey,
         min_request_timeout: std::time::Duration,
     ) -> Arc<Self> {
+        let config = ApiConfig {
+            min_request_timeout,
+            ..ApiConfig::default()
+        };
+        Self::with_config(store, server_address, continue_key, config)
+    }
+
+    pub fn with_config(
+        store: ObjectStore,
+        server_address: String,
+        continue_key: ContinueKey,
+        config: ApiConfig,
+    ) -> Arc<Self> {
         let registry = Arc::new(LiveRegistry::new(Registry::new(builtin_resources())));
+        let shutdown = tokio::sync::watch::channel(false).0;
+        let authorizer = crate::authz::Authorizer::new(
+            &config.authorization_modes,
+            &store,
+            shutdown.subscribe(),
+        );
+        let min_request_timeout = config.min_request_timeout;
         let api = Arc::new(Api {
             store,
             registry: registry.clone(),
@@ -67,11 +107,12 @@ impl Api {
             server_address,
             started: Instant::now(),
             shutting_down: AtomicBool::new(false),
-            shutdown: tokio::sync::watch::channel(false).0,
+            shutdown,
             min_request_timeout,
             continue_key,
             services: Default::default(),
             metrics: crate::metrics::RequestMetrics::new(),
+            authorizer,
         });
         // Outside a runtime (a few synchronous tests) only built-in kinds are served.
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
