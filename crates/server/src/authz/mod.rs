@@ -12,6 +12,7 @@
 //! - `plugin/pkg/auth/authorizer/rbac/`: [`rbac`]
 
 mod attributes;
+pub mod escalation;
 mod forbidden;
 mod mode;
 pub mod rbac;
@@ -82,8 +83,10 @@ impl Decision {
 #[derive(Debug)]
 pub struct Authorizer {
     modes: Vec<Mode>,
-    /// Present when RBAC is one of the modes.
-    rbac: Option<Arc<Rbac>>,
+    /// RBAC's rule resolver: asked by the chain when RBAC is one of the
+    /// modes, and by escalation checks whatever the modes (as kube's RBAC
+    /// storages always resolve rules from the RBAC objects).
+    rbac: Arc<Rbac>,
 }
 
 impl Authorizer {
@@ -94,13 +97,10 @@ impl Authorizer {
         store: &ObjectStore,
         shutdown: tokio::sync::watch::Receiver<bool>,
     ) -> Authorizer {
-        let rbac = modes.contains(&Mode::Rbac).then(|| {
-            let rbac = Arc::new(Rbac::following(store));
-            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-                runtime.spawn(rbac.clone().follow(shutdown));
-            }
-            rbac
-        });
+        let rbac = Arc::new(Rbac::following(store));
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(rbac.clone().follow(shutdown));
+        }
         Authorizer {
             modes: modes.to_vec(),
             rbac,
@@ -111,14 +111,14 @@ impl Authorizer {
     pub fn with_rbac(modes: &[Mode], rbac: Arc<Rbac>) -> Authorizer {
         Authorizer {
             modes: modes.to_vec(),
-            rbac: Some(rbac),
+            rbac,
         }
     }
 
-    /// The RBAC authorizer, when RBAC is on (for the rules a user holds:
-    /// escalation checks, access reviews).
-    pub fn rbac(&self) -> Option<&Arc<Rbac>> {
-        self.rbac.as_ref()
+    /// The RBAC rule resolver (the rules a user holds: escalation checks,
+    /// access reviews).
+    pub fn rbac(&self) -> &Arc<Rbac> {
+        &self.rbac
     }
 
     /// The union of the privileged-group authorizer and the modes: the
@@ -133,10 +133,7 @@ impl Authorizer {
             let decision = match mode {
                 Mode::AlwaysAllow => Decision::allow(""),
                 Mode::AlwaysDeny => Decision::no_opinion("Everything is forbidden."),
-                Mode::Rbac => match &self.rbac {
-                    Some(rbac) => rbac.authorize(attributes),
-                    None => Decision::no_opinion(""),
-                },
+                Mode::Rbac => self.rbac.authorize(attributes),
             };
             if decision.verdict != Verdict::NoOpinion {
                 return decision;

@@ -129,17 +129,37 @@ impl Rbac {
     /// `RulesFor`: the rules that apply to `user` in `namespace` (what
     /// escalation checks and SelfSubjectRulesReview need), and the role
     /// resolution errors met on the way.
-    pub fn rules_for(&self, user: &UserInfo, namespace: &str) -> (Vec<PolicyRule>, Vec<String>) {
+    pub fn rules_for(
+        &self,
+        user: &UserInfo,
+        namespace: &str,
+    ) -> (Vec<PolicyRule>, Vec<RoleRefError>) {
         let mut rules = Vec::new();
         let mut errors = Vec::new();
         self.visit_rules_for(user, namespace, |visit| {
             match visit {
                 Visit::Rule { rule, .. } => rules.push(rule.clone()),
-                Visit::Error(error) => errors.push(error.to_string()),
+                Visit::Error(error) => errors.push(error),
             }
             true
         });
         (rules, errors)
+    }
+
+    /// `GetRoleReferenceRules`: the rules of the role a binding in
+    /// `binding_namespace` (empty for a ClusterRoleBinding) references.
+    pub fn role_rules(
+        &self,
+        kind: &str,
+        name: &str,
+        binding_namespace: &str,
+    ) -> Result<std::sync::Arc<[PolicyRule]>, RoleRefError> {
+        self.catch_up();
+        let role_ref = objects::RoleRef {
+            kind: kind.to_string(),
+            name: name.to_string(),
+        };
+        self.read_index().role_rules(&role_ref, binding_namespace)
     }
 }
 

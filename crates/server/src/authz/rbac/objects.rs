@@ -218,3 +218,22 @@ pub enum RoleRefError {
     #[error("unsupported role reference kind: {}", quote(.0))]
     UnsupportedKind(String),
 }
+
+impl RoleRefError {
+    /// The same failure as the RBAC registry's role getters word it
+    /// (escalation checks read roles through the registry: plural resources).
+    pub fn registry_message(&self) -> String {
+        match self {
+            RoleRefError::RoleNotFound(name) => {
+                format!("roles.rbac.authorization.k8s.io {} not found", quote(name))
+            }
+            RoleRefError::ClusterRoleNotFound(name) => {
+                format!(
+                    "clusterroles.rbac.authorization.k8s.io {} not found",
+                    quote(name)
+                )
+            }
+            RoleRefError::UnsupportedKind(_) => self.to_string(),
+        }
+    }
+}

@@ -424,9 +424,10 @@ fn rules_for_lists_what_applies_in_a_namespace() {
     let jane = user("jane", &["system:authenticated"]);
     let (rules, errors) = rbac.rules_for(&jane, "dev");
     assert_eq!(rules.len(), 2, "{rules:?}");
+    assert_eq!(errors, vec![RoleRefError::RoleNotFound("gone".into())]);
     assert_eq!(
-        errors,
-        vec![r#"role.rbac.authorization.k8s.io "gone" not found"#.to_string()]
+        errors[0].registry_message(),
+        r#"roles.rbac.authorization.k8s.io "gone" not found"#
     );
     let (rules, errors) = rbac.rules_for(&jane, "");
     assert_eq!(rules.len(), 1);
