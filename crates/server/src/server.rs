@@ -403,9 +403,9 @@ async fn serve_one(
     };
     api_request.user = user;
     let started = std::time::Instant::now();
-    // Unauthenticated requests make no series (kube counts only requests
-    // that passed authentication on its installed routes).
-    let labels = crate::metrics::RequestLabels::of(
+    // Unauthenticated and unauthorized requests make no series (kube counts
+    // only requests that passed its filters, on its installed routes).
+    let mut labels = crate::metrics::RequestLabels::of(
         &api.registry.load(),
         &api_request.endpoint,
         parts
@@ -428,6 +428,7 @@ async fn serve_one(
     };
     let response = match admitted {
         Err(response) => {
+            labels = None;
             drain(body).await;
             *response
         }

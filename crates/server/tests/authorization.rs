@@ -587,6 +587,10 @@ async fn always_allow_and_always_deny() {
     // system:masters (the admin kubeconfig) is allowed before any mode.
     let admin = deny.admin().await;
     assert_eq!(raw(&admin, "GET", "/api/v1/nodes", None).await.status, 200);
+    // Refused requests make no metrics series (they never reach a route).
+    let metrics = raw(&admin, "GET", "/metrics", None).await;
+    assert!(metrics.body.contains(r#"code="200""#), "{}", metrics.body);
+    assert!(!metrics.body.contains(r#"code="403""#), "{}", metrics.body);
 
     // Chained in order: AlwaysDeny has no opinion, RBAC then decides.
     let chained = Cluster::start(&["--authorization-mode=AlwaysDeny,RBAC"]);
