@@ -830,4 +830,34 @@ async fn escalation_is_refused_unless_held_or_granted_escalate_and_bind() {
     ]);
     let res = raw(&jane, "POST", roles, Some(role("secret-reader", "secrets"))).await;
     assert_eq!(res.status, 201, "{res:?}");
+
+    // An aggregationRule gathers anything: it needs `*` on `*.*`.
+    cluster.kubectl_admin(&[
+        "create",
+        "clusterrole",
+        "clusterrole-writer",
+        "--verb=create",
+        "--resource=clusterroles.rbac.authorization.k8s.io",
+    ]);
+    cluster.kubectl_admin(&[
+        "create",
+        "clusterrolebinding",
+        "jane-clusterroles",
+        "--clusterrole=clusterrole-writer",
+        "--user=jane",
+    ]);
+    let aggregated = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "agg"},
+        "aggregationRule": {"clusterRoleSelectors": [{"matchLabels": {"team": "jane"}}]}});
+    let res = raw(
+        &jane,
+        "POST",
+        "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+        Some(aggregated),
+    )
+    .await;
+    forbidden(
+        &res,
+        r#"clusterroles.rbac.authorization.k8s.io "agg" is forbidden: must have cluster-admin privileges to use the aggregationRule"#,
+        json!({"name": "agg", "group": "rbac.authorization.k8s.io", "kind": "clusterroles"}),
+    );
 }

@@ -220,3 +220,33 @@ fn only_mutating_gc_fields(new: &Value, old: &Value) -> bool {
     }
     &copied == old
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn gc_only_updates_are_recognised() {
+        let old = json!({"metadata": {"name": "r", "resourceVersion": "5", "finalizers": ["a"]}, "rules": []});
+        let gc_only = json!({"metadata": {"name": "r", "finalizers": [], "ownerReferences": [{"uid": "x"}]}, "rules": []});
+        assert!(only_mutating_gc_fields(&gc_only, &old));
+        let widened =
+            json!({"metadata": {"name": "r", "finalizers": ["a"]}, "rules": [{"verbs": ["*"]}]});
+        assert!(!only_mutating_gc_fields(&widened, &old));
+        let labelled = json!({"metadata": {"name": "r", "finalizers": ["a"], "labels": {"x": "y"}}, "rules": []});
+        assert!(!only_mutating_gc_fields(&labelled, &old));
+    }
+
+    #[test]
+    fn an_aggregation_rule_needs_a_selector() {
+        assert!(has_aggregation_rule(
+            &json!({"aggregationRule": {"clusterRoleSelectors": [{"matchLabels": {"a": "b"}}]}})
+        ));
+        assert!(!has_aggregation_rule(
+            &json!({"aggregationRule": {"clusterRoleSelectors": []}})
+        ));
+        assert!(!has_aggregation_rule(&json!({"rules": []})));
+    }
+}
