@@ -7,6 +7,8 @@
 
 mod follow;
 mod index;
+#[cfg(test)]
+mod kube_cases;
 mod objects;
 mod rule;
 #[cfg(test)]
