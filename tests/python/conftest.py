@@ -27,11 +27,11 @@ STOP_TIMEOUT_S = 15
 READY_LINE = re.compile(r"ferrokube serving on (https://\S+) .*KUBECONFIG=(\S+)")
 
 
-def _start_server(binary: Path, data_dir: Path):
+def _start_server(binary: Path, data_dir: Path, extra_args=()):
     log_path = data_dir / "server.log"
     log = open(log_path, "wb")
     proc = subprocess.Popen(
-        [str(binary), "serve", "--data-dir", str(data_dir / "data"), "--secure-port", "0", "--fsync=false"],
+        [str(binary), "serve", "--data-dir", str(data_dir / "data"), "--secure-port", "0", "--fsync=false", *extra_args],
         stdout=log,
         stderr=subprocess.STDOUT,
         stdin=subprocess.DEVNULL,

@@ -120,6 +120,10 @@ enum Command {
         /// warn after their requested expiry, as kube does.
         #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
         service_account_extend_token_expiration: bool,
+        /// Ordered list of authorizers (kube-apiserver's names): RBAC,
+        /// AlwaysAllow, AlwaysDeny. `system:masters` is always allowed first.
+        #[arg(long, value_delimiter = ',', default_value = "RBAC")]
+        authorization_mode: Vec<String>,
         /// Log filter (tracing's EnvFilter syntax); quiet by default.
         #[arg(long, default_value = "warn")]
         log_level: String,
@@ -154,6 +158,7 @@ fn main() -> ExitCode {
         service_account_max_token_expiration,
         service_account_jwks_uri,
         service_account_extend_token_expiration,
+        authorization_mode,
         log_level,
     } = cli.command;
     tracing_subscriber::fmt()
@@ -226,6 +231,13 @@ fn main() -> ExitCode {
             Ok(range) => range,
             Err(error) => {
                 eprintln!("ferrokube: --service-node-port-range: {error}");
+                return ExitCode::FAILURE;
+            }
+        },
+        authorization_modes: match ferrokube::authz::parse_modes(&authorization_mode) {
+            Ok(modes) => modes,
+            Err(error) => {
+                eprintln!("ferrokube: --authorization-mode: {error}");
                 return ExitCode::FAILURE;
             }
         },

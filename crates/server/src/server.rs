@@ -64,6 +64,8 @@ pub struct ServerConfig {
     pub service_node_port_range: crate::allocator::PortRange,
     /// `--service-account-*` and `--api-audiences`.
     pub service_accounts: crate::serviceaccount::ServiceAccountOptions,
+    /// `--authorization-mode`, in order (`crate::authz::parse_modes`).
+    pub authorization_modes: Vec<crate::authz::Mode>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -275,11 +277,14 @@ impl Server {
             Some(path) => Some(TokenFile::load(path)?),
             None => None,
         };
-        let api = Api::with_authentication(
+        let api = Api::with_config(
             store,
             server_address,
             continue_key,
-            config.min_request_timeout,
+            crate::api::ApiConfig {
+                min_request_timeout: config.min_request_timeout,
+                authorization_modes: config.authorization_modes.clone(),
+            },
             Authentication {
                 service_accounts: Arc::new(service_accounts),
                 token_file,
@@ -475,9 +480,9 @@ async fn serve_one(
     };
     api_request.user = user;
     let started = std::time::Instant::now();
-    // Unauthenticated requests make no series (kube counts only requests
-    // that passed authentication on its installed routes).
-    let labels = crate::metrics::RequestLabels::of(
+    // Unauthenticated and unauthorized requests make no series (kube counts
+    // only requests that passed its filters, on its installed routes).
+    let mut labels = crate::metrics::RequestLabels::of(
         &api.registry.load(),
         &api_request.endpoint,
         parts
@@ -487,19 +492,30 @@ async fn serve_one(
         api_request.query.get("dryRun").is_some(),
     )
     .filter(|_| api_request.user.is_some());
-    // Authenticate before reading a body: an unauthenticated client cannot
-    // make the server buffer megabytes (kube's WithAuthentication answers
-    // before any handler reads the body).
-    let public = api_request.endpoint.is_public();
-    let unauthenticated = refused || (api_request.user.is_none() && !public);
-    let response = match read_body_unless(unauthenticated, body).await {
-        None => ApiResponse::error(&Status::unauthorized()),
-        Some(Ok(bytes)) => {
-            api_request.body = bytes;
-            api_request.headers = parts.headers;
-            api.handle(api_request).await
+    // Authenticate and authorize before reading a body: a client that may
+    // not make the request cannot make the server buffer megabytes (kube's
+    // WithAuthentication and WithAuthorization answer before any handler
+    // reads the body).
+    let admitted = if refused {
+        Err(Box::new(ApiResponse::error(&Status::unauthorized())))
+    } else {
+        // `admit` reads the headers (the Accept of a 403).
+        api_request.headers = parts.headers;
+        api.admit(&api_request)
+    };
+    let response = match admitted {
+        Err(response) => {
+            labels = None;
+            drain(body).await;
+            *response
         }
-        Some(Err(status)) => ApiResponse::error(&status),
+        Ok(admitted) => match read_body(body).await {
+            Ok(bytes) => {
+                api_request.body = bytes;
+                api.handle_admitted(api_request, admitted).await
+            }
+            Err(status) => ApiResponse::error(&status),
+        },
     };
     let code = response.status;
     let response = into_hyper(response, parts.method == http::Method::HEAD);
@@ -516,13 +532,10 @@ async fn serve_one(
 /// writing, gets the 413 instead of a broken pipe (Go's server drains too).
 const MAX_DRAIN_BYTES: usize = 64 * 1024 * 1024;
 
-/// The body, or `None` when the request is refused: its body is then
-/// drained without being kept (so a client still writing gets the answer
-/// rather than a broken pipe), up to [`MAX_DRAIN_BYTES`].
-async fn read_body_unless(refused: bool, body: Incoming) -> Option<Result<Bytes, Status>> {
-    if !refused {
-        return Some(read_body(body).await);
-    }
+/// The body of a refused request, drained without being kept (so a client
+/// still writing gets the answer rather than a broken pipe), up to
+/// [`MAX_DRAIN_BYTES`].
+async fn drain(body: Incoming) {
     let mut body = body;
     let mut drained = 0usize;
     while let Some(Ok(frame)) = body.frame().await {
@@ -533,7 +546,6 @@ async fn read_body_unless(refused: bool, body: Incoming) -> Option<Result<Bytes,
             }
         }
     }
-    None
 }
 
 /// The request body up to the limit; beyond it a 413, after draining the rest.

@@ -262,10 +262,12 @@ impl Status {
 
     /// `NewForbidden`.
     pub fn forbidden(resource: &GroupResource, name: &str, why: &str) -> Self {
-        let message = if name.is_empty() {
+        let message = if resource.group.is_empty() && resource.resource.is_empty() {
+            format!("forbidden: {why}")
+        } else if name.is_empty() {
             format!("{resource} is forbidden: {why}")
         } else {
-            format!("{resource} \"{name}\" is forbidden: {why}")
+            format!("{resource} {} is forbidden: {why}", go_quote(name))
         };
         Status {
             details: Some(Box::new(details(resource, name))),

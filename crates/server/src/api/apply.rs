@@ -12,6 +12,7 @@ use super::options::WriteOptions;
 use super::target::Target;
 use super::typed::TypedObject;
 use super::write::create::create_object;
+use super::write::escalation::confirm_no_escalation;
 use super::write::ownership::{field_manager, Ownership};
 use super::write::scale::scale_of;
 use super::write::update::update_object;
@@ -102,6 +103,7 @@ pub(super) async fn apply(
         settle_namespace(target, &mut applied)?;
         let owner = Ownership::Applied(applied.pointer("/metadata/managedFields").cloned());
         let mut applied = TypedObject::applied(target, &config, applied)?;
+        confirm_no_escalation(api, request.user.as_ref(), target, applied.value())?;
         let result = match revision {
             None => create_object(api, target, applied, dry_run, &owner)
                 .await

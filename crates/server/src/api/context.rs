@@ -46,6 +46,8 @@ pub struct Api {
     pub service_accounts: Arc<ServiceAccountTokens>,
     /// The request authenticator (`server.rs` runs it; TokenReview asks it).
     pub authenticator: Arc<Authenticator>,
+    /// `--authorization-mode`'s chain (`crate::authz`), asked by every request.
+    pub authorizer: crate::authz::Authorizer,
 }
 
 /// How requests are authenticated: the service-account token settings and
@@ -70,6 +72,24 @@ impl Authentication {
     }
 }
 
+/// How an [`Api`] is set up beyond its store and identity.
+#[derive(Debug, Clone)]
+pub struct ApiConfig {
+    /// `--min-request-timeout`.
+    pub min_request_timeout: std::time::Duration,
+    /// `--authorization-mode`, in order.
+    pub authorization_modes: Vec<crate::authz::Mode>,
+}
+
+impl Default for ApiConfig {
+    fn default() -> Self {
+        ApiConfig {
+            min_request_timeout: DEFAULT_MIN_REQUEST_TIMEOUT,
+            authorization_modes: crate::authz::DEFAULT_MODES.to_vec(),
+        }
+    }
+}
+
 impl Api {
     /// `continue_key` signs continue tokens (`server.rs`, `continue_key`, keeps
     /// it across restarts and replicas; tests use [`ContinueKey::random`]).
@@ -88,22 +108,27 @@ impl Api {
         continue_key: ContinueKey,
         min_request_timeout: std::time::Duration,
     ) -> Arc<Self> {
-        Self::with_authentication(
+        let config = ApiConfig {
+            min_request_timeout,
+            ..ApiConfig::default()
+        };
+        Self::with_config(
             store,
             server_address,
             continue_key,
-            min_request_timeout,
+            config,
             Authentication::ephemeral(),
         )
     }
 
     /// The server's constructor: kube's authenticator chain (the token file,
-    /// then service-account tokens, as `authenticator/config.go` orders them).
-    pub fn with_authentication(
+    /// then service-account tokens, as `authenticator/config.go` orders them)
+    /// and `--authorization-mode`'s authorizer.
+    pub fn with_config(
         store: ObjectStore,
         server_address: String,
         continue_key: ContinueKey,
-        min_request_timeout: std::time::Duration,
+        config: ApiConfig,
         authentication: Authentication,
     ) -> Arc<Self> {
         let service_accounts = authentication.service_accounts;
@@ -116,6 +141,13 @@ impl Api {
             ServiceAccountAuthenticator::new(service_accounts.clone(), store.clone()),
         ));
         let registry = Arc::new(LiveRegistry::new(Registry::new(builtin_resources())));
+        let shutdown = tokio::sync::watch::channel(false).0;
+        let authorizer = crate::authz::Authorizer::new(
+            &config.authorization_modes,
+            &store,
+            shutdown.subscribe(),
+        );
+        let min_request_timeout = config.min_request_timeout;
         let api = Arc::new(Api {
             store,
             registry: registry.clone(),
@@ -123,13 +155,14 @@ impl Api {
             server_address,
             started: Instant::now(),
             shutting_down: AtomicBool::new(false),
-            shutdown: tokio::sync::watch::channel(false).0,
+            shutdown,
             min_request_timeout,
             continue_key,
             services: Default::default(),
             metrics: crate::metrics::RequestMetrics::new(),
             service_accounts,
             authenticator: Arc::new(authenticator),
+            authorizer,
         });
         // Outside a runtime (a few synchronous tests) only built-in kinds are served.
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {

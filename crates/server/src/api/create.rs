@@ -11,6 +11,7 @@ use super::target::{check_type, Target};
 use super::typed::TypedObject;
 use super::write::create::create_object;
 use super::write::decode::{decode, Decoded};
+use super::write::escalation::confirm_no_escalation;
 use super::write::ownership::Ownership;
 use super::write::validate::settle_namespace;
 use crate::object;
@@ -39,6 +40,7 @@ pub(super) async fn create(
         target.resource.kind,
     )?;
     settle_namespace(target, &mut body)?;
+    confirm_no_escalation(api, request.user.as_ref(), target, &body)?;
     let owner = Ownership::of_request(request, &options, "");
     let created = create_object(
         api,

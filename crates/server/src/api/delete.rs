@@ -49,8 +49,7 @@ pub(super) async fn delete(
     let mut options = DeleteOptions::from_request(request)?;
     let name = target.name.unwrap_or_default();
     if options.unsafe_delete() {
-        // Kube also requires the `unsafe-delete-ignore-read-errors` verb
-        // (authorizeUnsafeDelete); ferrokube has no authorizer yet.
+        authorize_unsafe_delete(api, request, target, name)?;
         return unsafe_delete(api, target, name).await;
     }
     let outcome = if is_namespace(target) {
@@ -61,6 +60,55 @@ pub(super) async fn delete(
         delete_object(api, target, name, &mut options).await?
     };
     Ok(respond(target, &options, outcome))
+}
+
+/// The verb an unsafe delete needs besides `delete`.
+const UNSAFE_DELETE_VERB: &str = "unsafe-delete-ignore-read-errors";
+
+/// `authorizeUnsafeDelete` (`handlers/delete.go`): a delete with
+/// `ignoreStoreReadErrorWithClusterBreakingPotential` also needs
+/// `unsafe-delete-ignore-read-errors` on the resource, asked of the same
+/// authorizers as the request itself.
+fn authorize_unsafe_delete(
+    api: &Api,
+    request: &ApiRequest,
+    target: &Target<'_>,
+    name: &str,
+) -> Result<()> {
+    let resource = target.group_resource();
+    if target.subresource.is_some() {
+        return Err(Status::forbidden(
+            &resource,
+            name,
+            "ignoreStoreReadErrorWithClusterBreakingPotential delete option is not allowed on a subresource or non-resource request",
+        ));
+    }
+    let anonymous = crate::authn::UserInfo::anonymous();
+    let user = request.user.as_ref().unwrap_or(&anonymous);
+    let version = target.resource.version;
+    let attributes = crate::authz::Attributes {
+        verb: UNSAFE_DELETE_VERB,
+        resource_request: true,
+        api_group: target.resource.group,
+        api_version: version,
+        resource: target.resource.plural,
+        namespace: target.namespace.unwrap_or_default(),
+        name: std::borrow::Cow::Borrowed(name),
+        ..crate::authz::Attributes::non_resource(user, UNSAFE_DELETE_VERB, &request.path)
+    };
+    let decision = api.authorizer.authorize(&attributes);
+    if decision.allowed() {
+        return Ok(());
+    }
+    Err(Status::forbidden(
+        &resource,
+        name,
+        &format!(
+            "not permitted to do {}, reason: {}",
+            crate::go::strconv::quote(UNSAFE_DELETE_VERB),
+            decision.reason
+        ),
+    ))
 }
 
 /// `DeleteResource`'s answer: 202 only for an object kept after

@@ -56,7 +56,9 @@ mod watch_tests;
 
 use std::sync::Arc;
 
-pub use context::{Api, Authentication, DEFAULT_MIN_REQUEST_TIMEOUT, MAX_REQUEST_BODY_BYTES};
+pub use context::{
+    Api, ApiConfig, Authentication, DEFAULT_MIN_REQUEST_TIMEOUT, MAX_REQUEST_BODY_BYTES,
+};
 pub use continue_token::{ContinueKey, RandomUnavailable};
 pub use exchange::{ApiRequest, ApiResponse, ListPayload, Payload, ResponseBody, StreamBody};
 pub use representation::GZIP_THRESHOLD_BYTES;
@@ -64,11 +66,63 @@ pub use representation::GZIP_THRESHOLD_BYTES;
 use crate::route::Endpoint;
 use crate::status::Status;
 
+/// Proof that a request passed [`Api::admit`]: only `admit` makes one, so
+/// a request cannot reach its handler unauthorized.
+#[derive(Debug)]
+pub struct Admitted(());
+
 impl Api {
     /// Answer one request. Never panics on client input; every failure is a
     /// `Status`, and a panic all the same answers this request with kube's
     /// 500 (`panic_recovery.rs`) instead of taking the connection down.
     pub async fn handle(self: &Arc<Self>, request: ApiRequest) -> ApiResponse {
+        match self.admit(&request) {
+            Ok(admitted) => self.handle_admitted(request, admitted).await,
+            Err(refused) => *refused,
+        }
+    }
+
+    /// What kube's filters do before any handler reads the request body:
+    /// the `timeout` check (`WithRequestDeadline`), the 401 of a request
+    /// without credentials (`WithAuthentication`) and authorization
+    /// (`WithAuthorization`; dry-run requests are authorized as any other).
+    /// `server.rs` calls it before reading the body.
+    pub fn admit(&self, request: &ApiRequest) -> Result<Admitted, Box<ApiResponse>> {
+        let endpoint = &request.endpoint;
+        if let Err(status) = check_timeout(request, endpoint) {
+            return Err(Box::new(status.into()));
+        }
+        let Some(user) = &request.user else {
+            // Anonymous requests reach only the public endpoints, unauthorized
+            // until the bootstrap policy grants `system:unauthenticated` what
+            // kube's does; then they go through the authorizer as
+            // `UserInfo::anonymous()` like everyone else.
+            if endpoint.is_public() {
+                return Ok(Admitted(()));
+            }
+            return Err(Box::new(Status::unauthorized().into()));
+        };
+        let attributes = crate::authz::Attributes::of_request(
+            user,
+            request.method,
+            &request.path,
+            &request.query,
+            endpoint,
+        );
+        let decision = self.authorizer.authorize(&attributes);
+        if decision.allowed() {
+            return Ok(Admitted(()));
+        }
+        let status = crate::authz::forbidden(&attributes, &decision.reason);
+        Err(Box::new(representation::represent_error(&status, request)))
+    }
+
+    /// Answer a request [`admit`](Self::admit) let through.
+    pub async fn handle_admitted(
+        self: &Arc<Self>,
+        request: ApiRequest,
+        _admitted: Admitted,
+    ) -> ApiResponse {
         let method = request.method;
         let path = request.path.clone();
         match panic_recovery::CatchUnwind::new(self.handle_unguarded(request)).await {
@@ -79,12 +133,6 @@ impl Api {
 
     async fn handle_unguarded(self: &Arc<Self>, request: ApiRequest) -> ApiResponse {
         let endpoint = &request.endpoint;
-        if let Err(status) = check_timeout(&request, endpoint) {
-            return status.into();
-        }
-        if request.user.is_none() && !endpoint.is_public() {
-            return Status::unauthorized().into();
-        }
         let result = match endpoint {
             Endpoint::Resource(path) => dispatch::handle(self, &request, path).await,
             other => meta_endpoints::handle(self, &request, other).await,

@@ -15,6 +15,7 @@ use super::options::WriteOptions;
 use super::patch_type::{PatchType, PATCH_TYPES};
 use super::target::{check_type, Target};
 use super::typed::{Footprint, PatchWording, TypedObject};
+use super::write::escalation::confirm_no_escalation;
 use super::write::ownership::Ownership;
 use super::write::scale::{apply_scale, scale_of};
 use super::write::update::update_object;
@@ -245,6 +246,7 @@ pub(super) async fn patch(
                 patched.value_mut(),
             )?);
             settle_namespace(target, patched.value_mut())?;
+            confirm_no_escalation(api, request.user.as_ref(), target, patched.value())?;
             update_object(api, target, patched, dry_run, &owner)
                 .await
                 .map(|(_, stored)| stored)

@@ -543,6 +543,19 @@ async fn token_and_self_subject_reviews() {
     );
 
     let user = authenticate(&api, &token).unwrap();
+    // What kube's bootstrap `system:basic-user` grants every authenticated user.
+    create(
+        &api,
+        "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+        json!({"metadata": {"name": "whoami"}, "rules": [{"apiGroups": ["authentication.k8s.io"], "resources": ["selfsubjectreviews"], "verbs": ["create"]}]}),
+    )
+    .await;
+    create(
+        &api,
+        "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+        json!({"metadata": {"name": "whoami"}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "whoami"}, "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": "system:authenticated"}]}),
+    )
+    .await;
     for version in ["v1", "v1beta1"] {
         let whoami = call_as(
             &api,

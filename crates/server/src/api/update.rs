@@ -11,6 +11,7 @@ use super::options::WriteOptions;
 use super::target::{check_type, Target};
 use super::typed::TypedObject;
 use super::write::decode::{decode, Decoded};
+use super::write::escalation::confirm_no_escalation;
 use super::write::ownership::Ownership;
 use super::write::update::update_object;
 use super::write::validate::settle_namespace;
@@ -51,6 +52,7 @@ pub(super) async fn update(
         )));
     }
     settle_namespace(target, &mut body)?;
+    confirm_no_escalation(api, request.user.as_ref(), target, &body)?;
     let owner = Ownership::of_request(request, &options, target.subresource.unwrap_or_default());
     let (code, object) = update_object(
         api,

@@ -84,10 +84,14 @@ impl Client {
             user: UserInfo {
                 name: format!("system:serviceaccount:kube-system:{service_account}"),
                 uid: String::new(),
+                // `system:masters` until the bootstrap policy gives each
+                // controller kube's `system:controller:*` role (issue 15):
+                // under RBAC the controllers must keep every right they use.
                 groups: vec![
                     "system:serviceaccounts".into(),
                     "system:serviceaccounts:kube-system".into(),
                     "system:authenticated".into(),
+                    crate::authn::SYSTEM_MASTERS.into(),
                 ],
                 extra: Default::default(),
             },

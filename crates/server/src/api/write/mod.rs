@@ -24,6 +24,7 @@ pub mod admission;
 pub mod commit;
 pub mod create;
 pub mod decode;
+pub mod escalation;
 pub mod ownership;
 pub mod scale;
 pub mod update;

@@ -1,0 +1,147 @@
+//! Request authorization as kube-apiserver does it: the request's
+//! attributes (`attributes.rs`, kube's `RequestInfo` and
+//! `AttributesRecord`), the authorizers of `--authorization-mode`
+//! (`mode.rs`) chained behind the `system:masters` privileged-group
+//! authorizer, and the 403 a refused request gets (`forbidden.rs`).
+//!
+//! Upstream files followed (kubernetes/kubernetes):
+//! - `staging/src/k8s.io/apiserver/pkg/authorization/union/union.go`: [`Authorizer::authorize`]
+//! - `staging/src/k8s.io/apiserver/pkg/authorization/authorizerfactory/builtin.go`
+//!   (AlwaysAllow, AlwaysDeny, `NewPrivilegedGroups`)
+//! - `pkg/kubeapiserver/authorizer/reload.go` (the privileged group first, then the modes)
+//! - `plugin/pkg/auth/authorizer/rbac/`: [`rbac`]
+
+mod attributes;
+pub mod escalation;
+mod forbidden;
+mod mode;
+pub mod rbac;
+
+use std::sync::Arc;
+
+pub use attributes::Attributes;
+pub use forbidden::{forbidden, forbidden_message};
+pub use mode::{parse_modes, Mode, DEFAULT_MODES};
+
+use crate::authn::SYSTEM_MASTERS;
+use crate::object::ObjectStore;
+use rbac::Rbac;
+
+/// Errors of this module.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AuthzError {
+    /// `--authorization-mode` refused, with kube's texts (an aggregate of
+    /// them when there are several).
+    #[error("{}", aggregate(.0))]
+    Modes(Vec<String>),
+}
+
+fn aggregate(messages: &[String]) -> String {
+    match messages {
+        [only] => only.clone(),
+        _ => format!("[{}]", messages.join(", ")),
+    }
+}
+
+/// What an authorizer decided (`authorizer.Decision`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Allow,
+    Deny,
+    NoOpinion,
+}
+
+/// A decision and its reason (`Authorize`'s `(Decision, string)`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    pub verdict: Verdict,
+    pub reason: String,
+}
+
+impl Decision {
+    pub fn allow(reason: impl Into<String>) -> Decision {
+        Decision {
+            verdict: Verdict::Allow,
+            reason: reason.into(),
+        }
+    }
+
+    pub fn no_opinion(reason: impl Into<String>) -> Decision {
+        Decision {
+            verdict: Verdict::NoOpinion,
+            reason: reason.into(),
+        }
+    }
+
+    /// Only an Allow lets a request through; Deny and NoOpinion are a 403.
+    pub fn allowed(&self) -> bool {
+        self.verdict == Verdict::Allow
+    }
+}
+
+/// The authorizer chain of one server.
+#[derive(Debug)]
+pub struct Authorizer {
+    modes: Vec<Mode>,
+    /// RBAC's rule resolver: asked by the chain when RBAC is one of the
+    /// modes, and by escalation checks whatever the modes (as kube's RBAC
+    /// storages always resolve rules from the RBAC objects).
+    rbac: Arc<Rbac>,
+}
+
+impl Authorizer {
+    /// The chain `modes` name, RBAC reading `store` (and, inside a tokio
+    /// runtime, following it until `shutdown` says true).
+    pub fn new(
+        modes: &[Mode],
+        store: &ObjectStore,
+        shutdown: tokio::sync::watch::Receiver<bool>,
+    ) -> Authorizer {
+        let rbac = Arc::new(Rbac::following(store));
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(rbac.clone().follow(shutdown));
+        }
+        Authorizer {
+            modes: modes.to_vec(),
+            rbac,
+        }
+    }
+
+    /// A chain over a given RBAC authorizer (tests).
+    pub fn with_rbac(modes: &[Mode], rbac: Arc<Rbac>) -> Authorizer {
+        Authorizer {
+            modes: modes.to_vec(),
+            rbac,
+        }
+    }
+
+    /// The RBAC rule resolver (the rules a user holds: escalation checks,
+    /// access reviews).
+    pub fn rbac(&self) -> &Arc<Rbac> {
+        &self.rbac
+    }
+
+    /// The union of the privileged-group authorizer and the modes: the
+    /// first Allow or Deny wins; NoOpinions go on, and their reasons are
+    /// joined with newlines.
+    pub fn authorize(&self, attributes: &Attributes<'_>) -> Decision {
+        if attributes.user.groups.iter().any(|g| g == SYSTEM_MASTERS) {
+            return Decision::allow("");
+        }
+        let mut reasons: Vec<String> = Vec::new();
+        for mode in &self.modes {
+            let decision = match mode {
+                Mode::AlwaysAllow => Decision::allow(""),
+                Mode::AlwaysDeny => Decision::no_opinion("Everything is forbidden."),
+                Mode::Rbac => self.rbac.authorize(attributes),
+            };
+            if decision.verdict != Verdict::NoOpinion {
+                return decision;
+            }
+            if !decision.reason.is_empty() {
+                reasons.push(decision.reason);
+            }
+        }
+        Decision::no_opinion(reasons.join("\n"))
+    }
+}

@@ -1,0 +1,224 @@
+//! The RBAC authorizer: `plugin/pkg/auth/authorizer/rbac/rbac.go`
+//! (`RBACAuthorizer.Authorize`, the `authorizingVisitor`) over
+//! `pkg/registry/rbac/validation/rule.go`'s rule resolution
+//! (`VisitRulesFor`, `RulesFor`), reading Roles, ClusterRoles, RoleBindings
+//! and ClusterRoleBindings from an in-memory index (`index.rs`) that follows
+//! the store (`follow.rs`).
+
+mod follow;
+mod index;
+#[cfg(test)]
+mod kube_cases;
+mod objects;
+mod rule;
+#[cfg(test)]
+mod tests;
+
+use std::sync::atomic::AtomicI64;
+use std::sync::{Mutex, RwLock};
+
+use ferrokube_store::Revision;
+
+pub use index::{is_rbac_key, RbacIndex};
+pub use objects::{service_account_user, Binding, BindingSource, RoleRefError, Subject};
+pub use rule::PolicyRule;
+
+use super::{Attributes, Decision};
+use crate::authn::UserInfo;
+use crate::object::ObjectStore;
+
+/// One step of [`Rbac::visit_rules_for`]: a rule and the binding that
+/// grants it, or a binding whose role could not be read.
+pub enum Visit<'a> {
+    Rule {
+        source: BindingSource<'a>,
+        rule: &'a PolicyRule,
+    },
+    Error(RoleRefError),
+}
+
+/// The RBAC authorizer and rule resolver.
+pub struct Rbac {
+    index: RwLock<RbacIndex>,
+    /// The store revision up to which `index` holds every RBAC change.
+    applied: AtomicI64,
+    /// Serialises catching up with the store.
+    follow_lock: Mutex<()>,
+    /// `None` for an authorizer over fixed objects (tests).
+    store: Option<FollowedStore>,
+}
+
+struct FollowedStore {
+    store: ObjectStore,
+    revision: tokio::sync::watch::Receiver<Revision>,
+}
+
+impl std::fmt::Debug for Rbac {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("Rbac")
+            .field("applied", &self.applied)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Rbac {
+    /// An authorizer over fixed objects: `(store key, object)` pairs.
+    pub fn from_objects<'a>(
+        objects: impl IntoIterator<Item = (&'a str, serde_json::Value)>,
+    ) -> Rbac {
+        let mut index = RbacIndex::default();
+        for (key, object) in objects {
+            index.apply(key, Some(&object));
+        }
+        Rbac {
+            index: RwLock::new(index),
+            applied: AtomicI64::new(0),
+            follow_lock: Mutex::new(()),
+            store: None,
+        }
+    }
+
+    fn read_index(&self) -> std::sync::RwLockReadGuard<'_, RbacIndex> {
+        self.index
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// `RBACAuthorizer.Authorize`: Allow with "RBAC: allowed by …" when a
+    /// rule of a binding of the user allows the request, otherwise
+    /// NoOpinion with the bindings' role resolution errors as the reason.
+    pub fn authorize(&self, attributes: &Attributes<'_>) -> Decision {
+        self.catch_up();
+        let index = self.read_index();
+        let mut errors = Vec::new();
+        let mut allowed_by = None;
+        visit(&index, attributes.user, attributes.namespace, |visit| {
+            match visit {
+                Visit::Rule { source, rule } => {
+                    if rule.allows(attributes) {
+                        allowed_by = Some(format!("RBAC: allowed by {source}"));
+                        return false;
+                    }
+                }
+                Visit::Error(error) => errors.push(error.to_string()),
+            }
+            true
+        });
+        if let Some(reason) = allowed_by {
+            return Decision::allow(reason);
+        }
+        if errors.is_empty() {
+            return Decision::no_opinion(String::new());
+        }
+        Decision::no_opinion(format!("RBAC: {}", aggregate(&errors)))
+    }
+
+    /// `VisitRulesFor`: every rule that applies to `user` in `namespace`
+    /// (cluster-wide bindings first, then the namespace's), and every
+    /// binding whose role is missing; `visitor` returns false to stop.
+    pub fn visit_rules_for(
+        &self,
+        user: &UserInfo,
+        namespace: &str,
+        visitor: impl FnMut(Visit<'_>) -> bool,
+    ) {
+        self.catch_up();
+        let index = self.read_index();
+        visit(&index, user, namespace, visitor);
+    }
+
+    /// `RulesFor`: the rules that apply to `user` in `namespace` (what
+    /// escalation checks and SelfSubjectRulesReview need), and the role
+    /// resolution errors met on the way.
+    pub fn rules_for(
+        &self,
+        user: &UserInfo,
+        namespace: &str,
+    ) -> (Vec<PolicyRule>, Vec<RoleRefError>) {
+        let mut rules = Vec::new();
+        let mut errors = Vec::new();
+        self.visit_rules_for(user, namespace, |visit| {
+            match visit {
+                Visit::Rule { rule, .. } => rules.push(rule.clone()),
+                Visit::Error(error) => errors.push(error),
+            }
+            true
+        });
+        (rules, errors)
+    }
+
+    /// `GetRoleReferenceRules`: the rules of the role a binding in
+    /// `binding_namespace` (empty for a ClusterRoleBinding) references.
+    pub fn role_rules(
+        &self,
+        kind: &str,
+        name: &str,
+        binding_namespace: &str,
+    ) -> Result<std::sync::Arc<[PolicyRule]>, RoleRefError> {
+        self.catch_up();
+        let role_ref = objects::RoleRef {
+            kind: kind.to_string(),
+            name: name.to_string(),
+        };
+        self.read_index().role_rules(&role_ref, binding_namespace)
+    }
+}
+
+/// `DefaultRuleResolver.VisitRulesFor` over the index: only the bindings
+/// that name the user are read.
+fn visit(
+    index: &RbacIndex,
+    user: &UserInfo,
+    namespace: &str,
+    mut visitor: impl FnMut(Visit<'_>) -> bool,
+) {
+    let cluster = index.cluster_bindings_for(user);
+    let namespaced = if namespace.is_empty() {
+        Vec::new()
+    } else {
+        index.bindings_for(user, namespace)
+    };
+    for binding in cluster.into_iter().chain(namespaced) {
+        let Some(subject) = binding.subject_for(user) else {
+            debug_assert!(
+                false,
+                "the index returned a binding that does not name the user"
+            );
+            continue;
+        };
+        let rules = match index.role_rules(&binding.role_ref, &binding.namespace) {
+            Ok(rules) => rules,
+            Err(error) => {
+                if !visitor(Visit::Error(error)) {
+                    return;
+                }
+                continue;
+            }
+        };
+        for rule in rules.iter() {
+            let source = binding.describe(subject);
+            if !visitor(Visit::Rule { source, rule }) {
+                return;
+            }
+        }
+    }
+}
+
+/// `utilerrors.NewAggregate(errs).Error()`: one message as it is, several
+/// (duplicates dropped) as `[a, b]`.
+fn aggregate(messages: &[String]) -> String {
+    if let [only] = messages {
+        return only.clone();
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    for message in messages {
+        if !seen.contains(&message.as_str()) {
+            seen.push(message);
+        }
+    }
+    if let [only] = seen.as_slice() {
+        return only.to_string();
+    }
+    format!("[{}]", seen.join(", "))
+}

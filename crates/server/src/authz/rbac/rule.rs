@@ -1,0 +1,107 @@
+//! One RBAC `PolicyRule` and whether it allows a request: kube's
+//! `pkg/apis/rbac/v1/evaluation_helpers.go` (`VerbMatches`,
+//! `APIGroupMatches`, `ResourceMatches`, `ResourceNameMatches`,
+//! `NonResourceURLMatches`) and `plugin/pkg/auth/authorizer/rbac/rbac.go`
+//! (`RuleAllows`).
+
+use serde_json::Value;
+
+use crate::authz::Attributes;
+
+/// `rbacv1.VerbAll`, `APIGroupAll`, `ResourceAll`, `NonResourceAll`.
+const ALL: &str = "*";
+
+/// `rbacv1.PolicyRule`: what a Role or ClusterRole grants.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PolicyRule {
+    pub verbs: Vec<String>,
+    pub api_groups: Vec<String>,
+    pub resources: Vec<String>,
+    pub resource_names: Vec<String>,
+    pub non_resource_urls: Vec<String>,
+}
+
+impl PolicyRule {
+    /// A rule as stored (`rules[i]` of a Role); members that are absent or
+    /// not lists of strings grant nothing (the API validates them on write).
+    pub fn from_json(value: &Value) -> PolicyRule {
+        let strings = |member: &str| -> Vec<String> {
+            value
+                .get(member)
+                .and_then(Value::as_array)
+                .map(|items| {
+                    items
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        PolicyRule {
+            verbs: strings("verbs"),
+            api_groups: strings("apiGroups"),
+            resources: strings("resources"),
+            resource_names: strings("resourceNames"),
+            non_resource_urls: strings("nonResourceURLs"),
+        }
+    }
+
+    /// `RuleAllows`.
+    pub fn allows(&self, attributes: &Attributes<'_>) -> bool {
+        if attributes.resource_request {
+            let subresource = attributes.subresource;
+            let combined;
+            let combined_resource = if subresource.is_empty() {
+                attributes.resource
+            } else {
+                combined = format!("{}/{}", attributes.resource, subresource);
+                combined.as_str()
+            };
+            return self.verb_matches(attributes.verb)
+                && self.api_group_matches(attributes.api_group)
+                && self.resource_matches(combined_resource, subresource)
+                && self.resource_name_matches(&attributes.name);
+        }
+        self.verb_matches(attributes.verb) && self.non_resource_url_matches(attributes.path)
+    }
+
+    /// `VerbMatches`.
+    pub fn verb_matches(&self, verb: &str) -> bool {
+        self.verbs.iter().any(|rule| rule == ALL || rule == verb)
+    }
+
+    /// `APIGroupMatches`.
+    pub fn api_group_matches(&self, group: &str) -> bool {
+        self.api_groups
+            .iter()
+            .any(|rule| rule == ALL || rule == group)
+    }
+
+    /// `ResourceMatches`: `*`, the exact `resource[/subresource]`, or
+    /// `*/subresource`.
+    pub fn resource_matches(&self, combined_resource: &str, subresource: &str) -> bool {
+        self.resources.iter().any(|rule| {
+            rule == ALL
+                || rule == combined_resource
+                || (!subresource.is_empty()
+                    && rule.len() == subresource.len() + 2
+                    && rule.starts_with("*/")
+                    && rule.ends_with(subresource))
+        })
+    }
+
+    /// `ResourceNameMatches`: no names means every name.
+    pub fn resource_name_matches(&self, name: &str) -> bool {
+        self.resource_names.is_empty() || self.resource_names.iter().any(|rule| rule == name)
+    }
+
+    /// `NonResourceURLMatches`: `*`, the exact path, or a prefix ending in `*`.
+    pub fn non_resource_url_matches(&self, path: &str) -> bool {
+        self.non_resource_urls.iter().any(|rule| {
+            rule == ALL
+                || rule == path
+                || (rule.ends_with('*') && path.starts_with(rule.trim_end_matches('*')))
+        })
+    }
+}
