@@ -57,6 +57,10 @@ pub enum Scenario {
     /// Concurrent clients creating ConfigMaps, then custom resources of a
     /// --crd-fields schema (default 30), in one run: both rates and their ratio.
     CrdCreate,
+    /// GETs and creates by a user granted by a RoleBinding, among --roles
+    /// other Roles and RoleBindings, on servers started --runs times with
+    /// `--authorization-mode=AlwaysAllow` and `RBAC`: medians and ratio.
+    Rbac,
 }
 
 impl Scenario {
@@ -77,6 +81,7 @@ impl Scenario {
             Scenario::Lifecycle => "lifecycle",
             Scenario::Crd => "crd",
             Scenario::CrdCreate => "crd-create",
+            Scenario::Rbac => "rbac",
         }
     }
 
@@ -272,6 +277,10 @@ pub struct Cli {
     /// `crd-create`: default 30).
     #[arg(long, value_name = "N")]
     pub crd_fields: Option<usize>,
+    /// `rbac`: Roles (and as many RoleBindings) of other users in the
+    /// namespace the measured requests go to.
+    #[arg(long, default_value_t = 1000)]
+    pub roles: usize,
     /// `mix`: list-watch informers (each watches Pods and ConfigMaps).
     #[arg(long, default_value_t = 4)]
     pub informers: usize,
@@ -307,6 +316,11 @@ impl Cli {
         }
         if self.with_ceiling && !self.scenario.is_load() {
             return usage("--with-ceiling goes with create, get, update, patch and delete");
+        }
+        if self.scenario == Scenario::Rbac && self.start_ferrokube.is_none() {
+            return usage(
+                "rbac starts the server in two authorization modes: pass --start-ferrokube BIN",
+            );
         }
         if self.scenario == Scenario::Memory && self.start_ferrokube.is_none() {
             return usage("memory reads the server's RSS: pass --start-ferrokube BIN");

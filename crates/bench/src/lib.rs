@@ -102,6 +102,11 @@ pub async fn run(cli: &Cli) -> Result<Report, BenchError> {
                 results.extend(scenarios::crd_create::run(cli, &endpoint, &label).await?);
             }
         }
+        Scenario::Rbac => {
+            let (measured, compared) = scenarios::rbac::run(cli).await?;
+            results.extend(measured);
+            ratios.extend(compared);
+        }
         Scenario::Create
         | Scenario::Get
         | Scenario::Update

@@ -773,3 +773,41 @@ fn ready_with_crds_serves_them_after_the_restart() {
     assert_eq!(result["label"], "ready crds=3");
     assert_eq!(result["ready"]["runs"], 1, "{result}");
 }
+
+#[test]
+fn rbac_compares_both_modes() {
+    let bin = ferrokube_bin();
+    let report = bench(&[
+        "rbac",
+        "--start-ferrokube",
+        bin.to_str().expect("utf8 path"),
+        "--server-arg=--storage-backend=memory",
+        "--roles",
+        "20",
+        "--runs",
+        "1",
+        "--requests",
+        "40",
+        "--concurrency",
+        "2",
+    ]);
+    let all = results(&report);
+    assert_eq!(all.len(), 4, "{report}");
+    for result in all {
+        assert_eq!(result["scenario"], "rbac");
+        assert_eq!(result["load"]["requests"], 40, "{result}");
+        assert_eq!(result["load"]["errors"], 0, "{result}");
+    }
+    let labels: Vec<&str> = all.iter().filter_map(|r| r["label"].as_str()).collect();
+    assert_eq!(
+        labels,
+        [
+            "rbac AlwaysAllow #1 get",
+            "rbac AlwaysAllow #1 create",
+            "rbac RBAC #1 get",
+            "rbac RBAC #1 create"
+        ]
+    );
+    let ratios = report["ratios"].as_array().expect("ratios");
+    assert_eq!(ratios.len(), 2, "{report}");
+}

@@ -12,6 +12,7 @@ pub mod lifecycle;
 pub mod list;
 pub mod memory;
 pub mod mix;
+pub mod rbac;
 pub mod ready;
 pub mod watch;
 pub mod write;
