@@ -181,6 +181,9 @@ pub fn prepare_for_update(
                 None => map.remove("status"),
             };
         }
+        if (resource.group, resource.kind) == ("apiextensions.k8s.io", "CustomResourceDefinition") {
+            keep_requested_metadata(new, &mut merged);
+        }
         // Keep the resourceVersion precondition the client sent.
         let resource_version = crate::object::resource_version(new).to_string();
         *new = merged;
@@ -217,6 +220,28 @@ pub fn prepare_for_update(
     // Deployments also bump on annotation changes: they are copied to replica sets
     // (`deployment/strategy.go` PrepareForUpdate).
     spec_changed(old, new) || annotations_changed
+}
+
+/// The CRD status strategy's `PrepareForUpdate`
+/// (`registry/customresourcedefinition/strategy.go`) calls
+/// `metav1.ResetObjectMetaForStatus(&newObj.ObjectMeta, &newObj.ObjectMeta)`,
+/// resetting the new metadata to itself: through a CRD's `/status` the
+/// labels, annotations, finalizers and owner references sent are kept
+/// (kube's finalizer controller removes its finalizer that way). Everything
+/// else in metadata is the system's or immutable, as for any update.
+fn keep_requested_metadata(requested: &Value, merged: &mut Value) {
+    let Some(sent) = requested.get("metadata").and_then(Value::as_object) else {
+        return;
+    };
+    let Some(metadata) = crate::object::metadata_mut(merged) else {
+        return;
+    };
+    for field in ["labels", "annotations", "finalizers", "ownerReferences"] {
+        match sent.get(field) {
+            Some(value) => metadata.insert(field.into(), value.clone()),
+            None => metadata.remove(field),
+        };
+    }
 }
 
 /// Whether anything but `metadata` differs (`copyNonMetadata` compared),
@@ -337,6 +362,25 @@ mod tests {
         assert_eq!(status["status"], json!({"replicas": 2}));
         assert_eq!(status["metadata"]["labels"], json!({"a": "1"}));
         assert_eq!(status["metadata"]["resourceVersion"], json!("5"));
+    }
+
+    #[test]
+    fn crd_status_updates_keep_the_metadata_sent() {
+        let crds = def("apiextensions.k8s.io", "customresourcedefinitions");
+        let old = json!({"metadata": {"name": "w.x.io", "labels": {"a": "1"}, "generation": 2,
+            "finalizers": ["customresourcecleanup.apiextensions.k8s.io"]},
+            "spec": {"group": "x.io"}, "status": {"acceptedNames": {}}});
+        let mut status = json!({"metadata": {"name": "w.x.io", "labels": {"b": "2"}, "generation": 9,
+            "annotations": {"n": "v"}}, "spec": {"group": "y.io"}, "status": {"storedVersions": ["v1"]}});
+        assert!(!prepare_for_update(crds, Some("status"), &old, &mut status));
+        assert_eq!(status["spec"], json!({"group": "x.io"}));
+        assert_eq!(status["status"], json!({"storedVersions": ["v1"]}));
+        assert_eq!(
+            status["metadata"],
+            json!({"name": "w.x.io", "labels": {"b": "2"}, "generation": 2,
+                   "annotations": {"n": "v"}, "resourceVersion": ""}),
+            "labels, annotations and finalizers as sent; generation kept"
+        );
     }
 
     #[test]

@@ -7,15 +7,20 @@
 
 pub mod conditions;
 pub mod conversion;
+pub mod conversion_rules;
+pub mod default_rules;
 pub mod definition;
 pub mod embedded;
 pub mod formats;
+pub mod openapi_rules;
 pub mod schema;
+pub mod selectable_fields;
 pub mod serving;
 pub mod structural_rules;
 pub mod validation;
 pub mod value_check;
 pub mod value_rules;
+pub mod version_rules;
 pub mod webhook;
 pub mod webhook_client;
 

@@ -139,8 +139,15 @@ fn non_nullable_null(value: &Value, schema: Option<&Structural>) -> bool {
 /// are kept, as for any embedded resource) and returns the dropped paths in
 /// kube's form (`spec.foo`, `spec.items[0].bar`), sorted.
 pub fn prune(object: &mut Value, schema: &Structural) -> Vec<String> {
+    prune_as(object, schema, true)
+}
+
+/// `Prune(obj, schema, isResourceRoot)`: as [`prune`], with the meta fields
+/// of the top level kept only when `resource_root` (a CRD default's value is
+/// pruned as a resource root only where its schema is an embedded resource).
+pub fn prune_as(object: &mut Value, schema: &Structural, resource_root: bool) -> Vec<String> {
     let mut pruned = Vec::new();
-    prune_value(object, Some(schema), true, "", &mut pruned);
+    prune_value(object, Some(schema), resource_root, "", &mut pruned);
     pruned.sort();
     pruned
 }

@@ -2,9 +2,8 @@
 //! (apiextensions `pkg/apiserver/schema/validation.go` `ValidateStructural`:
 //! `validateStructuralInvariants`, `validateValueValidation`,
 //! `validateNestedValueValidation`, the metadata invariants, and
-//! `complete.go`'s completeness), plus the two OpenAPI rules of
-//! `ValidateCustomResourceDefinitionOpenAPISchema` every structural schema
-//! meets (no `uniqueItems`, no `additionalProperties` beside `properties`).
+//! `complete.go`'s completeness). The OpenAPI rules kube checks beside them
+//! are in `openapi_rules.rs`, the defaults in `default_rules.rs`.
 //! `apiextensions.k8s.io/v1` CRDs must be structural, so each failure is a
 //! field error of the CRD, on kube's path and with kube's message, sorted by
 //! message as kube sorts them.
@@ -29,7 +28,6 @@ pub fn validate(schema: &Value, path: &str) -> Vec<FieldError> {
     let mut errors = Vec::new();
     invariants(schema, Level::Root, path, &mut errors);
     completeness(schema, path, &mut errors);
-    openapi_rules(schema, path, &mut errors);
     errors.sort_by_cached_key(ToString::to_string);
     errors
 }
@@ -429,43 +427,6 @@ fn nested_completeness(
     }
 }
 
-/// The two rules of `ValidateCustomResourceDefinitionOpenAPISchema` that
-/// concern value validation of custom resources.
-fn openapi_rules(s: &Value, path: &str, errors: &mut Vec<FieldError>) {
-    if !s.is_object() {
-        return;
-    }
-    if flag(s, "uniqueItems") {
-        errors.push(forbidden(
-            child(path, "uniqueItems"),
-            "uniqueItems cannot be set to true since the runtime complexity becomes quadratic",
-        ));
-    }
-    if s.get("additionalProperties").is_some() && properties(s).is_some_and(|f| !f.is_empty()) {
-        errors.push(forbidden(
-            child(path, "additionalProperties"),
-            "additionalProperties and properties are mutual exclusive",
-        ));
-    }
-    if let Some(items) = s.get("items").filter(|items| items.is_object()) {
-        openapi_rules(items, &child(path, "items"), errors);
-    }
-    for (name, property) in properties(s).into_iter().flatten() {
-        openapi_rules(property, &key(path, name), errors);
-    }
-    if let Some(additional) = s.get("additionalProperties").filter(|a| a.is_object()) {
-        openapi_rules(additional, &child(path, "additionalProperties"), errors);
-    }
-    for junctor in ["allOf", "anyOf", "oneOf"] {
-        for (index, nested) in list(s, junctor).iter().enumerate() {
-            openapi_rules(nested, &format!("{path}.{junctor}[{index}]"), errors);
-        }
-    }
-    if let Some(not) = s.get("not") {
-        openapi_rules(not, &child(path, "not"), errors);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -515,13 +476,6 @@ mod tests {
             (json!({"type": "object", "properties": {"a": {"type": "string", "pattern": "("}}}), vec![]),
             (json!({"type": "object", "additionalProperties": {"type": "string"}}), vec![
                 format!("{ROOT}.additionalProperties: Forbidden: must not be used at the root"),
-            ]),
-            (json!({"type": "object", "properties": {"m": {"type": "object", "properties": {"a": {"type": "string"}},
-                     "additionalProperties": {"type": "string"}}}}), vec![
-                format!("{ROOT}.properties[m].additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive"),
-            ]),
-            (json!({"type": "object", "properties": {"t": {"type": "array", "uniqueItems": true, "items": {"type": "string"}}}}), vec![
-                format!("{ROOT}.properties[t].uniqueItems: Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic"),
             ]),
             (json!({"type": "object", "properties": {"kind": {"type": "integer"}}}), vec![
                 format!(r#"{ROOT}.properties[kind].type: Invalid value: "integer": must be string"#),

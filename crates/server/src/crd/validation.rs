@@ -1,8 +1,9 @@
 //! `ValidateCustomResourceDefinition` and `…Update`
 //! (`apiextensions-apiserver/pkg/apis/apiextensions/validation`): the rules
-//! on the CRD's name, group, scope, versions, names and printer columns,
-//! with kube's field paths and messages. The structural-schema rules are not
-//! here yet.
+//! on the CRD's name, group, scope, versions, names and conversion, with
+//! kube's field paths and messages. Each version's own rules (schema,
+//! subresources, printer columns, selectable fields) are in
+//! `version_rules.rs`, the conversion settings in `conversion_rules.rs`.
 //!
 //! Where kube prints a Go struct as the invalid value (`spec.versions`), the
 //! value is an approximation: kube's `%#v` includes pointer addresses.
@@ -13,21 +14,6 @@ use crate::names::{dns1035_label, dns1123_subdomain};
 use crate::status::{FieldError, FieldErrorKind};
 
 const SCOPES: &[&str] = &["Cluster", "Namespaced"];
-/// `printerColumnDatatypes`, sorted as `sets.List` prints them.
-const COLUMN_TYPES: &str = "boolean,date,integer,number,string";
-const COLUMN_TYPE_LIST: &[&str] = &["boolean", "date", "integer", "number", "string"];
-/// `customResourceColumnDefinitionFormats`, sorted.
-const COLUMN_FORMATS: &[&str] = &[
-    "byte",
-    "date",
-    "date-time",
-    "double",
-    "float",
-    "int32",
-    "int64",
-    "password",
-];
-
 fn text<'a>(value: &'a Value, pointer: &str) -> &'a str {
     value.pointer(pointer).and_then(Value::as_str).unwrap_or("")
 }
@@ -62,14 +48,14 @@ pub fn validate(crd: &Value, old: Option<&Value>) -> Vec<FieldError> {
             r#"must be spec.names.plural+"."+spec.group"#,
         ));
     }
-    spec(crd, &mut errors);
+    spec(crd, old, &mut errors);
     if let Some(old) = old {
         update(crd, old, &mut errors);
     }
     errors
 }
 
-fn spec(crd: &Value, errors: &mut Vec<FieldError>) {
+fn spec(crd: &Value, old: Option<&Value>, errors: &mut Vec<FieldError>) {
     let group = text(crd, "/spec/group");
     if group.is_empty() {
         errors.push(FieldError::required("spec.group", ""));
@@ -95,6 +81,17 @@ fn spec(crd: &Value, errors: &mut Vec<FieldError>) {
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or_default();
+    // `requireOpenAPISchema`: not tightened for a stored CRD that had none.
+    if old.is_none_or(every_version_has_a_schema) {
+        for (index, version) in versions.iter().enumerate() {
+            if !has_schema(version) {
+                errors.push(FieldError::required(
+                    &format!("spec.versions[{index}].schema.openAPIV3Schema"),
+                    "schemas are required",
+                ));
+            }
+        }
+    }
     let mut seen = std::collections::HashSet::new();
     let mut unique = true;
     let mut storage = 0;
@@ -114,13 +111,7 @@ fn spec(crd: &Value, errors: &mut Vec<FieldError>) {
                 problems.join(","),
             ));
         }
-        columns(version, index, errors);
-        if let Some(schema) = version.pointer("/schema/openAPIV3Schema") {
-            errors.extend(super::structural_rules::validate(
-                schema,
-                &format!("spec.versions[{index}].schema.openAPIV3Schema"),
-            ));
-        }
+        errors.extend(super::version_rules::validate(version, index));
     }
     let rendered = render_versions(versions);
     if !unique {
@@ -143,6 +134,24 @@ fn spec(crd: &Value, errors: &mut Vec<FieldError>) {
         }
     }
     names(crd, "/spec/names", "spec.names", errors);
+    // `requireRecognizedConversionReviewVersion`: not tightened for a
+    // stored CRD whose review versions kube no longer speaks.
+    let require_recognized =
+        old.is_none_or(super::conversion_rules::has_recognized_review_version_or_none);
+    errors.extend(super::conversion_rules::validate(crd, require_recognized));
+}
+
+fn has_schema(version: &Value) -> bool {
+    version
+        .pointer("/schema/openAPIV3Schema")
+        .is_some_and(|schema| !schema.is_null())
+}
+
+/// `allVersionsSpecifyOpenAPISchema`.
+fn every_version_has_a_schema(crd: &Value) -> bool {
+    crd.pointer("/spec/versions")
+        .and_then(Value::as_array)
+        .is_none_or(|versions| versions.iter().all(has_schema))
 }
 
 /// `ValidateCustomResourceDefinitionNames`.
@@ -192,45 +201,6 @@ fn names(crd: &Value, pointer: &str, path: &str, errors: &mut Vec<FieldError>) {
             list_kind,
             "kind and listKind may not be the same",
         ));
-    }
-}
-
-/// `ValidateCustomResourceColumnDefinition` for each printer column of a version.
-fn columns(version: &Value, index: usize, errors: &mut Vec<FieldError>) {
-    let Some(columns) = version
-        .get("additionalPrinterColumns")
-        .and_then(Value::as_array)
-    else {
-        return;
-    };
-    for (column_index, column) in columns.iter().enumerate() {
-        let path = format!("spec.versions[{index}].additionalPrinterColumns[{column_index}]");
-        if text(column, "/name").is_empty() {
-            errors.push(FieldError::required(&format!("{path}.name"), ""));
-        }
-        match text(column, "/type") {
-            "" => errors.push(FieldError::required(
-                &format!("{path}.type"),
-                format!("must be one of {COLUMN_TYPES}"),
-            )),
-            kind if COLUMN_TYPE_LIST.contains(&kind) => {}
-            kind => errors.push(FieldError::invalid(
-                &format!("{path}.type"),
-                kind,
-                format!("must be one of {COLUMN_TYPES}"),
-            )),
-        }
-        let format = text(column, "/format");
-        if !format.is_empty() && !COLUMN_FORMATS.contains(&format) {
-            errors.push(FieldError::invalid(
-                &format!("{path}.format"),
-                format,
-                format!("must be one of {}", COLUMN_FORMATS.join(",")),
-            ));
-        }
-        if text(column, "/jsonPath").is_empty() {
-            errors.push(FieldError::required(&format!("{path}.jsonPath"), ""));
-        }
     }
 }
 
@@ -286,9 +256,13 @@ mod tests {
                 "group": "example.com",
                 "scope": "Namespaced",
                 "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
-                "versions": [{"name": "v1", "served": true, "storage": true}],
+                "versions": [{"name": "v1", "served": true, "storage": true, "schema": schema()}],
             },
         })
+    }
+
+    fn schema() -> Value {
+        json!({"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}})
     }
 
     fn messages(errors: &[FieldError]) -> Vec<String> {
@@ -307,8 +281,8 @@ mod tests {
         bad["spec"]["group"] = json!("example");
         bad["spec"]["scope"] = json!("Global");
         bad["spec"]["versions"] = json!([
-            {"name": "V1", "served": true, "storage": false},
-            {"name": "V1", "served": true, "storage": false,
+            {"name": "V1", "served": true, "storage": false, "schema": schema()},
+            {"name": "V1", "served": true, "storage": false, "schema": schema(),
              "additionalPrinterColumns": [{"name": "", "type": "text", "jsonPath": ".x"}]},
         ]);
         bad["spec"]["names"]["listKind"] = json!("Widget");
@@ -333,6 +307,26 @@ mod tests {
             .map(|line| line.replace("DNS1035", DNS1035_MESSAGE))
             .collect();
         assert_eq!(messages(&validate(&bad, None)), expected);
+    }
+
+    #[test]
+    fn schemas_and_conversion_settings_in_kube_order() {
+        let mut bad = crd();
+        bad["spec"]["versions"] = json!([
+            {"name": "v1", "served": true, "storage": true, "schema": schema()},
+            {"name": "v2", "served": false, "storage": false},
+        ]);
+        bad["spec"]["conversion"] =
+            json!({"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1"]}});
+        let expected = [
+            "spec.versions[1].schema.openAPIV3Schema: Required value: schemas are required",
+            "spec.conversion.webhookClientConfig: Required value: required when strategy is set to Webhook",
+        ];
+        assert_eq!(messages(&validate(&bad, None)), expected);
+        // A CRD stored without schemas keeps being updatable without them.
+        let mut old = bad.clone();
+        old["spec"]["conversion"] = json!({"strategy": "None"});
+        assert_eq!(messages(&validate(&bad, Some(&old))), expected[1..]);
     }
 
     #[test]

@@ -28,6 +28,7 @@ per_version!(kubectl_lifecycle);
 mod apply;
 mod conversion;
 mod explain;
+mod garbage_collection;
 mod operator;
 mod schemas;
 mod versions;
@@ -577,7 +578,8 @@ async fn invalid_crds_are_refused_as_kube_refuses_them() {
             "group": "example.com",
             "scope": "Namespaced",
             "names": {"plural": "widgets", "kind": "Widget"},
-            "versions": [{"name": "v1", "served": true, "storage": false}],
+            "versions": [{"name": "v1", "served": true, "storage": false,
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}],
         },
     }))
     .unwrap();
@@ -626,6 +628,99 @@ async fn invalid_crds_are_refused_as_kube_refuses_them() {
         status.message,
         r#"CustomResourceDefinition.apiextensions.k8s.io "loose.example.com" is invalid: spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields"#
     );
+
+    // The rest of `ValidateCustomResourceDefinition`: one CRD per rule, each
+    // refused with kube's single cause.
+    let at = "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties";
+    let spec = |properties: Value| json!({"type": "object", "properties": {"spec": {"type": "object", "properties": properties}}});
+    let cases: Vec<(Value, Value, String)> = vec![
+        (json!(null), json!({}), "spec.versions[0].schema.openAPIV3Schema: Required value: schemas are required".into()),
+        (spec(json!({"ref": {"type": "object", "$ref": "#/definitions/Other"}})), json!({}),
+            format!("{at}[ref].$ref: Forbidden: $ref is not supported")),
+        (spec(json!({"ports": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["port"],
+            "items": {"type": "object", "properties": {"port": {"type": "integer"}}}}})), json!({}),
+            format!("{at}[ports].items.properties[port].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property")),
+        (spec(json!({"size": {"type": "integer", "default": "large"}})), json!({}),
+            format!(r#"{at}[size].default: Invalid value: "string":  in body must be of type integer: "string""#)),
+        (spec(json!({"color": {"type": "string"}})), json!({"selectableFields": [{"jsonPath": ".spec.shade"}]}),
+            r#"spec.versions[0].selectableFields[0].jsonPath: Invalid value: ".spec.shade": is an invalid path: does not refer to a valid field"#.into()),
+        (spec(json!({})), json!({"conversion": {"strategy": "Webhook", "webhook": {
+            "clientConfig": {"url": "http://conv.example.com/convert"}, "conversionReviewVersions": ["v1"]}}}),
+            r#"spec.conversion.webhookClientConfig.url: Invalid value: "http": 'https' is the only allowed URL scheme; desired format: https://host[/path]"#.into()),
+    ];
+    for (index, (schema, extra, cause)) in cases.into_iter().enumerate() {
+        let name = format!("rules{index}.example.com");
+        let mut body = json!({
+            "metadata": {"name": name},
+            "spec": {
+                "group": "example.com",
+                "scope": "Namespaced",
+                "names": {"plural": format!("rules{index}"), "kind": format!("Rules{index}")},
+                "versions": [{"name": "v1", "served": true, "storage": true}],
+            },
+        });
+        if !schema.is_null() {
+            body["spec"]["versions"][0]["schema"] = json!({"openAPIV3Schema": schema});
+        }
+        for (key, value) in extra.as_object().unwrap() {
+            match key.as_str() {
+                "conversion" => body["spec"]["conversion"] = value.clone(),
+                _ => body["spec"]["versions"][0][key] = value.clone(),
+            }
+        }
+        let crd: CustomResourceDefinition = serde_json::from_value(body).unwrap();
+        let status = match crds.create(&PostParams::default(), &crd).await {
+            Err(kube::Error::Api(status)) => status,
+            other => panic!("case {index} answered {other:?}"),
+        };
+        assert_eq!(status.code, 422, "case {index}");
+        assert_eq!(
+            status.message,
+            format!(
+                r#"CustomResourceDefinition.apiextensions.k8s.io "{name}" is invalid: {cause}"#
+            ),
+            "case {index}"
+        );
+    }
+}
+
+/// Through a CRD's `/status` the metadata sent is kept (kube's CRD status
+/// strategy resets the new metadata to itself), while the spec is not.
+#[tokio::test]
+async fn crd_status_updates_keep_labels_and_finalizers() {
+    let env = TestEnv::new("crd-status").await;
+    let group = format!("g{}.example.com", suffix());
+    let name = format!("notes.{group}");
+    let crds: Api<CustomResourceDefinition> = Api::all(env.client.clone());
+    let crd: CustomResourceDefinition = serde_json::from_value(json!({
+        "metadata": {"name": name, "finalizers": ["example.com/hold"]},
+        "spec": {
+            "group": group,
+            "scope": "Namespaced",
+            "names": {"plural": "notes", "kind": "Note"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}],
+        },
+    }))
+    .unwrap();
+    crds.create(&PostParams::default(), &crd).await.unwrap();
+    let patch = json!({"metadata": {"labels": {"via": "status"}, "finalizers": null}, "spec": {"scope": "Cluster"}});
+    let patched = crds
+        .patch_status(&name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .unwrap();
+    assert_eq!(
+        patched
+            .metadata
+            .labels
+            .unwrap_or_default()
+            .get("via")
+            .map(String::as_str),
+        Some("status")
+    );
+    assert_eq!(patched.metadata.finalizers, None);
+    assert_eq!(patched.spec.scope, "Namespaced", "the spec stays");
+    crds.delete(&name, &DeleteParams::default()).await.unwrap();
 }
 
 /// Deleting a namespace deletes the custom resources in it (the namespace

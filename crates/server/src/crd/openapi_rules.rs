@@ -1,0 +1,538 @@
+//! The OpenAPI rules of a CRD's `openAPIV3Schema` beyond structurality:
+//! apiextensions `pkg/apis/apiextensions/validation/validation.go`
+//! `ValidateCustomResourceDefinitionOpenAPISchema` with
+//! `specStandardValidatorV3.validate` (the fields v1 forbids: `$ref`, `id`,
+//! `definitions`, `dependencies`, `patternProperties`, `additionalItems`,
+//! `type: null`, item arrays, defaults in top-level metadata and inside
+//! metadata's `additionalProperties`, embedded resources inside resource
+//! meta), `uniqueItems`, `additionalProperties` beside `properties`,
+//! `x-kubernetes-preserve-unknown-fields: false`, the
+//! `x-kubernetes-map-type` / `x-kubernetes-list-type` /
+//! `x-kubernetes-list-map-keys` rules (`validateMapListKeysMapSet`
+//! included), and the non-CEL checks of `x-kubernetes-validations`.
+//!
+//! Errors come in kube's order per node; where kube ranges over a Go map
+//! (properties, definitions) the keys are taken in sorted order.
+
+use serde_json::{Map, Value};
+
+use crate::go::strconv::quote;
+use crate::status::{FieldError, FieldErrorKind};
+
+/// `openapiV3Types`, as `sets.List` prints them.
+const OPENAPI_TYPES: &[&str] = &["array", "boolean", "integer", "number", "object", "string"];
+const META_FIELDS: &[&str] = &["metadata", "kind", "apiVersion"];
+/// `supportedValidationReason`, sorted.
+const VALIDATION_REASONS: &[&str] = &[
+    "FieldValueDuplicate",
+    "FieldValueForbidden",
+    "FieldValueInvalid",
+    "FieldValueRequired",
+];
+
+/// `specStandardValidatorV3`'s state as it is handed down the tree.
+#[derive(Clone, Default)]
+struct Context {
+    /// `Some(reason)` where defaults are forbidden (`withForbiddenDefaults`).
+    forbidden_defaults: Option<String>,
+    inside_resource_meta: bool,
+}
+
+/// Every OpenAPI rule the schema at `path` (`spec.versions[0].schema.openAPIV3Schema`) breaks.
+pub fn validate(schema: &Value, path: &str) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    node(schema, path, &Context::default(), true, &mut errors);
+    errors
+}
+
+fn text<'a>(schema: &'a Value, name: &str) -> &'a str {
+    schema.get(name).and_then(Value::as_str).unwrap_or("")
+}
+
+fn flag(schema: &Value, name: &str) -> bool {
+    schema.get(name).and_then(Value::as_bool) == Some(true)
+}
+
+/// Whether a field is set as Go's decoder would leave it non-nil.
+fn present(schema: &Value, name: &str) -> bool {
+    schema.get(name).is_some_and(|value| !value.is_null())
+}
+
+fn object<'a>(schema: &'a Value, name: &str) -> Option<&'a Map<String, Value>> {
+    schema.get(name).and_then(Value::as_object)
+}
+
+fn non_empty_object(schema: &Value, name: &str) -> bool {
+    object(schema, name).is_some_and(|map| !map.is_empty())
+}
+
+fn list<'a>(schema: &'a Value, name: &str) -> &'a [Value] {
+    schema
+        .get(name)
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+}
+
+fn sorted(map: &Map<String, Value>) -> Vec<(&String, &Value)> {
+    let mut entries: Vec<_> = map.iter().collect();
+    entries.sort_by(|a, b| a.0.cmp(b.0));
+    entries
+}
+
+fn invalid_raw(field: String, rendered: String, detail: &str) -> FieldError {
+    FieldError {
+        kind: FieldErrorKind::Invalid(rendered),
+        field,
+        detail: detail.to_string(),
+    }
+}
+
+/// A `*string` as `field.Error` prints it: `"null"` when unset.
+fn optional_text(schema: &Value, name: &str) -> String {
+    quote(schema.get(name).and_then(Value::as_str).unwrap_or("null"))
+}
+
+/// A `[]string` as `%#v` prints it.
+fn string_slice(values: &[Value]) -> String {
+    let items: Vec<String> = values
+        .iter()
+        .map(|value| quote(value.as_str().unwrap_or("")))
+        .collect();
+    format!("[]string{{{}}}", items.join(", "))
+}
+
+/// `ValidateCustomResourceDefinitionOpenAPISchema` for one node.
+fn node(s: &Value, path: &str, context: &Context, is_root: bool, errors: &mut Vec<FieldError>) {
+    if !s.is_object() {
+        return;
+    }
+    standard(s, path, context, errors);
+    if flag(s, "uniqueItems") {
+        errors.push(FieldError::forbidden(
+            &format!("{path}.uniqueItems"),
+            "uniqueItems cannot be set to true since the runtime complexity becomes quadratic",
+        ));
+    }
+    if let Some(additional) = s.get("additionalProperties").filter(|a| !a.is_null()) {
+        let allows_all = additional == &Value::Bool(true);
+        if non_empty_object(s, "properties") && !allows_all {
+            errors.push(FieldError::forbidden(
+                &format!("{path}.additionalProperties"),
+                "additionalProperties and properties are mutual exclusive",
+            ));
+        }
+        let mut sub = context.clone();
+        if context.inside_resource_meta {
+            sub.forbidden_defaults =
+                Some("inside additionalProperties applying to object metadata".into());
+        }
+        node(
+            additional,
+            &format!("{path}.additionalProperties"),
+            &sub,
+            false,
+            errors,
+        );
+    }
+    let embedded = flag(s, "x-kubernetes-embedded-resource");
+    for (name, property) in object(s, "properties").map(sorted).unwrap_or_default() {
+        let mut sub = context.clone();
+        if (is_root || embedded) && META_FIELDS.contains(&name.as_str()) {
+            sub.inside_resource_meta = true;
+            if is_root {
+                sub.forbidden_defaults = Some(format!("in top-level {name}"));
+            }
+        }
+        node(
+            property,
+            &format!("{path}.properties[{name}]"),
+            &sub,
+            false,
+            errors,
+        );
+    }
+    if let Some(not) = s.get("not") {
+        node(not, &format!("{path}.not"), context, false, errors);
+    }
+    for junctor in ["allOf", "oneOf", "anyOf"] {
+        for (index, nested) in list(s, junctor).iter().enumerate() {
+            node(
+                nested,
+                &format!("{path}.{junctor}[{index}]"),
+                context,
+                false,
+                errors,
+            );
+        }
+    }
+    for (name, definition) in object(s, "definitions").map(sorted).unwrap_or_default() {
+        node(
+            definition,
+            &format!("{path}.definitions[{name}]"),
+            context,
+            false,
+            errors,
+        );
+    }
+    match s.get("items") {
+        Some(items @ Value::Object(_)) => {
+            node(items, &format!("{path}.items"), context, false, errors)
+        }
+        Some(Value::Array(items)) => {
+            for (index, item) in items.iter().enumerate() {
+                node(
+                    item,
+                    &format!("{path}.items[{index}]"),
+                    context,
+                    false,
+                    errors,
+                );
+            }
+        }
+        _ => {}
+    }
+    for (name, dependency) in object(s, "dependencies").map(sorted).unwrap_or_default() {
+        node(
+            dependency,
+            &format!("{path}.dependencies[{name}]"),
+            context,
+            false,
+            errors,
+        );
+    }
+    if s.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(false)) {
+        errors.push(invalid_raw(
+            format!("{path}.x-kubernetes-preserve-unknown-fields"),
+            "false".into(),
+            "must be true or undefined",
+        ));
+    }
+    map_type(s, path, errors);
+    list_type(s, path, errors);
+    map_list_keys_map_set(s, path, errors);
+    validation_rules(s, path, errors);
+}
+
+/// `specStandardValidatorV3.validate`: the fields v1 does not support.
+fn standard(s: &Value, path: &str, context: &Context, errors: &mut Vec<FieldError>) {
+    let type_ = text(s, "type");
+    if !type_.is_empty() && !OPENAPI_TYPES.contains(&type_) {
+        errors.push(FieldError::not_supported(
+            &format!("{path}.type"),
+            type_,
+            OPENAPI_TYPES,
+        ));
+    }
+    if let (true, Some(reason)) = (present(s, "default"), &context.forbidden_defaults) {
+        errors.push(FieldError::forbidden(
+            &format!("{path}.default"),
+            format!("must not be set {reason}"),
+        ));
+    }
+    let forbidden =
+        |name: &str, detail: &str| FieldError::forbidden(&format!("{path}.{name}"), detail);
+    if !text(s, "id").is_empty() {
+        errors.push(forbidden("id", "id is not supported"));
+    }
+    if present(s, "additionalItems") {
+        errors.push(forbidden(
+            "additionalItems",
+            "additionalItems is not supported",
+        ));
+    }
+    if non_empty_object(s, "patternProperties") {
+        errors.push(forbidden(
+            "patternProperties",
+            "patternProperties is not supported",
+        ));
+    }
+    if non_empty_object(s, "definitions") {
+        errors.push(forbidden("definitions", "definitions is not supported"));
+    }
+    if present(s, "dependencies") {
+        errors.push(forbidden("dependencies", "dependencies is not supported"));
+    }
+    if present(s, "$ref") {
+        errors.push(forbidden("$ref", "$ref is not supported"));
+    }
+    if type_ == "null" {
+        errors.push(forbidden(
+            "type",
+            "type cannot be set to null, use nullable as an alternative",
+        ));
+    }
+    if s.get("items")
+        .and_then(Value::as_array)
+        .is_some_and(|items| !items.is_empty())
+    {
+        errors.push(forbidden(
+            "items",
+            "items must be a schema object and not an array",
+        ));
+    }
+    if context.inside_resource_meta && flag(s, "x-kubernetes-embedded-resource") {
+        errors.push(forbidden(
+            "x-kubernetes-embedded-resource",
+            "must not be used inside of resource meta",
+        ));
+    }
+}
+
+/// The `x-kubernetes-map-type` rules.
+fn map_type(s: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    let Some(map_type) = s.get("x-kubernetes-map-type").filter(|v| !v.is_null()) else {
+        return;
+    };
+    let type_ = text(s, "type");
+    let detail = "must be object if x-kubernetes-map-type is specified";
+    if type_.is_empty() {
+        errors.push(FieldError::required(&format!("{path}.type"), detail));
+    } else if type_ != "object" {
+        errors.push(FieldError::invalid(&format!("{path}.type"), type_, detail));
+    }
+    let map_type = map_type.as_str().unwrap_or("");
+    if map_type != "atomic" && map_type != "granular" {
+        errors.push(FieldError::not_supported(
+            &format!("{path}.x-kubernetes-map-type"),
+            map_type,
+            &["atomic", "granular"],
+        ));
+    }
+}
+
+/// The `x-kubernetes-list-type` and `x-kubernetes-list-map-keys` rules.
+fn list_type(s: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    let type_ = text(s, "type");
+    let list_type = s
+        .get("x-kubernetes-list-type")
+        .filter(|v| !v.is_null())
+        .map(|v| v.as_str().unwrap_or(""));
+    let items = s.get("items").filter(|items| items.is_object());
+    if let Some(list_type) = list_type {
+        let detail = "must be array if x-kubernetes-list-type is specified";
+        if type_.is_empty() {
+            errors.push(FieldError::required(&format!("{path}.type"), detail));
+        } else if type_ != "array" {
+            errors.push(FieldError::invalid(&format!("{path}.type"), type_, detail));
+        } else if let (true, Some(items)) = (list_type == "set", items) {
+            let detail = "must be atomic as item of a list with x-kubernetes-list-type=set";
+            match text(items, "type") {
+                "array" => {
+                    let inner = text(items, "x-kubernetes-list-type");
+                    if present(items, "x-kubernetes-list-type") && inner != "atomic" {
+                        errors.push(invalid_raw(
+                            format!("{path}.items.x-kubernetes-list-type"),
+                            optional_text(items, "x-kubernetes-list-type"),
+                            detail,
+                        ));
+                    }
+                }
+                "object" if text(items, "x-kubernetes-map-type") != "atomic" => {
+                    // kube prints the items' list type here, not their map type.
+                    errors.push(invalid_raw(
+                        format!("{path}.items.x-kubernetes-map-type"),
+                        optional_text(items, "x-kubernetes-list-type"),
+                        detail,
+                    ));
+                }
+                _ => {}
+            }
+        }
+        if !matches!(list_type, "atomic" | "set" | "map") {
+            errors.push(FieldError::not_supported(
+                &format!("{path}.x-kubernetes-list-type"),
+                list_type,
+                &["atomic", "set", "map"],
+            ));
+        }
+    }
+    let keys = list(s, "x-kubernetes-list-map-keys");
+    if !keys.is_empty() {
+        let detail = "must be map if x-kubernetes-list-map-keys is non-empty";
+        match list_type {
+            None => errors.push(FieldError::required(
+                &format!("{path}.x-kubernetes-list-type"),
+                detail,
+            )),
+            Some(other) if other != "map" => errors.push(FieldError::invalid(
+                &format!("{path}.x-kubernetes-list-type"),
+                other,
+                detail,
+            )),
+            Some(_) => {}
+        }
+    }
+    if list_type != Some("map") {
+        return;
+    }
+    if keys.is_empty() {
+        errors.push(FieldError::required(
+            &format!("{path}.x-kubernetes-list-map-keys"),
+            "must not be empty if x-kubernetes-list-type is map",
+        ));
+    }
+    let Some(items) = items else {
+        errors.push(FieldError::required(
+            &format!("{path}.items"),
+            "must have a schema if x-kubernetes-list-type is map",
+        ));
+        return;
+    };
+    let items_type = text(items, "type");
+    if items_type != "object" {
+        errors.push(FieldError::invalid(
+            &format!("{path}.items.type"),
+            items_type,
+            "must be object if parent array's x-kubernetes-list-type is map",
+        ));
+        return;
+    }
+    let mut seen = std::collections::HashSet::new();
+    for key in keys {
+        let key = key.as_str().unwrap_or("");
+        match object(items, "properties").and_then(|properties| properties.get(key)) {
+            Some(property) => {
+                if matches!(text(property, "type"), "array" | "object") {
+                    // kube prints the items' type, not the key's.
+                    errors.push(FieldError::invalid(
+                        &format!("{path}.items.properties[{key}].type"),
+                        items_type,
+                        "must be a scalar type if parent array's x-kubernetes-list-type is map",
+                    ));
+                }
+            }
+            None => errors.push(invalid_raw(
+                format!("{path}.x-kubernetes-list-map-keys"),
+                string_slice(keys),
+                "entries must all be names of item properties",
+            )),
+        }
+        if !seen.insert(key) {
+            errors.push(invalid_raw(
+                format!("{path}.x-kubernetes-list-map-keys"),
+                string_slice(keys),
+                "must not contain duplicate entries",
+            ));
+        }
+    }
+}
+
+/// `validateMapListKeysMapSet`: items of sets and maps are not nullable;
+/// map keys are required or defaulted, and not nullable.
+fn map_list_keys_map_set(s: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    let Some(items) = s.get("items").filter(|items| items.is_object()) else {
+        return;
+    };
+    let list_type = text(s, "x-kubernetes-list-type");
+    if list_type != "set" && list_type != "map" {
+        return;
+    }
+    if flag(items, "nullable") {
+        errors.push(FieldError::forbidden(
+            &format!("{path}.items.nullable"),
+            format!("cannot be nullable when x-kubernetes-list-type is {list_type}"),
+        ));
+    }
+    if list_type != "map" {
+        return;
+    }
+    let required: Vec<&str> = list(items, "required")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    for key in list(s, "x-kubernetes-list-map-keys") {
+        let key = key.as_str().unwrap_or("");
+        let Some(property) = object(items, "properties").and_then(|p| p.get(key)) else {
+            continue;
+        };
+        if !required.contains(&key) && !present(property, "default") {
+            errors.push(FieldError::required(
+                &format!("{path}.items.properties[{key}].default"),
+                "this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
+            ));
+        }
+        if flag(property, "nullable") {
+            errors.push(FieldError::forbidden(
+                &format!("{path}.items.properties[{key}].nullable"),
+                "this property is in x-kubernetes-list-map-keys, so it cannot be nullable",
+            ));
+        }
+    }
+}
+
+/// The checks of `x-kubernetes-validations` that need no CEL: a rule, a
+/// one-line message, a known reason, a usable field path.
+fn validation_rules(s: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    for (index, rule) in list(s, "x-kubernetes-validations").iter().enumerate() {
+        let at = |name: &str| format!("{path}.x-kubernetes-validations[{index}].{name}");
+        let raw = |name: &str| rule.get(name).and_then(Value::as_str).unwrap_or("");
+        let newline = |text: &str| text.contains(['\n', '\r']);
+        let (expression, message) = (raw("rule").trim(), raw("message"));
+        if expression.is_empty() {
+            errors.push(FieldError::required(&at("rule"), "rule is not specified"));
+        } else if !message.is_empty() && message.trim().is_empty() {
+            errors.push(FieldError::invalid(
+                &at("message"),
+                message,
+                "message must be non-empty if specified",
+            ));
+        } else if newline(message.trim()) {
+            errors.push(FieldError::invalid(
+                &at("message"),
+                message,
+                "message must not contain line breaks",
+            ));
+        } else if newline(expression) && message.trim().is_empty() {
+            errors.push(FieldError::required(
+                &at("message"),
+                "message must be specified if rule contains line breaks",
+            ));
+        }
+        let message_expression = raw("messageExpression");
+        if !message_expression.is_empty() && message_expression.trim().is_empty() {
+            errors.push(FieldError::required(
+                &at("messageExpression"),
+                "messageExpression must be non-empty if specified",
+            ));
+        }
+        if let Some(reason) = rule.get("reason").filter(|r| !r.is_null()) {
+            let reason = reason.as_str().unwrap_or("");
+            if !VALIDATION_REASONS.contains(&reason) {
+                errors.push(FieldError::not_supported(
+                    &at("reason"),
+                    reason,
+                    VALIDATION_REASONS,
+                ));
+            }
+        }
+        let field_path = raw("fieldPath");
+        if !field_path.is_empty() && field_path.trim().is_empty() {
+            errors.push(FieldError::invalid(
+                &at("fieldPath"),
+                field_path,
+                "fieldPath must be non-empty if specified",
+            ));
+        }
+        if newline(field_path) {
+            errors.push(FieldError::invalid(
+                &at("fieldPath"),
+                field_path,
+                "fieldPath must not contain line breaks",
+            ));
+        }
+        if !field_path.is_empty()
+            && super::selectable_fields::field_path(field_path, s, true).is_err()
+        {
+            errors.push(FieldError::invalid(
+                &at("fieldPath"),
+                field_path,
+                "fieldPath must be a valid path",
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "openapi_rules_tests.rs"]
+mod tests;

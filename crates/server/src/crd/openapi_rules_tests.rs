@@ -1,0 +1,156 @@
+//! kube's texts for the OpenAPI rules of CRD schemas.
+
+use super::*;
+use serde_json::json;
+
+const ROOT: &str = "spec.versions[0].schema.openAPIV3Schema";
+
+fn messages(schema: Value) -> Vec<String> {
+    validate(&schema, ROOT)
+        .iter()
+        .map(ToString::to_string)
+        .collect()
+}
+
+fn spec(property: Value) -> Value {
+    json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {"p": property}}}})
+}
+
+#[test]
+fn well_formed_extensions_pass() {
+    assert!(messages(spec(json!({"type": "array",
+        "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name", "port"],
+        "items": {"type": "object", "required": ["name"], "properties": {
+            "name": {"type": "string"}, "port": {"type": "integer", "default": 80}}}})))
+    .is_empty());
+    assert!(messages(spec(
+        json!({"type": "array", "x-kubernetes-list-type": "set",
+        "items": {"type": "object", "x-kubernetes-map-type": "atomic"}})
+    ))
+    .is_empty());
+    assert!(messages(spec(
+        json!({"type": "object", "x-kubernetes-map-type": "granular",
+        "properties": {"a": {"type": "string"}}, "additionalProperties": true})
+    ))
+    .is_empty());
+    assert!(
+        messages(spec(json!({"type": "string", "x-kubernetes-validations": [
+        {"rule": "self.size() > 1", "message": "short", "reason": "FieldValueInvalid"}]})))
+        .is_empty()
+    );
+}
+
+#[test]
+fn forbidden_fields_and_kube_texts() {
+    let p = format!("{ROOT}.properties[spec].properties[p]");
+    let cases: Vec<(Value, Vec<String>)> = vec![
+        (json!({"$ref": "#/definitions/x"}), vec![format!("{p}.$ref: Forbidden: $ref is not supported")]),
+        (json!({"type": "string", "id": "x"}), vec![format!("{p}.id: Forbidden: id is not supported")]),
+        (json!({"type": "object", "definitions": {"d": {"type": "string"}}}), vec![
+            format!("{p}.definitions: Forbidden: definitions is not supported"),
+        ]),
+        (json!({"type": "object", "dependencies": {"a": ["b"]}}), vec![
+            format!("{p}.dependencies: Forbidden: dependencies is not supported"),
+        ]),
+        (json!({"type": "object", "patternProperties": {"^a": {"type": "string"}}}), vec![
+            format!("{p}.patternProperties: Forbidden: patternProperties is not supported"),
+        ]),
+        (json!({"type": "array", "items": {"type": "string"}, "additionalItems": false}), vec![
+            format!("{p}.additionalItems: Forbidden: additionalItems is not supported"),
+        ]),
+        (json!({"type": "array", "items": [{"type": "string"}]}), vec![
+            format!("{p}.items: Forbidden: items must be a schema object and not an array"),
+        ]),
+        (json!({"type": "null"}), vec![
+            format!(r#"{p}.type: Unsupported value: "null": supported values: "array", "boolean", "integer", "number", "object", "string""#),
+            format!("{p}.type: Forbidden: type cannot be set to null, use nullable as an alternative"),
+        ]),
+        (json!({"type": "array", "uniqueItems": true, "items": {"type": "string"}}), vec![
+            format!("{p}.uniqueItems: Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic"),
+        ]),
+        (json!({"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": {"type": "string"}}), vec![
+            format!("{p}.additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive"),
+        ]),
+        (json!({"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": false}), vec![
+            format!("{p}.additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive"),
+        ]),
+        (json!({"type": "object", "x-kubernetes-preserve-unknown-fields": false}), vec![
+            format!("{p}.x-kubernetes-preserve-unknown-fields: Invalid value: false: must be true or undefined"),
+        ]),
+        (json!({"type": "string", "x-kubernetes-map-type": "loose"}), vec![
+            format!(r#"{p}.type: Invalid value: "string": must be object if x-kubernetes-map-type is specified"#),
+            format!(r#"{p}.x-kubernetes-map-type: Unsupported value: "loose": supported values: "atomic", "granular""#),
+        ]),
+        (json!({"x-kubernetes-list-type": "bag", "x-kubernetes-preserve-unknown-fields": true}), vec![
+            format!("{p}.type: Required value: must be array if x-kubernetes-list-type is specified"),
+            format!(r#"{p}.x-kubernetes-list-type: Unsupported value: "bag": supported values: "atomic", "set", "map""#),
+        ]),
+        (json!({"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "object"}}), vec![
+            format!(r#"{p}.items.x-kubernetes-map-type: Invalid value: "null": must be atomic as item of a list with x-kubernetes-list-type=set"#),
+        ]),
+        (json!({"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "array", "x-kubernetes-list-type": "set",
+            "items": {"type": "string"}}}), vec![
+            format!(r#"{p}.items.x-kubernetes-list-type: Invalid value: "set": must be atomic as item of a list with x-kubernetes-list-type=set"#),
+        ]),
+        (json!({"type": "array", "x-kubernetes-list-map-keys": ["a"], "items": {"type": "string"}}), vec![
+            format!("{p}.x-kubernetes-list-type: Required value: must be map if x-kubernetes-list-map-keys is non-empty"),
+        ]),
+        (json!({"type": "array", "x-kubernetes-list-type": "atomic", "x-kubernetes-list-map-keys": ["a"], "items": {"type": "string"}}), vec![
+            format!(r#"{p}.x-kubernetes-list-type: Invalid value: "atomic": must be map if x-kubernetes-list-map-keys is non-empty"#),
+        ]),
+        (json!({"type": "array", "x-kubernetes-list-type": "map", "items": {"type": "string"}}), vec![
+            format!("{p}.x-kubernetes-list-map-keys: Required value: must not be empty if x-kubernetes-list-type is map"),
+            format!(r#"{p}.items.type: Invalid value: "string": must be object if parent array's x-kubernetes-list-type is map"#),
+        ]),
+        (json!({"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["a", "b", "a"],
+            "items": {"type": "object", "required": ["a"], "properties": {"a": {"type": "object"}}}}), vec![
+            format!(r#"{p}.items.properties[a].type: Invalid value: "object": must be a scalar type if parent array's x-kubernetes-list-type is map"#),
+            format!(r#"{p}.x-kubernetes-list-map-keys: Invalid value: []string{{"a", "b", "a"}}: entries must all be names of item properties"#),
+            format!(r#"{p}.items.properties[a].type: Invalid value: "object": must be a scalar type if parent array's x-kubernetes-list-type is map"#),
+            format!(r#"{p}.x-kubernetes-list-map-keys: Invalid value: []string{{"a", "b", "a"}}: must not contain duplicate entries"#),
+        ]),
+        (json!({"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+            "items": {"type": "object", "nullable": true, "properties": {"name": {"type": "string", "nullable": true}}}}), vec![
+            format!("{p}.items.nullable: Forbidden: cannot be nullable when x-kubernetes-list-type is map"),
+            format!("{p}.items.properties[name].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property"),
+            format!("{p}.items.properties[name].nullable: Forbidden: this property is in x-kubernetes-list-map-keys, so it cannot be nullable"),
+        ]),
+        (json!({"type": "string", "x-kubernetes-validations": [
+            {"rule": " "}, {"rule": "a", "message": " "}, {"rule": "a\nb"}, {"rule": "a", "reason": "Nope"},
+            {"rule": "a", "fieldPath": ".nope"}]}), vec![
+            format!("{p}.x-kubernetes-validations[0].rule: Required value: rule is not specified"),
+            format!(r#"{p}.x-kubernetes-validations[1].message: Invalid value: " ": message must be non-empty if specified"#),
+            format!("{p}.x-kubernetes-validations[2].message: Required value: message must be specified if rule contains line breaks"),
+            format!(r#"{p}.x-kubernetes-validations[3].reason: Unsupported value: "Nope": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired""#),
+            format!(r#"{p}.x-kubernetes-validations[4].fieldPath: Invalid value: ".nope": fieldPath must be a valid path"#),
+        ]),
+    ];
+    for (property, expected) in cases {
+        assert_eq!(messages(spec(property.clone())), expected, "{property}");
+    }
+}
+
+#[test]
+fn defaults_in_resource_meta_and_embedded_resources() {
+    let cases: Vec<(Value, Vec<String>)> = vec![
+        (json!({"type": "object", "properties": {"metadata": {"type": "object", "properties": {
+            "name": {"type": "string", "default": "n"}}}}}), vec![
+            format!("{ROOT}.properties[metadata].properties[name].default: Forbidden: must not be set in top-level metadata"),
+        ]),
+        (json!({"type": "object", "properties": {"kind": {"type": "string", "default": "K"}}}), vec![
+            format!("{ROOT}.properties[kind].default: Forbidden: must not be set in top-level kind"),
+        ]),
+        (json!({"type": "object", "properties": {"e": {"type": "object", "x-kubernetes-embedded-resource": true,
+            "properties": {"metadata": {"type": "object", "properties": {"labels": {"type": "object",
+                "additionalProperties": {"type": "string", "default": "x"}}}}}}}}), vec![
+            format!("{ROOT}.properties[e].properties[metadata].properties[labels].additionalProperties.default: Forbidden: must not be set inside additionalProperties applying to object metadata"),
+        ]),
+        (json!({"type": "object", "properties": {"metadata": {"type": "object",
+            "x-kubernetes-embedded-resource": true, "x-kubernetes-preserve-unknown-fields": true}}}), vec![
+            format!("{ROOT}.properties[metadata].x-kubernetes-embedded-resource: Forbidden: must not be used inside of resource meta"),
+        ]),
+    ];
+    for (schema, expected) in cases {
+        assert_eq!(messages(schema.clone()), expected, "{schema}");
+    }
+}
