@@ -13,6 +13,7 @@
 //! types (`patch/strategic/schema.rs`) and the Go types of decode errors
 //! (`decode_error/go_types.rs`).
 
+mod compile_custom;
 mod compile_openapi;
 mod model;
 #[cfg(test)]
@@ -20,6 +21,7 @@ mod tests;
 
 use std::sync::OnceLock;
 
+pub use compile_custom::{compile_custom_resource, LazyCustomModel};
 use compile_openapi::compile_definitions;
 pub use compile_openapi::compile_layered;
 pub use model::{

@@ -169,6 +169,15 @@ pub struct Model {
 }
 
 impl Model {
+    /// A model holding only the empty schema ([`EMPTY`]).
+    pub fn empty() -> &'static Model {
+        static EMPTY_MODEL: std::sync::OnceLock<Model> = std::sync::OnceLock::new();
+        EMPTY_MODEL.get_or_init(|| Model {
+            nodes: vec![Node::default()],
+            ..Model::default()
+        })
+    }
+
     /// The node with this id. Ids come only from this model (or its base),
     /// so a stray id is a bug: it reads as the empty schema.
     pub fn node(&self, id: NodeId) -> &Node {

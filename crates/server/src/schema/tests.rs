@@ -149,3 +149,47 @@ fn non_object_schemas_are_the_empty_node() {
     assert_eq!(root.property("a"), Some(EMPTY));
     assert!(model.node(EMPTY).schema_type.is_none());
 }
+
+#[test]
+fn a_custom_resource_schema_gets_type_meta_and_object_meta() {
+    let text = r#"{"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "ports": {"type": "array", "x-kubernetes-list-type": "map",
+                  "x-kubernetes-list-map-keys": ["port", "protocol"],
+                  "items": {"type": "object", "properties": {"port": {"type": "integer"}}}}}}}}"#;
+    let model = compile_custom_resource(text).expect("compiles");
+    let root = model.node(model.root().expect("root"));
+    for key in ["apiVersion", "kind"] {
+        let node = model.node(root.property(key).expect(key));
+        assert_eq!(node.schema_type, Some(SchemaType::String));
+    }
+    let meta = model.resolve(root.property("metadata").expect("metadata"));
+    assert_eq!(
+        meta.and_then(|id| model.definition_name(id)),
+        Some("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")
+    );
+    let spec = model.node(root.property("spec").expect("spec"));
+    let ports = model.node(spec.property("ports").expect("ports"));
+    assert_eq!(
+        &*ports.list_map_keys,
+        &["port".into(), "protocol".into()] as &[Box<str>]
+    );
+    assert!(compile_custom_resource("[1]").is_none());
+    assert!(compile_custom_resource("not json").is_none());
+}
+
+#[test]
+fn a_lazy_custom_model_compiles_once_and_shares_clones() {
+    let lazy = LazyCustomModel::default();
+    assert!(lazy.get_or_compile(None).is_none());
+    let lazy = LazyCustomModel::default();
+    let first = lazy
+        .get_or_compile(Some(r#"{"type": "object"}"#))
+        .expect("model") as *const Model;
+    let clone = lazy.clone();
+    let again = clone.get_or_compile(None).expect("already compiled") as *const Model;
+    assert_eq!(first, again);
+    assert!(
+        lazy == LazyCustomModel::default(),
+        "a cache takes no part in equality"
+    );
+}
