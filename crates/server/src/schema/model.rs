@@ -221,6 +221,18 @@ impl Model {
             .map(|(_, _, id)| *id)
     }
 
+    /// As [`Model::kind`], with the kind's name borrowed from the model.
+    pub fn kind_entry(&self, group: &str, version: &str, kind: &str) -> Option<(&str, NodeId)> {
+        if let Some(base) = self.base {
+            return base.kind_entry(group, version, kind);
+        }
+        let (name, entries) = self.kinds.get_key_value(kind)?;
+        entries
+            .iter()
+            .find(|(g, v, _)| &**g == group && &**v == version)
+            .map(|(_, _, id)| (&**name, *id))
+    }
+
     /// The root of a layered model (a custom resource version's schema).
     pub fn root(&self) -> Option<NodeId> {
         self.root
