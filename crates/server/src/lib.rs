@@ -33,6 +33,7 @@ pub mod query;
 pub mod registry;
 pub mod rng;
 pub mod route;
+pub mod schema;
 pub mod schema_walk;
 pub mod server;
 pub mod serviceaccount;

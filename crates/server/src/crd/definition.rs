@@ -90,9 +90,9 @@ pub struct CustomVersion {
     pub schema: Option<std::sync::Arc<str>>,
     /// The same schema compiled for defaulting and pruning (`schema.rs`).
     pub structural: Option<Arc<Structural>>,
-    /// The same schema as server-side apply reads it (`ssa_schema`), parsed
-    /// on the first apply or update of this kind.
-    pub ssa: std::sync::OnceLock<Option<Value>>,
+    /// The same schema compiled into the schema model for server-side apply
+    /// (`ssa_model`), on the first apply or update of this kind.
+    pub ssa: crate::schema::LazyCustomModel,
     /// The `Warning` a request to a deprecated version gets.
     pub deprecation_warning: Option<String>,
     /// The CRD is being deleted: custom resources are being removed.
@@ -101,29 +101,14 @@ pub struct CustomVersion {
 
 impl CustomVersion {
     /// The schema field ownership reads (structured-merge-diff's view of the
-    /// CRD, as apiextensions builds it for its type converter): the version's
-    /// schema with `apiVersion` and `kind` strings and `metadata` the
-    /// built-in ObjectMeta at the root, so list types and map keys
-    /// (`x-kubernetes-list-type: map`, `x-kubernetes-list-map-keys`) decide
-    /// who owns which list item. `None` without a schema: deduced.
-    pub fn ssa_schema(&self) -> Option<&Value> {
-        self.ssa
-            .get_or_init(|| {
-                let mut schema: Value = serde_json::from_str(self.schema.as_deref()?).ok()?;
-                let map = schema.as_object_mut()?;
-                let properties = map
-                    .entry("properties")
-                    .or_insert_with(|| Value::Object(Default::default()));
-                let properties = properties.as_object_mut()?;
-                properties.insert("apiVersion".into(), serde_json::json!({"type": "string"}));
-                properties.insert("kind".into(), serde_json::json!({"type": "string"}));
-                properties.insert(
-                    "metadata".into(),
-                    serde_json::json!({"$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}),
-                );
-                Some(schema)
-            })
-            .as_ref()
+    /// CRD, as apiextensions builds it for its type converter), compiled
+    /// into the schema model: the version's schema with `apiVersion` and
+    /// `kind` strings and `metadata` the built-in ObjectMeta at the root, so
+    /// list types and map keys (`x-kubernetes-list-type: map`,
+    /// `x-kubernetes-list-map-keys`) decide who owns which list item. `None`
+    /// without a schema: deduced.
+    pub fn ssa_model(&self) -> Option<&crate::schema::Model> {
+        self.ssa.get_or_compile(self.schema.as_deref())
     }
 }
 
@@ -286,7 +271,7 @@ pub fn served_versions(crd: &Value) -> Vec<(&'static ResourceDef, CustomVersion)
                     .iter()
                     .find(|(known, _)| *known == name)
                     .and_then(|(_, structural)| structural.clone()),
-                ssa: std::sync::OnceLock::new(),
+                ssa: Default::default(),
                 deprecation_warning,
                 terminating,
             },

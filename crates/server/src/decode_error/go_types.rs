@@ -1,13 +1,12 @@
 //! The Go type of each schema a body decodes into (`sigs.k8s.io/json` into
-//! the typed object, driven by the OpenAPI schema).
+//! the typed object, driven by the OpenAPI schema as compiled into the
+//! schema model, `crate::schema`).
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use serde_json::Value;
-
 use super::named_types::{APIS_META_PREFIX, API_PREFIX, NAMED_TYPES};
-use crate::openapi::OpenApi;
+use crate::schema::{Model, NodeId, Reference, SchemaType};
 
 /// The Go type a JSON value is decoded into, as far as the error texts need it.
 #[derive(Debug, Clone)]
@@ -130,10 +129,6 @@ impl GoType {
     }
 }
 
-fn ref_name(schema: &Value) -> Option<&str> {
-    schema.get("$ref")?.as_str()?.rsplit('/').next()
-}
-
 /// `pkg.Type` of a definition name (`io.k8s.api.core.v1.PodSpec` -> `v1.PodSpec`).
 pub(super) fn go_type_of_definition(definition: &str) -> (String, String) {
     let mut parts = definition.rsplit('.');
@@ -143,16 +138,19 @@ pub(super) fn go_type_of_definition(definition: &str) -> (String, String) {
 }
 
 /// The Go type of a schema (a property, an item, a map value).
-fn resolve(openapi: &OpenApi, schema: &Value) -> GoType {
-    if let Some(definition) = ref_name(schema) {
-        return resolve_definition(openapi, definition);
+fn resolve(model: &Model, id: NodeId) -> GoType {
+    let node = model.node(id);
+    match node.reference {
+        Some(Reference::Node(target)) => return resolve_definition(model, target),
+        Some(Reference::Missing) => return GoType::Any,
+        None => {}
     }
-    let format = schema.get("format").and_then(Value::as_str);
-    match schema.get("type").and_then(Value::as_str) {
-        Some("string") if format == Some("byte") => GoType::Bytes("[]uint8".into()),
-        Some("string") if format == Some("int-or-string") => GoType::IntOrString,
-        Some("string") => GoType::Str("string".into()),
-        Some("integer") => match format {
+    let format = node.format.as_deref();
+    match node.schema_type {
+        Some(SchemaType::String) if format == Some("byte") => GoType::Bytes("[]uint8".into()),
+        Some(SchemaType::String) if format == Some("int-or-string") => GoType::IntOrString,
+        Some(SchemaType::String) => GoType::Str("string".into()),
+        Some(SchemaType::Integer) => match format {
             Some("int32") => GoType::Int {
                 name: "int32".into(),
                 bits: 32,
@@ -166,7 +164,7 @@ fn resolve(openapi: &OpenApi, schema: &Value) -> GoType {
                 bits: 64,
             },
         },
-        Some("number") => match format {
+        Some(SchemaType::Number) => match format {
             Some("float") => GoType::Float {
                 name: "float32".into(),
                 bits: 32,
@@ -176,11 +174,11 @@ fn resolve(openapi: &OpenApi, schema: &Value) -> GoType {
                 bits: 64,
             },
         },
-        Some("boolean") => GoType::Bool("bool".into()),
-        Some("array") => {
-            let elem = schema
-                .get("items")
-                .map_or(GoType::Any, |items| resolve(openapi, items));
+        Some(SchemaType::Boolean) => GoType::Bool("bool".into()),
+        Some(SchemaType::Array) => {
+            let elem = node
+                .items
+                .map_or(GoType::Any, |items| resolve(model, items));
             match elem {
                 GoType::Any => GoType::Any,
                 elem => GoType::Slice {
@@ -189,8 +187,8 @@ fn resolve(openapi: &OpenApi, schema: &Value) -> GoType {
                 },
             }
         }
-        Some("object") => match schema.get("additionalProperties").filter(|v| v.is_object()) {
-            Some(values) => match resolve(openapi, values) {
+        Some(SchemaType::Object) => match node.additional_properties {
+            Some(values) => match resolve(model, values) {
                 GoType::Any => GoType::Any,
                 value => GoType::Map {
                     name: format!("map[string]{}", value.name()),
@@ -203,7 +201,8 @@ fn resolve(openapi: &OpenApi, schema: &Value) -> GoType {
     }
 }
 
-fn resolve_definition(openapi: &OpenApi, definition: &str) -> GoType {
+fn resolve_definition(model: &Model, id: NodeId) -> GoType {
+    let definition = model.definition_name(id).unwrap_or("");
     match definition {
         "io.k8s.apimachinery.pkg.api.resource.Quantity" => return GoType::Quantity,
         "io.k8s.apimachinery.pkg.util.intstr.IntOrString" => return GoType::IntOrString,
@@ -222,12 +221,9 @@ fn resolve_definition(openapi: &OpenApi, definition: &str) -> GoType {
         }
         _ => {}
     }
-    let Ok(Some(schema)) = openapi.definition(definition) else {
-        return GoType::Any;
-    };
+    let schema = model.node(id);
     let (name, type_name) = go_type_of_definition(definition);
-    let is_struct = schema.get("properties").is_some()
-        || schema.get("type").and_then(Value::as_str) == Some("object");
+    let is_struct = schema.properties.is_some() || schema.schema_type == Some(SchemaType::Object);
     if is_struct {
         GoType::Struct {
             name,
@@ -273,13 +269,8 @@ pub(super) fn json_schema_props() -> GoType {
 }
 
 /// The Go type of property `field` of `definition`.
-pub(super) fn field_type(
-    openapi: &OpenApi,
-    definition: &str,
-    field: &str,
-    schema: &Value,
-) -> GoType {
-    let resolved = resolve(openapi, schema);
+pub(super) fn field_type(model: &Model, definition: &str, field: &str, schema: NodeId) -> GoType {
+    let resolved = resolve(model, schema);
     let short = definition
         .strip_prefix(API_PREFIX)
         .or_else(|| definition.strip_prefix(APIS_META_PREFIX))

@@ -45,7 +45,7 @@ mod tests;
 mod tree;
 mod type_walk;
 
-use crate::openapi::OpenApi;
+use crate::schema::Model;
 
 pub use scanner::go_json_syntax_error;
 pub use summarize::summarize_data;
@@ -54,7 +54,7 @@ use crate::go::strconv::quote as go_quote;
 use crate::go::utf8::lossy as go_lossy;
 use go_types::{go_type_of_definition, GoType};
 use interpret::{gv_string, interpret, parse_group_version};
-use scheme::{internal_package, openapi, scheme_new, Created, Scheme, INTERNAL_VERSION};
+use scheme::{internal_package, scheme_new, Created, Scheme, INTERNAL_VERSION};
 use tree::Tree;
 use type_walk::TypeWalk;
 pub use type_walk::Wording;
@@ -213,10 +213,9 @@ pub fn decode_failure_message_of_valid_json(
 
     // 4. Unmarshal into the typed object of the body's kind.
     if created == Created::Api {
-        let openapi = openapi();
-        if let Ok(Some(_)) = openapi.schema_for_kind(&group, &version, &kind) {
-            let mut walk = TypeWalk::new(openapi, &tree, Wording::Json);
-            let root = root_type(openapi, &group, &version, &kind);
+        if let Some(model) = kind_model(&group, &version, &kind) {
+            let mut walk = TypeWalk::new(model, &tree, Wording::Json);
+            let root = root_type(model, &group, &version, &kind);
             if let Err(fatal) = walk.value(0, &root) {
                 return Some(cannot_handle(&fatal));
             }
@@ -273,13 +272,10 @@ pub fn typed_decode_error(
     json: &[u8],
     wording: Wording,
 ) -> Option<String> {
-    let openapi = openapi();
-    if !matches!(openapi.schema_for_kind(group, version, kind), Ok(Some(_))) {
-        return None;
-    }
+    let model = kind_model(group, version, kind)?;
     let tree = Tree::parse(json)?;
-    let root = root_type(openapi, group, version, kind);
-    let mut walk = TypeWalk::new(openapi, &tree, wording);
+    let root = root_type(model, group, version, kind);
+    let mut walk = TypeWalk::new(model, &tree, wording);
     if let Err(fatal) = walk.value(0, &root) {
         return Some(fatal);
     }
@@ -296,24 +292,26 @@ pub fn typed_decode_error_of_value(
     footprint: Option<&serde_json::Value>,
     wording: Wording,
 ) -> Option<String> {
-    let openapi = openapi();
-    if !matches!(openapi.schema_for_kind(group, version, kind), Ok(Some(_))) {
-        return None;
-    }
+    let model = kind_model(group, version, kind)?;
     let tree = Tree::from_value(value, footprint);
-    let root = root_type(openapi, group, version, kind);
-    let mut walk = TypeWalk::new(openapi, &tree, wording);
+    let root = root_type(model, group, version, kind);
+    let mut walk = TypeWalk::new(model, &tree, wording);
     if let Err(fatal) = walk.value(0, &root) {
         return Some(fatal);
     }
     walk.saved
 }
 
+/// The built-in schema model, when it has this group/version/kind.
+fn kind_model(group: &str, version: &str, kind: &str) -> Option<&'static Model> {
+    let model = crate::schema::builtin().ok()?;
+    model.kind(group, version, kind).map(|_| model)
+}
+
 /// The struct a body of this kind decodes into (the root of the walk).
-fn root_type(openapi: &OpenApi, group: &str, version: &str, kind: &str) -> GoType {
-    // The definition name is not exposed by kind; the Go type name is the kind
-    // and only `Struct.type_name` / `definition` matter for the walk.
-    let definition = definition_name_for(openapi, group, version, kind);
+fn root_type(model: &Model, group: &str, version: &str, kind: &str) -> GoType {
+    // Only `Struct.type_name` / `definition` matter for the walk.
+    let definition = definition_name_for(model, group, version, kind);
     match definition {
         Some(definition) => {
             let (name, type_name) = go_type_of_definition(&definition);
@@ -329,13 +327,8 @@ fn root_type(openapi: &OpenApi, group: &str, version: &str, kind: &str) -> GoTyp
 
 /// The vendored definition name carrying this group/version/kind, found by
 /// trying the package paths kube's types live in.
-fn definition_name_for(
-    openapi: &OpenApi,
-    group: &str,
-    version: &str,
-    kind: &str,
-) -> Option<String> {
-    let target = openapi.schema_for_kind(group, version, kind).ok()??;
+fn definition_name_for(model: &Model, group: &str, version: &str, kind: &str) -> Option<String> {
+    let target = model.definition_name(model.kind(group, version, kind)?)?;
     let short_group = match group {
         "" => "core".to_string(),
         "internal.apiserver.k8s.io" => "apiserverinternal".to_string(),
@@ -347,7 +340,5 @@ fn definition_name_for(
         format!("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.{version}.{kind}"),
         format!("io.k8s.kube-aggregator.pkg.apis.apiregistration.{version}.{kind}"),
     ];
-    candidates.into_iter().find(
-        |name| matches!(openapi.definition(name), Ok(Some(schema)) if std::ptr::eq(schema, target)),
-    )
+    candidates.into_iter().find(|name| name == target)
 }

@@ -1,14 +1,12 @@
 //! `sigs.k8s.io/json` decoding a body into its typed object, reduced to the
 //! errors it reports.
 
-use serde_json::Value;
-
 use super::go_types::{field_type, json_schema_props, GoType, SchemaOr};
 use super::interpret::value_word;
 use super::tree::{Node, Tree};
 use crate::go::time_parse::parse_go_time;
 use crate::go::utf8::lossy as go_lossy;
-use crate::openapi::OpenApi;
+use crate::schema::Model;
 
 /// How deep [`TypeWalk`] follows a body; deeper values are not checked (kube
 /// itself stops at 10000 levels, which would not fit a worker thread's stack).
@@ -31,7 +29,7 @@ const MAX_WALK_DEPTH: usize = 512;
 /// (`apimachinery/pkg/runtime/converter.go`, `fromUnstructured`): the first
 /// mismatch ends the walk and its text names no field.
 pub(super) struct TypeWalk<'a> {
-    pub(super) openapi: &'a OpenApi,
+    pub(super) model: &'a Model,
     pub(super) tree: &'a Tree<'a>,
     pub(super) saved: Option<String>,
     pub(super) struct_name: String,
@@ -50,9 +48,9 @@ pub enum Wording {
 }
 
 impl<'a> TypeWalk<'a> {
-    pub(super) fn new(openapi: &'a OpenApi, tree: &'a Tree<'a>, wording: Wording) -> Self {
+    pub(super) fn new(model: &'a Model, tree: &'a Tree<'a>, wording: Wording) -> Self {
         TypeWalk {
-            openapi,
+            model,
             tree,
             saved: None,
             struct_name: String::new(),
@@ -319,17 +317,18 @@ impl TypeWalk<'_> {
                     self.save_type_error(value_word(node), name);
                     return Ok(());
                 };
-                let Ok(Some(schema)) = self.openapi.definition(definition) else {
+                let Some(schema) = self.model.definition(definition) else {
                     return Ok(());
                 };
-                let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+                let schema = self.model.node(schema);
+                if schema.properties.is_none() {
                     return Ok(());
-                };
+                }
                 for (key, child) in members {
-                    let Some(property) = properties.get(key) else {
+                    let Some(property) = schema.property(key) else {
                         continue;
                     };
-                    let field = field_type(self.openapi, definition, key, property);
+                    let field = field_type(self.model, definition, key, property);
                     if self.wording == Wording::Unstructured {
                         // The converter's texts carry no field context; its
                         // custom unmarshalers see a value on its own.

@@ -4,6 +4,7 @@ use serde_json::Value;
 
 use super::shape::{push_key, shape, zero_value, Errors, Shape};
 use crate::openapi::OpenApi;
+use crate::schema::{self, Model, NodeId};
 
 /// The `unknown field "..."` messages for `object`, an object of this
 /// group/version/kind, in the order kube finds them in a body whose keys are
@@ -18,14 +19,15 @@ pub fn unknown_fields(
     kind: &str,
     object: &Value,
 ) -> Vec<String> {
-    let Ok(Some(root)) = openapi.schema_for_kind(group, version, kind) else {
+    let _ = openapi; // The built-in schemas are the process's compiled model.
+    let Some((model, root)) = builtin_kind(group, version, kind) else {
         return Vec::new();
     };
     let mut errors = Errors::default();
     let mut path = String::new();
     walk_value(
-        openapi,
-        shape(openapi, root),
+        model,
+        shape(model, root),
         object,
         &mut path,
         &mut errors,
@@ -47,15 +49,16 @@ pub fn drop_unknown_fields(
     kind: &str,
     object: &mut Value,
 ) -> Vec<String> {
-    let Ok(Some(root)) = openapi.schema_for_kind(group, version, kind) else {
+    let _ = openapi; // The built-in schemas are the process's compiled model.
+    let Some((model, root)) = builtin_kind(group, version, kind) else {
         return Vec::new();
     };
     let mut errors = Errors::default();
     let mut path = String::new();
     let mut fixes = Fixes::default();
     walk_value(
-        openapi,
-        shape(openapi, root),
+        model,
+        shape(model, root),
         object,
         &mut path,
         &mut errors,
@@ -73,32 +76,47 @@ pub fn drop_unknown_fields(
     errors.messages
 }
 
+/// The compiled model and node of a built-in kind.
+pub(super) fn builtin_kind(
+    group: &str,
+    version: &str,
+    kind: &str,
+) -> Option<(&'static Model, NodeId)> {
+    let model = schema::builtin().ok()?;
+    Some((model, model.kind(group, version, kind)?))
+}
+
 /// As [`unknown_fields`] against an inline OpenAPI v3 schema (a CRD
 /// version's `openAPIV3Schema`: `properties`, `additionalProperties`,
-/// `items`, `x-kubernetes-preserve-unknown-fields`); `metadata` is checked
-/// against ObjectMeta, `apiVersion`/`kind` are always known, as kube's
-/// pruning does. `$ref`s resolve against the built-in definitions.
+/// `items`, `x-kubernetes-preserve-unknown-fields`), compiled into the
+/// schema model; `metadata` is checked against ObjectMeta,
+/// `apiVersion`/`kind` are always known, as kube's pruning does. `$ref`s
+/// resolve against the built-in definitions.
 pub fn unknown_fields_in_schema(openapi: &OpenApi, schema: &Value, object: &Value) -> Vec<String> {
-    let mut errors = Errors::default();
+    let _ = openapi; // The built-in schemas are the process's compiled model.
+    let Ok(base) = schema::builtin() else {
+        return Vec::new();
+    };
     let Some(fields) = object.as_object() else {
         return Vec::new();
     };
-    let properties = schema.get("properties").and_then(Value::as_object);
-    let preserve = schema
-        .get("x-kubernetes-preserve-unknown-fields")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
+    let model = schema::compile_layered(base, schema);
+    let Some(root) = model.root() else {
+        return Vec::new();
+    };
+    let root = model.node(root);
+    let mut errors = Errors::default();
     for (key, value) in fields {
         let mut path = key.clone();
         match key.as_str() {
             "apiVersion" | "kind" => {}
             "metadata" => {
-                if let Ok(Some(meta)) =
-                    openapi.definition("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")
+                if let Some(meta) =
+                    model.definition("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")
                 {
                     walk_value(
-                        openapi,
-                        shape(openapi, meta),
+                        &model,
+                        shape(&model, meta),
                         value,
                         &mut path,
                         &mut errors,
@@ -107,17 +125,17 @@ pub fn unknown_fields_in_schema(openapi: &OpenApi, schema: &Value, object: &Valu
                     );
                 }
             }
-            _ => match properties.and_then(|p| p.get(key)) {
+            _ => match root.property(key) {
                 Some(child) => walk_value(
-                    openapi,
-                    shape(openapi, child),
+                    &model,
+                    shape(&model, child),
                     value,
                     &mut path,
                     &mut errors,
                     None,
                     1,
                 ),
-                None if preserve => {}
+                None if root.preserve_unknown_fields => {}
                 None => errors.push("unknown field", "", key),
             },
         }
@@ -175,8 +193,8 @@ fn remove_at(object: &mut Value, pointer: &[Step]) {
 /// Records the zero value of an element of `schema` for a `null` element at
 /// `steps`, and [`bytes_as_base64`] for a `[]byte` given as numbers.
 fn zero_if_null(
-    openapi: &OpenApi,
-    schema: &Value,
+    model: &Model,
+    schema: NodeId,
     element: &Value,
     steps: &[Step],
     fixes: &mut Option<&mut Fixes>,
@@ -186,12 +204,12 @@ fn zero_if_null(
     };
     match element {
         Value::Null => {
-            let zero = zero_value(openapi, schema);
+            let zero = zero_value(model, schema);
             if !zero.is_null() {
                 fixes.zeroed.push((steps.to_vec(), zero));
             }
         }
-        Value::Array(_) => bytes_as_base64(schema, element, steps, fixes),
+        Value::Array(_) => bytes_as_base64(model, schema, element, steps, fixes),
         _ => {}
     }
 }
@@ -199,8 +217,14 @@ fn zero_if_null(
 /// A `[]byte` field (`format: byte`) given as a JSON array of numbers:
 /// Go's decoder takes it element by element and kube stores the bytes as
 /// base64, which is the only form typed clients read.
-fn bytes_as_base64(schema: &Value, element: &Value, steps: &[Step], fixes: &mut Fixes) {
-    if schema.get("format").and_then(Value::as_str) != Some("byte") {
+fn bytes_as_base64(
+    model: &Model,
+    schema: NodeId,
+    element: &Value,
+    steps: &[Step],
+    fixes: &mut Fixes,
+) {
+    if model.node(schema).format.as_deref() != Some("byte") {
         return;
     }
     let Value::Array(items) = element else {
@@ -226,7 +250,7 @@ fn bytes_as_base64(schema: &Value, element: &Value, steps: &[Step], fixes: &mut 
 pub(super) const MAX_WALK_DEPTH: usize = 256;
 
 fn walk_value(
-    openapi: &OpenApi,
+    model: &Model,
     shape_: Shape<'_>,
     value: &Value,
     path: &mut String,
@@ -236,7 +260,7 @@ fn walk_value(
 ) {
     #[allow(clippy::too_many_arguments)]
     fn inner(
-        openapi: &OpenApi,
+        model: &Model,
         shape_: Shape<'_>,
         value: &Value,
         path: &mut String,
@@ -249,26 +273,20 @@ fn walk_value(
             return;
         }
         match (shape_, value) {
-            (
-                Shape::Struct {
-                    properties,
-                    preserve,
-                },
-                Value::Object(map),
-            ) => {
+            (Shape::Struct { fields, preserve }, Value::Object(map)) => {
                 for (key, child) in map {
                     let len = path.len();
-                    match properties.and_then(|p| p.get(key)) {
+                    match fields.and_then(|node| node.property(key)) {
                         Some(schema) => {
                             push_key(path, key);
                             steps.push(Step::Key(key.clone()));
                             if let (Value::Array(_), Some(fixes)) = (child, dropped.as_deref_mut())
                             {
-                                bytes_as_base64(schema, child, steps, fixes);
+                                bytes_as_base64(model, schema, child, steps, fixes);
                             }
                             inner(
-                                openapi,
-                                shape(openapi, schema),
+                                model,
+                                shape(model, schema),
                                 child,
                                 path,
                                 errors,
@@ -292,14 +310,14 @@ fn walk_value(
                 }
             }
             (Shape::Map(schema), Value::Object(map)) => {
-                let child_shape = shape(openapi, schema);
+                let child_shape = shape(model, schema);
                 for (key, child) in map {
                     let len = path.len();
                     push_key(path, key);
                     steps.push(Step::Key(key.clone()));
-                    zero_if_null(openapi, schema, child, steps, dropped);
+                    zero_if_null(model, schema, child, steps, dropped);
                     inner(
-                        openapi,
+                        model,
                         child_shape,
                         child,
                         path,
@@ -313,14 +331,14 @@ fn walk_value(
                 }
             }
             (Shape::List(schema), Value::Array(items)) => {
-                let child_shape = shape(openapi, schema);
+                let child_shape = shape(model, schema);
                 for (index, item) in items.iter().enumerate() {
                     let len = path.len();
                     path.push_str(&format!("[{index}]"));
                     steps.push(Step::Index(index));
-                    zero_if_null(openapi, schema, item, steps, dropped);
+                    zero_if_null(model, schema, item, steps, dropped);
                     inner(
-                        openapi,
+                        model,
                         child_shape,
                         item,
                         path,
@@ -338,7 +356,7 @@ fn walk_value(
     }
     let mut steps = Vec::new();
     inner(
-        openapi,
+        model,
         shape_,
         value,
         path,

@@ -4,9 +4,10 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::decoded::{unknown_fields, MAX_WALK_DEPTH};
+use super::decoded::{builtin_kind, unknown_fields, MAX_WALK_DEPTH};
 use super::shape::{push_key, shape, Errors, Shape};
 use crate::openapi::OpenApi;
+use crate::schema::{Model, NodeId};
 use crate::yaml::yaml_duplicate_error;
 
 /// kube's strict errors for a JSON `body` decoded as this group/version/kind:
@@ -23,9 +24,10 @@ pub fn strict_errors(
     kind: &str,
     body: &[u8],
 ) -> Vec<String> {
-    match openapi.schema_for_kind(group, version, kind) {
-        Ok(Some(root)) => scan(openapi, shape(openapi, root), body),
-        _ => duplicate_fields(body),
+    let _ = openapi; // The built-in schemas are the process's compiled model.
+    match builtin_kind(group, version, kind) {
+        Some((model, root)) => scan(model, shape(model, root), body),
+        None => duplicate_fields(body),
     }
 }
 
@@ -63,7 +65,7 @@ struct Scanner<'b> {
     errors: Errors,
 }
 
-fn scan(openapi: &OpenApi, root: Shape<'_>, body: &[u8]) -> Vec<String> {
+fn scan(model: &Model, root: Shape<'_>, body: &[u8]) -> Vec<String> {
     let mut scanner = Scanner {
         body,
         at: 0,
@@ -71,7 +73,7 @@ fn scan(openapi: &OpenApi, root: Shape<'_>, body: &[u8]) -> Vec<String> {
     };
     let mut path = String::new();
     scanner.skip_ws();
-    let _ = scanner.value(Some(openapi), root, &mut path, 0);
+    let _ = scanner.value(Some(model), root, &mut path, 0);
     scanner.errors.messages
 }
 
@@ -220,7 +222,7 @@ impl Scanner<'_> {
 
     fn value<'s>(
         &mut self,
-        openapi: Option<&'s OpenApi>,
+        model: Option<&'s Model>,
         shape_: Shape<'s>,
         path: &mut String,
         depth: usize,
@@ -229,9 +231,9 @@ impl Scanner<'_> {
         if depth > MAX_WALK_DEPTH {
             return self.skip_value();
         }
-        let child_shape = |schema: &'s Value| -> Shape<'s> {
-            match openapi {
-                Some(openapi) => shape(openapi, schema),
+        let child_shape = |schema: NodeId| -> Shape<'s> {
+            match model {
+                Some(model) => shape(model, schema),
                 None => Shape::Any,
             }
         };
@@ -250,37 +252,36 @@ impl Scanner<'_> {
                     self.expect(b':')?;
                     let len = path.len();
                     match shape_ {
-                        Shape::Struct {
-                            properties,
-                            preserve,
-                        } => match properties.and_then(|p| p.get(&key)) {
-                            Some(schema) => {
-                                if !seen.insert(key.clone()) {
-                                    self.errors.push("duplicate field", path, &key);
+                        Shape::Struct { fields, preserve } => {
+                            match fields.and_then(|node| node.property(&key)) {
+                                Some(schema) => {
+                                    if !seen.insert(key.clone()) {
+                                        self.errors.push("duplicate field", path, &key);
+                                    }
+                                    push_key(path, &key);
+                                    self.value(model, child_shape(schema), path, depth + 1)?;
                                 }
-                                push_key(path, &key);
-                                self.value(openapi, child_shape(schema), path, depth + 1)?;
-                            }
-                            None => {
-                                if !preserve {
-                                    self.errors.push("unknown field", path, &key);
+                                None => {
+                                    if !preserve {
+                                        self.errors.push("unknown field", path, &key);
+                                    }
+                                    self.skip_value()?;
                                 }
-                                self.skip_value()?;
                             }
-                        },
+                        }
                         Shape::Map(schema) => {
                             if !seen.insert(key.clone()) {
                                 self.errors.push("duplicate field", path, &key);
                             }
                             push_key(path, &key);
-                            self.value(openapi, child_shape(schema), path, depth + 1)?;
+                            self.value(model, child_shape(schema), path, depth + 1)?;
                         }
                         _ => {
                             if !seen.insert(key.clone()) {
                                 self.errors.push("duplicate field", path, &key);
                             }
                             push_key(path, &key);
-                            self.value(openapi, Shape::Any, path, depth + 1)?;
+                            self.value(model, Shape::Any, path, depth + 1)?;
                         }
                     }
                     path.truncate(len);
@@ -310,7 +311,7 @@ impl Scanner<'_> {
                 loop {
                     let len = path.len();
                     path.push_str(&format!("[{index}]"));
-                    self.value(openapi, item_shape, path, depth + 1)?;
+                    self.value(model, item_shape, path, depth + 1)?;
                     path.truncate(len);
                     index += 1;
                     self.skip_ws();

@@ -12,6 +12,7 @@ use super::path::PathElement;
 use super::schema::{ListTypeRef, Schema};
 use super::set::Set;
 use super::walk::{index_items, shape, Shape, MAX_DEPTH};
+use crate::schema::NodeId;
 
 /// What changed between two values (`typed.Comparison`).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -84,7 +85,7 @@ fn leaf(lhs: Option<&Value>, rhs: Option<&Value>) -> Change {
 /// it), its own change is returned.
 fn compare_node<'a>(
     schema: &Schema<'a>,
-    schema_value: &'a Value,
+    schema_value: NodeId,
     lhs: Option<&Value>,
     rhs: Option<&Value>,
     depth: usize,
@@ -157,7 +158,7 @@ fn compare_node<'a>(
 /// merging walker pairs them; every item of either side is visited once.
 fn compare_list<'a>(
     schema: &Schema<'a>,
-    items: &'a Value,
+    items: NodeId,
     list_type: &ListTypeRef<'_>,
     lhs: Option<&Vec<Value>>,
     rhs: Option<&Vec<Value>>,

@@ -30,6 +30,7 @@ use super::schema::{Node, Schema};
 use super::set::Set;
 use super::walk::{self, item_element, shape, Shape, MAX_DEPTH};
 use super::FieldManager;
+use crate::schema::NodeId;
 
 impl FieldManager<'_> {
     /// The full prune (see the module documentation).
@@ -89,8 +90,7 @@ fn field_is_member(
     child_node: Node<'_>,
     child: &Value,
 ) -> bool {
-    let declared =
-        matches!(parent, Node::Struct { properties, .. } if properties.contains_key(key));
+    let declared = parent.declares(key);
     let leaf = matches!(shape(schema, child_node, Some(child)), Shape::Leaf);
     let empty_map = child.as_object().is_some_and(serde_json::Map::is_empty);
     leaf || child.is_null() || empty_map || !declared
@@ -100,7 +100,7 @@ fn field_is_member(
 /// as a granular non-empty container must keep a child.
 fn witnessed<'a>(
     schema: &Schema<'a>,
-    schema_value: &'a Value,
+    schema_value: NodeId,
     value: &Value,
     last: &Set,
     applied: Option<&Set>,
@@ -197,7 +197,7 @@ fn member(set: Option<&Set>, element: &PathElement) -> bool {
 /// emptied itself. `applied` is the applied set below `value`.
 fn has_witness<'a>(
     schema: &Schema<'a>,
-    schema_value: &'a Value,
+    schema_value: NodeId,
     value: &Value,
     applied: Option<&Set>,
     depth: usize,

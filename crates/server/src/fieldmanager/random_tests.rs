@@ -192,13 +192,7 @@ fn field_manager(kind: Kind, subresource: &str) -> FieldManager<'static> {
             "apps/v1",
         ),
         Kind::ConfigMap => (Schema::for_kind(openapi(), "", "v1", "ConfigMap"), "v1"),
-        Kind::Custom => (
-            Schema {
-                openapi: openapi(),
-                root: None,
-            },
-            "example.com/v1",
-        ),
+        Kind::Custom => (Schema::deduced_throughout(), "example.com/v1"),
     };
     let mut reset = Set::new();
     if matches!(kind, Kind::Deployment) {

@@ -1,4 +1,5 @@
-//! A structured-merge-diff view of the vendored OpenAPI v2 definitions,
+//! A structured-merge-diff view of the compiled schema model (the vendored
+//! OpenAPI v2 definitions, or a custom resource version's schema),
 //! following kube-openapi's `schemaconv` rules:
 //!
 //! * arrays: `x-kubernetes-list-type` `atomic` / `set` / `map` (keys from
@@ -13,11 +14,10 @@
 //!   rest scalars);
 //! * everything else (including int-or-string, quantities, times) a scalar.
 
-use serde_json::{Map, Value};
-
 use crate::openapi::OpenApi;
-
-const REF_PREFIX: &str = "#/definitions/";
+use crate::schema::{
+    self as model, ListTypeExtension, MapType, Model, NodeId, Reference, SchemaType, EMPTY,
+};
 
 /// How a list's items are told apart.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,20 +34,28 @@ pub enum ListType {
 pub enum Node<'a> {
     Scalar,
     Struct {
-        properties: &'a Map<String, Value>,
+        /// The compiled node declaring the fields.
+        fields: &'a model::Node,
         atomic: bool,
         /// Unknown keys are kept and deduced (`x-kubernetes-preserve-unknown-fields`).
         preserve: bool,
     },
     Map {
-        elements: &'a Value,
+        elements: NodeId,
         atomic: bool,
     },
     List {
-        items: &'a Value,
+        items: NodeId,
         list_type: ListTypeRef<'a>,
     },
     Deduced,
+}
+
+impl Node<'_> {
+    /// Whether this is a struct declaring field `key`.
+    pub fn declares(&self, key: &str) -> bool {
+        matches!(self, Node::Struct { fields, .. } if fields.property(key).is_some())
+    }
 }
 
 /// A list type borrowed from the schema.
@@ -55,7 +63,7 @@ pub enum Node<'a> {
 pub enum ListTypeRef<'a> {
     Atomic,
     Set,
-    Map(&'a [Value]),
+    Map(&'a [Box<str>]),
     /// `x-kubernetes-patch-merge-key` only.
     MergeKey(&'a str),
 }
@@ -63,11 +71,7 @@ pub enum ListTypeRef<'a> {
 impl ListTypeRef<'_> {
     pub fn keys(&self) -> Vec<String> {
         match self {
-            ListTypeRef::Map(keys) => keys
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect(),
+            ListTypeRef::Map(keys) => keys.iter().map(|key| key.to_string()).collect(),
             ListTypeRef::MergeKey(key) => vec![key.to_string()],
             _ => Vec::new(),
         }
@@ -78,78 +82,86 @@ impl ListTypeRef<'_> {
     }
 }
 
-/// The schema of an object kind, resolved lazily node by node.
+/// The schema of an object kind: a node of the compiled schema model
+/// (`crate::schema`), resolved node by node as the walks go.
 #[derive(Clone, Copy)]
 pub struct Schema<'a> {
-    pub openapi: &'a OpenApi,
-    pub root: Option<&'a Value>,
+    pub model: &'a Model,
+    /// The kind's node ([`EMPTY`]: deduced throughout).
+    pub root: NodeId,
 }
 
-/// A schema for an untyped (deduced) value.
-static DEDUCED: Value = Value::Null;
-
 impl<'a> Schema<'a> {
-    /// The schema of a kind; kinds without a vendored definition (custom
-    /// resources) are deduced throughout.
-    pub fn for_kind(openapi: &'a OpenApi, group: &str, version: &str, kind: &str) -> Self {
-        let root = openapi.schema_for_kind(group, version, kind).ok().flatten();
-        Schema { openapi, root }
+    /// The schema of a built-in kind; kinds without a vendored definition
+    /// are deduced throughout.
+    pub fn for_kind(_openapi: &OpenApi, group: &str, version: &str, kind: &str) -> Schema<'static> {
+        match model::builtin() {
+            Ok(builtin) => Schema {
+                model: builtin,
+                root: builtin.kind(group, version, kind).unwrap_or(EMPTY),
+            },
+            Err(_) => Schema::deduced_throughout(),
+        }
     }
 
-    pub fn root(&self) -> &'a Value {
-        self.root.unwrap_or(&DEDUCED)
+    /// The schema of a compiled custom resource version (its root).
+    pub fn of_model(model: &'a Model) -> Self {
+        Schema {
+            model,
+            root: model.root().unwrap_or(EMPTY),
+        }
     }
 
-    pub fn deduced() -> &'static Value {
-        &DEDUCED
+    /// No schema: every value is deduced (maps granular, lists atomic).
+    pub fn deduced_throughout() -> Schema<'static> {
+        Schema {
+            model: Model::empty(),
+            root: EMPTY,
+        }
     }
 
-    /// Resolves `$ref`s and reads the extensions (those on the referring
+    pub fn root(&self) -> NodeId {
+        self.root
+    }
+
+    /// The schema of an untyped (deduced) value.
+    pub fn deduced() -> NodeId {
+        EMPTY
+    }
+
+    /// Follows a `$ref` and reads the extensions (those on the referring
     /// schema win over the definition's).
-    pub fn resolve(&self, schema: &'a Value) -> Node<'a> {
-        if schema.is_null() {
+    pub fn resolve(&self, id: NodeId) -> Node<'a> {
+        if id == EMPTY {
             return Node::Deduced;
         }
-        let mut current = schema;
-        let mut map_type = schema.get("x-kubernetes-map-type").and_then(Value::as_str);
-        for _ in 0..16 {
-            let Some(name) = current
-                .get("$ref")
-                .and_then(Value::as_str)
-                .and_then(|r| r.strip_prefix(REF_PREFIX))
-            else {
-                break;
-            };
-            match self.openapi.definition(name) {
-                Ok(Some(definition)) => {
-                    current = definition;
-                    if map_type.is_none() {
-                        map_type = current.get("x-kubernetes-map-type").and_then(Value::as_str);
-                    }
+        let site = self.model.node(id);
+        let mut map_type = site.map_type;
+        let current = match site.reference {
+            None => site,
+            Some(Reference::Missing) => return Node::Deduced,
+            Some(Reference::Node(target)) => {
+                let definition = self.model.node(target);
+                if map_type.is_none() {
+                    map_type = definition.map_type;
                 }
-                _ => return Node::Deduced,
+                definition
             }
-        }
-        let atomic = map_type == Some("atomic");
-        let preserve = current
-            .get("x-kubernetes-preserve-unknown-fields")
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
-        if let Some(properties) = current.get("properties").and_then(Value::as_object) {
+        };
+        let atomic = map_type == Some(MapType::Atomic);
+        let preserve = current.preserve_unknown_fields;
+        if current.properties.is_some() {
             return Node::Struct {
-                properties,
+                fields: current,
                 atomic,
                 preserve,
             };
         }
-        if let Some(elements) = current
-            .get("additionalProperties")
-            .filter(|v| v.is_object())
-        {
+        if let Some(elements) = current.additional_properties {
             return Node::Map { elements, atomic };
         }
-        if let Some(items) = current.get("items").filter(|v| v.is_object()) {
-            let list_type = list_type(schema).or_else(|| list_type(current));
+        if let Some(items) = current.items {
+            let list_type = list_type(site).or_else(|| list_type(current));
             let list_type = list_type.unwrap_or(ListTypeRef::Atomic);
             // A merge strategy without a key over primitives is a set.
             return Node::List { items, list_type };
@@ -157,10 +169,10 @@ impl<'a> Schema<'a> {
         if preserve {
             return Node::Deduced;
         }
-        match current.get("type").and_then(Value::as_str) {
-            Some("object") if atomic => Node::Scalar,
-            Some("object") | None => {
-                if current.get("format").is_some() {
+        match current.schema_type {
+            Some(SchemaType::Object) if atomic => Node::Scalar,
+            Some(SchemaType::Object) | None => {
+                if current.format.is_some() {
                     Node::Scalar
                 } else {
                     Node::Deduced
@@ -172,50 +184,34 @@ impl<'a> Schema<'a> {
 
     /// The schema of a struct field or map entry `key` under `node`
     /// (`None`: not declared).
-    pub fn field(&self, node: &Node<'a>, key: &str) -> Option<&'a Value> {
+    pub fn field(&self, node: &Node<'a>, key: &str) -> Option<NodeId> {
         match node {
             Node::Struct {
-                properties,
-                preserve,
-                ..
-            } => properties
-                .get(key)
-                .or(if *preserve { Some(&DEDUCED) } else { None }),
-            Node::Map { elements, .. } => Some(elements),
-            Node::Deduced => Some(&DEDUCED),
+                fields, preserve, ..
+            } => fields
+                .property(key)
+                .or(if *preserve { Some(EMPTY) } else { None }),
+            Node::Map { elements, .. } => Some(*elements),
+            Node::Deduced => Some(EMPTY),
             _ => None,
         }
     }
 }
 
-fn list_type(schema: &Value) -> Option<ListTypeRef<'_>> {
-    match schema.get("x-kubernetes-list-type").and_then(Value::as_str) {
-        Some("atomic") => return Some(ListTypeRef::Atomic),
-        Some("set") => return Some(ListTypeRef::Set),
-        Some("map") => {
-            let keys = schema
-                .get("x-kubernetes-list-map-keys")
-                .and_then(Value::as_array)
-                .map(Vec::as_slice)
-                .unwrap_or(&[]);
-            return Some(ListTypeRef::Map(keys));
-        }
-        Some(_) => return Some(ListTypeRef::Atomic),
+fn list_type(node: &model::Node) -> Option<ListTypeRef<'_>> {
+    match node.list_type {
+        Some(ListTypeExtension::Atomic) => return Some(ListTypeRef::Atomic),
+        Some(ListTypeExtension::Set) => return Some(ListTypeRef::Set),
+        Some(ListTypeExtension::Map) => return Some(ListTypeRef::Map(&node.list_map_keys)),
+        Some(ListTypeExtension::Other) => return Some(ListTypeRef::Atomic),
         None => {}
     }
-    let strategy = schema
-        .get("x-kubernetes-patch-strategy")
-        .and_then(Value::as_str)?;
+    let strategy = node.patch_strategy.as_deref()?;
     if strategy.split(',').any(|s| s == "merge") {
-        return Some(
-            match schema
-                .get("x-kubernetes-patch-merge-key")
-                .and_then(Value::as_str)
-            {
-                Some(key) => ListTypeRef::MergeKey(key),
-                None => ListTypeRef::Set,
-            },
-        );
+        return Some(match node.patch_merge_key.as_deref() {
+            Some(key) => ListTypeRef::MergeKey(key),
+            None => ListTypeRef::Set,
+        });
     }
     None
 }

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use super::path::PathElement;
 use super::schema::{ListTypeRef, Node, Schema};
 use super::set::Set;
+use crate::schema::NodeId;
 
 /// Deepest nesting walked (serde_json refuses deeper bodies anyway).
 pub(super) const MAX_DEPTH: usize = 200;
@@ -50,16 +51,12 @@ fn key_default(name: &str) -> Option<Value> {
 /// `listItemToPathElement`.
 pub fn item_element(list_type: &ListTypeRef<'_>, item: &Value) -> Result<PathElement, String> {
     // The key names, borrowed from the schema (no allocation per item).
-    let one;
-    let keys: &[Value] = match list_type {
-        ListTypeRef::Map(keys) => keys,
-        ListTypeRef::MergeKey(key) => {
-            one = [Value::String((*key).to_string())];
-            &one
-        }
-        _ => &[],
+    let (map_keys, merge_key): (&[Box<str>], Option<&str>) = match list_type {
+        ListTypeRef::Map(keys) => (keys, None),
+        ListTypeRef::MergeKey(key) => (&[], Some(key)),
+        _ => (&[], None),
     };
-    let keys = keys.iter().filter_map(Value::as_str);
+    let keys = map_keys.iter().map(|key| &**key).chain(merge_key);
     if keys.clone().next().is_some() {
         let Value::Object(map) = item else {
             return Err(if item.is_null() {
@@ -96,7 +93,7 @@ pub fn item_element(list_type: &ListTypeRef<'_>, item: &Value) -> Result<PathEle
 pub(super) enum Shape<'a> {
     Leaf,
     Fields(Node<'a>),
-    List(&'a Value, ListTypeRef<'a>),
+    List(NodeId, ListTypeRef<'a>),
 }
 
 /// `deduceAtom` for untyped values: maps are granular, the rest leaves.
@@ -125,7 +122,7 @@ pub fn to_field_set(schema: &Schema<'_>, value: &Value) -> Set {
 /// leaf member of its parent's set.
 fn field_set<'a>(
     schema: &Schema<'a>,
-    schema_value: &'a Value,
+    schema_value: NodeId,
     value: &Value,
     depth: usize,
 ) -> (bool, Set) {
@@ -140,7 +137,7 @@ fn field_set<'a>(
             let Value::Object(map) = value else {
                 return (false, set);
             };
-            let declared = |key: &str| matches!(node, Node::Struct { properties, .. } if properties.contains_key(key));
+            let declared = |key: &str| node.declares(key);
             for (key, child) in map {
                 let Some(child_schema) = schema.field(&node, key) else {
                     continue;
@@ -211,7 +208,7 @@ impl<'a> Merger<'_, 'a> {
 
     fn merge(
         &self,
-        schema_value: &'a Value,
+        schema_value: NodeId,
         lhs: Option<&Value>,
         rhs: Option<&Value>,
         depth: usize,
@@ -285,7 +282,7 @@ impl<'a> Merger<'_, 'a> {
     /// items of the configuration follow its order.
     fn merge_list(
         &self,
-        items: &'a Value,
+        items: NodeId,
         list_type: &ListTypeRef<'_>,
         lhs: Option<&Vec<Value>>,
         rhs: Option<&Vec<Value>>,
@@ -414,7 +411,7 @@ pub fn remove_items(schema: &Schema<'_>, value: &Value, set: &Set) -> Value {
 
 fn remove<'a>(
     schema: &Schema<'a>,
-    schema_value: &'a Value,
+    schema_value: NodeId,
     value: &Value,
     set: &Set,
     depth: usize,
@@ -521,7 +518,7 @@ fn steps_string(steps: &[Step<'_>]) -> String {
 
 fn validate_at<'a, 'v>(
     schema: &Schema<'a>,
-    schema_value: &'a Value,
+    schema_value: NodeId,
     value: &'v Value,
     path: &mut Vec<Step<'v>>,
     errors: &mut Vec<TypedError>,

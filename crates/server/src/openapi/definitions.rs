@@ -87,6 +87,18 @@ impl Definitions {
         self.schemas.get(name)
     }
 
+    /// Every definition, by name in sorted order (the schema model compiles them).
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
+        self.schemas
+            .iter()
+            .map(|(name, schema)| (name.as_str(), schema))
+    }
+
+    /// Every indexed group/version/kind with its definition name.
+    pub(crate) fn kinds(&self) -> impl Iterator<Item = (&Gvk, &str)> {
+        self.by_gvk.iter().map(|(gvk, name)| (gvk, name.as_str()))
+    }
+
     /// Definition name of the schema carrying this GVK in `x-kubernetes-group-version-kind`.
     pub(crate) fn name_for_gvk(&self, group: &str, version: &str, kind: &str) -> Option<&str> {
         self.by_gvk

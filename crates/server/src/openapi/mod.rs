@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use serde_json::Value;
 
 use crate::registry::ResourceDef;
-use definitions::Definitions;
+pub(crate) use definitions::{Definitions, V2_REF_PREFIX};
 pub use document::Document;
 use document::{cached, Cached};
 use paths::Routes;
@@ -46,7 +46,7 @@ pub enum OpenApiError {
 }
 
 /// The vendored definitions, parsed once per process on first use.
-fn definitions() -> Result<&'static Definitions, OpenApiError> {
+pub(crate) fn definitions() -> Result<&'static Definitions, OpenApiError> {
     static DEFINITIONS: OnceLock<Result<Definitions, OpenApiError>> = OnceLock::new();
     DEFINITIONS
         .get_or_init(Definitions::load)

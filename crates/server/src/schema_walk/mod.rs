@@ -2,8 +2,9 @@
 //! kube-apiserver's typed decode + encode round trip rewrites them
 //! (`cpu: "0.5"` reads back as `500m`).
 //!
-//! Which values are quantities comes from the object's OpenAPI v2 schema: any
-//! schema that is a `$ref` to `io.k8s.apimachinery.pkg.api.resource.Quantity`,
+//! Which values are quantities comes from the object's OpenAPI v2 schema, as
+//! compiled into the schema model (`crate::schema`): any schema that is a
+//! `$ref` to `io.k8s.apimachinery.pkg.api.resource.Quantity`,
 //! reached through `properties`, `additionalProperties` (`resources.limits`,
 //! `ResourceQuota.spec.hard`), `items` and nested `$ref`s.
 //!
@@ -37,9 +38,6 @@ use walk::walk;
 
 /// OpenAPI name of `resource.Quantity`.
 pub const QUANTITY_DEFINITION: &str = "io.k8s.apimachinery.pkg.api.resource.Quantity";
-
-/// Prefix of a v2 `$ref`.
-const REF_PREFIX: &str = "#/definitions/";
 
 /// Index of a node in [`Plan::nodes`].
 type NodeId = usize;
@@ -82,8 +80,9 @@ type PlanEntry = (String, String, Option<Arc<Plan>>);
 
 #[derive(Default)]
 struct Cache {
-    /// Per definition name: whether any Quantity is reachable from it.
-    reaches: HashMap<String, bool>,
+    /// Per definition (its node in the built-in schema model): whether any
+    /// Quantity is reachable from it.
+    reaches: HashMap<crate::schema::NodeId, bool>,
     /// Per kind, then group and version: its plan, `None` when it holds no
     /// quantity (or has no vendored schema, e.g. custom resources). Keyed by
     /// kind first so lookups need no allocation.
@@ -168,14 +167,16 @@ pub fn plan_for(openapi: &OpenApi, group: &str, version: &str, kind: &str) -> Op
         return plan;
     }
     // A definitions error (a build problem) is not cached; the kind is skipped.
-    let root = openapi.schema_for_kind(group, version, kind).ok()?;
+    let _ = openapi; // The built-in schemas are the process's compiled model.
+    let model = crate::schema::builtin().ok()?;
+    let root = model.kind(group, version, kind);
     let mut cache = cache().write().unwrap_or_else(PoisonError::into_inner);
     if let Some(plan) = cached(&cache, group, version, kind) {
         return plan;
     }
     let plan = root.and_then(|root| {
-        compute_reaches(openapi, root, &mut cache.reaches);
-        Builder::new(openapi, &cache.reaches).build(root)
+        compute_reaches(model, root, &mut cache.reaches);
+        Builder::new(model, &cache.reaches).build(root)
     });
     cache.plans.entry(kind.to_string()).or_default().push((
         group.to_string(),

@@ -53,9 +53,9 @@ pub fn field_manager<'a>(
         reset.insert(&[PathElement::field("status")]);
     }
     let schema = match target.custom.as_deref() {
-        Some(custom) => Schema {
-            openapi: &api.openapi,
-            root: custom.ssa_schema(),
+        Some(custom) => match custom.ssa_model() {
+            Some(model) => Schema::of_model(model),
+            None => Schema::deduced_throughout(),
         },
         None => Schema::for_kind(
             &api.openapi,

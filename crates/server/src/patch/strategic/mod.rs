@@ -54,10 +54,6 @@ const RETAIN_KEYS_DIRECTIVE: &str = "$retainKeys";
 const DELETE_FROM_PRIMITIVE_LIST_PREFIX: &str = "$deleteFromPrimitiveList";
 const SET_ELEMENT_ORDER_PREFIX: &str = "$setElementOrder";
 
-const PATCH_STRATEGY_EXTENSION: &str = "x-kubernetes-patch-strategy";
-const PATCH_MERGE_KEY_EXTENSION: &str = "x-kubernetes-patch-merge-key";
-const REF_PREFIX: &str = "#/definitions/";
-
 /// Go's `reflect.Type` names as `mergepatch.ErrBadArgType` prints them.
 const GO_MAP_TYPE: &str = "map[string]interface {}";
 const GO_SLICE_TYPE: &str = "[]interface {}";

@@ -1,61 +1,58 @@
-//! Patch metadata from the OpenAPI definitions: the Go type a key has
-//! (struct, map, slice), its patch strategy and merge key, as
-//! `PatchMetaFromStruct` reads them from struct tags upstream.
+//! Patch metadata from the compiled schema model of the OpenAPI
+//! definitions: the Go type a key has (struct, map, slice), its patch
+//! strategy and merge key, as `PatchMetaFromStruct` reads them from struct
+//! tags upstream.
 
 use super::*;
+use crate::schema::{Model, Node, NodeId, Reference, SchemaType};
 
-/// The Go type of the object being patched, as OpenAPI describes it: the
-/// root definition plus `$ref` resolution through [`OpenApi::definition`].
+/// The Go type of the object being patched, as the compiled schema model
+/// (`crate::schema`) describes it: the root definition's node, `$ref`s
+/// already resolved to node ids.
 #[derive(Debug, Clone, Copy)]
 pub struct SchemaContext<'a> {
-    openapi: Option<&'a OpenApi>,
+    model: &'a Model,
     pub(super) root: GoType<'a>,
 }
 
 impl<'a> SchemaContext<'a> {
     /// The context of a built-in kind; `None` when no definition carries that GVK.
     pub fn for_kind(
-        openapi: &'a OpenApi,
+        _openapi: &'a OpenApi,
         group: &str,
         version: &str,
         kind: &str,
     ) -> Result<Option<SchemaContext<'a>>, OpenApiError> {
-        let Some(schema) = openapi.schema_for_kind(group, version, kind)? else {
+        let model = crate::schema::builtin()?;
+        let Some((name, id)) = model.kind_entry(group, version, kind) else {
             return Ok(None);
         };
-        // The Go type of a kind is named after the kind; borrow the name from the schema.
-        let name = schema
-            .get("x-kubernetes-group-version-kind")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|gvk| gvk.get("kind").and_then(Value::as_str))
-            .find(|name| *name == kind)
-            .unwrap_or("");
+        // The Go type of a kind is named after the kind.
         let context = SchemaContext {
-            openapi: Some(openapi),
+            model,
             root: GoType::Unknown,
         };
         Ok(Some(SchemaContext {
-            root: context.named(name, schema),
+            root: context.named(name, model.node(id)),
             ..context
         }))
     }
 
     /// The context of a definition by OpenAPI name (`io.k8s.api.core.v1.PodSpec`).
     pub fn for_definition(
-        openapi: &'a OpenApi,
+        _openapi: &'a OpenApi,
         name: &'a str,
     ) -> Result<Option<SchemaContext<'a>>, OpenApiError> {
-        let Some(schema) = openapi.definition(name)? else {
+        let model = crate::schema::builtin()?;
+        let Some(id) = model.definition(name) else {
             return Ok(None);
         };
         let context = SchemaContext {
-            openapi: Some(openapi),
+            model,
             root: GoType::Unknown,
         };
         Ok(Some(SchemaContext {
-            root: context.named(short_name(name), schema),
+            root: context.named(short_name(name), model.node(id)),
             ..context
         }))
     }
@@ -65,25 +62,23 @@ impl<'a> SchemaContext<'a> {
     /// patch semantics), directives still apply.
     pub fn schemaless() -> SchemaContext<'static> {
         SchemaContext {
-            openapi: None,
+            model: Model::empty(),
             root: GoType::Unknown,
         }
     }
 
     /// The Go type a definition stands for: a struct (named after the definition's
     /// last segment) unless it is a list or a map.
-    pub(super) fn named(&self, name: &'a str, schema: &'a Value) -> GoType<'a> {
-        if let Some(fields) = schema.get("properties").and_then(Value::as_object) {
+    pub(super) fn named(&self, name: &'a str, node: &'a Node) -> GoType<'a> {
+        if node.properties.is_some() {
             return GoType::Struct {
                 name,
-                fields: Some(fields),
+                fields: Some(node),
             };
         }
-        match schema.get("type").and_then(Value::as_str) {
-            Some("array") => GoType::Slice {
-                items: schema.get("items"),
-            },
-            Some("object") if schema.get("additionalProperties").is_some() => GoType::Map,
+        match node.schema_type {
+            Some(SchemaType::Array) => GoType::Slice { items: node.items },
+            Some(SchemaType::Object) if node.has_additional_properties => GoType::Map,
             // Quantity, Time, IntOrString, RawExtension, JSON, FieldsV1...: Go structs
             // with no JSON fields of their own.
             _ => GoType::Struct { name, fields: None },
@@ -91,40 +86,41 @@ impl<'a> SchemaContext<'a> {
     }
 
     /// The Go type of a property or item schema.
-    pub(super) fn resolve(&self, schema: &'a Value) -> GoType<'a> {
-        if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
-            let name = reference.strip_prefix(REF_PREFIX).unwrap_or(reference);
-            return match self.openapi.map(|openapi| openapi.definition(name)) {
-                Some(Ok(Some(definition))) => self.named(short_name(name), definition),
-                _ => GoType::Unknown,
-            };
+    pub(super) fn resolve(&self, id: NodeId) -> GoType<'a> {
+        let model = self.model;
+        let node = model.node(id);
+        match node.reference {
+            Some(Reference::Node(target)) => {
+                let name = model.definition_name(target).unwrap_or("");
+                return self.named(short_name(name), model.node(target));
+            }
+            Some(Reference::Missing) => return GoType::Unknown,
+            None => {}
         }
-        let format = schema.get("format").and_then(Value::as_str);
-        match schema.get("type").and_then(Value::as_str) {
-            Some("array") => GoType::Slice {
-                items: schema.get("items"),
-            },
-            Some("object") => match schema.get("properties").and_then(Value::as_object) {
-                Some(fields) => GoType::Struct {
+        let format = node.format.as_deref();
+        match node.schema_type {
+            Some(SchemaType::Array) => GoType::Slice { items: node.items },
+            Some(SchemaType::Object) => match node.properties {
+                Some(_) => GoType::Struct {
                     name: "",
-                    fields: Some(fields),
+                    fields: Some(node),
                 },
-                None if schema.get("additionalProperties").is_some() => GoType::Map,
+                None if node.has_additional_properties => GoType::Map,
                 None => GoType::Unknown,
             },
-            Some("string") if format == Some("byte") => GoType::Bytes,
-            Some("string") => GoType::Scalar("string"),
-            Some("integer") => GoType::Scalar(match format {
+            Some(SchemaType::String) if format == Some("byte") => GoType::Bytes,
+            Some(SchemaType::String) => GoType::Scalar("string"),
+            Some(SchemaType::Integer) => GoType::Scalar(match format {
                 Some("int32") => "int32",
                 Some("int64") => "int64",
                 _ => "int",
             }),
-            Some("number") => GoType::Scalar(if format == Some("float") {
+            Some(SchemaType::Number) => GoType::Scalar(if format == Some("float") {
                 "float32"
             } else {
                 "float64"
             }),
-            Some("boolean") => GoType::Scalar("bool"),
+            Some(SchemaType::Boolean) => GoType::Scalar("bool"),
             _ => GoType::Unknown,
         }
     }
@@ -139,15 +135,18 @@ impl<'a> SchemaContext<'a> {
             GoType::Struct { name, fields } => {
                 // Exact JSON name first, then Go's case-insensitive match.
                 let field = fields.and_then(|fields| {
-                    fields.get(key).or_else(|| {
+                    fields.property(key).or_else(|| {
                         fields
+                            .properties
+                            .as_deref()
+                            .unwrap_or(&[])
                             .iter()
-                            .find(|(json_name, _)| go_equal_fold(json_name, key))
-                            .map(|(_, schema)| schema)
+                            .find(|property| go_equal_fold(&property.name, key))
+                            .map(|property| property.node)
                     })
                 });
                 match field {
-                    Some(schema) => Ok((self.resolve(schema), PatchMeta::of(schema))),
+                    Some(id) => Ok((self.resolve(id), PatchMeta::of(self.model.node(id)))),
                     None => Err(StrategicPatchError::UnknownField {
                         type_name: name.to_string(),
                         field: key.to_string(),
@@ -187,11 +186,11 @@ pub(super) enum GoType<'a> {
     /// A struct: its Go name and JSON fields (`None`: no JSON fields).
     Struct {
         name: &'a str,
-        fields: Option<&'a Map<String, Value>>,
+        fields: Option<&'a Node>,
     },
     Map,
     Slice {
-        items: Option<&'a Value>,
+        items: Option<NodeId>,
     },
     /// `[]byte` (`format: byte`), a JSON string.
     Bytes,
@@ -221,13 +220,10 @@ pub(super) struct PatchMeta<'a> {
 }
 
 impl<'a> PatchMeta<'a> {
-    pub(super) fn of(schema: &'a Value) -> Self {
+    pub(super) fn of(node: &'a Node) -> Self {
         PatchMeta {
-            strategy: schema.get(PATCH_STRATEGY_EXTENSION).and_then(Value::as_str),
-            merge_key: schema
-                .get(PATCH_MERGE_KEY_EXTENSION)
-                .and_then(Value::as_str)
-                .unwrap_or(""),
+            strategy: node.patch_strategy.as_deref(),
+            merge_key: node.patch_merge_key.as_deref().unwrap_or(""),
         }
     }
 

@@ -1,0 +1,195 @@
+use serde_json::json;
+
+use super::*;
+
+fn model() -> &'static Model {
+    builtin().expect("vendored definitions compile")
+}
+
+fn definition(name: &str) -> &'static Node {
+    let model = model();
+    model.node(model.definition(name).expect(name))
+}
+
+#[test]
+fn kinds_lead_to_their_definition() {
+    let model = model();
+    let id = model.kind("apps", "v1", "Deployment").expect("Deployment");
+    assert_eq!(
+        model.definition_name(id),
+        Some("io.k8s.api.apps.v1.Deployment")
+    );
+    assert_eq!(model.kind("apps", "v1", "NoSuchKind"), None);
+    assert_eq!(model.kind("", "v1", "Deployment"), None);
+    let spec = model.node(id).property("spec").expect("spec");
+    let target = model.resolve(spec).expect("DeploymentSpec resolves");
+    assert_eq!(
+        model.definition_name(target),
+        Some("io.k8s.api.apps.v1.DeploymentSpec")
+    );
+}
+
+#[test]
+fn list_extensions_are_read_once() {
+    let model = model();
+    let pod_spec = definition("io.k8s.api.core.v1.PodSpec");
+    let containers = model.node(pod_spec.property("containers").expect("containers"));
+    assert_eq!(containers.schema_type, Some(SchemaType::Array));
+    assert_eq!(containers.list_type, Some(ListTypeExtension::Map));
+    assert_eq!(&*containers.list_map_keys, &["name".into()] as &[Box<str>]);
+    assert_eq!(containers.patch_strategy.as_deref(), Some("merge"));
+    assert_eq!(containers.patch_merge_key.as_deref(), Some("name"));
+    let item = containers.items.expect("items");
+    let container = model.resolve(item).expect("Container");
+    assert_eq!(
+        model.definition_name(container),
+        Some("io.k8s.api.core.v1.Container")
+    );
+}
+
+#[test]
+fn properties_are_sorted_for_lookup_and_order() {
+    let meta = definition("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta");
+    let names: Vec<&str> = meta
+        .properties
+        .as_deref()
+        .unwrap_or(&[])
+        .iter()
+        .map(|p| &*p.name)
+        .collect();
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    assert_eq!(names, sorted);
+    assert!(meta.property("labels").is_some());
+    assert!(meta.property("Labels").is_none());
+    let labels = model().node(meta.property("labels").expect("labels"));
+    assert!(labels.has_additional_properties);
+    assert_eq!(labels.map_type, None);
+}
+
+#[test]
+fn every_vendored_reference_resolves() {
+    let model = model();
+    for index in 0..model.len() {
+        let node = model.node(index as NodeId);
+        assert_ne!(node.reference, Some(Reference::Missing), "node {index}");
+    }
+}
+
+#[test]
+fn recursive_definitions_are_cycles_of_ids() {
+    let model = model();
+    let name = "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps";
+    let props = model.definition(name).expect("JSONSchemaProps");
+    let properties = model
+        .node(props)
+        .property("properties")
+        .expect("properties");
+    let values = model
+        .node(properties)
+        .additional_properties
+        .expect("a map of schemas");
+    assert_eq!(model.resolve(values), Some(props));
+}
+
+#[test]
+fn a_layered_schema_reaches_builtin_definitions() {
+    let base = model();
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "metadata": {"$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
+            "spec": {
+                "type": "object",
+                "x-kubernetes-preserve-unknown-fields": true,
+                "properties": {
+                    "port": {"x-kubernetes-int-or-string": true},
+                    "tags": {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"},
+                    "weird": {"$ref": "#/definitions/does.not.Exist"},
+                    "selector": {"type": "object", "x-kubernetes-map-type": "atomic", "additionalProperties": false}
+                }
+            }
+        }
+    });
+    let model = compile_layered(base, &schema);
+    let root = model.root().expect("root");
+    assert!(root as usize >= base.len(), "local ids follow the base's");
+    let meta = model.node(root).property("metadata").expect("metadata");
+    assert_eq!(
+        model.definition_name(model.resolve(meta).expect("ObjectMeta")),
+        Some("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")
+    );
+    let spec = model.node(model.node(root).property("spec").expect("spec"));
+    assert!(spec.preserve_unknown_fields);
+    assert!(
+        model
+            .node(spec.property("port").expect("port"))
+            .int_or_string
+    );
+    let tags = model.node(spec.property("tags").expect("tags"));
+    assert_eq!(tags.list_type, Some(ListTypeExtension::Set));
+    let item = model.node(tags.items.expect("items"));
+    assert_eq!(item.schema_type, Some(SchemaType::String));
+    let weird = spec.property("weird").expect("weird");
+    assert_eq!(model.resolve(weird), None);
+    let selector = model.node(spec.property("selector").expect("selector"));
+    assert_eq!(selector.map_type, Some(MapType::Atomic));
+    assert!(selector.has_additional_properties);
+    assert_eq!(selector.additional_properties, None);
+    assert_eq!(
+        model.definition("io.k8s.api.core.v1.Pod"),
+        base.definition("io.k8s.api.core.v1.Pod")
+    );
+}
+
+#[test]
+fn non_object_schemas_are_the_empty_node() {
+    let model = compile_layered(model(), &json!({"properties": {"a": true}}));
+    let root = model.node(model.root().expect("root"));
+    assert_eq!(root.property("a"), Some(EMPTY));
+    assert!(model.node(EMPTY).schema_type.is_none());
+}
+
+#[test]
+fn a_custom_resource_schema_gets_type_meta_and_object_meta() {
+    let text = r#"{"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "ports": {"type": "array", "x-kubernetes-list-type": "map",
+                  "x-kubernetes-list-map-keys": ["port", "protocol"],
+                  "items": {"type": "object", "properties": {"port": {"type": "integer"}}}}}}}}"#;
+    let model = compile_custom_resource(text).expect("compiles");
+    let root = model.node(model.root().expect("root"));
+    for key in ["apiVersion", "kind"] {
+        let node = model.node(root.property(key).expect(key));
+        assert_eq!(node.schema_type, Some(SchemaType::String));
+    }
+    let meta = model.resolve(root.property("metadata").expect("metadata"));
+    assert_eq!(
+        meta.and_then(|id| model.definition_name(id)),
+        Some("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")
+    );
+    let spec = model.node(root.property("spec").expect("spec"));
+    let ports = model.node(spec.property("ports").expect("ports"));
+    assert_eq!(
+        &*ports.list_map_keys,
+        &["port".into(), "protocol".into()] as &[Box<str>]
+    );
+    assert!(compile_custom_resource("[1]").is_none());
+    assert!(compile_custom_resource("not json").is_none());
+}
+
+#[test]
+fn a_lazy_custom_model_compiles_once_and_shares_clones() {
+    let lazy = LazyCustomModel::default();
+    assert!(lazy.get_or_compile(None).is_none());
+    let lazy = LazyCustomModel::default();
+    let first = lazy
+        .get_or_compile(Some(r#"{"type": "object"}"#))
+        .expect("model") as *const Model;
+    let clone = lazy.clone();
+    let again = clone.get_or_compile(None).expect("already compiled") as *const Model;
+    assert_eq!(first, again);
+    assert!(
+        lazy == LazyCustomModel::default(),
+        "a cache takes no part in equality"
+    );
+}
