@@ -135,9 +135,10 @@ pub fn route(method: Method, path: &str, query: &Query) -> Endpoint {
         ["healthz"] => Endpoint::Health(HealthCheck::Healthz, None),
         ["livez"] => Endpoint::Health(HealthCheck::Livez, None),
         ["readyz"] => Endpoint::Health(HealthCheck::Readyz, None),
-        ["healthz", check] => Endpoint::Health(HealthCheck::Healthz, Some(check.to_string())),
-        ["livez", check] => Endpoint::Health(HealthCheck::Livez, Some(check.to_string())),
-        ["readyz", check] => Endpoint::Health(HealthCheck::Readyz, Some(check.to_string())),
+        // One check, whose name may hold slashes (`poststarthook/rbac/bootstrap-roles`).
+        ["healthz", check @ ..] => Endpoint::Health(HealthCheck::Healthz, Some(check.join("/"))),
+        ["livez", check @ ..] => Endpoint::Health(HealthCheck::Livez, Some(check.join("/"))),
+        ["readyz", check @ ..] => Endpoint::Health(HealthCheck::Readyz, Some(check.join("/"))),
         ["openapi", "v2"] => Endpoint::OpenApiV2,
         ["metrics"] => Endpoint::Metrics,
         ["openapi", "v3"] => Endpoint::OpenApiV3Index,

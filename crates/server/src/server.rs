@@ -206,6 +206,17 @@ impl Server {
         bootstrap::ensure_system_namespaces(&api)
             .await
             .map_err(|error| ServerError::Store(error.to_string()))?;
+        // kube-apiserver's `rbac/bootstrap-roles` post-start hook, on every
+        // replica; the health checks fail until it has run.
+        let hook = crate::rbac_policy::POST_START_HOOK;
+        api.post_start_hooks.register(hook);
+        let hook_api = api.clone();
+        tokio::spawn(async move {
+            match crate::rbac_policy::ensure_rbac_policy(&hook_api).await {
+                Ok(()) => hook_api.post_start_hooks.complete(hook),
+                Err(error) => tracing::error!(%error, "unable to initialize roles"),
+            }
+        });
         let leading = if config.storage_backend == StorageBackend::Etcd3 {
             crate::leader_election::spawn(
                 api.clone(),

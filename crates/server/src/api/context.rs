@@ -39,6 +39,9 @@ pub struct Api {
     pub services: crate::allocator::ServiceAllocator,
     /// Request counts and durations for `/metrics` (`crate::metrics`).
     pub metrics: Arc<crate::metrics::RequestMetrics>,
+    /// Work that runs once the server is up, reported by the health checks
+    /// (`crate::post_start_hooks`).
+    pub post_start_hooks: crate::post_start_hooks::PostStartHooks,
 }
 
 impl Api {
@@ -72,6 +75,7 @@ impl Api {
             continue_key,
             services: Default::default(),
             metrics: crate::metrics::RequestMetrics::new(),
+            post_start_hooks: Default::default(),
         });
         // Outside a runtime (a few synchronous tests) only built-in kinds are served.
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
