@@ -404,6 +404,7 @@ pub async fn ensure_rbac_policy(api: &Arc<Api>) -> Result<(), RbacPolicyError> {
         file: "bootstrap policy",
         message: error.to_string(),
     })?;
+    let started = std::time::Instant::now();
     let client = Client::apiserver(api.clone());
     if let Err(error) = prime_aggregated_cluster_roles(&client).await {
         tracing::warn!(%error, "unable to prime aggregated clusterroles");
@@ -431,5 +432,6 @@ pub async fn ensure_rbac_policy(api: &Arc<Api>) -> Result<(), RbacPolicyError> {
         }
     }
     while running.join_next().await.is_some() {}
+    tracing::info!(elapsed = ?started.elapsed(), "bootstrap RBAC policy reconciled");
     Ok(())
 }
