@@ -183,6 +183,11 @@ impl Server {
         if !config.bind_address.is_unspecified() {
             sans.push(config.bind_address.to_string());
         }
+        // Parse the vendored RBAC policy while the store opens, so the
+        // rbac/bootstrap-roles hook does not wait for it after start.
+        let policy = tokio::task::spawn_blocking(|| {
+            let _ = crate::rbac_policy::BootstrapPolicy::get();
+        });
         let pki_dir = config.data_dir.join("pki");
         let (pki, backend) = tokio::join!(
             async { tokio::task::spawn_blocking(move || pki::ensure(&pki_dir, &sans)).await },
@@ -197,6 +202,7 @@ impl Server {
             .trim_start_matches("https://")
             .to_string();
         let continue_key = continue_key(&config, etcd.as_deref()).await?;
+        let _ = policy.await;
         let api = Api::with_min_request_timeout(
             store,
             server_address,
