@@ -16,6 +16,12 @@ fn hex(byte: u8) -> Option<u8> {
     }
 }
 
+/// A URL path's `%XX` escapes decoded, as Go's `url.URL.Path` holds it (no
+/// `+` → space; an invalid escape stays as written), lossy on invalid UTF-8.
+pub fn percent_decode_path(input: &str) -> String {
+    percent_decode(&input.replace('+', "%2B"))
+}
+
 /// `application/x-www-form-urlencoded` decoding (`+` is a space), lossy on invalid UTF-8.
 pub fn percent_decode(input: &str) -> String {
     let bytes = input.as_bytes();

@@ -127,6 +127,15 @@ const NAMESPACE_SUBRESOURCES: &[&str] = &["status", "finalize"];
 
 /// Route one request. Never fails: unknown paths are [`Endpoint::NotFound`].
 pub fn route(method: Method, path: &str, query: &Query) -> Endpoint {
+    // kube's RequestInfo splits the decoded path (`req.URL.Path`): clients
+    // escape `:` in names such as `system:basic-user` as `%3A`.
+    let decoded;
+    let path = if path.contains('%') {
+        decoded = crate::query::percent_decode_path(path);
+        decoded.as_str()
+    } else {
+        path
+    };
     let trimmed = path.trim_start_matches('/');
     let trimmed = trimmed.strip_suffix('/').unwrap_or(trimmed);
     let parts: Vec<&str> = if trimmed.is_empty() {
@@ -140,9 +149,10 @@ pub fn route(method: Method, path: &str, query: &Query) -> Endpoint {
         ["healthz"] => Endpoint::Health(HealthCheck::Healthz, None),
         ["livez"] => Endpoint::Health(HealthCheck::Livez, None),
         ["readyz"] => Endpoint::Health(HealthCheck::Readyz, None),
-        ["healthz", check] => Endpoint::Health(HealthCheck::Healthz, Some(check.to_string())),
-        ["livez", check] => Endpoint::Health(HealthCheck::Livez, Some(check.to_string())),
-        ["readyz", check] => Endpoint::Health(HealthCheck::Readyz, Some(check.to_string())),
+        // One check, whose name may hold slashes (`poststarthook/rbac/bootstrap-roles`).
+        ["healthz", check @ ..] => Endpoint::Health(HealthCheck::Healthz, Some(check.join("/"))),
+        ["livez", check @ ..] => Endpoint::Health(HealthCheck::Livez, Some(check.join("/"))),
+        ["readyz", check @ ..] => Endpoint::Health(HealthCheck::Readyz, Some(check.join("/"))),
         ["openapi", "v2"] => Endpoint::OpenApiV2,
         ["metrics"] => Endpoint::Metrics,
         [".well-known", "openid-configuration"] => Endpoint::OpenIdConfiguration,
@@ -282,6 +292,29 @@ mod tests {
                 "/openapi/v3/api/v1",
                 "",
                 Endpoint::OpenApiV3("api/v1".into()),
+            ),
+            (
+                Method::Get,
+                "/apis/rbac.authorization.k8s.io/v1/clusterroles/system%3Abasic-user",
+                "",
+                resource_path(
+                    "rbac.authorization.k8s.io",
+                    "v1",
+                    "clusterroles",
+                    None,
+                    Some("system:basic-user"),
+                    None,
+                    Verb::Get,
+                ),
+            ),
+            (
+                Method::Get,
+                "/readyz/poststarthook/rbac/bootstrap-roles",
+                "",
+                Endpoint::Health(
+                    HealthCheck::Readyz,
+                    Some("poststarthook/rbac/bootstrap-roles".into()),
+                ),
             ),
             (Method::Get, "/api", "", Endpoint::CoreVersions),
             (Method::Get, "/apis", "", Endpoint::Groups),

@@ -257,6 +257,11 @@ impl Server {
         if !config.bind_address.is_unspecified() {
             sans.push(config.bind_address.to_string());
         }
+        // Parse the vendored RBAC policy while the store opens, so the
+        // rbac/bootstrap-roles hook does not wait for it after start.
+        let policy = tokio::task::spawn_blocking(|| {
+            let _ = crate::rbac_policy::BootstrapPolicy::get();
+        });
         let pki_dir = config.data_dir.join("pki");
         let (pki, backend) = tokio::join!(
             async { tokio::task::spawn_blocking(move || pki::ensure(&pki_dir, &sans)).await },
@@ -277,6 +282,7 @@ impl Server {
             Some(path) => Some(TokenFile::load(path)?),
             None => None,
         };
+        let _ = policy.await;
         let api = Api::with_config(
             store,
             server_address,
@@ -293,6 +299,17 @@ impl Server {
         bootstrap::ensure_system_namespaces(&api)
             .await
             .map_err(|error| ServerError::Store(error.to_string()))?;
+        // kube-apiserver's `rbac/bootstrap-roles` post-start hook, on every
+        // replica; the health checks fail until it has run.
+        let hook = crate::rbac_policy::POST_START_HOOK;
+        api.post_start_hooks.register(hook);
+        let hook_api = api.clone();
+        tokio::spawn(async move {
+            match crate::rbac_policy::ensure_rbac_policy(&hook_api).await {
+                Ok(()) => hook_api.post_start_hooks.complete(hook),
+                Err(error) => tracing::error!(%error, "unable to initialize roles"),
+            }
+        });
         let leading = if config.storage_backend == StorageBackend::Etcd3 {
             crate::leader_election::spawn(
                 api.clone(),

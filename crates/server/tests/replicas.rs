@@ -469,3 +469,60 @@ async fn a_token_signed_by_one_replica_is_accepted_by_the_others() {
     .await;
     assert_eq!(user, "system:serviceaccount:default:roaming");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn replicas_starting_together_write_the_bootstrap_policy_once() {
+    let etcd = etcd::Etcd::start();
+    let servers_flag = etcd.servers_flag();
+    // Three replicas start at the same time, each running the
+    // rbac/bootstrap-roles hook against the same (empty) etcd.
+    let servers: Vec<TestServer> = std::thread::scope(|scope| {
+        let starting: Vec<_> = (0..3)
+            .map(|_| {
+                let flag = servers_flag.clone();
+                scope.spawn(move || {
+                    TestServer::start_with(&["--storage-backend=etcd3", &flag, "--log-level=warn"])
+                })
+            })
+            .collect();
+        starting.into_iter().map(|s| s.join().unwrap()).collect()
+    });
+    let policy = ferrokube::rbac_policy::BootstrapPolicy::get().unwrap();
+    for server in &servers {
+        let client = server.client().await;
+        let roles: Api<k8s_openapi::api::rbac::v1::ClusterRole> = Api::all(client.clone());
+        let defaults = roles
+            .list(&ListParams::default().labels("kubernetes.io/bootstrapping=rbac-defaults"))
+            .await
+            .unwrap();
+        assert_eq!(defaults.items.len(), policy.cluster_roles.len());
+        let bindings: Api<k8s_openapi::api::rbac::v1::RoleBinding> = Api::all(client.clone());
+        assert_eq!(
+            bindings
+                .list(&ListParams::default())
+                .await
+                .unwrap()
+                .items
+                .len(),
+            policy.role_bindings.len()
+        );
+        // Conflicts between the replicas were retried, none gave up.
+        assert!(
+            server
+                .stderr()
+                .lines()
+                .all(|l| !l.contains("unable to reconcile")),
+            "{}",
+            server.stderr()
+        );
+    }
+    // The leader's aggregation controller fills admin.
+    let admin: Api<k8s_openapi::api::rbac::v1::ClusterRole> = Api::all(servers[0].client().await);
+    eventually("admin aggregated", || async {
+        let role = admin.get("admin").await.ok()?;
+        role.rules.filter(|rules| !rules.is_empty()).map(|_| ())
+    })
+    .await;
+    drop(servers);
+    drop(etcd);
+}

@@ -48,6 +48,9 @@ pub struct Api {
     pub authenticator: Arc<Authenticator>,
     /// `--authorization-mode`'s chain (`crate::authz`), asked by every request.
     pub authorizer: crate::authz::Authorizer,
+    /// Work that runs once the server is up, reported by the health checks
+    /// (`crate::post_start_hooks`).
+    pub post_start_hooks: crate::post_start_hooks::PostStartHooks,
 }
 
 /// How requests are authenticated: the service-account token settings and
@@ -163,6 +166,7 @@ impl Api {
             service_accounts,
             authenticator: Arc::new(authenticator),
             authorizer,
+            post_start_hooks: Default::default(),
         });
         // Outside a runtime (a few synchronous tests) only built-in kinds are served.
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {

@@ -41,6 +41,7 @@ const ABOVE_API: &[&str] = &[
     "leader_election.rs",
     "lib.rs",
     "main.rs",
+    "rbac_policy",
     "server.rs",
 ];
 

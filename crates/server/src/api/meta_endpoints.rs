@@ -174,27 +174,21 @@ fn health(
     check: HealthCheck,
     single: Option<&str>,
 ) -> ApiResponse {
-    let (name, mut checks) = match check {
-        HealthCheck::Healthz => (
-            "healthz",
-            vec![("ping", true), ("log", true), ("etcd", true)],
-        ),
-        HealthCheck::Livez => ("livez", vec![("ping", true), ("log", true), ("etcd", true)]),
-        HealthCheck::Readyz => (
-            "readyz",
-            vec![
-                ("ping", true),
-                ("log", true),
-                ("etcd", true),
-                ("etcd-readiness", true),
-            ],
-        ),
+    let (name, base): (&str, &[&str]) = match check {
+        HealthCheck::Healthz => ("healthz", &["ping", "log", "etcd"]),
+        HealthCheck::Livez => ("livez", &["ping", "log", "etcd"]),
+        HealthCheck::Readyz => ("readyz", &["ping", "log", "etcd", "etcd-readiness"]),
     };
+    let mut checks: Vec<(String, bool)> =
+        base.iter().map(|check| (check.to_string(), true)).collect();
+    // Every post-start hook is a check of all three, failing until it has run
+    // (`hooks.go`, `postStartHookHealthz`); readyz ends with `shutdown`.
+    checks.extend(api.post_start_hooks.checks());
     if check == HealthCheck::Readyz {
-        checks.push(("shutdown", !api.is_shutting_down()));
+        checks.push(("shutdown".to_string(), !api.is_shutting_down()));
     }
     if let Some(single) = single {
-        return match checks.iter().find(|(check, _)| *check == single) {
+        return match checks.iter().find(|(check, _)| check == single) {
             Some((_, true)) => ApiResponse::text(200, "ok"),
             Some((_, false)) => ApiResponse::text(500, "internal server error: check failed\n"),
             None => ApiResponse::text(404, "404 page not found\n"),
@@ -203,7 +197,7 @@ fn health(
     let excluded = request.query.all("exclude");
     let healthy = checks
         .iter()
-        .filter(|(check, _)| !excluded.contains(check))
+        .filter(|(check, _)| !excluded.contains(&check.as_str()))
         .all(|(_, ok)| *ok);
     let verbose = request.query.get("verbose").is_some() || !healthy;
     if !verbose {
@@ -211,7 +205,7 @@ fn health(
     }
     let mut text = String::new();
     for (check, ok) in &checks {
-        if excluded.contains(check) {
+        if excluded.contains(&check.as_str()) {
             text.push_str(&format!("[+]{check} excluded: ok\n"));
         } else if *ok {
             text.push_str(&format!("[+]{check} ok\n"));

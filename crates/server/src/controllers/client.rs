@@ -205,6 +205,24 @@ impl Client {
         .await
     }
 
+    /// Server-side apply of `body` (JSON is YAML) as `field_manager`.
+    pub async fn apply(
+        &self,
+        path: &str,
+        field_manager: &str,
+        force: bool,
+        body: &Value,
+    ) -> ClientResult {
+        let path = format!("{path}?fieldManager={field_manager}&force={force}");
+        self.request(
+            Method::Patch,
+            &path,
+            "application/apply-patch+yaml",
+            Some(body),
+        )
+        .await
+    }
+
     /// DELETE with a `DeleteOptions` body.
     pub async fn delete(&self, path: &str, options: &Value) -> ClientResult {
         self.request(Method::Delete, path, "application/json", Some(options))

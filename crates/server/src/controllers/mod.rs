@@ -1,6 +1,7 @@
 //! The built-in controllers: the few kube-controller-manager loops that make
 //! the API behave like a cluster (namespaces empty and go, dependents are
-//! collected, every namespace has its default ServiceAccount and root CA).
+//! collected, every namespace has its default ServiceAccount and root CA,
+//! aggregated ClusterRoles hold the rules they select).
 //!
 //! Each works in-process through [`crate::api::Api::handle`], as its own
 //! system user, and learns about changes from the store's change log
@@ -8,6 +9,7 @@
 //! syntax, so they can be turned off when a real kube-controller-manager runs.
 
 mod client;
+mod clusterrole_aggregation;
 mod crd_finalizer;
 mod crd_naming;
 mod garbage_collector;
@@ -32,6 +34,7 @@ use crate::api::Api;
 /// kube-controller-manager's names for the controllers ferrokube runs, and
 /// whether `*` enables them (all of these are on by default upstream too).
 pub const KNOWN_CONTROLLERS: &[(&str, bool)] = &[
+    (CLUSTERROLE_AGGREGATION, true),
     (CRD_FINALIZER, true),
     (CRD_NAMING, true),
     (GARBAGE_COLLECTOR, true),
@@ -41,6 +44,9 @@ pub const KNOWN_CONTROLLERS: &[(&str, bool)] = &[
     (SERVICE_ACCOUNT_TOKEN, true),
 ];
 
+/// Fills aggregated ClusterRoles (`admin`, `edit`, `view`, …) with the rules
+/// of the roles their selectors match.
+pub const CLUSTERROLE_AGGREGATION: &str = "clusterrole-aggregation";
 /// apiextensions-apiserver's naming and establishing controllers (they run
 /// inside kube-apiserver upstream, so kube-controller-manager has no name for
 /// them; this one is ferrokube's).
@@ -163,6 +169,9 @@ pub fn spawn(
 
 fn start(api: &Arc<Api>, config: &ControllersConfig) -> tokio::task::JoinSet<()> {
     let mut set = tokio::task::JoinSet::new();
+    if config.is_enabled(CLUSTERROLE_AGGREGATION) {
+        set.spawn(clusterrole_aggregation::run(api.clone()));
+    }
     if config.is_enabled(CRD_FINALIZER) {
         set.spawn(crd_finalizer::run(api.clone()));
     }
@@ -206,6 +215,7 @@ mod tests {
     #[test]
     fn controllers_flag_follows_kube_controller_manager() {
         let all = vec![
+            CLUSTERROLE_AGGREGATION,
             CRD_FINALIZER,
             CRD_NAMING,
             GARBAGE_COLLECTOR,
@@ -218,6 +228,7 @@ mod tests {
         assert_eq!(
             parse(&["*,-garbagecollector,-crd-naming"]).unwrap(),
             vec![
+                CLUSTERROLE_AGGREGATION,
                 CRD_FINALIZER,
                 NAMESPACE,
                 ROOT_CA_CERT_PUBLISHER,
@@ -228,6 +239,7 @@ mod tests {
         assert_eq!(
             parse(&["*", "-garbagecollector", "-namespace", "-crd-finalizer"]).unwrap(),
             vec![
+                CLUSTERROLE_AGGREGATION,
                 CRD_NAMING,
                 ROOT_CA_CERT_PUBLISHER,
                 SERVICE_ACCOUNT,

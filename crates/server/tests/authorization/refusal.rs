@@ -35,18 +35,24 @@ async fn rbac_refuses_until_a_binding_allows_and_then_at_once() {
         r#"deployments.apps "web" is forbidden: User "jane" cannot get resource "deployments/scale" in API group "apps" in the namespace "dev""#,
         json!({"name": "web", "group": "apps", "kind": "deployments"}),
     );
-    let res = raw(&jane, "GET", "/apis", None).await;
+    let res = raw(&jane, "GET", "/metrics", None).await;
     forbidden(
         &res,
-        r#"forbidden: User "jane" cannot get path "/apis""#,
+        r#"forbidden: User "jane" cannot get path "/metrics""#,
         json!({}),
     );
-    let res = raw(&jane, "GET", "/healthz", None).await;
+    let res = raw(&jane, "GET", "/logs", None).await;
     forbidden(
         &res,
-        r#"forbidden: User "jane" cannot get path "/healthz""#,
+        r#"forbidden: User "jane" cannot get path "/logs""#,
         json!({}),
     );
+    // The bootstrap policy's system:discovery and system:public-info-viewer
+    // let every authenticated user reach discovery and health, as in kube.
+    for path in ["/apis", "/api", "/healthz", "/version"] {
+        let res = raw(&jane, "GET", path, None).await;
+        assert_eq!(res.status, 200, "{path}: {res:?}");
+    }
     // Watch and deletecollection are checked with their own verbs.
     let res = raw(
         &jane,
