@@ -303,13 +303,6 @@ impl Server {
         // replica; the health checks fail until it has run.
         let hook = crate::rbac_policy::POST_START_HOOK;
         api.post_start_hooks.register(hook);
-        let hook_api = api.clone();
-        tokio::spawn(async move {
-            match crate::rbac_policy::ensure_rbac_policy(&hook_api).await {
-                Ok(()) => hook_api.post_start_hooks.complete(hook),
-                Err(error) => tracing::error!(%error, "unable to initialize roles"),
-            }
-        });
         let leading = if config.storage_backend == StorageBackend::Etcd3 {
             crate::leader_election::spawn(
                 api.clone(),
@@ -324,14 +317,22 @@ impl Server {
         );
         bootstrap::KubernetesService::new(config.bind_address, address.port())
             .spawn(api.clone(), leading.clone());
-        crate::controllers::spawn(
-            api.clone(),
-            crate::controllers::ControllersConfig {
-                enabled: config.controllers.clone(),
-                root_ca_pem: pki.ca_cert_pem.clone(),
-            },
-            leading.clone(),
-        );
+        // The controllers act under their own identities, authorized by the
+        // bootstrap policy: they start once the hook has written it, as
+        // kube-controller-manager starts once the apiserver's /healthz
+        // (which waits for that hook) answers ok.
+        let controllers = crate::controllers::ControllersConfig {
+            enabled: config.controllers.clone(),
+            root_ca_pem: pki.ca_cert_pem.clone(),
+        };
+        let (hook_api, hook_leading) = (api.clone(), leading.clone());
+        tokio::spawn(async move {
+            match crate::rbac_policy::ensure_rbac_policy(&hook_api).await {
+                Ok(()) => hook_api.post_start_hooks.complete(hook),
+                Err(error) => tracing::error!(%error, "unable to initialize roles"),
+            }
+            crate::controllers::spawn(hook_api, controllers, hook_leading);
+        });
         // Parse the vendored OpenAPI definitions in the background, after start:
         // the first write that needs a schema then finds them ready.
         let warm = api.clone();

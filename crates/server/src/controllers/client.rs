@@ -84,14 +84,12 @@ impl Client {
             user: UserInfo {
                 name: format!("system:serviceaccount:kube-system:{service_account}"),
                 uid: String::new(),
-                // `system:masters` until the bootstrap policy gives each
-                // controller kube's `system:controller:*` role (issue 15):
-                // under RBAC the controllers must keep every right they use.
+                // Authorized by the bootstrap policy's
+                // `system:controller:<name>` role, as in kube.
                 groups: vec![
                     "system:serviceaccounts".into(),
                     "system:serviceaccounts:kube-system".into(),
                     "system:authenticated".into(),
-                    crate::authn::SYSTEM_MASTERS.into(),
                 ],
                 extra: Default::default(),
             },
@@ -99,6 +97,26 @@ impl Client {
             // (kube-controller-manager's `AddUserAgent`).
             user_agent: format!(
                 "kube-controller-manager/{version} (linux/amd64) kubernetes/ferrokube/{service_account}"
+            ),
+        }
+    }
+
+    /// kube-controller-manager's own identity (its root client), for the
+    /// controllers kube runs without a service account of their own, e.g.
+    /// the legacy service-account token controller; authorized by the
+    /// bootstrap `system:kube-controller-manager` ClusterRole.
+    pub fn controller_manager(api: Arc<Api>, controller: &str) -> Client {
+        let version = VERSION;
+        Client {
+            api,
+            user: UserInfo {
+                name: "system:kube-controller-manager".into(),
+                uid: String::new(),
+                groups: vec!["system:authenticated".into()],
+                extra: Default::default(),
+            },
+            user_agent: format!(
+                "kube-controller-manager/{version} (linux/amd64) kubernetes/ferrokube/{controller}"
             ),
         }
     }

@@ -204,6 +204,9 @@ fn start(api: &Arc<Api>, config: &ControllersConfig) -> tokio::task::JoinSet<()>
 pub(crate) const RETRY_DELAY: std::time::Duration = std::time::Duration::from_millis(200);
 
 #[cfg(test)]
+mod identity_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

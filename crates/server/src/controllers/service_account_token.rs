@@ -30,7 +30,7 @@ const WORKERS: usize = 5;
 type SecretKey = (String, String);
 
 pub(super) async fn run(api: Arc<Api>, root_ca_pem: String) {
-    let client = Client::controller(api.clone(), "tokens-controller");
+    let client = Client::controller_manager(api.clone(), "tokens-controller");
     let resources = Resources::new(&api.registry.load());
     let queue: Arc<WorkQueue<SecretKey>> = WorkQueue::new();
     let (mut feed, snapshot) = Feed::start(&api.store);
