@@ -8,8 +8,10 @@
 
 mod bindings;
 mod escalation;
+mod impersonation;
 mod modes;
 mod refusal;
+mod reviews;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
