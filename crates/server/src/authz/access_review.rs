@@ -32,8 +32,7 @@ pub enum ReviewKind {
     LocalSubjectAccessReview,
 }
 
-/// `authorizationv1.ResourceAttributes` (selectors are not evaluated:
-/// RBAC ignores them).
+/// `authorizationv1.ResourceAttributes`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ResourceAttributes {
     pub namespace: String,
@@ -43,6 +42,46 @@ pub struct ResourceAttributes {
     pub resource: String,
     pub subresource: String,
     pub name: String,
+    pub field_selector: Option<SelectorAttributes>,
+    pub label_selector: Option<SelectorAttributes>,
+}
+
+/// `FieldSelectorAttributes` / `LabelSelectorAttributes`, as far as
+/// validation reads them (RBAC does not evaluate selectors).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SelectorAttributes {
+    pub raw_selector: String,
+    pub requirements: usize,
+}
+
+impl SelectorAttributes {
+    fn of(value: &Value) -> SelectorAttributes {
+        SelectorAttributes {
+            raw_selector: string_of(value, "rawSelector"),
+            requirements: value
+                .get("requirements")
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len),
+        }
+    }
+
+    /// `validateFieldSelectorAttributes` / `validateLabelSelectorAttributes`
+    /// (without the per-requirement checks).
+    fn validate(&self, path: &str, errors: &mut Vec<FieldError>) {
+        if !self.raw_selector.is_empty() && self.requirements > 0 {
+            errors.push(FieldError::invalid(
+                &format!("{path}.rawSelector"),
+                &self.raw_selector,
+                "may not specified at the same time as requirements",
+            ));
+        }
+        if self.raw_selector.is_empty() && self.requirements == 0 {
+            errors.push(FieldError::required(
+                &format!("{path}.requirements"),
+                format!("when {path} is specified, requirements or rawSelector is required"),
+            ));
+        }
+    }
 }
 
 /// `authorizationv1.NonResourceAttributes`.
@@ -103,6 +142,10 @@ impl ReviewSpec {
                 resource: string_of(attributes, "resource"),
                 subresource: string_of(attributes, "subresource"),
                 name: string_of(attributes, "name"),
+                field_selector: object_member(attributes, "fieldSelector")
+                    .map(SelectorAttributes::of),
+                label_selector: object_member(attributes, "labelSelector")
+                    .map(SelectorAttributes::of),
             });
         let non_resource_attributes =
             object_member(&spec, "nonResourceAttributes").map(|attributes| NonResourceAttributes {
@@ -252,6 +295,15 @@ pub fn validate(kind: ReviewKind, review: &Value, spec: &ReviewSpec) -> Vec<Fiel
             "at least one of user or group must be specified",
         ));
     }
+    // `validateResourceAttributes`.
+    if let Some(attributes) = &spec.resource_attributes {
+        if let Some(selector) = &attributes.field_selector {
+            selector.validate("spec.resourceAttributes.fieldSelector", &mut errors);
+        }
+        if let Some(selector) = &attributes.label_selector {
+            selector.validate("spec.resourceAttributes.labelSelector", &mut errors);
+        }
+    }
     let empty = Map::new();
     let metadata = review
         .get("metadata")
@@ -340,7 +392,37 @@ pub fn review_status(authorizer: &Authorizer, user: &UserInfo, spec: &ReviewSpec
     if !decision.reason.is_empty() {
         status.insert("reason".into(), Value::String(decision.reason));
     }
+    let evaluation_error = selector_parse_errors(spec).join("; ");
+    if !evaluation_error.is_empty() {
+        status.insert("evaluationError".into(), Value::String(evaluation_error));
+    }
     Value::Object(status)
+}
+
+/// `BuildEvaluationError`'s notes on raw selectors that do not parse (the
+/// authorizer then sees no selector; RBAC never reads them).
+fn selector_parse_errors(spec: &ReviewSpec) -> Vec<&'static str> {
+    let mut errors = Vec::new();
+    let Some(attributes) = &spec.resource_attributes else {
+        return errors;
+    };
+    let raw = |selector: &Option<SelectorAttributes>| {
+        selector
+            .as_ref()
+            .filter(|selector| selector.requirements == 0 && !selector.raw_selector.is_empty())
+            .map(|selector| selector.raw_selector.clone())
+    };
+    if let Some(selector) = raw(&attributes.field_selector) {
+        if crate::selector::FieldSelector::parse(&selector).is_err() {
+            errors.push("spec.resourceAttributes.fieldSelector ignored due to parse error");
+        }
+    }
+    if let Some(selector) = raw(&attributes.label_selector) {
+        if crate::selector::LabelSelector::parse(&selector).is_err() {
+            errors.push("spec.resourceAttributes.labelSelector ignored due to parse error");
+        }
+    }
+    errors
 }
 
 /// `SubjectRulesReviewStatus` of the rules `user` holds in `namespace`
@@ -423,6 +505,15 @@ mod tests {
             ),
             r#".authorization.k8s.io "" is invalid: metadata: Invalid value: v1.ObjectMeta{Name:"x", GenerateName:"", Namespace:"", SelfLink:"", UID:"", ResourceVersion:"", Generation:0, CreationTimestamp:time.Date(1, time.January, 1, 0, 0, 0, 0, time.UTC), DeletionTimestamp:<nil>, DeletionGracePeriodSeconds:(*int64)(nil), Labels:map[string]string(nil), Annotations:map[string]string(nil), OwnerReferences:[]v1.OwnerReference(nil), Finalizers:[]string(nil), ManagedFields:[]v1.ManagedFieldsEntry(nil)}: must be empty"#
         );
+        assert_eq!(
+            messages(
+                ReviewKind::SelfSubjectAccessReview,
+                json!({"spec": {"resourceAttributes": {"verb": "list", "resource": "pods",
+                    "fieldSelector": {"rawSelector": "a=b", "requirements": [{"key": "a", "operator": "In", "values": ["b"]}]},
+                    "labelSelector": {}}}})
+            ),
+            r#".authorization.k8s.io "" is invalid: [spec.resourceAttributes.fieldSelector.rawSelector: Invalid value: "a=b": may not specified at the same time as requirements, spec.resourceAttributes.labelSelector.requirements: Required value: when spec.resourceAttributes.labelSelector is specified, requirements or rawSelector is required]"#
+        );
         // kubectl's bodies carry `creationTimestamp: null` only: valid.
         let review = json!({"metadata": {"creationTimestamp": null}, "spec": {"nonResourceAttributes": {"path": "/x", "verb": "get"}}});
         let spec = ReviewSpec::from_review(&review);
@@ -464,6 +555,13 @@ mod tests {
         assert_eq!(
             status["reason"],
             json!(r#"RBAC: allowed by ClusterRoleBinding "b" of ClusterRole "r" to User "jane""#)
+        );
+        let spec = ReviewSpec::from_review(&json!({"spec": {"resourceAttributes": {
+            "verb": "list", "resource": "pods", "namespace": "x",
+            "fieldSelector": {"rawSelector": "key in value"}, "labelSelector": {"rawSelector": "&"}}}}));
+        assert_eq!(
+            review_status(&authorizer, &jane, &spec),
+            json!({"allowed": false, "evaluationError": "spec.resourceAttributes.fieldSelector ignored due to parse error; spec.resourceAttributes.labelSelector ignored due to parse error"})
         );
         let spec = ReviewSpec::from_review(
             &json!({"spec": {"nonResourceAttributes": {"verb": "post", "path": "/healthz"}}}),
