@@ -1,6 +1,7 @@
 """Authorization through the Python client: a user of a --token-auth-file is
 refused with kube-apiserver's 403 until an admin's Role and RoleBinding let
-the very next request through (the Roles are the test's own)."""
+the very next request through (the Roles are the test's own); access
+reviews and impersonation (Impersonate-User) through the same client."""
 
 import json
 import os
@@ -88,3 +89,74 @@ def test_forbidden_until_bound(clients):
         'configmaps is forbidden: User "jane" cannot create resource "configmaps" '
         'in API group "" in the namespace "dev"'
     )
+
+
+def test_subject_access_reviews_and_impersonation(clients):
+    admin, _ = clients
+    admin_core = client.CoreV1Api(admin)
+    rbac = client.RbacAuthorizationV1Api(admin)
+    authz = client.AuthorizationV1Api(admin)
+    admin_core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name="py-reviews")))
+    rbac.create_namespaced_role(
+        "py-reviews",
+        client.V1Role(
+            metadata=client.V1ObjectMeta(name="pod-reader"),
+            rules=[client.V1PolicyRule(api_groups=[""], resources=["pods"], verbs=["get", "list"])],
+        ),
+    )
+    rbac.create_namespaced_role_binding(
+        "py-reviews",
+        client.V1RoleBinding(
+            metadata=client.V1ObjectMeta(name="jane-pods"),
+            role_ref=client.V1RoleRef(api_group="rbac.authorization.k8s.io", kind="Role", name="pod-reader"),
+            subjects=[client.RbacV1Subject(api_group="rbac.authorization.k8s.io", kind="User", name="jane")],
+        ),
+    )
+
+    def review(verb):
+        return authz.create_subject_access_review(
+            client.V1SubjectAccessReview(
+                spec=client.V1SubjectAccessReviewSpec(
+                    user="jane",
+                    resource_attributes=client.V1ResourceAttributes(
+                        namespace="py-reviews", verb=verb, resource="pods"
+                    ),
+                )
+            )
+        )
+
+    allowed = review("list")
+    assert allowed.status.allowed is True
+    assert allowed.status.reason == (
+        'RBAC: allowed by RoleBinding "jane-pods/py-reviews" of Role "pod-reader" to User "jane"'
+    )
+    assert review("delete").status.allowed is False
+
+    local = authz.create_namespaced_local_subject_access_review(
+        "py-reviews",
+        client.V1LocalSubjectAccessReview(
+            spec=client.V1SubjectAccessReviewSpec(
+                user="jane",
+                resource_attributes=client.V1ResourceAttributes(
+                    namespace="py-reviews", verb="get", resource="pods"
+                ),
+            )
+        ),
+    )
+    assert local.status.allowed is True
+
+    # The admin acting as jane (Impersonate-User) may list pods there, not elsewhere.
+    as_jane = admin
+    as_jane.set_default_header("Impersonate-User", "jane")
+    try:
+        pods = client.CoreV1Api(as_jane).list_namespaced_pod("py-reviews")
+        assert pods.kind == "PodList"
+        with pytest.raises(ApiException) as refused:
+            client.CoreV1Api(as_jane).list_namespaced_pod("default")
+        assert refused.value.status == 403
+        assert json.loads(refused.value.body)["message"] == (
+            'pods is forbidden: User "jane" cannot list resource "pods" '
+            'in API group "" in the namespace "default"'
+        )
+    finally:
+        del as_jane.default_headers["Impersonate-User"]

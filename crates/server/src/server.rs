@@ -519,7 +519,7 @@ async fn serve_one(
     } else {
         // `admit` reads the headers (the Accept of a 403).
         api_request.headers = parts.headers;
-        api.admit(&api_request)
+        api.admit(&mut api_request)
     };
     let response = match admitted {
         Err(response) => {

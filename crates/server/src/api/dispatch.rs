@@ -13,6 +13,7 @@ use super::{
     apply, create, delete, get, list, patch, representation, reviews, scale, token_request, update,
     watch,
 };
+use crate::authz::access_review::ReviewKind;
 use crate::registry::{Registry, ResourceDef};
 use crate::route::{ResourcePath, Verb};
 use crate::status::{Result, Status};
@@ -162,6 +163,31 @@ async fn dispatch(
         ("authentication.k8s.io", "selfsubjectreviews", Verb::Create) => {
             let api_version = resource.api_version();
             return reviews::self_subject_review(api, request, target, &api_version).await;
+        }
+        ("authorization.k8s.io", "subjectaccessreviews", Verb::Create) => {
+            return reviews::access_review(api, request, target, ReviewKind::SubjectAccessReview)
+                .await;
+        }
+        ("authorization.k8s.io", "selfsubjectaccessreviews", Verb::Create) => {
+            return reviews::access_review(
+                api,
+                request,
+                target,
+                ReviewKind::SelfSubjectAccessReview,
+            )
+            .await;
+        }
+        ("authorization.k8s.io", "localsubjectaccessreviews", Verb::Create) => {
+            return reviews::access_review(
+                api,
+                request,
+                target,
+                ReviewKind::LocalSubjectAccessReview,
+            )
+            .await;
+        }
+        ("authorization.k8s.io", "selfsubjectrulesreviews", Verb::Create) => {
+            return reviews::self_subject_rules_review(api, request, target).await;
         }
         _ => {}
     }

@@ -76,7 +76,8 @@ impl Api {
     /// `Status`, and a panic all the same answers this request with kube's
     /// 500 (`panic_recovery.rs`) instead of taking the connection down.
     pub async fn handle(self: &Arc<Self>, request: ApiRequest) -> ApiResponse {
-        match self.admit(&request) {
+        let mut request = request;
+        match self.admit(&mut request) {
             Ok(admitted) => self.handle_admitted(request, admitted).await,
             Err(refused) => *refused,
         }
@@ -85,13 +86,34 @@ impl Api {
     /// What kube's filters do before any handler reads the request body:
     /// the `timeout` check (`WithRequestDeadline`), the 401 of a request
     /// without credentials (`WithAuthentication`) and authorization
-    /// (`WithAuthorization`; dry-run requests are authorized as any other).
-    /// `server.rs` calls it before reading the body.
-    pub fn admit(&self, request: &ApiRequest) -> Result<Admitted, Box<ApiResponse>> {
-        let endpoint = &request.endpoint;
-        if let Err(status) = check_timeout(request, endpoint) {
+    /// (`WithAuthorization`; dry-run requests are authorized as any other),
+    /// with impersonation (`WithImpersonation`) between the last two: the
+    /// request's user becomes the impersonated one and the impersonation
+    /// headers are removed. `server.rs` calls it before reading the body.
+    pub fn admit(&self, request: &mut ApiRequest) -> Result<Admitted, Box<ApiResponse>> {
+        if let Err(status) = check_timeout(request, &request.endpoint) {
             return Err(Box::new(status.into()));
         }
+        if request.user.is_none() && !request.endpoint.is_public() {
+            return Err(Box::new(Status::unauthorized().into()));
+        }
+        if crate::authz::impersonation::has_impersonation_headers(&request.headers) {
+            let anonymous = crate::authn::UserInfo::anonymous();
+            let requestor = request.user.as_ref().unwrap_or(&anonymous);
+            match crate::authz::impersonation::impersonate(
+                &self.authorizer,
+                requestor,
+                &request.headers,
+            ) {
+                Ok(Some(impersonated)) => request.user = Some(impersonated),
+                Ok(None) => {}
+                Err(status) => {
+                    return Err(Box::new(representation::represent_error(&status, request)))
+                }
+            }
+            crate::authz::impersonation::remove_impersonation_headers(&mut request.headers);
+        }
+        let endpoint = &request.endpoint;
         let Some(user) = &request.user else {
             // Anonymous requests reach only the public endpoints, unauthorized
             // until the bootstrap policy grants `system:unauthenticated` what

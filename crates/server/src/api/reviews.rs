@@ -1,6 +1,8 @@
-//! Create-only reviews of authentication.k8s.io, answered and never stored:
-//! TokenReview (`pkg/registry/authentication/tokenreview/storage.go`) and
-//! SelfSubjectReview (`pkg/registry/authentication/selfsubjectreview/rest.go`).
+//! Create-only reviews, answered and never stored: TokenReview
+//! (`pkg/registry/authentication/tokenreview/storage.go`), SelfSubjectReview
+//! (`pkg/registry/authentication/selfsubjectreview/rest.go`) and the access
+//! reviews of authorization.k8s.io (`pkg/registry/authorization/*/rest.go`,
+//! whose rules live in `authz/access_review.rs`).
 
 use std::sync::Arc;
 
@@ -11,6 +13,7 @@ use super::exchange::{ApiRequest, ApiResponse};
 use super::target::{check_type, Target};
 use super::write::decode::{decode, Decoded};
 use crate::authn::UserInfo;
+use crate::authz::access_review::{self, ReviewKind, ReviewSpec};
 use crate::field_validation::FieldValidation;
 use crate::status::{Result, Status};
 
@@ -142,6 +145,71 @@ pub(super) async fn self_subject_review(
         "kind": "SelfSubjectReview",
         "metadata": {"creationTimestamp": crate::go::time::now_rfc3339()},
         "status": {"userInfo": user_info},
+    });
+    Ok(ApiResponse::object(201, review))
+}
+
+/// `POST subjectaccessreviews`, `selfsubjectaccessreviews` and
+/// `namespaces/{ns}/localsubjectaccessreviews`: the spec validated, then
+/// authorized as the spec's subject (a SelfSubjectAccessReview: as the
+/// request's own user), answered with the spec and `status`.
+pub(super) async fn access_review(
+    api: &Arc<Api>,
+    request: &ApiRequest,
+    target: &Target<'_>,
+    kind: ReviewKind,
+) -> Result<ApiResponse> {
+    let kind_name = target.resource.kind;
+    let mut body = decoded(api, request, target, kind_name)?;
+    super::write::validate::settle_namespace(target, &mut body)?;
+    let spec = ReviewSpec::from_review(&body);
+    let errors = access_review::validate(kind, &body, &spec);
+    if !errors.is_empty() {
+        return Err(access_review::invalid(&errors));
+    }
+    let subject = match kind {
+        ReviewKind::SelfSubjectAccessReview => match &request.user {
+            Some(user) => user.clone(),
+            None => return Err(Status::bad_request("no user present on request")),
+        },
+        ReviewKind::SubjectAccessReview | ReviewKind::LocalSubjectAccessReview => spec.subject(),
+    };
+    let status = access_review::review_status(&api.authorizer, &subject, &spec);
+    let review = json!({
+        "apiVersion": target.resource.api_version(),
+        "kind": kind_name,
+        "metadata": metadata_of(&body),
+        "spec": body.get("spec").cloned().unwrap_or_else(|| json!({})),
+        "status": status,
+    });
+    Ok(ApiResponse::object(201, review))
+}
+
+/// `POST selfsubjectrulesreviews`: the rules the request's user holds in
+/// `spec.namespace` (400 without one), in a new review without the spec.
+pub(super) async fn self_subject_rules_review(
+    api: &Arc<Api>,
+    request: &ApiRequest,
+    target: &Target<'_>,
+) -> Result<ApiResponse> {
+    let body = decoded(api, request, target, "SelfSubjectRulesReview")?;
+    let Some(user) = &request.user else {
+        return Err(Status::bad_request("no user present on request"));
+    };
+    let namespace = body
+        .pointer("/spec/namespace")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if namespace.is_empty() {
+        return Err(Status::bad_request("no namespace on request"));
+    }
+    let status = access_review::rules_review_status(&api.authorizer, user, namespace);
+    let review = json!({
+        "apiVersion": target.resource.api_version(),
+        "kind": "SelfSubjectRulesReview",
+        "metadata": {"creationTimestamp": null},
+        "spec": {},
+        "status": status,
     });
     Ok(ApiResponse::object(201, review))
 }

@@ -10,10 +10,14 @@
 //!   (AlwaysAllow, AlwaysDeny, `NewPrivilegedGroups`)
 //! - `pkg/kubeapiserver/authorizer/reload.go` (the privileged group first, then the modes)
 //! - `plugin/pkg/auth/authorizer/rbac/`: [`rbac`]
+//! - `pkg/registry/authorization/*/rest.go`, `pkg/apis/authorization/validation`: [`access_review`]
+//! - `staging/src/k8s.io/apiserver/pkg/endpoints/filters/impersonation.go`: [`impersonation`]
 
+pub mod access_review;
 mod attributes;
 pub mod escalation;
 mod forbidden;
+pub mod impersonation;
 mod mode;
 pub mod rbac;
 
@@ -79,6 +83,16 @@ impl Decision {
     }
 }
 
+/// What [`Authorizer::rules_for`] resolved.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RulesFor {
+    pub rules: Vec<rbac::PolicyRule>,
+    /// Some authorizer could not list its rules (none of ferrokube's modes).
+    pub incomplete: bool,
+    /// Role resolution errors, each as its own message.
+    pub errors: Vec<String>,
+}
+
 /// The authorizer chain of one server.
 #[derive(Debug)]
 pub struct Authorizer {
@@ -119,6 +133,33 @@ impl Authorizer {
     /// access reviews).
     pub fn rbac(&self) -> &Arc<Rbac> {
         &self.rbac
+    }
+
+    /// The union rule resolver of the modes (`unionAuthzRulesHandler.RulesFor`
+    /// over the resolvers `reload.go` registers; the privileged group has
+    /// none): the rules `user` holds in `namespace`, whether the list is
+    /// incomplete, and the resolution errors (`SelfSubjectRulesReview`).
+    pub fn rules_for(&self, user: &crate::authn::UserInfo, namespace: &str) -> RulesFor {
+        let mut out = RulesFor::default();
+        for mode in &self.modes {
+            match mode {
+                // `alwaysAllowAuthorizer.RulesFor`: everything, resources and URLs.
+                Mode::AlwaysAllow => out.rules.push(rbac::PolicyRule {
+                    verbs: vec!["*".into()],
+                    api_groups: vec!["*".into()],
+                    resources: vec!["*".into()],
+                    resource_names: Vec::new(),
+                    non_resource_urls: vec!["*".into()],
+                }),
+                Mode::AlwaysDeny => {}
+                Mode::Rbac => {
+                    let (rules, errors) = self.rbac.rules_for(user, namespace);
+                    out.rules.extend(rules);
+                    out.errors.extend(errors.iter().map(ToString::to_string));
+                }
+            }
+        }
+        out
     }
 
     /// The union of the privileged-group authorizer and the modes: the

@@ -2,14 +2,19 @@
 //! users of a `--token-auth-file` refused with kube's 403 until an admin's
 //! `kubectl create role` / `create rolebinding` lets the very next request
 //! through, watches refused then allowed, kube-rs as such a user, and the
-//! `AlwaysAllow` / `AlwaysDeny` modes. The Roles and bindings are the
+//! `AlwaysAllow` / `AlwaysDeny` modes, the access reviews behind
+//! `kubectl auth can-i`, `kubectl auth reconcile`, and impersonation
+//! (`kubectl --as`). The Roles and bindings are the
 //! tests' own (the bootstrap policy is another part of issue 15).
 #![allow(clippy::unwrap_used)]
 
 mod bindings;
 mod escalation;
+mod impersonation;
 mod modes;
+mod reconcile;
 mod refusal;
+mod reviews;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

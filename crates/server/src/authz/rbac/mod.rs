@@ -207,7 +207,7 @@ fn visit(
 
 /// `utilerrors.NewAggregate(errs).Error()`: one message as it is, several
 /// (duplicates dropped) as `[a, b]`.
-fn aggregate(messages: &[String]) -> String {
+pub fn aggregate(messages: &[String]) -> String {
     if let [only] = messages {
         return only.clone();
     }
