@@ -124,6 +124,11 @@ enum Command {
         /// AlwaysAllow, AlwaysDeny. `system:masters` is always allowed first.
         #[arg(long, value_delimiter = ',', default_value = "RBAC")]
         authorization_mode: Vec<String>,
+        /// Requests without credentials are `system:anonymous` (group
+        /// `system:unauthenticated`) and left to the authorizer, as kube's
+        /// default; `false` answers them 401.
+        #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+        anonymous_auth: bool,
         /// Log filter (tracing's EnvFilter syntax); quiet by default.
         #[arg(long, default_value = "warn")]
         log_level: String,
@@ -159,6 +164,7 @@ fn main() -> ExitCode {
         service_account_jwks_uri,
         service_account_extend_token_expiration,
         authorization_mode,
+        anonymous_auth,
         log_level,
     } = cli.command;
     tracing_subscriber::fmt()
@@ -241,6 +247,7 @@ fn main() -> ExitCode {
                 return ExitCode::FAILURE;
             }
         },
+        anonymous_auth,
     };
     if config.storage_backend == StorageBackend::Etcd3 && config.etcd.endpoints.is_empty() {
         // kube-apiserver's `EtcdOptions.Validate` wording.

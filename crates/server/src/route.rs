@@ -114,13 +114,7 @@ pub enum Endpoint {
     NotFound,
 }
 
-impl Endpoint {
-    /// Served to anonymous requests too (kube's `system:public-info-viewer`
-    /// paths: health checks and `/version`).
-    pub fn is_public(&self) -> bool {
-        matches!(self, Endpoint::Health(..) | Endpoint::Version)
-    }
-}
+impl Endpoint {}
 
 /// Subresources of a namespace itself (`namespaceSubresources` upstream).
 const NAMESPACE_SUBRESOURCES: &[&str] = &["status", "finalize"];

@@ -66,6 +66,8 @@ pub struct ServerConfig {
     pub service_accounts: crate::serviceaccount::ServiceAccountOptions,
     /// `--authorization-mode`, in order (`crate::authz::parse_modes`).
     pub authorization_modes: Vec<crate::authz::Mode>,
+    /// `--anonymous-auth`.
+    pub anonymous_auth: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -290,6 +292,7 @@ impl Server {
             crate::api::ApiConfig {
                 min_request_timeout: config.min_request_timeout,
                 authorization_modes: config.authorization_modes.clone(),
+                anonymous_auth: config.anonymous_auth,
             },
             Authentication {
                 service_accounts: Arc::new(service_accounts),

@@ -308,11 +308,13 @@ async fn post_to_cluster_wide_list_is_405() {
     }
 }
 
-/// Without credentials only the health and version endpoints answer (as
-/// kube-apiserver does when anonymous auth is limited to those paths); a
-/// bearer token nobody issued is refused everywhere.
+/// Without credentials a request is kube's `system:anonymous`, whom the
+/// bootstrap policy (`system:public-info-viewer`) lets reach the health
+/// checks and `/version` and nothing else: 403 with kube's text, decided
+/// before the body is read. A bearer token nobody issued is refused
+/// everywhere with 401.
 #[tokio::test]
-async fn unauthenticated_requests_are_401() {
+async fn anonymous_requests_are_authorized_and_bad_credentials_are_401() {
     let env = TestEnv::new("bad-authn").await;
     let anon = env.client_with_token(None).await;
     for path in ["/healthz", "/readyz", "/livez"] {
@@ -326,28 +328,51 @@ async fn unauthenticated_requests_are_401() {
         .unwrap()
         .starts_with("v1.34."));
 
-    let bogus = format!("bogus-{}", suffix());
-    let bad_token = env.client_with_token(Some(&bogus)).await;
     let ns_path = format!("/api/v1/namespaces/{}/configmaps", env.ns);
-    for (client, path) in [
-        (&anon, "/api/v1/namespaces"),
-        (&anon, ns_path.as_str()),
-        (&anon, "/apis"),
-        (&anon, "/openapi/v2"),
-        (&bad_token, "/api/v1/namespaces"),
-        (&bad_token, "/healthz"),
-        (&bad_token, "/version"),
-    ] {
-        let res = common::raw_request(client, "GET", path, None, vec![]).await;
-        failure(&res, 401, "Unauthorized", "Unauthorized");
+    let anonymous_refusals = [
+        (
+            "GET",
+            "/api/v1/namespaces".to_string(),
+            r#"namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope"#.to_string(),
+        ),
+        (
+            "GET",
+            ns_path.clone(),
+            format!(r#"configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "{}""#, env.ns),
+        ),
+        (
+            "GET",
+            "/apis".to_string(),
+            r#"forbidden: User "system:anonymous" cannot get path "/apis""#.to_string(),
+        ),
+        (
+            "GET",
+            "/openapi/v2".to_string(),
+            r#"forbidden: User "system:anonymous" cannot get path "/openapi/v2""#.to_string(),
+        ),
+    ];
+    for (method, path, message) in &anonymous_refusals {
+        let res = common::raw_request(&anon, method, path, None, vec![]).await;
+        failure(&res, 403, "Forbidden", message);
     }
+    let create_refused = format!(
+        r#"configmaps is forbidden: User "system:anonymous" cannot create resource "configmaps" in API group "" in the namespace "{}""#,
+        env.ns
+    );
     let res = common::raw_request(&anon, "POST", &ns_path, JSON, cm_body("x")).await;
-    failure(&res, 401, "Unauthorized", "Unauthorized");
-    // Authentication comes before the body is read: an oversized body from
-    // nobody is a 401, not a 413 after buffering it.
+    failure(&res, 403, "Forbidden", &create_refused);
+    // Authorization comes before the body is read: an oversized body from
+    // nobody is a 403, not a 413 after buffering it.
     let oversized = vec![b' '; 4 * 1024 * 1024];
     let res = common::raw_request(&anon, "POST", &ns_path, JSON, oversized).await;
-    failure(&res, 401, "Unauthorized", "Unauthorized");
+    failure(&res, 403, "Forbidden", &create_refused);
+
+    let bogus = format!("bogus-{}", suffix());
+    let bad_token = env.client_with_token(Some(&bogus)).await;
+    for path in ["/api/v1/namespaces", "/healthz", "/version"] {
+        let res = common::raw_request(&bad_token, "GET", path, None, vec![]).await;
+        failure(&res, 401, "Unauthorized", "Unauthorized");
+    }
 }
 
 #[tokio::test]
@@ -478,7 +503,7 @@ async fn invented_paths_make_no_metrics_series() {
     for n in 0..40 {
         let invented = format!("/apis/made{n}.example.com/v1/things{n}");
         let res = common::raw_request(&anonymous, "GET", &invented, None, Vec::new()).await;
-        assert_eq!(res.status, 401, "{res:?}");
+        assert_eq!(res.status, 403, "{res:?}");
         let res = env.raw("GET", &invented, None, Vec::new()).await;
         assert_eq!(res.status, 404, "{res:?}");
         let bogus = format!("{}/c/bogus{n}", cms(&env.ns));

@@ -48,6 +48,8 @@ pub struct Api {
     pub authenticator: Arc<Authenticator>,
     /// `--authorization-mode`'s chain (`crate::authz`), asked by every request.
     pub authorizer: crate::authz::Authorizer,
+    /// `--anonymous-auth` ([`ApiConfig::anonymous_auth`]).
+    pub anonymous_auth: bool,
     /// Work that runs once the server is up, reported by the health checks
     /// (`crate::post_start_hooks`).
     pub post_start_hooks: crate::post_start_hooks::PostStartHooks,
@@ -82,6 +84,10 @@ pub struct ApiConfig {
     pub min_request_timeout: std::time::Duration,
     /// `--authorization-mode`, in order.
     pub authorization_modes: Vec<crate::authz::Mode>,
+    /// `--anonymous-auth`: requests without credentials are
+    /// `system:anonymous` in `system:unauthenticated`, left to the
+    /// authorizer; without it they are 401.
+    pub anonymous_auth: bool,
 }
 
 impl Default for ApiConfig {
@@ -89,6 +95,7 @@ impl Default for ApiConfig {
         ApiConfig {
             min_request_timeout: DEFAULT_MIN_REQUEST_TIMEOUT,
             authorization_modes: crate::authz::DEFAULT_MODES.to_vec(),
+            anonymous_auth: true,
         }
     }
 }
@@ -166,6 +173,7 @@ impl Api {
             service_accounts,
             authenticator: Arc::new(authenticator),
             authorizer,
+            anonymous_auth: config.anonymous_auth,
             post_start_hooks: Default::default(),
         });
         // Outside a runtime (a few synchronous tests) only built-in kinds are served.

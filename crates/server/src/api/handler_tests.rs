@@ -261,9 +261,23 @@ async fn errors_are_kube_statuses() {
         (400, json!("BadRequest"))
     );
 
+    // Without credentials: `system:anonymous`, judged by the authorizer.
     let mut anonymous = ApiRequest::new(Method::Get, "/api/v1/namespaces");
     anonymous.user = None;
-    assert_eq!(api.handle(anonymous).await.status, 401);
+    let refused = api.handle(anonymous).await;
+    assert_eq!(
+        (refused.status, refused.body_json()["message"].clone()),
+        (
+            403,
+            json!(
+                r#"namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope"#
+            )
+        )
+    );
+    // The bootstrap policy's system:public-info-viewer opens the health checks.
+    crate::rbac_policy::ensure_rbac_policy(&api)
+        .await
+        .expect("bootstrap policy");
     let mut health = ApiRequest::new(Method::Get, "/readyz");
     health.user = None;
     assert_eq!(api.handle(health).await.status, 200);

@@ -94,8 +94,15 @@ impl Api {
         if let Err(status) = check_timeout(request, &request.endpoint) {
             return Err(Box::new(status.into()));
         }
-        if request.user.is_none() && !request.endpoint.is_public() {
-            return Err(Box::new(Status::unauthorized().into()));
+        // `WithAuthentication` with kube's anonymous authenticator last in
+        // the union: no credentials make `system:anonymous`, whom the
+        // authorizer judges like anyone (the bootstrap policy lets
+        // `system:unauthenticated` reach health checks and `/version`).
+        if request.user.is_none() {
+            if !self.anonymous_auth {
+                return Err(Box::new(Status::unauthorized().into()));
+            }
+            request.user = Some(crate::authn::UserInfo::anonymous());
         }
         if crate::authz::impersonation::has_impersonation_headers(&request.headers) {
             let anonymous = crate::authn::UserInfo::anonymous();
@@ -115,13 +122,6 @@ impl Api {
         }
         let endpoint = &request.endpoint;
         let Some(user) = &request.user else {
-            // Anonymous requests reach only the public endpoints, unauthorized
-            // until the bootstrap policy grants `system:unauthenticated` what
-            // kube's does; then they go through the authorizer as
-            // `UserInfo::anonymous()` like everyone else.
-            if endpoint.is_public() {
-                return Ok(Admitted(()));
-            }
             return Err(Box::new(Status::unauthorized().into()));
         };
         let attributes = crate::authz::Attributes::of_request(

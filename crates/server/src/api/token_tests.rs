@@ -618,9 +618,9 @@ async fn openid_documents() {
     let paths = root["paths"].as_array().cloned().unwrap_or_default();
     assert!(paths.contains(&json!("/.well-known/openid-configuration")));
     assert!(paths.contains(&json!("/openid/v1/jwks")));
-    // Not without authentication (anonymous access comes with RBAC).
+    // Not for anonymous readers unless a binding says so, as in kube.
     let anonymous = call_as(&api, None, Method::Get, "/openid/v1/jwks", None).await;
-    assert_eq!(anonymous.status, 401);
+    assert_eq!(anonymous.status, 403);
 }
 
 #[tokio::test]

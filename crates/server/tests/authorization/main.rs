@@ -63,6 +63,13 @@ impl Cluster {
         self.server.client().await
     }
 
+    /// A client without credentials (the server's CA only).
+    async fn anonymous(&self) -> Client {
+        let mut config = config_from(&self.server.kubeconfig).await;
+        config.auth_info = Default::default();
+        Client::try_from(config).unwrap()
+    }
+
     async fn user(&self, token: &str) -> Client {
         let mut config = config_from(&self.server.kubeconfig).await;
         config.auth_info = Default::default();

@@ -83,3 +83,47 @@ fn unsupported_authorization_modes_refuse_to_start() {
         assert_eq!(String::from_utf8_lossy(&out.stderr).trim(), message);
     }
 }
+
+/// `--anonymous-auth`: by default a request without credentials is
+/// `system:anonymous` and the bootstrap policy decides (health checks
+/// allowed, the rest 403 naming the anonymous user); a binding for
+/// `system:unauthenticated` opens more, at once. With `false` it is 401
+/// everywhere, health checks included, as kube answers.
+#[tokio::test]
+async fn anonymous_requests_go_through_the_authorizer_unless_disabled() {
+    let cluster = Cluster::start(&[]);
+    let anonymous = cluster.anonymous().await;
+    assert_eq!(raw(&anonymous, "GET", "/readyz", None).await.status, 200);
+    let res = raw(&anonymous, "GET", "/api/v1/nodes", None).await;
+    forbidden(
+        &res,
+        r#"nodes is forbidden: User "system:anonymous" cannot list resource "nodes" in API group "" at the cluster scope"#,
+        json!({"kind": "nodes"}),
+    );
+    cluster.kubectl_admin(&[
+        "create",
+        "clusterrole",
+        "public-nodes",
+        "--verb=list",
+        "--resource=nodes",
+    ]);
+    cluster.kubectl_admin(&[
+        "create",
+        "clusterrolebinding",
+        "public-nodes",
+        "--clusterrole=public-nodes",
+        "--group=system:unauthenticated",
+    ]);
+    assert_eq!(
+        raw(&anonymous, "GET", "/api/v1/nodes", None).await.status,
+        200
+    );
+
+    let closed = Cluster::start(&["--anonymous-auth=false"]);
+    let anonymous = closed.anonymous().await;
+    for path in ["/readyz", "/version", "/api/v1/nodes"] {
+        let res = raw(&anonymous, "GET", path, None).await;
+        assert_eq!(res.status, 401, "{path}: {res:?}");
+        assert_eq!(res.json()["reason"], "Unauthorized", "{path}");
+    }
+}
