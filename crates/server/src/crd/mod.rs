@@ -5,6 +5,7 @@
 //! establish CRDs are in `controllers/crd_naming.rs`. Custom resources then
 //! go down the same request path as every built-in kind.
 
+pub mod cel_syntax;
 pub mod conditions;
 pub mod conversion;
 pub mod conversion_rules;

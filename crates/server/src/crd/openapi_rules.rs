@@ -39,10 +39,25 @@ struct Context {
 }
 
 /// Every OpenAPI rule the schema at `path` (`spec.versions[0].schema.openAPIV3Schema`) breaks.
-pub fn validate(schema: &Value, path: &str) -> Vec<FieldError> {
-    let mut errors = Vec::new();
-    node(schema, path, &Context::default(), true, &mut errors);
-    errors
+/// `compile_rules`: the schema is structural, so kube compiles its
+/// `x-kubernetes-validations` (here: parses them, `cel_syntax.rs`); their
+/// errors (kube's `CELErrors`) follow every schema error.
+pub fn validate(schema: &Value, path: &str, compile_rules: bool) -> Vec<FieldError> {
+    let mut found = Found {
+        compile_rules,
+        ..Found::default()
+    };
+    node(schema, path, &Context::default(), true, &mut found);
+    found.schema.extend(found.cel);
+    found.schema
+}
+
+/// kube's `OpenAPISchemaErrorList`: schema errors and CEL errors apart.
+#[derive(Default)]
+struct Found {
+    compile_rules: bool,
+    schema: Vec<FieldError>,
+    cel: Vec<FieldError>,
 }
 
 fn text<'a>(schema: &'a Value, name: &str) -> &'a str {
@@ -103,13 +118,14 @@ fn string_slice(values: &[Value]) -> String {
 }
 
 /// `ValidateCustomResourceDefinitionOpenAPISchema` for one node.
-fn node(s: &Value, path: &str, context: &Context, is_root: bool, errors: &mut Vec<FieldError>) {
+fn node(s: &Value, path: &str, context: &Context, is_root: bool, found: &mut Found) {
     if !s.is_object() {
         return;
     }
-    standard(s, path, context, errors);
+    let schema_errors_before = found.schema.len();
+    standard(s, path, context, &mut found.schema);
     if flag(s, "uniqueItems") {
-        errors.push(FieldError::forbidden(
+        found.schema.push(FieldError::forbidden(
             &format!("{path}.uniqueItems"),
             "uniqueItems cannot be set to true since the runtime complexity becomes quadratic",
         ));
@@ -117,7 +133,7 @@ fn node(s: &Value, path: &str, context: &Context, is_root: bool, errors: &mut Ve
     if let Some(additional) = s.get("additionalProperties").filter(|a| !a.is_null()) {
         let allows_all = additional == &Value::Bool(true);
         if non_empty_object(s, "properties") && !allows_all {
-            errors.push(FieldError::forbidden(
+            found.schema.push(FieldError::forbidden(
                 &format!("{path}.additionalProperties"),
                 "additionalProperties and properties are mutual exclusive",
             ));
@@ -132,7 +148,7 @@ fn node(s: &Value, path: &str, context: &Context, is_root: bool, errors: &mut Ve
             &format!("{path}.additionalProperties"),
             &sub,
             false,
-            errors,
+            found,
         );
     }
     let embedded = flag(s, "x-kubernetes-embedded-resource");
@@ -149,11 +165,11 @@ fn node(s: &Value, path: &str, context: &Context, is_root: bool, errors: &mut Ve
             &format!("{path}.properties[{name}]"),
             &sub,
             false,
-            errors,
+            found,
         );
     }
     if let Some(not) = s.get("not") {
-        node(not, &format!("{path}.not"), context, false, errors);
+        node(not, &format!("{path}.not"), context, false, found);
     }
     for junctor in ["allOf", "oneOf", "anyOf"] {
         for (index, nested) in list(s, junctor).iter().enumerate() {
@@ -162,7 +178,7 @@ fn node(s: &Value, path: &str, context: &Context, is_root: bool, errors: &mut Ve
                 &format!("{path}.{junctor}[{index}]"),
                 context,
                 false,
-                errors,
+                found,
             );
         }
     }
@@ -172,12 +188,12 @@ fn node(s: &Value, path: &str, context: &Context, is_root: bool, errors: &mut Ve
             &format!("{path}.definitions[{name}]"),
             context,
             false,
-            errors,
+            found,
         );
     }
     match s.get("items") {
         Some(items @ Value::Object(_)) => {
-            node(items, &format!("{path}.items"), context, false, errors)
+            node(items, &format!("{path}.items"), context, false, found)
         }
         Some(Value::Array(items)) => {
             for (index, item) in items.iter().enumerate() {
@@ -186,7 +202,7 @@ fn node(s: &Value, path: &str, context: &Context, is_root: bool, errors: &mut Ve
                     &format!("{path}.items[{index}]"),
                     context,
                     false,
-                    errors,
+                    found,
                 );
             }
         }
@@ -198,20 +214,25 @@ fn node(s: &Value, path: &str, context: &Context, is_root: bool, errors: &mut Ve
             &format!("{path}.dependencies[{name}]"),
             context,
             false,
-            errors,
+            found,
         );
     }
     if s.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(false)) {
-        errors.push(invalid_raw(
+        found.schema.push(invalid_raw(
             format!("{path}.x-kubernetes-preserve-unknown-fields"),
             "false".into(),
             "must be true or undefined",
         ));
     }
-    map_type(s, path, errors);
-    list_type(s, path, errors);
-    map_list_keys_map_set(s, path, errors);
-    validation_rules(s, path, errors);
+    map_type(s, path, &mut found.schema);
+    list_type(s, path, &mut found.schema);
+    map_list_keys_map_set(s, path, &mut found.schema);
+    validation_rules(s, path, &mut found.schema);
+    // kube skips the CEL compilation of a node with schema errors at its
+    // level or deeper, and of a schema that is not structural.
+    if found.compile_rules && found.schema.len() == schema_errors_before {
+        rule_syntax(s, path, &mut found.cel);
+    }
 }
 
 /// `specStandardValidatorV3.validate`: the fields v1 does not support.
@@ -531,6 +552,61 @@ fn validation_rules(s: &Value, path: &str, errors: &mut Vec<FieldError>) {
             ));
         }
     }
+}
+
+/// `compileRule`'s parse of each `rule` and `messageExpression`
+/// (`schema/cel/compilation.go`), reported by
+/// `ValidateCustomResourceDefinitionOpenAPISchema` as `field.Invalid` of the
+/// whole `ValidationRule` (printed with `%#v`).
+fn rule_syntax(s: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    for (index, rule) in list(s, "x-kubernetes-validations").iter().enumerate() {
+        let at = |name: &str| format!("{path}.x-kubernetes-validations[{index}].{name}");
+        let raw = |name: &str| rule.get(name).and_then(Value::as_str).unwrap_or("");
+        let expression = raw("rule");
+        if expression.trim().is_empty() {
+            continue;
+        }
+        if let Err(error) = super::cel_syntax::check(expression) {
+            errors.push(invalid_raw(
+                at("rule"),
+                go_validation_rule(rule),
+                &format!("compilation failed: {error}"),
+            ));
+            // kube returns before compiling the message expression.
+            continue;
+        }
+        let message_expression = raw("messageExpression");
+        if message_expression.is_empty() {
+            continue;
+        }
+        if let Err(error) = super::cel_syntax::check(message_expression) {
+            errors.push(invalid_raw(
+                at("messageExpression"),
+                go_validation_rule(rule),
+                &format!("messageExpression compilation failed: {error}"),
+            ));
+        }
+    }
+}
+
+/// An internal `apiextensions.ValidationRule` as `%#v` prints it. Set
+/// pointers print as Go prints an address, which differs per process:
+/// ferrokube prints a fixed one.
+fn go_validation_rule(rule: &Value) -> String {
+    let text = |name: &str| quote(rule.get(name).and_then(Value::as_str).unwrap_or(""));
+    let pointer = |name: &str, go_type: &str| match rule.get(name) {
+        Some(value) if !value.is_null() => format!("({go_type})(0xc000000000)"),
+        _ => format!("({go_type})(nil)"),
+    };
+    format!(
+        "apiextensions.ValidationRule{{Rule:{}, Message:{}, MessageExpression:{}, Reason:{}, FieldPath:{}, OptionalOldSelf:{}}}",
+        text("rule"),
+        text("message"),
+        text("messageExpression"),
+        pointer("reason", "*apiextensions.FieldValueErrorReason"),
+        text("fieldPath"),
+        pointer("optionalOldSelf", "*bool"),
+    )
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use serde_json::json;
 const ROOT: &str = "spec.versions[0].schema.openAPIV3Schema";
 
 fn messages(schema: Value) -> Vec<String> {
-    validate(&schema, ROOT)
+    validate(&schema, ROOT, true)
         .iter()
         .map(ToString::to_string)
         .collect()
@@ -153,4 +153,63 @@ fn defaults_in_resource_meta_and_embedded_resources() {
     for (schema, expected) in cases {
         assert_eq!(messages(schema.clone()), expected, "{schema}");
     }
+}
+
+#[test]
+fn rules_that_do_not_parse_are_refused_wherever_they_sit() {
+    let p = format!("{ROOT}.properties[spec].properties[p]");
+    let expecting = "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}";
+    let got = messages(json!({"type": "object",
+    "x-kubernetes-validations": [{"rule": "self.spec.p != ''"}, {"rule": "self.x >"}],
+    "properties": {"spec": {"type": "object", "properties": {"p": {"type": "string",
+        "x-kubernetes-validations": [
+            {"rule": "self.size() > 0", "messageExpression": "'bad: ' + this does not compile", "reason": "FieldValueInvalid"},
+            {"rule": "(self", "message": "m", "messageExpression": "self +"},
+            {"rule": "has(self.y) && self.all(k, k != \"\")", "messageExpression": "'size ' + string(self.size())"},
+        ]}}}}}));
+    // cel-go says `expecting <EOF>` here: Go's ANTLR runtime reports the
+    // expected tokens after a full-context prediction, antlr4rust the
+    // tokens of the enclosing rules.
+    assert_eq!(
+        got,
+        vec![
+            format!(
+                r#"{p}.x-kubernetes-validations[0].messageExpression: Invalid value: apiextensions.ValidationRule{{Rule:"self.size() > 0", Message:"", MessageExpression:"'bad: ' + this does not compile", Reason:(*apiextensions.FieldValueErrorReason)(0xc000000000), FieldPath:"", OptionalOldSelf:(*bool)(nil)}}: messageExpression compilation failed: ERROR: <input>:1:16: Syntax error: mismatched input 'does' expecting {{<EOF>, '==', '!=', 'in', '<', '<=', '>=', '>', '&&', '||', '[', '.', '-', '?', '+', '*', '/', '%'}}
+ | 'bad: ' + this does not compile
+ | ...............^"#
+            ),
+            format!(
+                r#"{p}.x-kubernetes-validations[1].rule: Invalid value: apiextensions.ValidationRule{{Rule:"(self", Message:"m", MessageExpression:"self +", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}}: compilation failed: ERROR: <input>:1:6: Syntax error: missing ')' at '<EOF>'
+ | (self
+ | .....^"#
+            ),
+            format!(
+                r#"{ROOT}.x-kubernetes-validations[1].rule: Invalid value: apiextensions.ValidationRule{{Rule:"self.x >", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}}: compilation failed: ERROR: <input>:1:9: Syntax error: mismatched input '<EOF>' expecting {expecting}
+ | self.x >
+ | ........^"#
+            ),
+        ]
+    );
+}
+
+#[test]
+fn rules_are_not_parsed_beside_schema_errors_or_in_non_structural_schemas() {
+    let p = format!("{ROOT}.properties[spec].properties[p]");
+    // A schema error at the node (or deeper) skips its rules, as in kube.
+    let got = messages(spec(json!({"type": "string", "x-kubernetes-validations": [
+        {"rule": "self >", "reason": "Nope"}]})));
+    assert_eq!(
+        got,
+        vec![format!(
+            r#"{p}.x-kubernetes-validations[0].reason: Unsupported value: "Nope": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired""#
+        )]
+    );
+    // An error deeper down skips the parent's rules, not the siblings'.
+    let got = messages(
+        json!({"type": "object", "x-kubernetes-validations": [{"rule": "self >"}],
+        "properties": {"a": {"type": "string", "uniqueItems": true}}}),
+    );
+    assert_eq!(got, vec![format!("{ROOT}.properties[a].uniqueItems: Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic")]);
+    let schema = spec(json!({"type": "string", "x-kubernetes-validations": [{"rule": "self >"}]}));
+    assert!(validate(&schema, ROOT, false).is_empty());
 }

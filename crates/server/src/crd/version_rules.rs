@@ -147,12 +147,13 @@ fn schema_rules(schema: &Value, status: bool, path: &str, errors: &mut Vec<Field
         ));
     }
     let structural = super::structural_rules::validate(schema, &root);
-    if structural.is_empty() {
+    let is_structural = structural.is_empty();
+    if is_structural {
         errors.extend(super::default_rules::validate(schema, &root));
     } else {
         errors.extend(structural);
     }
-    errors.extend(super::openapi_rules::validate(schema, &root));
+    errors.extend(super::openapi_rules::validate(schema, &root, is_structural));
 }
 
 /// With the status subresource on, the root may only hold what stays

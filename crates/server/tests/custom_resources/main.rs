@@ -26,6 +26,7 @@ use ferrokube_testkit::per_version;
 per_version!(kubectl_lifecycle);
 
 mod apply;
+mod cel_rules;
 mod conversion;
 mod explain;
 mod garbage_collection;

@@ -1,0 +1,134 @@
+//! The syntax check of a CRD's `x-kubernetes-validations` expressions
+//! (`rule` and `messageExpression`): apiextensions
+//! `apiserver/schema/cel/compilation.go` `compileRule`, whose
+//! `env.Compile` failures become `compilation failed: ` plus cel-go's
+//! `Issues.String()` (`common/errors.go` `Error.ToDisplayString`, reproduced
+//! here from the parser's positions and messages).
+//!
+//! Only parsing is done: the type check against the schema (unknown fields,
+//! wrong types), cost estimation and enforcement are issue 16's, which builds
+//! on the same crate (`cel`, cel-rust, whose parser is generated from CEL's
+//! ANTLR grammar, as cel-go's is).
+//!
+//! The parser runs on its own thread with a large stack: the nesting of an
+//! expression is bounded by cel-go's own limits (`parser/options.go`:
+//! 100 000 code points, recursion depth 250), and a panic in the parser
+//! becomes an error instead of taking the request down.
+
+use cel::parser::Parser;
+
+/// cel-go's default `expressionSizeCodePointLimit` (kube keeps it).
+pub const MAX_EXPRESSION_CODE_POINTS: usize = 100_000;
+/// cel-go's default `maxRecursionDepth` (kube keeps it).
+pub const MAX_RECURSION_DEPTH: u16 = 250;
+/// cel-go's `maxSnippetLength`: longer lines are not shown under an error.
+const MAX_SNIPPET_BYTES: usize = 16_384;
+/// Enough for `MAX_RECURSION_DEPTH` nested expressions in a debug build
+/// (the ANTLR parser descends about ten rules per nesting level).
+const PARSER_STACK_BYTES: usize = 256 * 1024 * 1024;
+
+/// Why an expression was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// cel-go's display of the parse errors (`ERROR: <input>:L:C: …`).
+    #[error("{0}")]
+    Syntax(String),
+    /// The parser panicked or its thread could not start.
+    #[error("internal error: the CEL parser failed on this expression")]
+    Parser,
+}
+
+/// Parses `expression` as CEL; the errors as cel-go displays them.
+pub fn check(expression: &str) -> Result<(), Error> {
+    let size = expression.chars().count();
+    if size > MAX_EXPRESSION_CODE_POINTS {
+        // cel-go reports the limit at `common.NoLocation` (line -1, column -1).
+        return Err(Error::Syntax(format!(
+            "ERROR: <input>:-1:0: expression code point size exceeds limit: size: {size}, limit {MAX_EXPRESSION_CODE_POINTS}"
+        )));
+    }
+    let source = expression.to_string();
+    let parse = move || -> Result<(), Vec<(isize, isize, String)>> {
+        Parser::new()
+            .max_recursion_depth(MAX_RECURSION_DEPTH)
+            .parse(&source)
+            .map(|_| ())
+            .map_err(|errors| {
+                errors
+                    .errors
+                    .into_iter()
+                    .map(|error| {
+                        let message = match &error.source {
+                            Some(source) if error.msg == "UNKNOWN" => source.to_string(),
+                            _ => error.msg,
+                        };
+                        // cel-go's `recursionListener` reports the limit at
+                        // `common.NoLocation` (displayed as `-1:0`).
+                        if message.contains("Recursion limit of") {
+                            return (-1, 0, recursion_message());
+                        }
+                        (error.pos.0, error.pos.1, message)
+                    })
+                    .collect()
+            })
+    };
+    let outcome = std::thread::Builder::new()
+        .name("cel-parse".into())
+        .stack_size(PARSER_STACK_BYTES)
+        .spawn(parse)
+        .map_err(|_| Error::Parser)?
+        .join()
+        .map_err(|_| Error::Parser)?;
+    match outcome {
+        Ok(()) => Ok(()),
+        // cel-go stops at the recursion limit (a panic it recovers from)
+        // and reports that error alone.
+        Err(errors) if errors.iter().any(|(line, ..)| *line == -1) => Err(Error::Syntax(display(
+            expression,
+            &[(-1, 0, recursion_message())],
+        ))),
+        Err(errors) => Err(Error::Syntax(display(expression, &errors))),
+    }
+}
+
+/// cel-go's `recursionListener` text.
+fn recursion_message() -> String {
+    format!("expression recursion limit exceeded: {MAX_RECURSION_DEPTH}")
+}
+
+/// cel-go's `Errors.ToDisplayString`: each error as `Error.ToDisplayString`
+/// prints it, one per line. The parser reports 1-based columns.
+fn display(expression: &str, errors: &[(isize, isize, String)]) -> String {
+    let lines: Vec<&str> = expression.split('\n').collect();
+    let mut out = Vec::with_capacity(errors.len());
+    for (line, column, message) in errors {
+        let mut text = format!("ERROR: <input>:{line}:{column}: {message}");
+        let snippet = usize::try_from(*line - 1)
+            .ok()
+            .and_then(|index| lines.get(index));
+        if let Some(snippet) = snippet.filter(|snippet| snippet.len() <= MAX_SNIPPET_BYTES) {
+            let snippet = snippet.replace('\t', " ");
+            let zero_based = usize::try_from(*column - 1).unwrap_or(0);
+            let mut indicator = String::new();
+            let mut chars = snippet.chars();
+            for _ in 0..zero_based {
+                match chars.next() {
+                    Some(c) if c.len_utf8() > 1 => indicator.push('．'),
+                    Some(_) => indicator.push('.'),
+                    None => break,
+                }
+            }
+            match chars.next() {
+                Some(c) if c.len_utf8() > 1 => indicator.push('＾'),
+                _ => indicator.push('^'),
+            }
+            text.push_str(&format!("\n | {snippet}\n | {indicator}"));
+        }
+        out.push(text);
+    }
+    out.join("\n")
+}
+
+#[cfg(test)]
+#[path = "cel_syntax_tests.rs"]
+mod tests;
