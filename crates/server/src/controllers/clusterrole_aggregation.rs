@@ -291,7 +291,7 @@ async fn sync(
         "metadata": {"name": name},
     });
     if !rules.is_empty() {
-        body["rules"] = Value::Array(rules.iter().map(PolicyRule::to_value).collect());
+        body["rules"] = Value::Array(rules.iter().map(PolicyRule::to_json).collect());
     }
     let path = resource_path(resource, None, Some(name));
     match client.apply(&path, FIELD_MANAGER, true, &body).await {

@@ -173,7 +173,7 @@ pub fn reconcile_role(existing: Option<&Value>, expected: &Value) -> RoleOutcome
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default();
-        rules.extend(missing_rules.iter().map(PolicyRule::to_value));
+        rules.extend(missing_rules.iter().map(PolicyRule::to_json));
         role["rules"] = Value::Array(rules);
         operation = Operation::Update;
     }

@@ -12,7 +12,7 @@ use crate::authz::Attributes;
 const ALL: &str = "*";
 
 /// `rbacv1.PolicyRule`: what a Role or ClusterRole grants.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct PolicyRule {
     pub verbs: Vec<String>,
     pub api_groups: Vec<String>,
@@ -45,6 +45,33 @@ impl PolicyRule {
             resource_names: strings("resourceNames"),
             non_resource_urls: strings("nonResourceURLs"),
         }
+    }
+
+    /// The JSON kube writes: `verbs` always, the other lists when not empty
+    /// (`omitempty`).
+    pub fn to_json(&self) -> Value {
+        let mut rule = serde_json::Map::new();
+        rule.insert("verbs".into(), serde_json::json!(self.verbs));
+        for (field, values) in [
+            ("apiGroups", &self.api_groups),
+            ("resources", &self.resources),
+            ("resourceNames", &self.resource_names),
+            ("nonResourceURLs", &self.non_resource_urls),
+        ] {
+            if !values.is_empty() {
+                rule.insert(field.into(), serde_json::json!(values));
+            }
+        }
+        Value::Object(rule)
+    }
+
+    /// The rules of a Role or ClusterRole (`rules` absent or null: none).
+    pub fn rules_of(object: &Value) -> Vec<PolicyRule> {
+        object
+            .get("rules")
+            .and_then(Value::as_array)
+            .map(|rules| rules.iter().map(PolicyRule::from_json).collect())
+            .unwrap_or_default()
     }
 
     /// `RuleAllows`.
