@@ -10,9 +10,10 @@
 //! request is authorized. kube has the race (its informer may lag); here a
 //! binding that returned is always in effect for the next request, with no
 //! sleep or retry in tests. The check is one atomic load when nothing
-//! changed; otherwise the changes since the index's revision are read once
-//! (by whichever request or the task gets there first) and only RBAC keys
-//! are decoded.
+//! changed, and a lock-free scan of the keys changed since when none of them
+//! is an RBAC object (writes of other kinds); otherwise the changes are
+//! applied once, under a lock, by whichever request or the task gets there
+//! first, and only RBAC keys are decoded.
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, RwLock};
@@ -64,8 +65,22 @@ impl Rbac {
             return;
         };
         let target = *followed.revision.borrow();
-        if self.applied.load(Ordering::Acquire) >= target {
+        let applied = self.applied.load(Ordering::Acquire);
+        if applied >= target {
             return;
+        }
+        // Under writes the revision moves with every write of any kind; when
+        // none of the changes since the index's revision is an RBAC object
+        // (the common case), the mark moves on without the lock. Every RBAC
+        // change up to `applied` is in the index, and none lies after it up
+        // to `reached`, so the index stands for `reached`.
+        if let Ok(changes) = followed.store.changes_since(applied, usize::MAX) {
+            if !changes.iter().any(|change| is_rbac_key(&change.key)) {
+                let reached = changes.last().map_or(target, |change| change.revision);
+                self.applied
+                    .fetch_max(reached.max(target), Ordering::AcqRel);
+                return;
+            }
         }
         let _guard = self
             .follow_lock
@@ -95,7 +110,8 @@ impl Rbac {
                     }
                 }
                 let reached = changes.last().map_or(target, |change| change.revision);
-                self.applied.store(reached.max(target), Ordering::Release);
+                self.applied
+                    .fetch_max(reached.max(target), Ordering::AcqRel);
             }
             Err(HistoryError::Expired { .. }) => {
                 // Out of the history window: start over from the current state.
