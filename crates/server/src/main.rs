@@ -82,6 +82,11 @@ enum Command {
         /// A watch without timeoutSeconds ends after a random time in [this, 2 × this) (seconds).
         #[arg(long, default_value_t = 1800)]
         min_request_timeout: u64,
+        /// The longest a request that is not long-running (watch, exec, log,
+        /// proxy …) may take before its 504, a Go duration; a request's
+        /// `?timeout=` can only shorten it.
+        #[arg(long, default_value = "1m0s", value_parser = parse_request_timeout)]
+        request_timeout: Duration,
         /// Built-in controllers to run, kube-controller-manager style: `*` every
         /// default-on one, `name` one more, `-name` one fewer (garbagecollector,
         /// namespace, serviceaccount, serviceaccount-token, root-ca-cert-publisher).
@@ -153,6 +158,7 @@ fn main() -> ExitCode {
         fsync,
         history_window,
         min_request_timeout,
+        request_timeout,
         controllers,
         service_cluster_ip_range,
         service_node_port_range,
@@ -196,6 +202,7 @@ fn main() -> ExitCode {
         fsync,
         history_window,
         min_request_timeout: Duration::from_secs(min_request_timeout),
+        request_timeout,
         controllers: match ferrokube::controllers::parse_controllers(&controllers) {
             Ok(enabled) => enabled,
             Err(error) => {
@@ -316,4 +323,14 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
         "h" => Ok(Duration::from_secs(number * 3600)),
         _ => Err(format!("invalid duration {text:?}: use s, ms, m or h")),
     }
+}
+
+/// `--request-timeout`: a Go duration (`1m0s`), not negative
+/// (`ServerRunOptions.Validate`'s wording).
+fn parse_request_timeout(text: &str) -> Result<Duration, String> {
+    let nanoseconds = ferrokube::go::time::parse_go_duration(text)?;
+    if nanoseconds < 0 {
+        return Err("--request-timeout can not be negative value".into());
+    }
+    Ok(Duration::from_nanos(nanoseconds.unsigned_abs()))
 }

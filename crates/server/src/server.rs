@@ -56,6 +56,9 @@ pub struct ServerConfig {
     pub history_window: Duration,
     /// kube-apiserver's `--min-request-timeout` (watch duration without `timeoutSeconds`).
     pub min_request_timeout: Duration,
+    /// kube-apiserver's `--request-timeout`: the deadline of every request
+    /// that is not long-running (`api/deadline.rs`).
+    pub request_timeout: Duration,
     /// `--controllers`: the built-in controllers that run (`crate::controllers`).
     pub controllers: std::collections::BTreeSet<&'static str>,
     /// `--service-cluster-ip-range`.
@@ -291,6 +294,7 @@ impl Server {
             continue_key,
             crate::api::ApiConfig {
                 min_request_timeout: config.min_request_timeout,
+                request_timeout: config.request_timeout,
                 authorization_modes: config.authorization_modes.clone(),
                 anonymous_auth: config.anonymous_auth,
             },

@@ -493,6 +493,69 @@ async fn invalid_timeout_parameter_is_bad_request() {
     assert_eq!(res.status, 200, "{res:?}");
 }
 
+/// `WithRequestDeadline` + `WithTimeoutForNonLongRunningRequests`: a
+/// request whose `timeout` has passed before its handler could answer gets
+/// the timeout filter's 504 (`Status` JSON without `kind`, sniffed as
+/// `text/plain` by Go), and a create refused so is not applied; watches are
+/// exempt. kube-rs reads the `Status`; kubectl (client-go cannot decode a
+/// `text/plain` body) reports its generic 504 text.
+#[tokio::test]
+async fn a_request_past_its_deadline_is_a_gateway_timeout() {
+    let env = TestEnv::new("deadline").await;
+    // kube-rs retries 504s (15 times, backing off to minutes) by default:
+    // this client answers the first one.
+    let mut config = common::config_from(&env.kubeconfig).await;
+    config.default_retry = false;
+    let client = kube::Client::try_from(config).unwrap();
+    let expected = concat!(
+        r#"{"metadata":{},"status":"Failure","#,
+        r#""message":"Timeout: request did not complete within the allotted timeout","#,
+        r#""reason":"Timeout","details":{},"code":504}"#,
+        "\n"
+    );
+    let list = format!("{}?timeout=1ns", cms(&env.ns));
+    let res = common::raw_request(&client, "GET", &list, None, Vec::new()).await;
+    assert_eq!(res.status, 504, "{res:?}");
+    assert_eq!(res.header("content-type"), "text/plain; charset=utf-8");
+    assert_eq!(res.body, expected);
+    let res = common::raw_request(&client, "POST", &list, JSON, cm_body("late")).await;
+    assert_eq!(res.status, 504, "{res:?}");
+    let res = env
+        .raw("GET", &format!("{}/late", cms(&env.ns)), None, Vec::new())
+        .await;
+    assert_eq!(res.status, 404, "the timed-out create was applied: {res:?}");
+    // A timeout beyond --request-timeout is capped to it, not refused.
+    let res = env
+        .raw(
+            "GET",
+            &format!("{}?timeout=10h", cms(&env.ns)),
+            None,
+            Vec::new(),
+        )
+        .await;
+    assert_eq!(res.status, 200, "{res:?}");
+    // Long-running requests are exempt.
+    let watch = format!("{}?watch=true&timeout=1ns&timeoutSeconds=1", cms(&env.ns));
+    let res = env.raw("GET", &watch, None, Vec::new()).await;
+    assert_eq!(res.status, 200, "{res:?}");
+
+    let request = http::Request::get(&list).body(Vec::new()).unwrap();
+    let status = common::expect_api_error(
+        client.request::<Value>(request).await,
+        504,
+        "Timeout",
+        "Timeout: request did not complete within the allotted timeout",
+    );
+    assert!(status.is_failure(), "{status:?}");
+
+    let (exit, _, stderr) = env.kubectl("1.33", &["get", "--raw", &list]);
+    assert!(!exit.success());
+    assert!(
+        stderr.contains("Error from server (Timeout): the server was unable to return a response in the time allotted, but may still be processing the request"),
+        "{stderr}"
+    );
+}
+
 /// Invented groups, resources and subresources, with or without
 /// credentials, make no `/metrics` series: label values come only from what
 /// the server serves (kube instruments its installed routes only).

@@ -16,6 +16,9 @@ use crate::serviceaccount::{ServiceAccountAuthenticator, ServiceAccountTokens};
 /// kube-apiserver's `--min-request-timeout` default.
 pub const DEFAULT_MIN_REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1800);
 
+/// kube-apiserver's `--request-timeout` default (`1m0s`).
+pub const DEFAULT_REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// Largest request body kube-apiserver accepts (`MaxRequestBodyBytes`, 3 MiB).
 pub const MAX_REQUEST_BODY_BYTES: usize = 3 * 1024 * 1024;
 
@@ -35,6 +38,9 @@ pub struct Api {
     /// `--min-request-timeout`: a watch without `timeoutSeconds` ends after a
     /// random time in [this, 2 × this), as kube-apiserver randomises it.
     pub min_request_timeout: std::time::Duration,
+    /// `--request-timeout`: the longest a request that is not long-running
+    /// may take (`api/deadline.rs`).
+    pub request_timeout: std::time::Duration,
     /// Signs and checks this server's list continue tokens (`continue_token.rs`).
     pub continue_key: ContinueKey,
     /// Service ClusterIP and NodePort allocation (`crate::allocator`).
@@ -82,6 +88,8 @@ impl Authentication {
 pub struct ApiConfig {
     /// `--min-request-timeout`.
     pub min_request_timeout: std::time::Duration,
+    /// `--request-timeout`.
+    pub request_timeout: std::time::Duration,
     /// `--authorization-mode`, in order.
     pub authorization_modes: Vec<crate::authz::Mode>,
     /// `--anonymous-auth`: requests without credentials are
@@ -94,6 +102,7 @@ impl Default for ApiConfig {
     fn default() -> Self {
         ApiConfig {
             min_request_timeout: DEFAULT_MIN_REQUEST_TIMEOUT,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
             authorization_modes: crate::authz::DEFAULT_MODES.to_vec(),
             anonymous_auth: true,
         }
@@ -167,6 +176,7 @@ impl Api {
             shutting_down: AtomicBool::new(false),
             shutdown,
             min_request_timeout,
+            request_timeout: config.request_timeout,
             continue_key,
             services: Default::default(),
             metrics: crate::metrics::RequestMetrics::new(),

@@ -27,6 +27,9 @@ pub struct ApiRequest {
     pub body: Bytes,
     /// The authenticated user; `None` for anonymous requests.
     pub user: Option<UserInfo>,
+    /// When the request was received: its deadline counts from here
+    /// (kube's `WithRequestReceivedTimestamp`).
+    pub received: std::time::Instant,
 }
 
 impl ApiRequest {
@@ -43,6 +46,7 @@ impl ApiRequest {
             headers: http::HeaderMap::new(),
             body: Bytes::new(),
             user: None,
+            received: std::time::Instant::now(),
         }
     }
 

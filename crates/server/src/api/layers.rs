@@ -13,7 +13,14 @@ use std::path::{Path, PathBuf};
 /// `api`'s modules, bottom layer first (the groups of `api/mod.rs`).
 const LAYERS: &[&[&str]] = &[
     &["continue_token", "exchange", "strategy", "target"],
-    &["context", "options", "patch_type", "selection", "typed"],
+    &[
+        "context",
+        "deadline",
+        "options",
+        "patch_type",
+        "selection",
+        "typed",
+    ],
     &["conversion", "list_options", "representation"],
     &["deletion"],
     &["write"],

@@ -11,6 +11,7 @@ mod strategy;
 mod target;
 // Layer 1: shared state, typed options, selections, typed objects.
 mod context;
+mod deadline;
 mod options;
 mod patch_type;
 mod selection;
@@ -57,7 +58,8 @@ mod watch_tests;
 use std::sync::Arc;
 
 pub use context::{
-    Api, ApiConfig, Authentication, DEFAULT_MIN_REQUEST_TIMEOUT, MAX_REQUEST_BODY_BYTES,
+    Api, ApiConfig, Authentication, DEFAULT_MIN_REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT,
+    MAX_REQUEST_BODY_BYTES,
 };
 pub use continue_token::{ContinueKey, RandomUnavailable};
 pub use exchange::{ApiRequest, ApiResponse, ListPayload, Payload, ResponseBody, StreamBody};
@@ -91,7 +93,7 @@ impl Api {
     /// request's user becomes the impersonated one and the impersonation
     /// headers are removed. `server.rs` calls it before reading the body.
     pub fn admit(&self, request: &mut ApiRequest) -> Result<Admitted, Box<ApiResponse>> {
-        if let Err(status) = check_timeout(request, &request.endpoint) {
+        if let Err(status) = deadline::check_timeout(request) {
             return Err(Box::new(status.into()));
         }
         // `WithAuthentication` with kube's anonymous authenticator last in
@@ -139,12 +141,39 @@ impl Api {
         Err(Box::new(representation::represent_error(&status, request)))
     }
 
-    /// Answer a request [`admit`](Self::admit) let through.
+    /// Answer a request [`admit`](Self::admit) let through, within its
+    /// deadline (`deadline.rs`): past it the answer is kube's 504 and the
+    /// handler finishes in the background, as kube's timeout filter leaves
+    /// its handler goroutine running (`timeout.go`, "post-timeout activity").
     pub async fn handle_admitted(
         self: &Arc<Self>,
         request: ApiRequest,
         _admitted: Admitted,
     ) -> ApiResponse {
+        let Some(deadline) = deadline::deadline(&request, self.request_timeout) else {
+            return self.handle_guarded(request).await;
+        };
+        // kube's filter selects on the context first when the deadline has
+        // passed already (`?timeout=1ns`): the handler never answers.
+        if std::time::Instant::now() >= deadline {
+            return deadline::timeout_response();
+        }
+        let api = self.clone();
+        let mut handler = Box::pin(async move { api.handle_guarded(request).await });
+        tokio::select! {
+            biased;
+            response = &mut handler => response,
+            () = tokio::time::sleep_until(deadline.into()) => {
+                tokio::spawn(async move {
+                    let response = handler.await;
+                    tracing::debug!(status = response.status, "post-timeout activity finished");
+                });
+                deadline::timeout_response()
+            }
+        }
+    }
+
+    async fn handle_guarded(self: &Arc<Self>, request: ApiRequest) -> ApiResponse {
         let method = request.method;
         let path = request.path.clone();
         match panic_recovery::CatchUnwind::new(self.handle_unguarded(request)).await {
@@ -161,40 +190,4 @@ impl Api {
         };
         result.unwrap_or_else(ApiResponse::from)
     }
-}
-
-/// Requests kube-apiserver serves without a deadline
-/// (`BasicLongRunningRequestCheck` with its verbs and subresources).
-fn is_long_running(endpoint: &Endpoint) -> bool {
-    let Endpoint::Resource(path) = endpoint else {
-        return false;
-    };
-    path.verb == crate::route::Verb::Watch
-        || matches!(
-            path.subresource.as_deref(),
-            Some("attach" | "exec" | "proxy" | "log" | "portforward")
-        )
-}
-
-/// `WithRequestDeadline` (`endpoints/filters/request_deadline.go`): the
-/// `timeout` query parameter of a request that is not long-running must be
-/// a Go duration, checked before authentication.
-fn check_timeout(request: &ApiRequest, endpoint: &Endpoint) -> Result<(), Status> {
-    let Some(value) = request
-        .query
-        .get("timeout")
-        .filter(|value| !value.is_empty())
-    else {
-        return Ok(());
-    };
-    if is_long_running(endpoint) {
-        return Ok(());
-    }
-    crate::go::time::parse_go_duration(value)
-        .map(|_| ())
-        .map_err(|error| {
-            Status::bad_request(format!(
-                "invalid timeout specified in the request URL - {error}"
-            ))
-        })
 }
