@@ -16,6 +16,7 @@ pub mod data_dir;
 pub mod decode_error;
 pub mod defaults;
 pub mod discovery;
+pub mod encryption_config;
 pub mod field_validation;
 pub mod fieldmanager;
 #[doc(hidden)]

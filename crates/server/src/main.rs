@@ -87,6 +87,11 @@ enum Command {
         /// `?timeout=` can only shorten it.
         #[arg(long, default_value = "1m0s", value_parser = parse_request_timeout)]
         request_timeout: Duration,
+        /// kube's EncryptionConfiguration (apiserver.config.k8s.io/v1):
+        /// which resources are stored encrypted, with identity, aescbc,
+        /// aesgcm or secretbox providers.
+        #[arg(long)]
+        encryption_provider_config: Option<PathBuf>,
         /// Built-in controllers to run, kube-controller-manager style: `*` every
         /// default-on one, `name` one more, `-name` one fewer (garbagecollector,
         /// namespace, serviceaccount, serviceaccount-token, root-ca-cert-publisher).
@@ -159,6 +164,7 @@ fn main() -> ExitCode {
         history_window,
         min_request_timeout,
         request_timeout,
+        encryption_provider_config,
         controllers,
         service_cluster_ip_range,
         service_node_port_range,
@@ -203,6 +209,7 @@ fn main() -> ExitCode {
         history_window,
         min_request_timeout: Duration::from_secs(min_request_timeout),
         request_timeout,
+        encryption_provider_config,
         controllers: match ferrokube::controllers::parse_controllers(&controllers) {
             Ok(enabled) => enabled,
             Err(error) => {

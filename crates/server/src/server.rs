@@ -59,6 +59,9 @@ pub struct ServerConfig {
     /// kube-apiserver's `--request-timeout`: the deadline of every request
     /// that is not long-running (`api/deadline.rs`).
     pub request_timeout: Duration,
+    /// kube-apiserver's `--encryption-provider-config`: values are stored
+    /// encrypted as it configures (`encryption_config.rs`).
+    pub encryption_provider_config: Option<PathBuf>,
     /// `--controllers`: the built-in controllers that run (`crate::controllers`).
     pub controllers: std::collections::BTreeSet<&'static str>,
     /// `--service-cluster-ip-range`.
@@ -101,6 +104,8 @@ pub enum ServerError {
     Store(String),
     #[error(transparent)]
     ServiceAccount(#[from] crate::serviceaccount::ServiceAccountError),
+    #[error(transparent)]
+    Encryption(#[from] crate::encryption_config::EncryptionConfigError),
 }
 
 /// A server that is bound and ready to serve.
@@ -121,6 +126,23 @@ pub struct Server {
 /// The backend, and the etcd backend itself when it is one (for the values
 /// replicas share through etcd).
 async fn open_backend(
+    config: &ServerConfig,
+) -> Result<(Arc<dyn Backend>, Option<Arc<EtcdBackend>>), ServerError> {
+    let transformers = config
+        .encryption_provider_config
+        .as_deref()
+        .map(crate::encryption_config::load)
+        .transpose()?;
+    let (backend, etcd) = open_plain_backend(config).await?;
+    let Some(transformers) = transformers else {
+        return Ok((backend, etcd));
+    };
+    let backend = ferrokube_store::encryption::EncryptingBackend::new(backend, transformers);
+    Ok((Arc::new(backend), etcd))
+}
+
+/// The backend, as it stores values: unencrypted.
+async fn open_plain_backend(
     config: &ServerConfig,
 ) -> Result<(Arc<dyn Backend>, Option<Arc<EtcdBackend>>), ServerError> {
     let store_error = |error: ferrokube_store::BackendError| ServerError::Store(error.to_string());

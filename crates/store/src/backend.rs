@@ -191,4 +191,13 @@ pub trait Backend: Send + Sync + 'static {
 
     /// Flush and stop accepting writes.
     fn close(&self) -> BoxFuture<'_, Result<(), BackendError>>;
+
+    /// Whether `key`'s stored value is in a form this backend would no
+    /// longer write (encrypted with a key that is not the first one): an
+    /// update that changes nothing must still write it, as kube's
+    /// `GuaranteedUpdate` does for `origState.stale`, so rewriting
+    /// rotates keys. Default: never.
+    fn is_stale(&self, _key: &str) -> bool {
+        false
+    }
 }

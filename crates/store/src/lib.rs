@@ -18,6 +18,7 @@ mod applier;
 mod backend;
 mod cache;
 pub mod conformance;
+pub mod encryption;
 pub mod etcd;
 mod history;
 mod journal;
