@@ -92,6 +92,10 @@ enum Command {
         /// aesgcm or secretbox providers.
         #[arg(long)]
         encryption_provider_config: Option<PathBuf>,
+        /// The most HTTP/2 streams a client may open at once on one
+        /// connection; 0 uses kube-apiserver's 100.
+        #[arg(long, default_value_t = 0)]
+        http2_max_streams_per_connection: u32,
         /// Built-in controllers to run, kube-controller-manager style: `*` every
         /// default-on one, `name` one more, `-name` one fewer (garbagecollector,
         /// namespace, serviceaccount, serviceaccount-token, root-ca-cert-publisher).
@@ -165,6 +169,7 @@ fn main() -> ExitCode {
         min_request_timeout,
         request_timeout,
         encryption_provider_config,
+        http2_max_streams_per_connection,
         controllers,
         service_cluster_ip_range,
         service_node_port_range,
@@ -210,6 +215,7 @@ fn main() -> ExitCode {
         min_request_timeout: Duration::from_secs(min_request_timeout),
         request_timeout,
         encryption_provider_config,
+        http2_max_streams_per_connection,
         controllers: match ferrokube::controllers::parse_controllers(&controllers) {
             Ok(enabled) => enabled,
             Err(error) => {

@@ -62,6 +62,8 @@ pub struct ServerConfig {
     /// kube-apiserver's `--encryption-provider-config`: values are stored
     /// encrypted as it configures (`encryption_config.rs`).
     pub encryption_provider_config: Option<PathBuf>,
+    /// kube-apiserver's `--http2-max-streams-per-connection` (0: kube's 100).
+    pub http2_max_streams_per_connection: u32,
     /// `--controllers`: the built-in controllers that run (`crate::controllers`).
     pub controllers: std::collections::BTreeSet<&'static str>,
     /// `--service-cluster-ip-range`.
@@ -119,9 +121,16 @@ pub struct Server {
     /// Whether this replica runs the controllers: Lease-based leader election
     /// among the replicas on one etcd; always true on an embedded store.
     pub leading: tokio::sync::watch::Receiver<bool>,
+    /// HTTP/2 streams a client may open at once on one connection.
+    http2_max_streams: u32,
     /// Held while the server lives: no second process opens this store.
     _data_dir: crate::data_dir::DataDir,
 }
+
+/// kube's HTTP/2 stream limit when `--http2-max-streams-per-connection` is
+/// 0 (`SecureServingInfo.Serve`: "match http2.initialMaxConcurrentStreams
+/// used by clients"); hyper's own default is 200.
+pub const DEFAULT_HTTP2_MAX_STREAMS: u32 = 100;
 
 /// The backend, and the etcd backend itself when it is one (for the values
 /// replicas share through etcd).
@@ -380,6 +389,10 @@ impl Server {
             address,
             kubeconfig_path,
             leading,
+            http2_max_streams: match config.http2_max_streams_per_connection {
+                0 => DEFAULT_HTTP2_MAX_STREAMS,
+                streams => streams,
+            },
             _data_dir: data_dir,
         })
     }
@@ -387,7 +400,11 @@ impl Server {
     /// Serve until `shutdown` resolves, then finish in-flight requests and flush the store.
     pub async fn serve(self, shutdown: impl std::future::Future<Output = ()>) {
         let graceful = hyper_util::server::graceful::GracefulShutdown::new();
-        let builder = Arc::new(auto::Builder::new(TokioExecutor::new()));
+        let mut builder = auto::Builder::new(TokioExecutor::new());
+        builder
+            .http2()
+            .max_concurrent_streams(self.http2_max_streams);
+        let builder = Arc::new(builder);
         tokio::pin!(shutdown);
         let mut accept_backoff: Option<Duration> = None;
         loop {
