@@ -146,7 +146,9 @@ async fn open_backend(
     let Some(transformers) = transformers else {
         return Ok((backend, etcd));
     };
-    let backend = ferrokube_store::encryption::EncryptingBackend::new(backend, transformers);
+    let etcd_keys = etcd.as_ref().map(|etcd| etcd.keys().clone());
+    let backend =
+        ferrokube_store::encryption::EncryptingBackend::new(backend, transformers, etcd_keys);
     Ok((Arc::new(backend), etcd))
 }
 

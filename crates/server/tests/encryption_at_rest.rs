@@ -10,6 +10,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use base64::Engine;
+use ferrokube_store::encryption::{Cipher, Transformer};
 use ferrokube_testkit::etcd;
 use ferrokube_testkit::{kubectl_path, TestServer};
 
@@ -203,6 +204,9 @@ fn etcd_value(endpoint: &str, key: &str) -> Vec<u8> {
     engine.decode(value).unwrap()
 }
 
+/// On etcd (under a non-default `--etcd-prefix`) the value carries the
+/// prefix, and decrypts as kube-apiserver decrypts it: AES-GCM with the
+/// etcd key as authenticated data.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn secrets_in_etcd_carry_the_providers_prefix() {
     let etcd = etcd::Etcd::start();
@@ -211,6 +215,7 @@ async fn secrets_in_etcd_carry_the_providers_prefix() {
     let server = TestServer::start_with(&[
         "--storage-backend=etcd3",
         &etcd.servers_flag(),
+        "--etcd-prefix=/custom-prefix",
         "--encryption-provider-config",
         &config,
     ]);
@@ -223,8 +228,23 @@ async fn secrets_in_etcd_carry_the_providers_prefix() {
         None,
     );
     assert_eq!(read_password(&server), PASSWORD);
-    let value = etcd_value(&etcd.endpoints()[0], "/registry/secrets/default/s1");
+    let etcd_key = "/custom-prefix/secrets/default/s1";
+    let value = etcd_value(&etcd.endpoints()[0], etcd_key);
     assert_encrypted(&value, "key1");
+
+    let engine = base64::engine::general_purpose::STANDARD;
+    let mut transformer = Transformer::new();
+    transformer.push(
+        "aesgcm",
+        "key1",
+        Cipher::aes_gcm(&engine.decode(KEY1).unwrap()).unwrap(),
+    );
+    let plaintext = transformer
+        .from_storage(&value, etcd_key.as_bytes())
+        .unwrap();
+    let stored: serde_json::Value = serde_json::from_slice(&plaintext).unwrap();
+    assert_eq!(stored["kind"], "Secret");
+    assert_eq!(stored["data"]["password"], engine.encode(PASSWORD));
 }
 
 /// A configuration kube refuses stops the start with kube's error.

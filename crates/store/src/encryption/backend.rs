@@ -3,6 +3,7 @@
 //! transformer at the same places: `store.go` `Create`/`GuaranteedUpdate`
 //! on write, `Get`/`GetList` and the watcher's `transform` on read).
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
@@ -13,6 +14,7 @@ use crate::backend::{
     Backend, BackendError, BoxFuture, Committed, EachKeyValue, Event, EventKind, EventSink,
     KeyValue, Loaded, Op, Txn,
 };
+use crate::etcd::KeyMapper;
 use crate::Revision;
 
 pub struct EncryptingBackend {
@@ -21,11 +23,20 @@ pub struct EncryptingBackend {
 }
 
 impl EncryptingBackend {
-    pub fn new(inner: Arc<dyn Backend>, transformers: KeyTransformers) -> EncryptingBackend {
+    /// `etcd_keys`: on etcd, how store keys map to etcd keys, so the
+    /// authenticated data is the etcd key as kube-apiserver passes it (under
+    /// any `--etcd-prefix`); elsewhere the store key (`/registry/...`, the
+    /// etcd key of the default prefix).
+    pub fn new(
+        inner: Arc<dyn Backend>,
+        transformers: KeyTransformers,
+        etcd_keys: Option<KeyMapper>,
+    ) -> EncryptingBackend {
         EncryptingBackend {
             inner,
             decryptor: Arc::new(Decryptor {
                 transformers,
+                etcd_keys,
                 stale: Mutex::new(HashSet::new()),
             }),
         }
@@ -36,10 +47,19 @@ impl EncryptingBackend {
 /// one (see [`Backend::is_stale`]).
 struct Decryptor {
     transformers: KeyTransformers,
+    etcd_keys: Option<KeyMapper>,
     stale: Mutex<HashSet<String>>,
 }
 
 impl Decryptor {
+    /// The authenticated data of `key`'s value: its etcd key.
+    fn authenticated_data<'a>(&self, key: &'a str) -> Cow<'a, [u8]> {
+        match &self.etcd_keys {
+            Some(keys) => Cow::Owned(keys.to_etcd(key)),
+            None => Cow::Borrowed(key.as_bytes()),
+        }
+    }
+
     fn stale_keys(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
         self.stale
             .lock()
@@ -53,7 +73,8 @@ impl Decryptor {
         if kv.value.is_empty() {
             return;
         }
-        match (self.transformers)(&kv.key).read(&kv.value, &kv.key) {
+        let authenticated = self.authenticated_data(&kv.key);
+        match (self.transformers)(&kv.key).read(&kv.value, &authenticated) {
             Ok((plaintext, stale)) => {
                 kv.value = Bytes::from(plaintext);
                 if stale {
@@ -107,7 +128,7 @@ impl Backend for EncryptingBackend {
                 match op {
                     Op::Put { key, value, expect } => {
                         let sealed = (self.decryptor.transformers)(&key)
-                            .to_storage(&value, &key)
+                            .to_storage(&value, &self.decryptor.authenticated_data(&key))
                             .map_err(|error| {
                                 BackendError::Io(format!("encrypting {key}: {error}"))
                             })?;
@@ -181,5 +202,109 @@ impl Backend for EncryptingBackend {
 
     fn is_stale(&self, key: &str) -> bool {
         self.decryptor.stale_keys().contains(key)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encryption::{Cipher, Transformer};
+    use crate::{Expect, LocalBackend, MemoryDisk};
+
+    const SECRET: &str = "/registry/secrets/default/s1";
+    const CONFIGMAP: &str = "/registry/configmaps/default/c1";
+
+    fn key(byte: u8) -> Transformer {
+        let mut transformer = Transformer::new();
+        transformer.push(
+            "aesgcm",
+            &format!("key{byte}"),
+            Cipher::aes_gcm(&[byte; 32]).unwrap(),
+        );
+        transformer
+    }
+
+    /// Secrets with `first` (then `older`), everything else as it is.
+    fn secrets_with(first: Transformer) -> KeyTransformers {
+        let first = Arc::new(first);
+        let identity = Arc::new(Transformer::identity());
+        Arc::new(move |key: &str| {
+            if key.starts_with("/registry/secrets/") {
+                first.clone()
+            } else {
+                identity.clone()
+            }
+        })
+    }
+
+    fn put(key: &str, value: &str) -> Txn {
+        Txn::single(Op::Put {
+            key: key.into(),
+            value: Bytes::from(value.to_string()),
+            expect: Expect::Any,
+        })
+    }
+
+    #[tokio::test]
+    async fn the_inner_backend_holds_ciphertext_and_callers_see_plaintext() {
+        let inner: Arc<dyn Backend> = Arc::new(LocalBackend::open(MemoryDisk::new()).unwrap());
+        let keys = KeyMapper::new("/custom", "/registry");
+        let backend = EncryptingBackend::new(inner.clone(), secrets_with(key(1)), Some(keys));
+        let committed = backend.commit(put(SECRET, "{\"a\":1}")).await.unwrap();
+        assert_eq!(committed.events[0].kv.value, "{\"a\":1}");
+        backend.commit(put(CONFIGMAP, "{\"b\":2}")).await.unwrap();
+
+        let raw = inner.load().await.unwrap();
+        let stored = |key: &str| {
+            raw.kvs
+                .iter()
+                .find(|kv| kv.key == key)
+                .unwrap()
+                .value
+                .clone()
+        };
+        let secret = stored(SECRET);
+        assert!(secret.starts_with(b"k8s:enc:aesgcm:v1:key1:"));
+        // Authenticated with the etcd key, as kube-apiserver does.
+        assert_eq!(
+            key(1)
+                .from_storage(&secret, b"/custom/secrets/default/s1")
+                .unwrap(),
+            b"{\"a\":1}"
+        );
+        assert!(key(1).from_storage(&secret, SECRET.as_bytes()).is_err());
+        assert_eq!(stored(CONFIGMAP), "{\"b\":2}");
+
+        let loaded = backend.load().await.unwrap();
+        let plain = loaded.kvs.iter().find(|kv| kv.key == SECRET).unwrap();
+        assert_eq!(plain.value, "{\"a\":1}");
+        assert!(!backend.is_stale(SECRET));
+    }
+
+    #[tokio::test]
+    async fn values_of_an_older_key_are_stale_until_rewritten() {
+        let inner: Arc<dyn Backend> = Arc::new(LocalBackend::open(MemoryDisk::new()).unwrap());
+        let old = EncryptingBackend::new(inner.clone(), secrets_with(key(1)), None);
+        old.commit(put(SECRET, "{}")).await.unwrap();
+
+        let mut rotated = key(2);
+        rotated.push("aesgcm", "key1", Cipher::aes_gcm(&[1; 32]).unwrap());
+        let backend = EncryptingBackend::new(inner.clone(), secrets_with(rotated), None);
+        let loaded = backend.load().await.unwrap();
+        assert_eq!(loaded.kvs[0].value, "{}");
+        assert!(backend.is_stale(SECRET));
+
+        struct Nothing;
+        impl EventSink for Nothing {
+            fn apply(&self, _revision: Revision, _events: &[Event]) {}
+        }
+        backend
+            .watch(loaded.revision + 1, Arc::new(Nothing))
+            .await
+            .unwrap();
+        backend.commit(put(SECRET, "{}")).await.unwrap();
+        assert!(!backend.is_stale(SECRET));
+        let raw = inner.load().await.unwrap();
+        assert!(raw.kvs[0].value.starts_with(b"k8s:enc:aesgcm:v1:key2:"));
     }
 }

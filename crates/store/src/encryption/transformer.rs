@@ -50,12 +50,18 @@ impl Transformer {
             .unwrap_or_default()
     }
 
-    /// `TransformToStorage`: the first entry writes.
-    pub fn to_storage(&self, plaintext: &[u8], key: &str) -> Result<Vec<u8>, EncryptionError> {
+    /// `TransformToStorage`: the first entry writes. `authenticated` is
+    /// the value's etcd key (aesgcm authenticates it; kube's
+    /// `authenticatedDataString`).
+    pub fn to_storage(
+        &self,
+        plaintext: &[u8],
+        authenticated: &[u8],
+    ) -> Result<Vec<u8>, EncryptionError> {
         let Some((prefix, cipher)) = self.entries.first() else {
             return Ok(plaintext.to_vec());
         };
-        let sealed = cipher.seal(plaintext, key.as_bytes())?;
+        let sealed = cipher.seal(plaintext, authenticated)?;
         if prefix.is_empty() {
             return Ok(sealed);
         }
@@ -68,19 +74,28 @@ impl Transformer {
     /// `TransformFromStorage`: the first entry whose prefix the value
     /// carries reads it; an identity entry that finds encrypted data lets
     /// the next ones try (kube's migration away from encryption).
-    pub fn from_storage(&self, data: &[u8], key: &str) -> Result<Vec<u8>, EncryptionError> {
-        self.read(data, key).map(|(plaintext, _)| plaintext)
+    pub fn from_storage(
+        &self,
+        data: &[u8],
+        authenticated: &[u8],
+    ) -> Result<Vec<u8>, EncryptionError> {
+        self.read(data, authenticated)
+            .map(|(plaintext, _)| plaintext)
     }
 
     /// [`from_storage`](Self::from_storage), and whether the value is
     /// stale: read by an entry other than the first, so a rewrite changes
     /// its bytes (kube's `stale || i != 0`).
-    pub fn read(&self, data: &[u8], key: &str) -> Result<(Vec<u8>, bool), EncryptionError> {
+    pub fn read(
+        &self,
+        data: &[u8],
+        authenticated: &[u8],
+    ) -> Result<(Vec<u8>, bool), EncryptionError> {
         for (index, (prefix, cipher)) in self.entries.iter().enumerate() {
             let Some(rest) = data.strip_prefix(prefix.as_slice()) else {
                 continue;
             };
-            match cipher.open(rest, key.as_bytes()) {
+            match cipher.open(rest, authenticated) {
                 Err(_) if prefix.is_empty() => continue,
                 result => return result.map(|plaintext| (plaintext, index != 0)),
             }

@@ -5,7 +5,7 @@
 use super::*;
 
 const PLAINTEXT: &[u8] = br#"{"kind":"Secret","apiVersion":"v1","data":{"password":"c2VjcmV0"}}"#;
-const KEY: &str = "/registry/secrets/default/s1";
+const KEY: &[u8] = b"/registry/secrets/default/s1";
 
 fn hex(text: &str) -> Vec<u8> {
     (0..text.len())
@@ -36,7 +36,7 @@ fn aesgcm_reads_a_known_value_with_the_key_as_authenticated_data() {
     assert_eq!(transformer.from_storage(&stored, KEY).unwrap(), PLAINTEXT);
     // Copied under another key, the value does not authenticate.
     assert_eq!(
-        transformer.from_storage(&stored, "/registry/secrets/default/s2"),
+        transformer.from_storage(&stored, b"/registry/secrets/default/s2"),
         Err(EncryptionError::Authentication)
     );
 }
