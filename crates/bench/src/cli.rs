@@ -239,7 +239,7 @@ pub struct Cli {
     /// `watch`: watch streams per HTTP/2 connection; the watchers get
     /// ceil(watchers / this) connections of their own. hyper's client
     /// opens at most 100 streams before it has the server's SETTINGS, and
-    /// hyper's server allows 200.
+    /// ferrokube, as kube-apiserver, allows 100.
     #[arg(long, default_value_t = 100)]
     pub streams_per_connection: usize,
 
