@@ -129,6 +129,30 @@ enum Command {
         /// default; `false` answers them 401.
         #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
         anonymous_auth: bool,
+        /// PEM bundle of CAs whose client certificates authenticate (CN the
+        /// user, O the groups), besides ferrokube's own CA; re-read when it changes.
+        #[arg(long)]
+        client_ca_file: Option<PathBuf>,
+        /// PEM bundle of the CAs of front proxies allowed to name the user in
+        /// the --requestheader-* headers.
+        #[arg(long)]
+        requestheader_client_ca_file: Option<PathBuf>,
+        /// Common names a front proxy's certificate may have (empty: any
+        /// certificate of --requestheader-client-ca-file).
+        #[arg(long, value_delimiter = ',')]
+        requestheader_allowed_names: Vec<String>,
+        /// Request headers naming the user, first non-empty wins (X-Remote-User is common).
+        #[arg(long, value_delimiter = ',')]
+        requestheader_username_headers: Vec<String>,
+        /// Request headers naming the user's UID (X-Remote-Uid is suggested).
+        #[arg(long, value_delimiter = ',')]
+        requestheader_uid_headers: Vec<String>,
+        /// Request headers naming the user's groups (X-Remote-Group is suggested).
+        #[arg(long, value_delimiter = ',')]
+        requestheader_group_headers: Vec<String>,
+        /// Request header prefixes of the user's extra (X-Remote-Extra- is suggested).
+        #[arg(long, value_delimiter = ',')]
+        requestheader_extra_headers_prefix: Vec<String>,
         /// Log filter (tracing's EnvFilter syntax); quiet by default.
         #[arg(long, default_value = "warn")]
         log_level: String,
@@ -165,6 +189,13 @@ fn main() -> ExitCode {
         service_account_extend_token_expiration,
         authorization_mode,
         anonymous_auth,
+        client_ca_file,
+        requestheader_client_ca_file,
+        requestheader_allowed_names,
+        requestheader_username_headers,
+        requestheader_uid_headers,
+        requestheader_group_headers,
+        requestheader_extra_headers_prefix,
         log_level,
     } = cli.command;
     tracing_subscriber::fmt()
@@ -248,6 +279,15 @@ fn main() -> ExitCode {
             }
         },
         anonymous_auth,
+        client_ca_files: client_ca_file.into_iter().collect(),
+        request_header: ferrokube::authn::RequestHeaderFlags {
+            client_ca_file: requestheader_client_ca_file,
+            allowed_names: requestheader_allowed_names,
+            username_headers: requestheader_username_headers,
+            uid_headers: requestheader_uid_headers,
+            group_headers: requestheader_group_headers,
+            extra_headers_prefix: requestheader_extra_headers_prefix,
+        },
     };
     if config.storage_backend == StorageBackend::Etcd3 && config.etcd.endpoints.is_empty() {
         // kube-apiserver's `EtcdOptions.Validate` wording.
