@@ -414,3 +414,81 @@ fn column_separated_hex(bytes: &[u8]) -> String {
         .collect::<Vec<_>>()
         .join(":")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ca(name: &str) -> (String, rcgen::Issuer<'static, rcgen::KeyPair>) {
+        let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).expect("key");
+        let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).expect("params");
+        params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, name);
+        params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        let pem = params.self_signed(&key).expect("ca").pem();
+        (pem, rcgen::Issuer::new(params, key))
+    }
+
+    fn leaf(
+        issuer: &rcgen::Issuer<'static, rcgen::KeyPair>,
+        not_after_year: i32,
+    ) -> CertificateDer<'static> {
+        let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).expect("key");
+        let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).expect("params");
+        params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, "jane");
+        params.not_before = rcgen::date_time_ymd(2000, 1, 1);
+        params.not_after = rcgen::date_time_ymd(not_after_year, 1, 1);
+        params.signed_by(&key, issuer).expect("leaf").der().clone()
+    }
+
+    #[test]
+    fn a_changed_file_is_reloaded_and_a_broken_one_ignored() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("ca.crt");
+        let (first_pem, first) = ca("first");
+        let (second_pem, second) = ca("second");
+        std::fs::write(&path, &first_pem).expect("write");
+        let bundle =
+            CaBundle::load("--client-ca-file", std::slice::from_ref(&path), None).expect("load");
+        let now = SystemTime::now();
+        assert!(bundle.verify(&[leaf(&first, 2100)], now).is_ok());
+        assert!(bundle.verify(&[leaf(&second, 2100)], now).is_err());
+        assert!(!bundle.reload_if_changed());
+        // A file that holds no certificate keeps the last good bundle.
+        std::fs::write(&path, "not pem").expect("write");
+        assert!(!bundle.reload_if_changed());
+        assert_eq!(bundle.generation(), 0);
+        std::fs::write(&path, &second_pem).expect("write");
+        assert!(bundle.reload_if_changed());
+        assert_eq!(bundle.generation(), 1);
+        assert!(bundle.verify(&[leaf(&second, 2100)], now).is_ok());
+        assert_eq!(
+            bundle.verify(&[leaf(&first, 2100)], now),
+            Err("x509: certificate signed by unknown authority".to_string())
+        );
+    }
+
+    #[test]
+    fn go_texts_for_expired_certificates_and_empty_files() {
+        let (pem, issuer) = ca("ca");
+        let bundle = CaBundle::load("test", &[], Some(&pem)).expect("load");
+        let now = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_800_000_000);
+        assert_eq!(
+            bundle.verify(&[leaf(&issuer, 2020)], now),
+            Err("x509: certificate has expired or is not yet valid: current time 2027-01-15T08:00:00Z is after 2020-01-01T00:00:00Z".to_string())
+        );
+        let dir = tempfile::tempdir().expect("tempdir");
+        let empty = dir.path().join("empty.crt");
+        std::fs::write(&empty, "").expect("write");
+        let error = CaBundle::load("--client-ca-file", &[empty], None).expect_err("empty");
+        assert!(
+            error
+                .to_string()
+                .ends_with(": data does not contain any valid RSA or ECDSA certificates"),
+            "{error}"
+        );
+    }
+}
