@@ -43,6 +43,12 @@ pub enum StorageBackend {
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
     pub data_dir: PathBuf,
+    /// `--tls-cert-file`/`--tls-private-key-file` (or `--cert-dir`'s
+    /// `apiserver.crt`/`apiserver.key`): served instead of the certificate
+    /// ferrokube issues from its own CA.
+    pub serving_certificate: Option<(PathBuf, PathBuf)>,
+    /// `--advertise-address`: what the `kubernetes` Service's endpoints name.
+    pub advertise_address: Option<IpAddr>,
     pub bind_address: IpAddr,
     /// 0 picks a free port.
     pub secure_port: u16,
@@ -274,7 +280,10 @@ impl Server {
             async { tokio::task::spawn_blocking(move || pki::ensure(&pki_dir, &sans)).await },
             open_backend(&config)
         );
-        let pki = pki.map_err(|error| ServerError::Store(error.to_string()))??;
+        let mut pki = pki.map_err(|error| ServerError::Store(error.to_string()))??;
+        if let Some((cert, key)) = &config.serving_certificate {
+            pki.use_serving_certificate(cert, key)?;
+        }
         let (backend, etcd) = backend?;
         let store = Store::open_with_history(backend, ObjectCodec, config.history_window)
             .await
@@ -331,8 +340,11 @@ impl Server {
             config.service_cluster_ip_range.clone(),
             config.service_node_port_range,
         );
-        bootstrap::KubernetesService::new(config.bind_address, address.port())
-            .spawn(api.clone(), leading.clone());
+        bootstrap::KubernetesService::new(
+            config.advertise_address.unwrap_or(config.bind_address),
+            address.port(),
+        )
+        .spawn(api.clone(), leading.clone());
         // The controllers act under their own identities, authorized by the
         // bootstrap policy: they start once the hook has written it, as
         // kube-controller-manager starts once the apiserver's /healthz
