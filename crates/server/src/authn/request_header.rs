@@ -151,10 +151,6 @@ pub fn clear_standard_headers(headers: &mut HeaderMap) {
     );
 }
 
-fn header_name<S: AsRef<str>>(name: S) -> Option<HeaderName> {
-    HeaderName::from_bytes(name.as_ref().as_bytes()).ok()
-}
-
 fn clear_headers<S: AsRef<str>>(
     headers: &mut HeaderMap,
     names: &[S],
@@ -162,10 +158,10 @@ fn clear_headers<S: AsRef<str>>(
     groups: &[S],
     prefixes: &[S],
 ) {
+    // `&str` names are matched case-insensitively without allocating; an
+    // invalid name matches nothing.
     for name in names.iter().chain(uids).chain(groups) {
-        if let Some(name) = header_name(name) {
-            headers.remove(name);
-        }
+        headers.remove(name.as_ref());
     }
     for prefix in prefixes {
         let matching: Vec<HeaderName> = headers
@@ -193,7 +189,7 @@ fn value_text(value: &http::HeaderValue) -> String {
 /// that has a non-empty one.
 fn first_value(headers: &HeaderMap, names: &[String]) -> Option<String> {
     names.iter().find_map(|name| {
-        let value = headers.get(header_name(name)?)?;
+        let value = headers.get(name.as_str())?;
         Some(value_text(value)).filter(|text| !text.is_empty())
     })
 }
@@ -202,10 +198,7 @@ fn first_value(headers: &HeaderMap, names: &[String]) -> Option<String> {
 fn all_values(headers: &HeaderMap, names: &[String]) -> Vec<String> {
     let mut values = Vec::new();
     for name in names {
-        let Some(name) = header_name(name) else {
-            continue;
-        };
-        for value in headers.get_all(name) {
+        for value in headers.get_all(name.as_str()) {
             let text = value_text(value);
             if !text.is_empty() {
                 values.push(text);
