@@ -9,7 +9,8 @@
 //! than five minutes, so replicas with different flags sharing one etcd all
 //! fit. Every replica runs it at start (the
 //! `start-cluster-authentication-info-controller` post-start hook), again
-//! every minute, and when a CA file is reloaded.
+//! every minute, when a CA file is reloaded, and when the ConfigMap is
+//! changed or deleted.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -24,6 +25,7 @@ use x509_parser::prelude::FromDer;
 use crate::api::Api;
 use crate::authn::encode_pem;
 use crate::controllers::{Client, ClientError};
+use crate::object::feed::Update;
 
 /// kube's post-start hook name.
 pub const POST_START_HOOK: &str = "start-cluster-authentication-info-controller";
@@ -267,12 +269,17 @@ async fn create(client: &Client, data: &BTreeMap<String, String>) -> Result<(), 
     Ok(())
 }
 
+/// The ConfigMap's store key (the informer's filter).
+const KEY: &str = "/registry/configmaps/kube-system/extension-apiserver-authentication";
+
 /// Starts the controller: a first sync (the post-start hook completes after
-/// it), then one a minute and one whenever `reloaded` fires.
+/// it), then one a minute, one whenever `reloaded` fires, and one whenever
+/// the ConfigMap changes or is deleted (kube's informer on it).
 pub fn spawn(api: Arc<Api>, mut reloaded: tokio::sync::watch::Receiver<u64>) {
     api.post_start_hooks.register(POST_START_HOOK);
     tokio::spawn(async move {
         let mut shutdown = api.shutdown_signal();
+        let (mut feed, _) = crate::object::feed::Feed::start(&api.store);
         let mut first = true;
         loop {
             // A write fails while the rbac/bootstrap-roles hook has not
@@ -288,15 +295,32 @@ pub fn spawn(api: Arc<Api>, mut reloaded: tokio::sync::watch::Receiver<u64>) {
                 first = false;
                 api.post_start_hooks.complete(POST_START_HOOK);
             }
-            tokio::select! {
-                () = tokio::time::sleep(delay) => {}
-                changed = reloaded.changed() => {
-                    if changed.is_err() {
-                        // The reloader is gone: resync on the timer alone.
-                        reloaded = tokio::sync::watch::channel(0).1;
+            let timer = tokio::time::sleep(delay);
+            tokio::pin!(timer);
+            loop {
+                tokio::select! {
+                    () = &mut timer => break,
+                    changed = reloaded.changed() => {
+                        if changed.is_err() {
+                            // The reloader is gone: resync without it.
+                            reloaded = tokio::sync::watch::channel(0).1;
+                            continue;
+                        }
+                        break;
                     }
+                    update = feed.next() => {
+                        let ours = match update {
+                            Update::Resync(_) => true,
+                            Update::Changes(changes) => {
+                                changes.iter().any(|change| change.key == KEY)
+                            }
+                        };
+                        if ours {
+                            break;
+                        }
+                    }
+                    _ = shutdown.changed() => return,
                 }
-                _ = shutdown.changed() => return,
             }
         }
     });

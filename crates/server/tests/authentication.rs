@@ -394,6 +394,27 @@ async fn the_extension_apiserver_authentication_configmap_publishes_the_settings
     );
     assert_eq!(data.len(), 7, "{:?}", data.keys().collect::<Vec<_>>());
 
+    // Deleted, it is written again (kube's controller watches it).
+    configmaps
+        .delete("extension-apiserver-authentication", &Default::default())
+        .await
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let restored = loop {
+        match configmaps
+            .get_opt("extension-apiserver-authentication")
+            .await
+            .unwrap()
+        {
+            Some(configmap) => break configmap,
+            None => {
+                assert!(std::time::Instant::now() < deadline, "never written again");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+        }
+    };
+    assert_eq!(restored.data.unwrap(), data);
+
     // Extension API servers read it through the bootstrap policy's Role.
     let (ok, out, err) = cluster.kubectl(
         &cluster.server.kubeconfig,
