@@ -68,6 +68,38 @@ impl RequestHeaderFlags {
                 return Err(AuthnError::Flag(format!("empty value in {flag:?}")));
             }
         }
+        // kube's warnings for a front proxy that aggregated API servers,
+        // which read the standard headers, could not follow.
+        for (flag, values, standard, what) in [
+            (
+                "username-headers",
+                &self.username_headers,
+                STANDARD_USERNAME_HEADER,
+                "header",
+            ),
+            (
+                "group-headers",
+                &self.group_headers,
+                STANDARD_GROUP_HEADER,
+                "header",
+            ),
+            (
+                "extra-headers-prefix",
+                &self.extra_headers_prefix,
+                STANDARD_EXTRA_PREFIX,
+                "header prefix",
+            ),
+        ] {
+            if !values.is_empty()
+                && !values
+                    .iter()
+                    .any(|value| value.eq_ignore_ascii_case(standard))
+            {
+                tracing::warn!(
+                    "--requestheader-{flag} is set without specifying the standard {standard} {what} - API aggregation will not work"
+                );
+            }
+        }
         let Some(file) = self.client_ca_file else {
             return Ok(None);
         };
