@@ -274,7 +274,7 @@ mod tests {
         }
 
         pub async fn start(pki: &Pki, bind: &str) -> Server {
-            let config = server_config(pki).expect("tls config");
+            let config = server_config(pki, &[]).expect("tls config");
             let acceptor = tokio_rustls::TlsAcceptor::from(config);
             let listener = tokio::net::TcpListener::bind(bind).await.expect("bind");
             let addr = listener.local_addr().expect("addr");

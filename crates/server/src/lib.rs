@@ -9,6 +9,7 @@ pub mod api;
 pub mod authn;
 pub mod authz;
 pub mod bootstrap;
+pub mod cluster_authentication_trust;
 pub mod coalesce;
 pub mod controllers;
 pub mod crd;

@@ -36,9 +36,41 @@ enum BackendFlag {
 enum Command {
     /// Serve the Kubernetes API.
     Serve {
-        /// Where the store, certificates and admin kubeconfig live.
-        #[arg(long, default_value = "./ferrokube-data")]
-        data_dir: PathBuf,
+        /// Where the store, certificates and admin kubeconfig live (default:
+        /// <cert-dir>/ferrokube-data with --cert-dir, else ./ferrokube-data).
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+        /// kube-apiserver's --cert-dir: <cert-dir>/apiserver.crt and
+        /// apiserver.key, when both exist, are the serving certificate
+        /// (unless --tls-cert-file is given).
+        #[arg(long)]
+        cert_dir: Option<PathBuf>,
+        /// PEM serving certificate (chain) instead of the one ferrokube
+        /// issues from its CA; needs --tls-private-key-file.
+        #[arg(long, requires = "tls_private_key_file")]
+        tls_cert_file: Option<PathBuf>,
+        /// PEM private key of --tls-cert-file.
+        #[arg(long, requires = "tls_cert_file")]
+        tls_private_key_file: Option<PathBuf>,
+        /// The address the `kubernetes` Service's endpoints name (default:
+        /// --bind-address).
+        #[arg(long)]
+        advertise_address: Option<IpAddr>,
+        /// Accepted for kube-apiserver compatibility and ignored (ferrokube
+        /// runs no kubelets, so there is nothing privileged to allow).
+        #[arg(long, num_args = 0..=1, default_missing_value = "true")]
+        allow_privileged: Option<bool>,
+        /// Accepted for kube-apiserver compatibility and ignored: ferrokube's
+        /// admission (NamespaceLifecycle) is fixed.
+        #[arg(long, value_delimiter = ',')]
+        enable_admission_plugins: Vec<String>,
+        /// Accepted for kube-apiserver compatibility and ignored (envtest
+        /// passes ServiceAccount; ferrokube has no ServiceAccount admission).
+        #[arg(long, value_delimiter = ',')]
+        disable_admission_plugins: Vec<String>,
+        /// Accepted for kube-apiserver compatibility and ignored.
+        #[arg(long)]
+        feature_gates: Option<String>,
         /// The address to listen on.
         #[arg(long, default_value = "127.0.0.1")]
         bind_address: IpAddr,
@@ -51,9 +83,10 @@ enum Command {
         /// kube-apiserver's static token file: token,user,uid,"group1,group2".
         #[arg(long)]
         token_auth_file: Option<PathBuf>,
-        /// Where objects are stored.
-        #[arg(long, value_enum, default_value = "sqlite")]
-        storage_backend: BackendFlag,
+        /// Where objects are stored (default: etcd3 when --etcd-servers is
+        /// given, as kube-apiserver, else sqlite).
+        #[arg(long, value_enum)]
+        storage_backend: Option<BackendFlag>,
         /// etcd members for --storage-backend=etcd3 (scheme://ip:port, comma separated).
         #[arg(long, value_delimiter = ',')]
         etcd_servers: Vec<String>,
@@ -143,16 +176,60 @@ enum Command {
         /// default; `false` answers them 401.
         #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
         anonymous_auth: bool,
+        /// PEM bundle of CAs whose client certificates authenticate (CN the
+        /// user, O the groups), besides ferrokube's own CA; re-read when it changes.
+        #[arg(long)]
+        client_ca_file: Option<PathBuf>,
+        /// PEM bundle of the CAs of front proxies allowed to name the user in
+        /// the --requestheader-* headers.
+        #[arg(long)]
+        requestheader_client_ca_file: Option<PathBuf>,
+        /// Common names a front proxy's certificate may have (empty: any
+        /// certificate of --requestheader-client-ca-file).
+        #[arg(long, value_delimiter = ',')]
+        requestheader_allowed_names: Vec<String>,
+        /// Request headers naming the user, first non-empty wins (X-Remote-User is common).
+        #[arg(long, value_delimiter = ',')]
+        requestheader_username_headers: Vec<String>,
+        /// Request headers naming the user's UID (X-Remote-Uid is suggested).
+        #[arg(long, value_delimiter = ',')]
+        requestheader_uid_headers: Vec<String>,
+        /// Request headers naming the user's groups (X-Remote-Group is suggested).
+        #[arg(long, value_delimiter = ',')]
+        requestheader_group_headers: Vec<String>,
+        /// Request header prefixes of the user's extra (X-Remote-Extra- is suggested).
+        #[arg(long, value_delimiter = ',')]
+        requestheader_extra_headers_prefix: Vec<String>,
         /// Log filter (tracing's EnvFilter syntax); quiet by default.
         #[arg(long, default_value = "warn")]
         log_level: String,
     },
 }
 
+/// kube-apiserver takes flags only (envtest and scripts start it so):
+/// `ferrokube --secure-port=6443 …` is `ferrokube serve --secure-port=6443 …`.
+fn with_default_subcommand(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let first = args.get(1).map(|arg| arg.to_string_lossy().into_owned());
+    if let Some(first) = first {
+        if first.starts_with("--") && first != "--help" && first != "--version" {
+            args.insert(1, "serve".into());
+        }
+    }
+    args
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(with_default_subcommand(std::env::args_os().collect()));
     let Command::Serve {
         data_dir,
+        cert_dir,
+        tls_cert_file,
+        tls_private_key_file,
+        advertise_address,
+        allow_privileged: _,
+        enable_admission_plugins: _,
+        disable_admission_plugins: _,
+        feature_gates: _,
         bind_address,
         secure_port,
         tls_san,
@@ -182,14 +259,41 @@ fn main() -> ExitCode {
         service_account_extend_token_expiration,
         authorization_mode,
         anonymous_auth,
+        client_ca_file,
+        requestheader_client_ca_file,
+        requestheader_allowed_names,
+        requestheader_username_headers,
+        requestheader_uid_headers,
+        requestheader_group_headers,
+        requestheader_extra_headers_prefix,
         log_level,
     } = cli.command;
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::new(log_level))
         .with_writer(std::io::stderr)
         .init();
+    // kube-apiserver's `MaybeDefaultWithSelfSignedCerts`: the named pair,
+    // else the cert dir's pair when it is there.
+    let serving_certificate = match (tls_cert_file, tls_private_key_file) {
+        (Some(cert), Some(key)) => Some((cert, key)),
+        _ => cert_dir
+            .as_ref()
+            .map(|dir| (dir.join("apiserver.crt"), dir.join("apiserver.key")))
+            .filter(|(cert, key)| cert.is_file() && key.is_file()),
+    };
+    let data_dir = data_dir.unwrap_or_else(|| match &cert_dir {
+        Some(dir) => dir.join("ferrokube-data"),
+        None => PathBuf::from("./ferrokube-data"),
+    });
+    let storage_backend = storage_backend.unwrap_or(if etcd_servers.is_empty() {
+        BackendFlag::Sqlite
+    } else {
+        BackendFlag::Etcd3
+    });
     let config = ServerConfig {
         data_dir,
+        serving_certificate,
+        advertise_address,
         bind_address,
         secure_port,
         tls_sans: tls_san,
@@ -268,6 +372,15 @@ fn main() -> ExitCode {
             }
         },
         anonymous_auth,
+        client_ca_files: client_ca_file.into_iter().collect(),
+        request_header: ferrokube::authn::RequestHeaderFlags {
+            client_ca_file: requestheader_client_ca_file,
+            allowed_names: requestheader_allowed_names,
+            username_headers: requestheader_username_headers,
+            uid_headers: requestheader_uid_headers,
+            group_headers: requestheader_group_headers,
+            extra_headers_prefix: requestheader_extra_headers_prefix,
+        },
     };
     if config.storage_backend == StorageBackend::Etcd3 && config.etcd.endpoints.is_empty() {
         // kube-apiserver's `EtcdOptions.Validate` wording.
@@ -346,4 +459,47 @@ fn parse_request_timeout(text: &str) -> Result<Duration, String> {
         return Err("--request-timeout can not be negative value".into());
     }
     Ok(Duration::from_nanos(nanoseconds.unsigned_abs()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<std::ffi::OsString> {
+        list.iter().map(Into::into).collect()
+    }
+
+    #[test]
+    fn flags_alone_mean_serve_as_kube_apiserver_takes_them() {
+        assert_eq!(
+            with_default_subcommand(args(&["kube-apiserver", "--secure-port=1"])),
+            args(&["kube-apiserver", "serve", "--secure-port=1"])
+        );
+        for unchanged in [
+            &["ferrokube", "serve", "--secure-port=1"][..],
+            &["kube-apiserver", "--help"],
+            &["ferrokube", "--version"],
+            &["ferrokube"],
+        ] {
+            assert_eq!(with_default_subcommand(args(unchanged)), args(unchanged));
+        }
+        // envtest's flags parse.
+        let cli = Cli::try_parse_from(with_default_subcommand(args(&[
+            "kube-apiserver",
+            "--advertise-address=127.0.0.1",
+            "--allow-privileged=true",
+            "--authorization-mode=RBAC",
+            "--bind-address=127.0.0.1",
+            "--cert-dir=/tmp/k8s_test_framework_1",
+            "--client-ca-file=/tmp/k8s_test_framework_1/client-cert-auth-ca.crt",
+            "--disable-admission-plugins=ServiceAccount",
+            "--etcd-servers=http://127.0.0.1:2379",
+            "--secure-port=6443",
+            "--service-account-issuer=https://127.0.0.1:6443/",
+            "--service-account-key-file=/tmp/k8s_test_framework_1/sa-signer.crt",
+            "--service-account-signing-key-file=/tmp/k8s_test_framework_1/sa-signer.key",
+            "--service-cluster-ip-range=10.0.0.0/24",
+        ])));
+        assert!(cli.is_ok(), "{:?}", cli.err());
+    }
 }

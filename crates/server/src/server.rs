@@ -43,6 +43,12 @@ pub enum StorageBackend {
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
     pub data_dir: PathBuf,
+    /// `--tls-cert-file`/`--tls-private-key-file` (or `--cert-dir`'s
+    /// `apiserver.crt`/`apiserver.key`): served instead of the certificate
+    /// ferrokube issues from its own CA.
+    pub serving_certificate: Option<(PathBuf, PathBuf)>,
+    /// `--advertise-address`: what the `kubernetes` Service's endpoints name.
+    pub advertise_address: Option<IpAddr>,
     pub bind_address: IpAddr,
     /// 0 picks a free port.
     pub secure_port: u16,
@@ -76,6 +82,11 @@ pub struct ServerConfig {
     pub authorization_modes: Vec<crate::authz::Mode>,
     /// `--anonymous-auth`.
     pub anonymous_auth: bool,
+    /// `--client-ca-file`: more CAs whose client certificates authenticate
+    /// (ferrokube's own CA always does).
+    pub client_ca_files: Vec<PathBuf>,
+    /// `--requestheader-*`: front-proxy authentication.
+    pub request_header: crate::authn::RequestHeaderFlags,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -305,7 +316,10 @@ impl Server {
             async { tokio::task::spawn_blocking(move || pki::ensure(&pki_dir, &sans)).await },
             open_backend(&config)
         );
-        let pki = pki.map_err(|error| ServerError::Store(error.to_string()))??;
+        let mut pki = pki.map_err(|error| ServerError::Store(error.to_string()))??;
+        if let Some((cert, key)) = &config.serving_certificate {
+            pki.use_serving_certificate(cert, key)?;
+        }
         let (backend, etcd) = backend?;
         let store = Store::open_with_history(backend, ObjectCodec, config.history_window)
             .await
@@ -320,6 +334,12 @@ impl Server {
             Some(path) => Some(TokenFile::load(path)?),
             None => None,
         };
+        let client_ca = Arc::new(crate::authn::CaBundle::load(
+            "--client-ca-file",
+            &config.client_ca_files,
+            Some(&pki.ca_cert_pem),
+        )?);
+        let request_header = config.request_header.clone().into_config()?;
         let _ = policy.await;
         let api = Api::with_config(
             store,
@@ -334,6 +354,8 @@ impl Server {
             Authentication {
                 service_accounts: Arc::new(service_accounts),
                 token_file,
+                client_ca: Some(client_ca.clone()),
+                request_header: request_header.clone(),
             },
         );
         bootstrap::ensure_system_namespaces(&api)
@@ -355,8 +377,11 @@ impl Server {
             config.service_cluster_ip_range.clone(),
             config.service_node_port_range,
         );
-        bootstrap::KubernetesService::new(config.bind_address, address.port())
-            .spawn(api.clone(), leading.clone());
+        bootstrap::KubernetesService::new(
+            config.advertise_address.unwrap_or(config.bind_address),
+            address.port(),
+        )
+        .spawn(api.clone(), leading.clone());
         // The controllers act under their own identities, authorized by the
         // bootstrap policy: they start once the hook has written it, as
         // kube-controller-manager starts once the apiserver's /healthz
@@ -381,7 +406,19 @@ impl Server {
                 .openapi
                 .definition("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta");
         });
-        let acceptor = TlsAcceptor::from(tls::server_config(&pki)?);
+        // The CAs named in the CertificateRequest, as Go's ClientCAs.
+        let mut acceptable_cas = client_ca.certificates();
+        if let Some(config) = &request_header {
+            acceptable_cas.extend(config.client_ca.certificates());
+        }
+        let acceptor = TlsAcceptor::from(tls::server_config(&pki, &acceptable_cas)?);
+        // kube's dynamic CA files, and the ConfigMap that publishes them.
+        let mut bundles = vec![client_ca];
+        if let Some(config) = &request_header {
+            bundles.push(config.client_ca.clone());
+        }
+        let reloaded = crate::authn::spawn_reloader(bundles, api.shutdown_signal());
+        crate::cluster_authentication_trust::spawn(api.clone(), reloaded);
         let kubeconfig_path = kubeconfig::write(&config.data_dir, &pki, address)?;
         Ok(Server {
             listener,
@@ -457,10 +494,9 @@ impl Server {
                         }
                         Err(_) => return,
                     };
-                // The client certificate is fixed for the connection: authenticate it once.
-                // Some(None): a certificate was presented and it does not authenticate.
-                let certificate_user = tls::peer_leaf_certificate(tls.get_ref().1)
-                    .map(|der| authenticator.authenticate(Some(&der), None).ok());
+                // The client certificate is fixed for the connection: verify it once.
+                let certificate_user = tls::peer_certificate_chain(tls.get_ref().1)
+                    .map(|chain| authenticator.peer_certificate(&chain));
                 let certificate_user = Arc::new(certificate_user);
                 let service =
                     hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
@@ -512,37 +548,26 @@ fn full(bytes: Bytes) -> HyperBody {
 async fn serve_one(
     api: &Arc<Api>,
     authenticator: &Authenticator,
-    certificate_user: Option<&Option<crate::authn::UserInfo>>,
+    certificate: Option<&crate::authn::PeerCertificate>,
     request: hyper::Request<Incoming>,
 ) -> hyper::Response<HyperBody> {
-    let (parts, body) = request.into_parts();
-    let authorization = parts
-        .headers
-        .get(http::header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok());
+    let (mut parts, body) = request.into_parts();
     let path_and_query = parts
         .uri
         .path_and_query()
         .map(|pq| pq.as_str())
         .unwrap_or("/");
     let mut api_request = ApiRequest::new(Method::parse(parts.method.as_str()), path_and_query);
-    // Credentials that fail are refused everywhere, even where anonymous requests pass.
-    let authenticated = match certificate_user {
-        Some(Some(user)) => Ok(user.clone()),
-        Some(None) => Err(crate::authn::AuthnError::Certificate(
-            "the client certificate does not authenticate".into(),
-        )),
-        None => authenticator.authenticate(None, authorization),
-    };
-    let (user, refused) = match authenticated {
+    // Credentials that fail are refused everywhere, even where anonymous
+    // requests pass; no credentials at all are left to `Api::admit`.
+    let (user, refused) = match authenticator.authenticate(certificate, &mut parts.headers) {
         Ok(user) => (Some(user), false),
-        // A bearer token nobody accepts is a failed credential too (kube always
-        // runs the service-account token authenticator, which refuses it).
-        Err(crate::authn::AuthnError::Unauthorized) => (
-            None,
-            authorization.and_then(crate::authn::bearer_token).is_some(),
-        ),
-        Err(_) => (None, true),
+        Err(crate::authn::AuthnError::Unauthorized) => (None, false),
+        Err(error) => {
+            // kube's WithAuthentication: "Unable to authenticate the request".
+            tracing::debug!(%error, "unable to authenticate the request");
+            (None, true)
+        }
     };
     api_request.user = user;
     let started = std::time::Instant::now();

@@ -6,16 +6,23 @@
 //! required, so that requests without one still reach `/healthz`, `/readyz`
 //! or a bearer-token authenticator.
 //!
-//! One difference: kube-apiserver uses `tls.RequestClientCert` and verifies
-//! the certificate in its x509 authenticator (an untrusted certificate gives
-//! 401); here rustls verifies a presented certificate against the CA during
-//! the handshake, so an untrusted one fails the handshake instead.
+//! As kube-apiserver (`tls.RequestClientCert`), the handshake only checks
+//! that the client holds the key of the certificate it presents; whether a
+//! CA trusts it is for the authenticators (`crate::authn`: the client CA
+//! for the x509 authenticator, the request-header CA for front proxies), so
+//! an untrusted certificate gets a 401 rather than a failed handshake. The
+//! CertificateRequest names the trusted CAs (Go's `ClientCAs`).
 
 use std::sync::Arc;
 
-use rustls::pki_types::CertificateDer;
+use rustls::client::danger::HandshakeSignatureValid;
+use rustls::pki_types::{CertificateDer, UnixTime};
+use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
 use rustls::server::WebPkiClientVerifier;
-use rustls::{RootCertStore, ServerConfig, ServerConnection};
+use rustls::{
+    DigitallySignedStruct, DistinguishedName, RootCertStore, ServerConfig, ServerConnection,
+    SignatureScheme,
+};
 
 use crate::pki::{Pki, PkiError};
 
@@ -36,18 +43,30 @@ pub enum TlsError {
     Config(#[from] rustls::Error),
 }
 
-/// The rustls server configuration for the API server's listener.
-pub fn server_config(pki: &Pki) -> Result<Arc<ServerConfig>, TlsError> {
+/// The rustls server configuration for the API server's listener: the
+/// serving certificate of `pki`, client certificates requested with
+/// ferrokube's CA and `client_cas` (the `--client-ca-file` and
+/// `--requestheader-client-ca-file` roots) named as acceptable.
+pub fn server_config(
+    pki: &Pki,
+    client_cas: &[CertificateDer<'static>],
+) -> Result<Arc<ServerConfig>, TlsError> {
     let provider = Arc::new(go_preference(rustls::crypto::ring::default_provider()));
 
+    let own_ca = pki.ca_cert_der()?;
     let mut roots = RootCertStore::empty();
-    roots
-        .add(pki.ca_cert_der()?)
-        .map_err(TlsError::TrustStore)?;
-    let client_verifier =
-        WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider.clone())
-            .allow_unauthenticated()
-            .build()?;
+    roots.add(own_ca.clone()).map_err(TlsError::TrustStore)?;
+    for ca in client_cas {
+        // The same CA twice (ours in a --client-ca-file) is one hint.
+        if ca == &own_ca {
+            continue;
+        }
+        roots.add(ca.clone()).map_err(TlsError::TrustStore)?;
+    }
+    let hints = WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider.clone())
+        .allow_unauthenticated()
+        .build()?;
+    let client_verifier = Arc::new(RequestClientCert { hints });
 
     let mut config = ServerConfig::builder_with_provider(provider)
         .with_protocol_versions(&[&rustls::version::TLS13, &rustls::version::TLS12])?
@@ -57,6 +76,61 @@ pub fn server_config(pki: &Pki) -> Result<Arc<ServerConfig>, TlsError> {
     // The server's order decides, as in Go's crypto/tls (kube-apiserver).
     config.ignore_client_order = true;
     Ok(Arc::new(config))
+}
+
+/// Go's `tls.RequestClientCert`: a client certificate is asked for, not
+/// required, and not checked against any CA here (the authenticators do);
+/// the handshake signature still proves the client holds its key.
+#[derive(Debug)]
+struct RequestClientCert {
+    /// The webpki verifier of the trusted CAs: for the CA names sent in the
+    /// CertificateRequest and for the handshake signatures.
+    hints: Arc<dyn ClientCertVerifier>,
+}
+
+impl ClientCertVerifier for RequestClientCert {
+    fn offer_client_auth(&self) -> bool {
+        true
+    }
+
+    fn client_auth_mandatory(&self) -> bool {
+        false
+    }
+
+    fn root_hint_subjects(&self) -> &[DistinguishedName] {
+        self.hints.root_hint_subjects()
+    }
+
+    fn verify_client_cert(
+        &self,
+        _end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _now: UnixTime,
+    ) -> Result<ClientCertVerified, rustls::Error> {
+        Ok(ClientCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.hints.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.hints.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.hints.supported_verify_schemes()
+    }
 }
 
 /// The TLS 1.3 suites in the order Go's server picks them on hardware with
@@ -79,8 +153,19 @@ fn go_preference(mut provider: rustls::crypto::CryptoProvider) -> rustls::crypto
     provider
 }
 
-/// The verified client leaf certificate of a connection, if one was sent;
-/// feed it to [`crate::authn::Authenticator::authenticate`].
+/// The client certificate chain of a connection (leaf first), if one was
+/// sent; not verified: feed it to
+/// [`crate::authn::Authenticator::peer_certificate`].
+pub fn peer_certificate_chain(conn: &ServerConnection) -> Option<Vec<CertificateDer<'static>>> {
+    let chain = conn.peer_certificates()?;
+    if chain.is_empty() {
+        return None;
+    }
+    Some(chain.iter().map(|c| c.clone().into_owned()).collect())
+}
+
+/// The client leaf certificate of a connection, if one was sent (not
+/// verified).
 pub fn peer_leaf_certificate(conn: &ServerConnection) -> Option<CertificateDer<'static>> {
     conn.peer_certificates()?
         .first()
@@ -173,7 +258,7 @@ mod tests {
     #[tokio::test]
     async fn handshake_with_admin_certificate_negotiates_h2() {
         let (_dir, pki) = new_pki();
-        let server = server_config(&pki).expect("server config");
+        let server = server_config(&pki, &[]).expect("server config");
         for name in ["localhost", "127.0.0.1", "::1", "kubernetes.default.svc"] {
             let out = handshake(server.clone(), client_config(&pki, true, TLS13, BOTH), name)
                 .await
@@ -192,7 +277,7 @@ mod tests {
     #[tokio::test]
     async fn the_server_picks_aes_128_gcm_as_go_does() {
         let (_dir, pki) = new_pki();
-        let server = server_config(&pki).expect("server config");
+        let server = server_config(&pki, &[]).expect("server config");
         let client = client_config(&pki, true, TLS13, BOTH);
         // rustls clients (and OpenSSL's curl) list AES-256-GCM first.
         assert_eq!(
@@ -211,7 +296,7 @@ mod tests {
     #[tokio::test]
     async fn handshake_over_tls12_with_certificate() {
         let (_dir, pki) = new_pki();
-        let server = server_config(&pki).expect("server config");
+        let server = server_config(&pki, &[]).expect("server config");
         let out = handshake(server, client_config(&pki, true, TLS12, BOTH), "localhost")
             .await
             .expect("handshake");
@@ -223,7 +308,7 @@ mod tests {
     #[tokio::test]
     async fn handshake_without_client_certificate_succeeds() {
         let (_dir, pki) = new_pki();
-        let server = server_config(&pki).expect("server config");
+        let server = server_config(&pki, &[]).expect("server config");
         let out = handshake(
             server.clone(),
             client_config(&pki, false, TLS13, &[ALPN_HTTP11]),
@@ -242,10 +327,10 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn certificate_from_another_ca_is_refused() {
+    async fn certificate_from_another_ca_completes_the_handshake_and_is_refused_by_authn() {
         let (_dir, pki) = new_pki();
         let (_other_dir, other) = new_pki();
-        let server = server_config(&pki).expect("server config");
+        let server = server_config(&pki, &[]).expect("server config");
         // Trust our server, present a client certificate of another CA.
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let mut roots = RootCertStore::empty();
@@ -259,7 +344,25 @@ mod tests {
                 other.admin_key_der().expect("key"),
             )
             .expect("client cert");
-        let result = handshake(server, Arc::new(client), "localhost").await;
-        assert!(result.is_err());
+        // kube's tls.RequestClientCert: the handshake succeeds ...
+        let out = handshake(server, Arc::new(client), "localhost")
+            .await
+            .expect("handshake");
+        let chain = vec![out.peer.expect("the certificate reaches the server")];
+        // ... and the x509 authenticator refuses the certificate (a 401).
+        let client_ca =
+            crate::authn::CaBundle::load("test", &[], Some(&pki.ca_cert_pem)).expect("bundle");
+        let authenticator =
+            crate::authn::Authenticator::new(true).with_client_ca(Arc::new(client_ca));
+        let peer = authenticator.peer_certificate(&chain);
+        let error = authenticator
+            .authenticate(Some(&peer), &mut http::HeaderMap::new())
+            .expect_err("refused");
+        let text = error.to_string();
+        assert!(
+            text.starts_with("verifying certificate SN=")
+                && text.ends_with(" failed: x509: certificate signed by unknown authority"),
+            "{text}"
+        );
     }
 }

@@ -184,7 +184,7 @@ pub const BIN_ENV: &str = "FERROKUBE_BIN";
 /// The `ferrokube` binary: `$FERROKUBE_BIN`, or the one in the directory above
 /// the test executable's (`target/debug/deps/<test>` → `target/debug/ferrokube`;
 /// cargo builds a package's binaries before running its integration tests).
-fn ferrokube_bin() -> PathBuf {
+pub fn ferrokube_bin() -> PathBuf {
     if let Some(path) = std::env::var_os(BIN_ENV).filter(|path| !path.is_empty()) {
         return PathBuf::from(path);
     }

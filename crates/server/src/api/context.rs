@@ -61,11 +61,15 @@ pub struct Api {
     pub post_start_hooks: crate::post_start_hooks::PostStartHooks,
 }
 
-/// How requests are authenticated: the service-account token settings and
-/// the optional `--token-auth-file`.
+/// How requests are authenticated: the service-account token settings,
+/// the optional `--token-auth-file`, the client CA bundle and front-proxy
+/// (`--requestheader-*`) authentication.
 pub struct Authentication {
     pub service_accounts: Arc<ServiceAccountTokens>,
     pub token_file: Option<TokenFile>,
+    /// `--client-ca-file` and ferrokube's CA (`None`: no certificate authenticates).
+    pub client_ca: Option<Arc<crate::authn::CaBundle>>,
+    pub request_header: Option<crate::authn::RequestHeaderConfig>,
 }
 
 impl Authentication {
@@ -79,6 +83,8 @@ impl Authentication {
         Authentication {
             service_accounts: Arc::new(tokens),
             token_file: None,
+            client_ca: None,
+            request_header: None,
         }
     }
 }
@@ -140,8 +146,9 @@ impl Api {
         )
     }
 
-    /// The server's constructor: kube's authenticator chain (the token file,
-    /// then service-account tokens, as `authenticator/config.go` orders them)
+    /// The server's constructor: kube's authenticator chain (front proxy,
+    /// client certificates, the token file, then service-account tokens, as
+    /// `authenticator/config.go` orders them)
     /// and `--authorization-mode`'s authorizer.
     pub fn with_config(
         store: ObjectStore,
@@ -151,8 +158,12 @@ impl Api {
         authentication: Authentication,
     ) -> Arc<Self> {
         let service_accounts = authentication.service_accounts;
-        let mut authenticator =
-            Authenticator::new(false).with_api_audiences(service_accounts.api_audiences().to_vec());
+        let mut authenticator = Authenticator::new(false)
+            .with_api_audiences(service_accounts.api_audiences().to_vec())
+            .with_request_header(authentication.request_header);
+        if let Some(client_ca) = authentication.client_ca {
+            authenticator = authenticator.with_client_ca(client_ca);
+        }
         if let Some(token_file) = authentication.token_file {
             authenticator = authenticator.with_token_authenticator(Arc::new(token_file));
         }

@@ -1,9 +1,14 @@
-//! Request authentication: client certificates, a static token file and
-//! bearer tokens, combined the way kube-apiserver combines them.
+//! Request authentication: front-proxy headers, client certificates, a
+//! static token file and bearer tokens, combined the way kube-apiserver
+//! combines them.
 //!
 //! Upstream files followed (kubernetes/kubernetes, under
 //! `staging/src/k8s.io/apiserver/pkg/authentication/`):
-//! - `request/x509/x509.go` (`CommonNameUserConversion`): [`user_from_peer_certificate`]
+//! - `request/headerrequest/requestheader.go`: [`RequestHeaderConfig`]
+//! - `request/x509/x509.go` (`Authenticator`, `Verifier`,
+//!   `CommonNameUserConversion`): [`Authenticator::peer_certificate`],
+//!   [`user_from_peer_certificate`]
+//! - `server/dynamiccertificates/dynamic_cafile_content.go`: [`CaBundle`]
 //! - `token/tokenfile/tokenfile.go` (`NewCSV`): [`TokenFile`]
 //! - `request/bearertoken/bearertoken.go`: [`bearer_token`]
 //! - `group/authenticated_group_adder.go`: [`add_authenticated_group`]
@@ -12,7 +17,9 @@
 //!   and the fail-on-error anonymous fallback): [`Authenticator`]
 
 mod bearer;
+mod ca_bundle;
 mod csv;
+mod request_header;
 #[cfg(test)]
 mod tests;
 mod token_file;
@@ -23,12 +30,18 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::SystemTime;
 
 pub use bearer::bearer_token;
+pub use ca_bundle::{encode_pem, spawn_reloader, CaBundle};
 pub use csv::{CsvError, CsvErrorKind};
+pub use request_header::{RequestHeaderConfig, RequestHeaderFlags};
 pub use token_file::TokenFile;
 pub use x509::user_from_peer_certificate;
 
+use rustls::pki_types::CertificateDer;
+
+#[cfg(test)]
 use x509::user_from_certificate;
 
 /// `user.Anonymous`.
@@ -89,19 +102,52 @@ impl UserInfo {
     }
 }
 
-/// Errors of this module. Token-file messages match upstream's wording.
-#[derive(Debug, thiserror::Error)]
+/// Errors of this module. Token-file messages match upstream's wording, and
+/// so do the certificate ones (kube logs them; the client gets a 401).
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum AuthnError {
     #[error("reading token file '{path}': {source}")]
-    ReadTokenFile { path: PathBuf, source: io::Error },
+    ReadTokenFile {
+        path: PathBuf,
+        source: Arc<io::Error>,
+    },
     #[error("token file '{path}': {error}")]
     TokenFileSyntax { path: String, error: CsvError },
     #[error("token file '{path}' must have at least 3 columns (token, user name, user uid), found {found}")]
     TooFewColumns { path: String, found: usize },
     #[error("invalid bearer token")]
     InvalidBearerToken,
-    #[error("client certificate: {0}")]
+    /// The bearer token chain's failure (`TokenReview`'s wording).
+    #[error("{0}")]
+    Token(String),
+    #[error("{0}")]
     Certificate(String),
+    /// The client certificate does not verify against the client CA
+    /// (`x509.Authenticator`): `verifying certificate SN=…, SKID=…, AKID=…
+    /// failed: x509: certificate signed by unknown authority`.
+    #[error("{0}")]
+    CertificateVerification(String),
+    /// The certificate does not verify against the request-header CA
+    /// (`x509.Verifier`, Go's error unwrapped).
+    #[error("{0}")]
+    ProxyVerification(String),
+    /// A request-header CA certificate whose common name is not in
+    /// `--requestheader-allowed-names`.
+    #[error("x509: subject with cn={0} is not in the allowed list")]
+    ProxyNotAllowed(String),
+    /// Every authenticator that had an opinion failed
+    /// (`utilerrors.NewAggregate`).
+    #[error("[{}]", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "))]
+    Aggregate(Vec<AuthnError>),
+    #[error("{flag} {path}: {reason}")]
+    CaFile {
+        flag: &'static str,
+        path: PathBuf,
+        reason: String,
+    },
+    /// A flag value kube's option validation refuses.
+    #[error("{0}")]
+    Flag(String),
     /// No credential was presented and anonymous requests are disabled.
     #[error("unauthorized")]
     Unauthorized,
@@ -128,20 +174,28 @@ pub fn add_authenticated_group(mut user: UserInfo) -> UserInfo {
     user
 }
 
-/// kube-apiserver's request authenticator: client certificate first, then
-/// the bearer token (only when some token authenticator is configured),
-/// `system:authenticated` added to whoever succeeds, and then either the
-/// anonymous user or a failure.
+/// kube-apiserver's request authenticator (`authenticator/config.go`):
+/// the front proxy's headers first (`--requestheader-*`), then the client
+/// certificate (`--client-ca-file` and ferrokube's own CA), then the bearer
+/// token, `system:authenticated` added to whoever succeeds, and then either
+/// the anonymous user or a failure.
 ///
-/// A request that presents credentials that fail (an unknown bearer token, a
-/// certificate whose UID attribute is malformed) is refused even when
-/// anonymous requests are allowed (`union.NewFailOnError`).
+/// The union asks each authenticator in turn; a failure is remembered and
+/// the next one asked, so a certificate without a common name, or one the
+/// request-header CA did not sign, leaves the request to the bearer token.
+/// A request whose presented credentials all fail (an unknown bearer token, a
+/// certificate no trusted CA signed) is refused even when anonymous requests
+/// are allowed (`union.NewFailOnError`).
 #[derive(Clone, Default)]
 pub struct Authenticator {
     tokens: Vec<Arc<dyn TokenAuthenticator>>,
     anonymous: bool,
     /// `--api-audiences`: what requests to this server are for.
     api_audiences: Vec<String>,
+    /// `--client-ca-file` plus ferrokube's CA; no certificate authenticates without it.
+    client_ca: Option<Arc<CaBundle>>,
+    /// `--requestheader-client-ca-file` and its header flags.
+    request_header: Option<RequestHeaderConfig>,
 }
 
 impl fmt::Debug for Authenticator {
@@ -149,17 +203,34 @@ impl fmt::Debug for Authenticator {
         f.debug_struct("Authenticator")
             .field("token_authenticators", &self.tokens.len())
             .field("anonymous", &self.anonymous)
+            .field("client_ca", &self.client_ca)
+            .field("request_header", &self.request_header.is_some())
             .finish()
     }
+}
+
+/// What a connection's client certificate chain proves, worked out once per
+/// connection by [`Authenticator::peer_certificate`] (the chain is fixed for
+/// the connection) and redone by a request once it is stale: the leaf
+/// expired since, or a CA bundle was reloaded.
+#[derive(Debug, Clone)]
+pub struct PeerCertificate {
+    chain: Vec<CertificateDer<'static>>,
+    /// The x509 authenticator's answer.
+    x509: Result<Option<UserInfo>, AuthnError>,
+    /// The request-header verifier's answer (`None`: not configured).
+    front_proxy: Option<Result<(), AuthnError>>,
+    /// The CA bundles' generations the answers were made at.
+    generations: (u64, u64),
+    not_after: Option<SystemTime>,
 }
 
 impl Authenticator {
     /// `anonymous`: kube-apiserver's `--anonymous-auth` (default true).
     pub fn new(anonymous: bool) -> Authenticator {
         Authenticator {
-            tokens: Vec::new(),
             anonymous,
-            api_audiences: Vec::new(),
+            ..Authenticator::default()
         }
     }
 
@@ -179,39 +250,132 @@ impl Authenticator {
         self
     }
 
-    /// Authenticates one request. `peer_certificate` is the verified client
-    /// leaf certificate of the connection, `authorization` the value of the
-    /// `Authorization` header. `Err` means 401 Unauthorized.
+    /// The CAs client certificates must chain to (`--client-ca-file`).
+    pub fn with_client_ca(mut self, client_ca: Arc<CaBundle>) -> Authenticator {
+        self.client_ca = Some(client_ca);
+        self
+    }
+
+    /// Front-proxy authentication (`--requestheader-*`).
+    pub fn with_request_header(mut self, config: Option<RequestHeaderConfig>) -> Authenticator {
+        self.request_header = config;
+        self
+    }
+
+    pub fn client_ca(&self) -> Option<&Arc<CaBundle>> {
+        self.client_ca.as_ref()
+    }
+
+    pub fn request_header(&self) -> Option<&RequestHeaderConfig> {
+        self.request_header.as_ref()
+    }
+
+    fn generations(&self) -> (u64, u64) {
+        (
+            self.client_ca.as_ref().map_or(0, |ca| ca.generation()),
+            self.request_header
+                .as_ref()
+                .map_or(0, |config| config.client_ca.generation()),
+        )
+    }
+
+    /// Verifies a connection's client certificate chain (leaf first) for
+    /// both certificate authenticators.
+    pub fn peer_certificate(&self, chain: &[CertificateDer<'_>]) -> PeerCertificate {
+        let now = SystemTime::now();
+        let x509 = match &self.client_ca {
+            Some(client_ca) => x509::authenticate_chain(client_ca, chain, now),
+            // No client CA bundle: the x509 authenticator has no opinion.
+            None => Ok(None),
+        };
+        let front_proxy = self
+            .request_header
+            .as_ref()
+            .map(|config| config.verify_proxy(chain, now));
+        PeerCertificate {
+            chain: chain.iter().map(|c| c.clone().into_owned()).collect(),
+            x509,
+            front_proxy,
+            generations: self.generations(),
+            not_after: chain
+                .first()
+                .and_then(|leaf| x509::not_after(leaf.as_ref())),
+        }
+    }
+
+    /// Authenticates one request: `peer` is what the connection's client
+    /// certificate proved ([`peer_certificate`](Self::peer_certificate)),
+    /// `headers` the request's (the `Authorization` header and the
+    /// front-proxy ones). On success, or without any credential, the
+    /// credential headers are removed as kube's `WithAuthentication` removes
+    /// them. `Err(Unauthorized)`: no credential and anonymous requests are
+    /// off; any other `Err` is a credential that failed (a 401 always).
     pub fn authenticate(
         &self,
-        peer_certificate: Option<&[u8]>,
-        authorization: Option<&str>,
+        peer: Option<&PeerCertificate>,
+        headers: &mut http::HeaderMap,
     ) -> Result<UserInfo, AuthnError> {
-        let mut error = None;
-        if let Some(der) = peer_certificate {
-            match user_from_certificate(der) {
-                Ok(Some(user)) => return Ok(add_authenticated_group(user)),
+        let fresh;
+        let peer = match peer {
+            Some(peer)
+                if peer.generations != self.generations()
+                    || peer.not_after.is_some_and(|end| SystemTime::now() > end) =>
+            {
+                fresh = self.peer_certificate(&peer.chain);
+                Some(&fresh)
+            }
+            other => other,
+        };
+        let result = self.authenticate_with(peer, headers);
+        if !matches!(result, Err(ref error) if !matches!(error, AuthnError::Unauthorized)) {
+            headers.remove(http::header::AUTHORIZATION);
+            request_header::clear_standard_headers(headers);
+            if let Some(config) = &self.request_header {
+                config.clear(headers);
+            }
+        }
+        result
+    }
+
+    fn authenticate_with(
+        &self,
+        peer: Option<&PeerCertificate>,
+        headers: &http::HeaderMap,
+    ) -> Result<UserInfo, AuthnError> {
+        let mut errors = Vec::new();
+        if let Some(peer) = peer {
+            match (&self.request_header, &peer.front_proxy) {
+                (Some(config), Some(Ok(()))) => {
+                    if let Some(user) = config.user_from_headers(headers) {
+                        return Ok(add_authenticated_group(user));
+                    }
+                }
+                (_, Some(Err(error))) => errors.push(error.clone()),
+                _ => {}
+            }
+            match &peer.x509 {
+                Ok(Some(user)) => return Ok(add_authenticated_group(user.clone())),
                 Ok(None) => {}
-                Err(e) => error = Some(e),
+                Err(error) => errors.push(error.clone()),
             }
         }
         if !self.tokens.is_empty() {
+            let authorization = headers
+                .get(http::header::AUTHORIZATION)
+                .and_then(|value| value.to_str().ok());
             if let Some(token) = authorization.and_then(bearer_token) {
                 match self.authenticate_bearer(token, &self.api_audiences) {
                     Ok((user, _)) => return Ok(user),
-                    Err(_) => {
-                        error.get_or_insert(AuthnError::InvalidBearerToken);
-                    }
+                    Err(message) => errors.push(AuthnError::Token(message)),
                 }
             }
         }
-        if let Some(e) = error {
-            return Err(e);
+        match errors.len() {
+            0 if self.anonymous => Ok(UserInfo::anonymous()),
+            0 => Err(AuthnError::Unauthorized),
+            1 => Err(errors.remove(0)),
+            _ => Err(AuthnError::Aggregate(errors)),
         }
-        if self.anonymous {
-            return Ok(UserInfo::anonymous());
-        }
-        Err(AuthnError::Unauthorized)
     }
 
     /// The bearer-token part of the chain for `token`, for `audiences` (the

@@ -1,6 +1,8 @@
 use super::*;
 use std::fs;
 
+use rustls::pki_types::CertificateDer;
+
 fn user(name: &str, uid: &str, groups: &[&str]) -> UserInfo {
     UserInfo {
         name: name.into(),
@@ -189,17 +191,82 @@ fn certificate_users() {
     assert_eq!(user_from_peer_certificate(b"not a certificate"), None);
 }
 
+/// A CA and certificates it issues, for the chain tests.
+struct TestCa {
+    issuer: rcgen::Issuer<'static, rcgen::KeyPair>,
+    pem: String,
+}
+
+impl TestCa {
+    fn new(name: &str) -> TestCa {
+        let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).expect("key");
+        let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).expect("params");
+        params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, name);
+        params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        params.key_usages = vec![
+            rcgen::KeyUsagePurpose::KeyCertSign,
+            rcgen::KeyUsagePurpose::DigitalSignature,
+        ];
+        let cert = params.self_signed(&key).expect("ca");
+        let pem = cert.pem();
+        let issuer = rcgen::Issuer::new(params, key);
+        TestCa { issuer, pem }
+    }
+
+    fn bundle(&self) -> Arc<CaBundle> {
+        Arc::new(CaBundle::load("test", &[], Some(&self.pem)).expect("bundle"))
+    }
+
+    /// A client certificate with the subject `dn`, leaf only.
+    fn issue(&self, dn: &[(rcgen::DnType, &str)]) -> Vec<CertificateDer<'static>> {
+        let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).expect("key");
+        let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).expect("params");
+        let mut name = rcgen::DistinguishedName::new();
+        for (ty, value) in dn {
+            name.push(ty.clone(), *value);
+        }
+        params.distinguished_name = name;
+        params.extended_key_usages = vec![rcgen::ExtendedKeyUsagePurpose::ClientAuth];
+        let cert = params.signed_by(&key, &self.issuer).expect("leaf");
+        vec![cert.der().clone()]
+    }
+}
+
+fn request(
+    auth: &Authenticator,
+    chain: Option<&[CertificateDer<'static>]>,
+    header_pairs: &[(&str, &str)],
+) -> (Result<UserInfo, AuthnError>, http::HeaderMap) {
+    let mut headers = http::HeaderMap::new();
+    for (name, value) in header_pairs {
+        headers.append(
+            http::HeaderName::from_bytes(name.as_bytes()).expect("name"),
+            value.parse().expect("value"),
+        );
+    }
+    let peer = chain.map(|chain| auth.peer_certificate(chain));
+    let result = auth.authenticate(peer.as_ref(), &mut headers);
+    (result, headers)
+}
+
+fn bearer(auth: &Authenticator, value: Option<&str>) -> Result<UserInfo, AuthnError> {
+    let pairs: Vec<(&str, &str)> = value.map(|v| ("authorization", v)).into_iter().collect();
+    request(auth, None, &pairs).0
+}
+
 #[test]
 fn admin_certificate_from_pki() {
     let dir = tempfile::tempdir().expect("tempdir");
     let pki = crate::pki::ensure(dir.path(), &[]).expect("pki");
-    let der = pki.admin_cert_chain().expect("chain").remove(0);
-    let u = user_from_peer_certificate(der.as_ref()).expect("user");
+    let chain = pki.admin_cert_chain().expect("chain");
+    let u = user_from_peer_certificate(chain[0].as_ref()).expect("user");
     assert_eq!(u.name, "ferrokube-admin");
     assert!(u.groups.iter().any(|g| g == SYSTEM_MASTERS));
-    let full = Authenticator::new(false)
-        .authenticate(Some(der.as_ref()), None)
-        .expect("authenticated");
+    let client_ca = Arc::new(CaBundle::load("test", &[], Some(&pki.ca_cert_pem)).expect("ca"));
+    let auth = Authenticator::new(false).with_client_ca(client_ca);
+    let full = request(&auth, Some(&chain), &[]).0.expect("authenticated");
     assert_eq!(full.groups, vec![SYSTEM_MASTERS, ALL_AUTHENTICATED]);
 }
 
@@ -210,53 +277,150 @@ fn authenticator_chain() {
     let with_tokens = Authenticator::new(true).with_token_authenticator(tokens.clone());
     // Token users get system:authenticated unless they already have it.
     assert_eq!(
-        with_tokens
-            .authenticate(None, Some("Bearer plain"))
-            .expect("ok"),
+        bearer(&with_tokens, Some("Bearer plain")).expect("ok"),
         user("carol", "8", &[ALL_AUTHENTICATED])
     );
     assert_eq!(
-        with_tokens
-            .authenticate(None, Some("Bearer good"))
-            .expect("ok"),
+        bearer(&with_tokens, Some("Bearer good")).expect("ok"),
         user("bob", "7", &["a", ALL_AUTHENTICATED])
     );
     // No credential: anonymous, without system:authenticated.
     assert_eq!(
-        with_tokens.authenticate(None, None).expect("anonymous"),
+        bearer(&with_tokens, None).expect("anonymous"),
         user(ANONYMOUS_USER, "", &[ALL_UNAUTHENTICATED])
     );
     // A bad token is refused even with anonymous enabled.
-    assert!(matches!(
-        with_tokens.authenticate(None, Some("Bearer nope")),
-        Err(AuthnError::InvalidBearerToken)
-    ));
+    assert_eq!(
+        bearer(&with_tokens, Some("Bearer nope"))
+            .expect_err("refused")
+            .to_string(),
+        "invalid bearer token"
+    );
     // A malformed Authorization header is no credential at all.
-    assert!(with_tokens.authenticate(None, Some("Basic Zm9v")).is_ok());
+    assert!(bearer(&with_tokens, Some("Basic Zm9v")).is_ok());
     // Without token authenticators bearer tokens are ignored.
     assert_eq!(
-        Authenticator::new(true)
-            .authenticate(None, Some("Bearer nope"))
+        bearer(&Authenticator::new(true), Some("Bearer nope"))
             .expect("anonymous")
             .name,
         ANONYMOUS_USER
     );
     // Anonymous disabled.
     assert!(matches!(
-        Authenticator::new(false)
-            .with_token_authenticator(tokens)
-            .authenticate(None, None),
+        bearer(
+            &Authenticator::new(false).with_token_authenticator(tokens.clone()),
+            None
+        ),
         Err(AuthnError::Unauthorized)
     ));
     // The certificate wins over the token.
-    let der = cert_with(&[(rcgen::DnType::CommonName, "certuser")]);
-    assert_eq!(
-        with_tokens
-            .authenticate(Some(&der), Some("Bearer nope"))
-            .expect("cert")
-            .name,
-        "certuser"
+    let ca = TestCa::new("client-ca");
+    let with_ca = Authenticator::new(true)
+        .with_token_authenticator(tokens)
+        .with_client_ca(ca.bundle());
+    let chain = ca.issue(&[(rcgen::DnType::CommonName, "certuser")]);
+    let (result, headers) = request(
+        &with_ca,
+        Some(&chain),
+        &[("authorization", "Bearer nope"), ("x-remote-user", "x")],
     );
+    assert_eq!(result.expect("cert").name, "certuser");
+    // WithAuthentication drops the credential headers once authenticated.
+    assert!(headers.is_empty(), "{headers:?}");
+}
+
+#[test]
+fn a_certificate_without_common_name_falls_through_to_the_token_then_anonymous() {
+    let tokens = Arc::new(parse("plain,carol,8\n").expect("parse"));
+    let ca = TestCa::new("client-ca");
+    let auth = Authenticator::new(true)
+        .with_token_authenticator(tokens)
+        .with_client_ca(ca.bundle());
+    let chain = ca.issue(&[(rcgen::DnType::OrganizationName, "devs")]);
+    let (result, _) = request(&auth, Some(&chain), &[("authorization", "Bearer plain")]);
+    assert_eq!(result.expect("token").name, "carol");
+    let (result, _) = request(&auth, Some(&chain), &[]);
+    assert_eq!(result.expect("anonymous"), UserInfo::anonymous());
+}
+
+#[test]
+fn a_certificate_no_trusted_ca_signed_is_refused_with_kubes_error() {
+    let trusted = TestCa::new("trusted");
+    let other = TestCa::new("other");
+    let tokens = Arc::new(parse("plain,carol,8\n").expect("parse"));
+    let auth = Authenticator::new(true)
+        .with_token_authenticator(tokens)
+        .with_client_ca(trusted.bundle());
+    let chain = other.issue(&[(rcgen::DnType::CommonName, "mallory")]);
+    let (result, _) = request(&auth, Some(&chain), &[]);
+    let text = result.expect_err("refused").to_string();
+    let identifier = ca_bundle::certificate_identifier(chain[0].as_ref());
+    assert_eq!(
+        text,
+        format!("verifying certificate {identifier} failed: x509: certificate signed by unknown authority")
+    );
+    assert!(identifier.starts_with("SN="), "{identifier}");
+    assert!(identifier.contains(", SKID=") && identifier.contains(", AKID="));
+    // A later authenticator that succeeds wins (union.New).
+    let (result, _) = request(&auth, Some(&chain), &[("authorization", "Bearer plain")]);
+    assert_eq!(result.expect("token").name, "carol");
+}
+
+#[test]
+fn front_proxy_headers_need_the_proxy_ca_and_an_allowed_name() {
+    let client_ca = TestCa::new("client-ca");
+    let proxy_ca = TestCa::new("front-proxy-ca");
+    let config = RequestHeaderConfig {
+        client_ca: proxy_ca.bundle(),
+        allowed_names: vec!["front-proxy-client".into()],
+        username_headers: vec!["X-Remote-User".into()],
+        uid_headers: vec!["X-Remote-Uid".into()],
+        group_headers: vec!["X-Remote-Group".into()],
+        extra_header_prefixes: vec!["X-Remote-Extra-".into()],
+    };
+    let auth = Authenticator::new(true)
+        .with_client_ca(client_ca.bundle())
+        .with_request_header(Some(config));
+    let headers = [
+        ("x-remote-user", "jane"),
+        ("x-remote-group", "team"),
+        ("x-remote-extra-scopes", "read"),
+        ("accept", "application/json"),
+    ];
+    // The proxy: the user of the headers, and the headers removed.
+    let proxy = proxy_ca.issue(&[(rcgen::DnType::CommonName, "front-proxy-client")]);
+    let (result, left) = request(&auth, Some(&proxy), &headers);
+    let jane = result.expect("proxy user");
+    assert_eq!(jane.name, "jane");
+    assert_eq!(jane.groups, vec!["team", ALL_AUTHENTICATED]);
+    assert_eq!(jane.extra["scopes"], vec!["read"]);
+    assert_eq!(left.len(), 1, "{left:?}");
+    // The proxy without a username header: the request-header authenticator
+    // has no opinion and the x509 one refuses a certificate the client CA
+    // did not sign, as kube-apiserver does.
+    let (result, _) = request(&auth, Some(&proxy), &[]);
+    assert!(matches!(
+        result,
+        Err(AuthnError::CertificateVerification(_))
+    ));
+    // A proxy CA certificate with another common name is refused.
+    let wrong = proxy_ca.issue(&[(rcgen::DnType::CommonName, "someone-else")]);
+    let (result, _) = request(&auth, Some(&wrong), &headers);
+    let AuthnError::Aggregate(errors) = result.expect_err("refused") else {
+        panic!("expected both certificate authenticators to fail");
+    };
+    assert_eq!(
+        errors[0].to_string(),
+        "x509: subject with cn=someone-else is not in the allowed list"
+    );
+    assert!(errors[1]
+        .to_string()
+        .ends_with("failed: x509: certificate signed by unknown authority"));
+    // A client CA certificate sending the headers is its own user.
+    let client = client_ca.issue(&[(rcgen::DnType::CommonName, "bob")]);
+    let (result, left) = request(&auth, Some(&client), &headers);
+    assert_eq!(result.expect("bob").name, "bob");
+    assert_eq!(left.len(), 1, "the proxy headers are removed: {left:?}");
 }
 
 #[test]

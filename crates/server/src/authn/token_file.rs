@@ -29,7 +29,7 @@ impl TokenFile {
     pub fn load(path: &Path) -> Result<TokenFile, AuthnError> {
         let data = fs::read(path).map_err(|source| AuthnError::ReadTokenFile {
             path: path.to_path_buf(),
-            source,
+            source: std::sync::Arc::new(source),
         })?;
         TokenFile::parse(&path.display().to_string(), &data)
     }

@@ -4,6 +4,11 @@ use x509_parser::certificate::X509Certificate;
 use x509_parser::prelude::FromDer;
 use x509_parser::x509::AttributeTypeAndValue;
 
+use std::time::SystemTime;
+
+use rustls::pki_types::CertificateDer;
+
+use super::ca_bundle::{certificate_identifier, CaBundle};
 use super::{AuthnError, UserInfo, CERT_UID_OID};
 
 /// The user a verified client certificate names: the subject's common name
@@ -22,6 +27,49 @@ pub fn user_from_peer_certificate(der: &[u8]) -> Option<UserInfo> {
             None
         }
     }
+}
+
+/// `x509.Authenticator.AuthenticateRequest`: the chain verified against the
+/// client CA bundle (an unverifiable one fails with kube's
+/// `verifying certificate SN=…, SKID=…, AKID=… failed: x509: …`), then
+/// [`user_from_certificate`] (`CommonNameUserConversion`): `Ok(None)` for a
+/// certificate without a common name, which the next authenticator gets.
+pub(super) fn authenticate_chain(
+    client_ca: &CaBundle,
+    chain: &[CertificateDer<'_>],
+    now: SystemTime,
+) -> Result<Option<UserInfo>, AuthnError> {
+    let Some(leaf) = chain.first() else {
+        return Ok(None);
+    };
+    if let Err(error) = client_ca.verify(chain, now) {
+        return Err(AuthnError::CertificateVerification(format!(
+            "verifying certificate {} failed: {error}",
+            certificate_identifier(leaf.as_ref())
+        )));
+    }
+    user_from_certificate(leaf.as_ref())
+}
+
+/// The end of the certificate's validity period.
+pub(super) fn not_after(der: &[u8]) -> Option<SystemTime> {
+    let (_, cert) = X509Certificate::from_der(der).ok()?;
+    let seconds = u64::try_from(cert.validity().not_after.timestamp()).ok()?;
+    Some(SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(seconds))
+}
+
+/// The subject's common name as Go's `pkix.Name.CommonName` holds it (the
+/// last one), empty when there is none or the certificate cannot be read.
+pub(super) fn common_name(der: &[u8]) -> String {
+    X509Certificate::from_der(der)
+        .ok()
+        .and_then(|(_, cert)| {
+            cert.subject()
+                .iter_common_name()
+                .filter_map(attribute_string)
+                .last()
+        })
+        .unwrap_or_default()
 }
 
 /// `CommonNameUserConversion`: `Ok(None)` is "not this authenticator's

@@ -146,6 +146,27 @@ impl Pki {
         private_key(&self.serving_key_path, &self.serving_key_pem)
     }
 
+    /// Serves the PEM certificate chain and key of these files (kube's
+    /// `--tls-cert-file`, `--tls-private-key-file`) instead of the
+    /// certificate issued from the CA.
+    pub fn use_serving_certificate(&mut self, cert: &Path, key: &Path) -> Result<(), PkiError> {
+        let read = |path: &Path| {
+            std::fs::read_to_string(path).map_err(|source| PkiError::Read {
+                path: path.to_path_buf(),
+                source,
+            })
+        };
+        let (cert_pem, key_pem) = (read(cert)?, read(key)?);
+        // Parsed now, so a bad file stops the start with its name.
+        all_certs(cert, &cert_pem)?;
+        private_key(key, &key_pem)?;
+        self.serving_cert_path = cert.to_path_buf();
+        self.serving_key_path = key.to_path_buf();
+        self.serving_cert_pem = cert_pem;
+        self.serving_key_pem = key_pem;
+        Ok(())
+    }
+
     /// The admin client certificate chain in DER, leaf first.
     pub fn admin_cert_chain(&self) -> Result<Vec<CertificateDer<'static>>, PkiError> {
         all_certs(&self.admin_cert_path, &self.admin_cert_pem)
