@@ -129,6 +129,12 @@ enum Command {
         /// default; `false` answers them 401.
         #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
         anonymous_auth: bool,
+        /// Admission plugins to enable besides kube's default ones (kube's names).
+        #[arg(long, value_delimiter = ',')]
+        enable_admission_plugins: Vec<String>,
+        /// Admission plugins to disable, even when on by default.
+        #[arg(long, value_delimiter = ',')]
+        disable_admission_plugins: Vec<String>,
         /// Log filter (tracing's EnvFilter syntax); quiet by default.
         #[arg(long, default_value = "warn")]
         log_level: String,
@@ -165,6 +171,8 @@ fn main() -> ExitCode {
         service_account_extend_token_expiration,
         authorization_mode,
         anonymous_auth,
+        enable_admission_plugins,
+        disable_admission_plugins,
         log_level,
     } = cli.command;
     tracing_subscriber::fmt()
@@ -248,6 +256,16 @@ fn main() -> ExitCode {
             }
         },
         anonymous_auth,
+        admission_plugins: match ferrokube::admission::Plugins::parse(
+            &enable_admission_plugins,
+            &disable_admission_plugins,
+        ) {
+            Ok(plugins) => plugins,
+            Err(error) => {
+                eprintln!("ferrokube: {error}");
+                return ExitCode::FAILURE;
+            }
+        },
     };
     if config.storage_backend == StorageBackend::Etcd3 && config.etcd.endpoints.is_empty() {
         // kube-apiserver's `EtcdOptions.Validate` wording.

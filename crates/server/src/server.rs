@@ -68,6 +68,8 @@ pub struct ServerConfig {
     pub authorization_modes: Vec<crate::authz::Mode>,
     /// `--anonymous-auth`.
     pub anonymous_auth: bool,
+    /// `--enable-admission-plugins` / `--disable-admission-plugins`.
+    pub admission_plugins: crate::admission::Plugins,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -293,6 +295,7 @@ impl Server {
                 min_request_timeout: config.min_request_timeout,
                 authorization_modes: config.authorization_modes.clone(),
                 anonymous_auth: config.anonymous_auth,
+                admission_plugins: config.admission_plugins.clone(),
             },
             Authentication {
                 service_accounts: Arc::new(service_accounts),

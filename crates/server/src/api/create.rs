@@ -42,14 +42,18 @@ pub(super) async fn create(
     settle_namespace(target, &mut body)?;
     confirm_no_escalation(api, request.user.as_ref(), target, &body)?;
     let owner = Ownership::of_request(request, &options, "");
+    let caller = options.caller(request);
     let created = create_object(
         api,
         target,
         TypedObject::decoded_body(body),
         options.dry_run,
         &owner,
+        &caller,
     )
     .await?;
+    let mut warnings = warnings;
+    warnings.extend(caller.take_warnings());
     Ok(created_response(api, target, created, options.dry_run).with_warnings(warnings))
 }
 

@@ -197,6 +197,7 @@ pub(super) async fn patch(
     let name = target.name.unwrap_or_default();
     let key = target.key(name);
     let conditional = sets_resource_version(kind, &patch);
+    let caller = options.caller(request);
     for _ in 0..MAX_RETRIES {
         let snapshot = api.store.snapshot();
         let (_, current) = super::conversion::read_current(api, target, &snapshot, &key)
@@ -216,7 +217,16 @@ pub(super) async fn patch(
                 &patch_errors,
                 patched.value_mut(),
             )?;
-            apply_scale(api, target, current, patched.value(), dry_run, &owner).await
+            apply_scale(
+                api,
+                target,
+                current,
+                patched.value(),
+                dry_run,
+                &owner,
+                &caller,
+            )
+            .await
         } else {
             let mut patched = apply_patch(api, target, kind, &current, &patch)?;
             if !patched.is_object() {
@@ -247,7 +257,7 @@ pub(super) async fn patch(
             )?);
             settle_namespace(target, patched.value_mut())?;
             confirm_no_escalation(api, request.user.as_ref(), target, patched.value())?;
-            update_object(api, target, patched, dry_run, &owner)
+            update_object(api, target, patched, dry_run, &owner, &caller)
                 .await
                 .map(|(_, stored)| stored)
         };
@@ -256,7 +266,10 @@ pub(super) async fn patch(
                 continue
             }
             Err(status) => return Err(status),
-            Ok(stored) => return Ok(ApiResponse::object(200, stored).with_warnings(warnings)),
+            Ok(stored) => {
+                warnings.extend(caller.take_warnings());
+                return Ok(ApiResponse::object(200, stored).with_warnings(warnings));
+            }
         }
     }
     Err(Status::conflict(&target.group_resource(), name))

@@ -54,13 +54,17 @@ pub(super) async fn update(
     settle_namespace(target, &mut body)?;
     confirm_no_escalation(api, request.user.as_ref(), target, &body)?;
     let owner = Ownership::of_request(request, &options, target.subresource.unwrap_or_default());
+    let caller = options.caller(request);
     let (code, object) = update_object(
         api,
         target,
         TypedObject::decoded_body(body),
         options.dry_run,
         &owner,
+        &caller,
     )
     .await?;
+    let mut warnings = warnings;
+    warnings.extend(caller.take_warnings());
     Ok(ApiResponse::object(code, object).with_warnings(warnings))
 }
