@@ -63,13 +63,14 @@ pub(super) async fn delete(
             MarksFirst::Namespace,
             &caller,
         )
-        .await?
+        .await
     } else if crd::is_crd(target) {
-        delete_marking_first(api, target, name, &mut options, MarksFirst::Crd, &caller).await?
+        delete_marking_first(api, target, name, &mut options, MarksFirst::Crd, &caller).await
     } else {
-        delete_object(api, target, name, &mut options, &caller).await?
+        delete_object(api, target, name, &mut options, &caller).await
     };
-    Ok(respond(target, &options, outcome).with_warnings(caller.take_warnings()))
+    let response = outcome.map(|outcome| respond(target, &options, outcome));
+    write::admission::with_warnings(response, &caller)
 }
 
 /// The admission caller of a delete: the user, dry-run and the

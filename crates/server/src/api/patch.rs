@@ -15,6 +15,7 @@ use super::options::WriteOptions;
 use super::patch_type::{PatchType, PATCH_TYPES};
 use super::target::{check_type, Target};
 use super::typed::{Footprint, PatchWording, TypedObject};
+use super::write::admission::with_warnings;
 use super::write::escalation::confirm_no_escalation;
 use super::write::ownership::Ownership;
 use super::write::scale::{apply_scale, scale_of};
@@ -265,10 +266,10 @@ pub(super) async fn patch(
             Err(status) if status.code == 409 && status.reason == "Conflict" && !conditional => {
                 continue
             }
-            Err(status) => return Err(status),
+            Err(status) => return with_warnings(Err(status), &caller),
             Ok(stored) => {
-                warnings.extend(caller.take_warnings());
-                return Ok(ApiResponse::object(200, stored).with_warnings(warnings));
+                let response = ApiResponse::object(200, stored).with_warnings(warnings);
+                return with_warnings(Ok(response), &caller);
             }
         }
     }

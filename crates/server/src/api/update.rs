@@ -10,6 +10,7 @@ use super::exchange::{ApiRequest, ApiResponse};
 use super::options::WriteOptions;
 use super::target::{check_type, Target};
 use super::typed::TypedObject;
+use super::write::admission::with_warnings;
 use super::write::decode::{decode, Decoded};
 use super::write::escalation::confirm_no_escalation;
 use super::write::ownership::Ownership;
@@ -55,7 +56,7 @@ pub(super) async fn update(
     confirm_no_escalation(api, request.user.as_ref(), target, &body)?;
     let owner = Ownership::of_request(request, &options, target.subresource.unwrap_or_default());
     let caller = options.caller(request);
-    let (code, object) = update_object(
+    let updated = update_object(
         api,
         target,
         TypedObject::decoded_body(body),
@@ -63,8 +64,7 @@ pub(super) async fn update(
         &owner,
         &caller,
     )
-    .await?;
-    let mut warnings = warnings;
-    warnings.extend(caller.take_warnings());
-    Ok(ApiResponse::object(code, object).with_warnings(warnings))
+    .await
+    .map(|(code, object)| ApiResponse::object(code, object).with_warnings(warnings));
+    with_warnings(updated, &caller)
 }

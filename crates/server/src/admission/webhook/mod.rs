@@ -100,16 +100,7 @@ async fn call(
     caller: &Caller,
     mutating: bool,
 ) -> std::result::Result<review::Verdict, CallError> {
-    if attributes.dry_run {
-        if webhook.side_effects.is_empty() {
-            return Err(CallError::Calling("Webhook SideEffects is nil".into()));
-        }
-        if !matches!(webhook.side_effects.as_str(), "None" | "NoneOnDryRun") {
-            return Err(CallError::Status(review::dry_run_unsupported(
-                &webhook.name,
-            )));
-        }
-    }
+    dry_run_allowed(webhook, attributes.dry_run)?;
     let uid = uuid::Uuid::new_v4().to_string();
     let request = review::request(&uid, attributes, object);
     let resolved = {
@@ -146,6 +137,23 @@ async fn call(
         )));
     }
     Ok(verdict)
+}
+
+/// A dry run calls only webhooks without side effects (`sideEffects`
+/// `None` or `NoneOnDryRun`); others make it fail with kube's 400.
+fn dry_run_allowed(webhook: &Webhook, dry_run: bool) -> std::result::Result<(), CallError> {
+    if !dry_run {
+        return Ok(());
+    }
+    if webhook.side_effects.is_empty() {
+        return Err(CallError::Calling("Webhook SideEffects is nil".into()));
+    }
+    if !matches!(webhook.side_effects.as_str(), "None" | "NoneOnDryRun") {
+        return Err(CallError::Status(review::dry_run_unsupported(
+            &webhook.name,
+        )));
+    }
+    Ok(())
 }
 
 /// A call error under the webhook's `failurePolicy`: `None` when ignored.
@@ -287,4 +295,54 @@ fn apply_patch(
     let changed = patched != *object;
     *object = patched;
     Ok(changed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn webhook(side_effects: &str, failure_policy: &str) -> Webhook {
+        let configuration = json!({"metadata": {"name": "c"}, "webhooks": [{
+            "name": "x.example.com", "sideEffects": side_effects, "failurePolicy": failure_policy,
+        }]});
+        config::compile(&configuration, false).remove(0)
+    }
+
+    #[test]
+    fn dry_runs_need_webhooks_without_side_effects() {
+        for allowed in ["None", "NoneOnDryRun"] {
+            assert!(dry_run_allowed(&webhook(allowed, "Fail"), true).is_ok());
+        }
+        for unsupported in ["Some", "Unknown"] {
+            let hook = webhook(unsupported, "Ignore");
+            assert!(dry_run_allowed(&hook, false).is_ok());
+            let error = dry_run_allowed(&hook, true).expect_err("refused");
+            // Not a call failure: failurePolicy Ignore does not skip it.
+            let status = under_failure_policy(&hook, error).expect("an error");
+            assert_eq!((status.code, status.reason), (400, "BadRequest"));
+            assert_eq!(
+                status.message,
+                r#"admission webhook "x.example.com" does not support dry run"#
+            );
+        }
+    }
+
+    #[test]
+    fn call_failures_follow_the_failure_policy() {
+        let reason = "failed to call webhook: Post \"https://h/x?timeout=10s\": dial tcp h:1: connect: connection refused";
+        assert!(under_failure_policy(
+            &webhook("None", "Ignore"),
+            CallError::Calling(reason.into())
+        )
+        .is_none());
+        let status =
+            under_failure_policy(&webhook("None", "Fail"), CallError::Calling(reason.into()))
+                .expect("fails closed");
+        assert_eq!((status.code, status.reason), (500, "InternalError"));
+        assert_eq!(
+            status.message,
+            format!("Internal error occurred: failed calling webhook \"x.example.com\": {reason}")
+        );
+    }
 }
