@@ -52,7 +52,8 @@ fn labels(object: &Value) -> &Value {
 
 /// What the webhook answers: `/validate` denies objects labelled
 /// `deny: "true"` and deletes of objects labelled `keep: "true"`, with a
-/// warning on every answer; `/mutate` adds the label `mutated: "true"`.
+/// warning on every answer; `/mutate` adds the label `mutated: "true"`,
+/// `/mutate-second` the label `second: "true"`.
 fn answer(path: &str, review: &Value) -> Value {
     let request = &review["request"];
     let uid = request["uid"].clone();
@@ -74,10 +75,15 @@ fn answer(path: &str, review: &Value) -> Value {
             }
         }
         _ => {
-            let patch = if labels(&request["object"]).is_object() {
-                json!([{"op": "add", "path": "/metadata/labels/mutated", "value": "true"}])
+            let label = if path == "/mutate-second" {
+                "second"
             } else {
-                json!([{"op": "add", "path": "/metadata/labels", "value": {"mutated": "true"}}])
+                "mutated"
+            };
+            let patch = if labels(&request["object"]).is_object() {
+                json!([{"op": "add", "path": format!("/metadata/labels/{label}"), "value": "true"}])
+            } else {
+                json!([{"op": "add", "path": "/metadata/labels", "value": {label: "true"}}])
             };
             let patch = base64::engine::general_purpose::STANDARD
                 .encode(serde_json::to_vec(&patch).unwrap());
@@ -420,6 +426,14 @@ async fn mutating_webhook_through_its_service_labels_what_kube_rs_creates() {
             "namespaceSelector": namespace_selector,
             "sideEffects": "NoneOnDryRun",
             "timeoutSeconds": 5,
+            "reinvocationPolicy": "IfNeeded",
+            "admissionReviewVersions": ["v1"],
+        }, {
+            "name": format!("second.{}.example.com", env.ns),
+            "clientConfig": {"url": hook.url("/mutate-second"), "caBundle": hook.ca_bundle},
+            "rules": configmaps_rule(json!(["CREATE"])),
+            "namespaceSelector": namespace_selector,
+            "sideEffects": "None",
             "admissionReviewVersions": ["v1"],
         }]),
     )
@@ -432,9 +446,10 @@ async fn mutating_webhook_through_its_service_labels_what_kube_rs_creates() {
         )
         .await
         .unwrap();
-    let labels = created.metadata.labels.clone().unwrap();
-    assert_eq!(labels["mutated"], "true");
-    assert_eq!(labels["app"], "x");
+    let created_labels = created.metadata.labels.clone().unwrap();
+    assert_eq!(created_labels["mutated"], "true");
+    assert_eq!(created_labels["second"], "true");
+    assert_eq!(created_labels["app"], "x");
     let read = configmaps.get("plain").await.unwrap();
     assert_eq!(read.metadata.labels.unwrap()["mutated"], "true");
     // Without labels at all, the webhook's patch adds the map.
@@ -462,10 +477,33 @@ async fn mutating_webhook_through_its_service_labels_what_kube_rs_creates() {
     assert!(configmaps.get_opt("dry").await.unwrap().is_none());
 
     let received = hook.received();
-    assert!(received
+    let first: Vec<&Received> = received.iter().filter(|r| r.path == "/mutate").collect();
+    assert!(first.iter().all(|r| r.query == "timeout=5s"));
+    // reinvocationPolicy IfNeeded: the second webhook changed the object, so
+    // the first (IfNeeded) is called once more and sees that change.
+    let plain: Vec<&&Received> = first
         .iter()
-        .all(|r| r.path == "/mutate" && r.query == "timeout=5s"));
-    let dry_review = received
+        .filter(|r| r.review["request"]["name"] == "plain")
+        .collect();
+    assert_eq!(plain.len(), 2, "{plain:?}");
+    assert_eq!(
+        labels(&plain[0].review["request"]["object"]).get("second"),
+        None
+    );
+    assert_eq!(
+        labels(&plain[1].review["request"]["object"])["second"],
+        "true"
+    );
+    let second: Vec<&Received> = received
+        .iter()
+        .filter(|r| r.path == "/mutate-second" && r.review["request"]["name"] == "plain")
+        .collect();
+    assert_eq!(second.len(), 1, "the second webhook is not IfNeeded");
+    assert_eq!(
+        labels(&second[0].review["request"]["object"])["mutated"],
+        "true"
+    );
+    let dry_review = first
         .iter()
         .find(|r| r.review["request"]["name"] == "dry")
         .expect("the dry run was reviewed");
