@@ -9,6 +9,7 @@
 //! `crd/webhook_client.rs`'s connection pool.
 
 pub mod config;
+pub mod config_rules;
 pub mod matching;
 pub mod review;
 
