@@ -577,3 +577,52 @@ async fn failure_policy_decides_when_the_webhook_is_down() {
     assert!(configmaps.get_opt("refused").await.unwrap().is_none());
     unregister(&env, "ValidatingWebhookConfiguration", &env.ns).await;
 }
+
+#[tokio::test]
+async fn configurations_and_immortal_namespaces_are_refused_as_kube_refuses_them() {
+    let env = TestEnv::new("cwh").await;
+    let name = format!("unknown.{}.example.com", env.ns);
+    // v1 refuses side effects a dry run could not skip.
+    let (resource, object) = webhook_configuration(
+        "ValidatingWebhookConfiguration",
+        &env.ns,
+        json!([{
+            "name": name,
+            "clientConfig": {"url": "https://127.0.0.1:1/validate"},
+            "rules": configmaps_rule(json!(["CREATE"])),
+            "sideEffects": "Unknown",
+            "admissionReviewVersions": ["v1"],
+        }]),
+    );
+    let api: Api<DynamicObject> = Api::all_with(env.client.clone(), &resource);
+    let refused = api_status(
+        api.create(&PostParams::default(), &object)
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!((refused.code, refused.reason.as_str()), (422, "Invalid"));
+    assert_eq!(
+        refused.message,
+        format!(
+            r#"ValidatingWebhookConfiguration.admissionregistration.k8s.io "{}" is invalid: webhooks[0].sideEffects: Unsupported value: "Unknown": supported values: "None", "NoneOnDryRun""#,
+            env.ns
+        )
+    );
+    // NamespaceLifecycle: the immortal namespaces stay (asked as a dry run).
+    let namespaces: Api<Namespace> = Api::all(env.client.clone());
+    let dry_run = DeleteParams {
+        dry_run: true,
+        ..DeleteParams::default()
+    };
+    let kept = api_status(
+        namespaces
+            .delete("kube-public", &dry_run)
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!((kept.code, kept.reason.as_str()), (403, "Forbidden"));
+    assert_eq!(
+        kept.message,
+        r#"namespaces "kube-public" is forbidden: this namespace may not be deleted"#
+    );
+}
