@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used)]
 
 use std::net::{IpAddr, Ipv4Addr};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use ferrokube_testkit as common;
@@ -34,6 +35,8 @@ struct Webhook {
     port: u16,
     ca_bundle: String,
     received: Arc<Mutex<Vec<Received>>>,
+    /// TLS connections accepted.
+    connections: Arc<AtomicUsize>,
 }
 
 impl Webhook {
@@ -123,11 +126,14 @@ async fn start_webhook(ns: &str) -> Webhook {
     let port = listener.local_addr().unwrap().port();
     let received = Arc::new(Mutex::new(Vec::new()));
     let served = received.clone();
+    let connections = Arc::new(AtomicUsize::new(0));
+    let accepted = connections.clone();
     tokio::spawn(async move {
         loop {
             let Ok((tcp, _)) = listener.accept().await else {
                 return;
             };
+            accepted.fetch_add(1, Ordering::SeqCst);
             let (acceptor, served) = (acceptor.clone(), served.clone());
             tokio::spawn(async move {
                 let Ok(tls) = acceptor.accept(tcp).await else {
@@ -164,6 +170,7 @@ async fn start_webhook(ns: &str) -> Webhook {
         port,
         ca_bundle: base64::engine::general_purpose::STANDARD.encode(ca_cert.pem()),
         received,
+        connections,
     }
 }
 
@@ -336,6 +343,9 @@ async fn validating_webhook_denies_and_warns_as_kube_for_kubectl_and_kube_rs() {
     assert!(received
         .iter()
         .all(|r| r.path == "/validate" && r.query == "timeout=10s"));
+    // Every review of this sequence went over one kept HTTP/2 connection.
+    assert_eq!(received.len(), 5, "{received:?}");
+    assert_eq!(hook.connections.load(Ordering::SeqCst), 1);
     assert!(received
         .iter()
         .all(|r| r.review["request"]["name"] != "skipped"));
