@@ -4,6 +4,7 @@
 // their paths here so the layers above name them as before.
 pub use ferrokube_formats::{cbor, go, protobuf, quantity, segments, selector, yaml};
 
+pub mod admission;
 pub mod allocator;
 pub mod api;
 pub mod authn;
@@ -23,6 +24,7 @@ pub mod fieldmanager;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod kubeconfig;
+pub mod label_selector;
 pub mod leader_election;
 pub mod metrics;
 pub mod names;

@@ -60,14 +60,6 @@ enum Command {
         /// runs no kubelets, so there is nothing privileged to allow).
         #[arg(long, num_args = 0..=1, default_missing_value = "true")]
         allow_privileged: Option<bool>,
-        /// Accepted for kube-apiserver compatibility and ignored: ferrokube's
-        /// admission (NamespaceLifecycle) is fixed.
-        #[arg(long, value_delimiter = ',')]
-        enable_admission_plugins: Vec<String>,
-        /// Accepted for kube-apiserver compatibility and ignored (envtest
-        /// passes ServiceAccount; ferrokube has no ServiceAccount admission).
-        #[arg(long, value_delimiter = ',')]
-        disable_admission_plugins: Vec<String>,
         /// Accepted for kube-apiserver compatibility and ignored.
         #[arg(long)]
         feature_gates: Option<String>,
@@ -200,6 +192,12 @@ enum Command {
         /// Request header prefixes of the user's extra (X-Remote-Extra- is suggested).
         #[arg(long, value_delimiter = ',')]
         requestheader_extra_headers_prefix: Vec<String>,
+        /// Admission plugins to enable besides kube's default ones (kube's names).
+        #[arg(long, value_delimiter = ',')]
+        enable_admission_plugins: Vec<String>,
+        /// Admission plugins to disable, even when on by default.
+        #[arg(long, value_delimiter = ',')]
+        disable_admission_plugins: Vec<String>,
         /// Log filter (tracing's EnvFilter syntax); quiet by default.
         #[arg(long, default_value = "warn")]
         log_level: String,
@@ -227,8 +225,6 @@ fn main() -> ExitCode {
         tls_private_key_file,
         advertise_address,
         allow_privileged: _,
-        enable_admission_plugins: _,
-        disable_admission_plugins: _,
         feature_gates: _,
         bind_address,
         secure_port,
@@ -266,6 +262,8 @@ fn main() -> ExitCode {
         requestheader_uid_headers,
         requestheader_group_headers,
         requestheader_extra_headers_prefix,
+        enable_admission_plugins,
+        disable_admission_plugins,
         log_level,
     } = cli.command;
     tracing_subscriber::fmt()
@@ -380,6 +378,16 @@ fn main() -> ExitCode {
             uid_headers: requestheader_uid_headers,
             group_headers: requestheader_group_headers,
             extra_headers_prefix: requestheader_extra_headers_prefix,
+        },
+        admission_plugins: match ferrokube::admission::Plugins::parse(
+            &enable_admission_plugins,
+            &disable_admission_plugins,
+        ) {
+            Ok(plugins) => plugins,
+            Err(error) => {
+                eprintln!("ferrokube: {error}");
+                return ExitCode::FAILURE;
+            }
         },
     };
     if config.storage_backend == StorageBackend::Etcd3 && config.etcd.endpoints.is_empty() {

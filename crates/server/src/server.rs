@@ -87,6 +87,8 @@ pub struct ServerConfig {
     pub client_ca_files: Vec<PathBuf>,
     /// `--requestheader-*`: front-proxy authentication.
     pub request_header: crate::authn::RequestHeaderFlags,
+    /// `--enable-admission-plugins` / `--disable-admission-plugins`.
+    pub admission_plugins: crate::admission::Plugins,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -350,6 +352,7 @@ impl Server {
                 request_timeout: config.request_timeout,
                 authorization_modes: config.authorization_modes.clone(),
                 anonymous_auth: config.anonymous_auth,
+                admission_plugins: config.admission_plugins.clone(),
             },
             Authentication {
                 service_accounts: Arc::new(service_accounts),

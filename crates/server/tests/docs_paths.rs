@@ -15,6 +15,8 @@ const ROOTS: &[&str] = &[
     "",
     "crates/server",
     "crates/server/src",
+    "crates/server/src/admission",
+    "crates/server/src/admission/webhook",
     "crates/server/src/api",
     "crates/server/src/controllers",
     "crates/server/src/crd",

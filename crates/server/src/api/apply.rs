@@ -11,12 +11,14 @@ use super::exchange::{ApiRequest, ApiResponse};
 use super::options::WriteOptions;
 use super::target::Target;
 use super::typed::TypedObject;
+use super::write;
 use super::write::create::create_object;
 use super::write::escalation::confirm_no_escalation;
 use super::write::ownership::{field_manager, Ownership};
 use super::write::scale::scale_of;
 use super::write::update::update_object;
 use super::write::validate::settle_namespace;
+use crate::admission::{Caller, Operation};
 use crate::field_validation::{self, FieldValidation};
 use crate::fieldmanager::{self, path::PathElement, schema::Schema};
 use crate::object;
@@ -36,9 +38,11 @@ pub(super) async fn apply(
     let force = options.force()?;
     let manager = options.field_manager.as_str();
     let (config, duplicates) = decode_config(request, level)?;
+    let caller = options.caller(request);
     if target.subresource == Some("scale") {
-        let stored = apply_scale(api, manager, target, dry_run, force, &config).await?;
-        let warnings = yaml_warnings(level, duplicates.as_deref())?;
+        let stored = apply_scale(api, manager, target, dry_run, force, &config, &caller).await?;
+        let mut warnings = yaml_warnings(level, duplicates.as_deref())?;
+        warnings.extend(caller.take_warnings());
         return Ok(ApiResponse::object(200, stored).with_warnings(warnings));
     }
     if !config.is_object() {
@@ -105,20 +109,21 @@ pub(super) async fn apply(
         let mut applied = TypedObject::applied(target, &config, applied)?;
         confirm_no_escalation(api, request.user.as_ref(), target, applied.value())?;
         let result = match revision {
-            None => create_object(api, target, applied, dry_run, &owner)
+            None => create_object(api, target, applied, dry_run, &owner, &caller)
                 .await
                 .map(|created| (201, created)),
             Some(revision) => {
                 // The live revision is the precondition; a lost race retries.
                 object::set_resource_version(applied.value_mut(), revision);
-                update_object(api, target, applied, dry_run, &owner).await
+                update_object(api, target, applied, dry_run, &owner, &caller).await
             }
         };
         match result {
             Err(status) if status.code == 409 && status.reason == "Conflict" => continue,
             Err(status) => return Err(status),
             Ok((code, stored)) => {
-                let warnings = yaml_warnings(level, duplicates.as_deref())?;
+                let mut warnings = yaml_warnings(level, duplicates.as_deref())?;
+                warnings.extend(caller.take_warnings());
                 return Ok(ApiResponse::object(code, stored).with_warnings(warnings));
             }
         }
@@ -136,6 +141,7 @@ async fn apply_scale(
     dry_run: bool,
     force: bool,
     config: &Value,
+    caller: &Caller,
 ) -> Result<Value> {
     let scale_schema = Schema::for_kind(&api.openapi, "autoscaling", "v1", "Scale");
     fieldmanager::check_applied(&scale_schema, "autoscaling/v1", "Scale", config)
@@ -169,8 +175,34 @@ async fn apply_scale(
             .map_err(|error| error.to_status())?;
         object::set_resource_version(&mut applied, revision);
         let owner = Ownership::Applied(applied.pointer("/metadata/managedFields").cloned());
+        // Admission sees the Scale before and after (its mutations of the
+        // Scale are not carried back into the applied parent).
+        let (old_scale, mut new_scale) = (scale_of(target, &live), scale_of(target, &applied));
+        write::admission::mutate(
+            api,
+            target,
+            Operation::Update,
+            Some(&mut new_scale),
+            Some(&old_scale),
+            caller,
+        )
+        .await?;
+        write::admission::validate(
+            api,
+            target,
+            Operation::Update,
+            Some(&new_scale),
+            Some(&old_scale),
+            caller,
+        )
+        .await?;
         let applied = TypedObject::applied(&parent_target, &parent_config, applied)?;
-        match update_object(api, &parent_target, applied, dry_run, &owner).await {
+        let admitted = caller.already_admitted();
+        let result = update_object(api, &parent_target, applied, dry_run, &owner, &admitted).await;
+        for warning in admitted.take_warnings() {
+            caller.warn(warning);
+        }
+        match result {
             Err(status) if status.code == 409 && status.reason == "Conflict" => continue,
             Err(status) => return Err(status),
             Ok((_, stored)) => return Ok(scale_of(target, &stored)),

@@ -59,6 +59,8 @@ pub struct Api {
     /// Work that runs once the server is up, reported by the health checks
     /// (`crate::post_start_hooks`).
     pub post_start_hooks: crate::post_start_hooks::PostStartHooks,
+    /// The admission chain of every write (`crate::admission`).
+    pub admission: crate::admission::Admission,
 }
 
 /// How requests are authenticated: the service-account token settings,
@@ -102,6 +104,8 @@ pub struct ApiConfig {
     /// `system:anonymous` in `system:unauthenticated`, left to the
     /// authorizer; without it they are 401.
     pub anonymous_auth: bool,
+    /// `--enable-admission-plugins` / `--disable-admission-plugins`.
+    pub admission_plugins: crate::admission::Plugins,
 }
 
 impl Default for ApiConfig {
@@ -111,6 +115,7 @@ impl Default for ApiConfig {
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             authorization_modes: crate::authz::DEFAULT_MODES.to_vec(),
             anonymous_auth: true,
+            admission_plugins: crate::admission::Plugins::default(),
         }
     }
 }
@@ -178,6 +183,7 @@ impl Api {
             shutdown.subscribe(),
         );
         let min_request_timeout = config.min_request_timeout;
+        let admission = crate::admission::Admission::new(store.clone(), config.admission_plugins);
         let api = Arc::new(Api {
             store,
             registry: registry.clone(),
@@ -196,6 +202,7 @@ impl Api {
             authorizer,
             anonymous_auth: config.anonymous_auth,
             post_start_hooks: Default::default(),
+            admission,
         });
         // Outside a runtime (a few synchronous tests) only built-in kinds are served.
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {

@@ -9,6 +9,7 @@ use super::exchange::{ApiRequest, ApiResponse};
 use super::options::WriteOptions;
 use super::target::{check_type, Target};
 use super::typed::TypedObject;
+use super::write::admission::with_warnings;
 use super::write::create::create_object;
 use super::write::decode::{decode, Decoded};
 use super::write::escalation::confirm_no_escalation;
@@ -42,15 +43,18 @@ pub(super) async fn create(
     settle_namespace(target, &mut body)?;
     confirm_no_escalation(api, request.user.as_ref(), target, &body)?;
     let owner = Ownership::of_request(request, &options, "");
+    let caller = options.caller(request);
     let created = create_object(
         api,
         target,
         TypedObject::decoded_body(body),
         options.dry_run,
         &owner,
+        &caller,
     )
-    .await?;
-    Ok(created_response(api, target, created, options.dry_run).with_warnings(warnings))
+    .await
+    .map(|created| created_response(api, target, created, options.dry_run).with_warnings(warnings));
+    with_warnings(created, &caller)
 }
 
 /// The 201 for a created object: the version the cache holds (its served

@@ -21,7 +21,8 @@ use super::deletion::DeleteOptions;
 use super::exchange::{ApiRequest, ApiResponse};
 use super::selection::Selection;
 use super::target::Target;
-use super::write::commit;
+use super::write::{self, commit};
+use crate::admission::{Caller, Operation};
 use crate::object;
 use crate::status::{FieldError, FieldErrorKind, Result, Status};
 
@@ -52,14 +53,65 @@ pub(super) async fn delete(
         authorize_unsafe_delete(api, request, target, name)?;
         return unsafe_delete(api, target, name).await;
     }
+    let caller = delete_caller(request, &options);
     let outcome = if is_namespace(target) {
-        delete_marking_first(api, target, name, &mut options, MarksFirst::Namespace).await?
+        delete_marking_first(
+            api,
+            target,
+            name,
+            &mut options,
+            MarksFirst::Namespace,
+            &caller,
+        )
+        .await
     } else if crd::is_crd(target) {
-        delete_marking_first(api, target, name, &mut options, MarksFirst::Crd).await?
+        delete_marking_first(api, target, name, &mut options, MarksFirst::Crd, &caller).await
     } else {
-        delete_object(api, target, name, &mut options).await?
+        delete_object(api, target, name, &mut options, &caller).await
     };
-    Ok(respond(target, &options, outcome))
+    let response = outcome.map(|outcome| respond(target, &options, outcome));
+    write::admission::with_warnings(response, &caller)
+}
+
+/// The admission caller of a delete: the user, dry-run and the
+/// `DeleteOptions` object as kube passes it to admission.
+fn delete_caller(request: &ApiRequest, options: &DeleteOptions) -> Caller {
+    let mut object = json!({"kind": "DeleteOptions", "apiVersion": "meta.k8s.io/v1"});
+    if let Some(seconds) = options.grace_period_seconds {
+        object["gracePeriodSeconds"] = json!(seconds);
+    }
+    if let Some(preconditions) = &options.preconditions {
+        let mut given = serde_json::Map::new();
+        if let Some(uid) = &preconditions.uid {
+            given.insert("uid".into(), json!(uid));
+        }
+        if let Some(version) = &preconditions.resource_version {
+            given.insert("resourceVersion".into(), json!(version));
+        }
+        object["preconditions"] = Value::Object(given);
+    }
+    if let Some(orphan) = options.orphan_dependents {
+        object["orphanDependents"] = json!(orphan);
+    }
+    if let Some(policy) = &options.propagation_policy {
+        object["propagationPolicy"] = json!(policy);
+    }
+    if !options.dry_run.is_empty() {
+        object["dryRun"] = json!(options.dry_run);
+    }
+    Caller::new(request.user.clone(), options.is_dry_run(), object)
+}
+
+/// Both admission stages of a delete (`AdmissionToValidateObjectDeleteFunc`):
+/// no object, the object being deleted as the old one.
+async fn admit_delete(
+    api: &Api,
+    target: &Target<'_>,
+    current: &Value,
+    caller: &Caller,
+) -> Result<()> {
+    write::admission::mutate(api, target, Operation::Delete, None, Some(current), caller).await?;
+    write::admission::validate(api, target, Operation::Delete, None, Some(current), caller).await
 }
 
 /// The verb an unsafe delete needs besides `delete`.
@@ -183,6 +235,7 @@ pub(super) async fn delete_object(
     target: &Target<'_>,
     name: &str,
     options: &mut DeleteOptions,
+    caller: &Caller,
 ) -> Result<Outcome> {
     let key = target.key(name);
     let dry_run = options.is_dry_run();
@@ -198,6 +251,7 @@ pub(super) async fn delete_object(
                 None => Err(Status::not_found(&target.group_resource(), name)),
             };
         };
+        admit_delete(api, target, &current, caller).await?;
         let now = SystemTime::now();
         let mut attempt = options.clone();
         let mut object = current.clone();
@@ -274,6 +328,7 @@ async fn delete_marking_first(
     name: &str,
     options: &mut DeleteOptions,
     registry: MarksFirst,
+    caller: &Caller,
 ) -> Result<Outcome> {
     let key = target.key(name);
     for _ in 0..MAX_RETRIES {
@@ -285,6 +340,7 @@ async fn delete_marking_first(
         };
         namespace::check_preconditions(&current, options, &target.group_resource())?;
         if deletion_timestamp(&current).is_none() {
+            admit_delete(api, target, &current, caller).await?;
             let mut marked = current.clone();
             match registry {
                 MarksFirst::Namespace => {
@@ -310,7 +366,7 @@ async fn delete_marking_first(
         if registry == MarksFirst::Namespace && !namespace::spec_finalizers(&current).is_empty() {
             return Ok(Outcome::Kept(current));
         }
-        return delete_object(api, target, name, options).await;
+        return delete_object(api, target, name, options, caller).await;
     }
     Err(Status::conflict(&target.group_resource(), name))
 }
@@ -369,6 +425,7 @@ pub(super) async fn delete_collection(
 ) -> Result<ApiResponse> {
     let selection = Selection::from_request(request, target)?;
     let options = DeleteOptions::from_request(request)?;
+    let caller = Arc::new(delete_caller(request, &options));
     let snapshot = api.store.snapshot();
     let mut listed = Vec::new();
     for (_, entry) in snapshot.range(&target.prefix(), None) {
@@ -392,6 +449,7 @@ pub(super) async fn delete_collection(
             let verb = target.verb;
             let custom = target.custom.clone();
             let mut item_options = options.clone();
+            let caller = caller.clone();
             in_flight.spawn(async move {
                 let item_target = Target {
                     resource,
@@ -401,7 +459,7 @@ pub(super) async fn delete_collection(
                     verb,
                     custom,
                 };
-                delete_object(&api, &item_target, &name, &mut item_options)
+                delete_object(&api, &item_target, &name, &mut item_options, &caller)
                     .await
                     .map(|_| ())
             });
@@ -424,5 +482,6 @@ pub(super) async fn delete_collection(
             "metadata": {"resourceVersion": snapshot.revision.to_string()},
             "items": listed,
         }),
-    ))
+    )
+    .with_warnings(caller.take_warnings()))
 }

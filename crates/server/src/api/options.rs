@@ -72,6 +72,24 @@ impl WriteOptions {
         crate::go::strconv::parse_bool(text).map_err(Status::bad_request)
     }
 
+    /// The admission caller of this write: the request's user, dry-run and
+    /// the options object kube hands admission (`CreateOptions`,
+    /// `UpdateOptions` or `PatchOptions`, as the query gave them).
+    pub fn caller(&self, request: &ApiRequest) -> crate::admission::Caller {
+        let force = match request.method {
+            crate::route::Method::Patch => self.force().ok().filter(|force| *force),
+            _ => None,
+        };
+        let options = crate::admission::attributes::write_options_object(
+            options_kind(request),
+            self.dry_run,
+            &self.field_manager,
+            request.query.get("fieldValidation").unwrap_or(""),
+            force,
+        );
+        crate::admission::Caller::new(request.user.clone(), self.dry_run, options)
+    }
+
     /// The manager recorded in managedFields: `fieldManager`, else derived
     /// from the User-Agent as kube does.
     pub fn manager(&self, request: &ApiRequest) -> String {

@@ -15,6 +15,7 @@ use super::options::WriteOptions;
 use super::patch_type::{PatchType, PATCH_TYPES};
 use super::target::{check_type, Target};
 use super::typed::{Footprint, PatchWording, TypedObject};
+use super::write::admission::with_warnings;
 use super::write::escalation::confirm_no_escalation;
 use super::write::ownership::Ownership;
 use super::write::scale::{apply_scale, scale_of};
@@ -197,6 +198,7 @@ pub(super) async fn patch(
     let name = target.name.unwrap_or_default();
     let key = target.key(name);
     let conditional = sets_resource_version(kind, &patch);
+    let caller = options.caller(request);
     for _ in 0..MAX_RETRIES {
         let snapshot = api.store.snapshot();
         let (_, current) = super::conversion::read_current(api, target, &snapshot, &key)
@@ -216,7 +218,16 @@ pub(super) async fn patch(
                 &patch_errors,
                 patched.value_mut(),
             )?;
-            apply_scale(api, target, current, patched.value(), dry_run, &owner).await
+            apply_scale(
+                api,
+                target,
+                current,
+                patched.value(),
+                dry_run,
+                &owner,
+                &caller,
+            )
+            .await
         } else {
             let mut patched = apply_patch(api, target, kind, &current, &patch)?;
             if !patched.is_object() {
@@ -247,7 +258,7 @@ pub(super) async fn patch(
             )?);
             settle_namespace(target, patched.value_mut())?;
             confirm_no_escalation(api, request.user.as_ref(), target, patched.value())?;
-            update_object(api, target, patched, dry_run, &owner)
+            update_object(api, target, patched, dry_run, &owner, &caller)
                 .await
                 .map(|(_, stored)| stored)
         };
@@ -255,8 +266,11 @@ pub(super) async fn patch(
             Err(status) if status.code == 409 && status.reason == "Conflict" && !conditional => {
                 continue
             }
-            Err(status) => return Err(status),
-            Ok(stored) => return Ok(ApiResponse::object(200, stored).with_warnings(warnings)),
+            Err(status) => return with_warnings(Err(status), &caller),
+            Ok(stored) => {
+                let response = ApiResponse::object(200, stored).with_warnings(warnings);
+                return with_warnings(Ok(response), &caller);
+            }
         }
     }
     Err(Status::conflict(&target.group_resource(), name))

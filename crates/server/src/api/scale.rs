@@ -50,6 +50,9 @@ pub(super) async fn update(
         .await?
         .ok_or_else(|| Status::not_found(&target.group_resource(), name))?;
     let owner = Ownership::of_request(request, &options, "scale");
-    let stored = apply_scale(api, target, parent, &body, options.dry_run, &owner).await?;
+    let caller = options.caller(request);
+    let stored = apply_scale(api, target, parent, &body, options.dry_run, &owner, &caller).await?;
+    let mut warnings = warnings;
+    warnings.extend(caller.take_warnings());
     Ok(ApiResponse::object(200, stored).with_warnings(warnings))
 }

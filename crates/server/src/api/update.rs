@@ -10,6 +10,7 @@ use super::exchange::{ApiRequest, ApiResponse};
 use super::options::WriteOptions;
 use super::target::{check_type, Target};
 use super::typed::TypedObject;
+use super::write::admission::with_warnings;
 use super::write::decode::{decode, Decoded};
 use super::write::escalation::confirm_no_escalation;
 use super::write::ownership::Ownership;
@@ -54,13 +55,16 @@ pub(super) async fn update(
     settle_namespace(target, &mut body)?;
     confirm_no_escalation(api, request.user.as_ref(), target, &body)?;
     let owner = Ownership::of_request(request, &options, target.subresource.unwrap_or_default());
-    let (code, object) = update_object(
+    let caller = options.caller(request);
+    let updated = update_object(
         api,
         target,
         TypedObject::decoded_body(body),
         options.dry_run,
         &owner,
+        &caller,
     )
-    .await?;
-    Ok(ApiResponse::object(code, object).with_warnings(warnings))
+    .await
+    .map(|(code, object)| ApiResponse::object(code, object).with_warnings(warnings));
+    with_warnings(updated, &caller)
 }

@@ -203,7 +203,7 @@ fn split_url(raw: &str) -> UrlParts<'_> {
 }
 
 /// `ValidateWebhookURL(path, url, forceHttps: true)`.
-fn webhook_url(path: &str, raw: &str, errors: &mut Vec<FieldError>) {
+pub fn webhook_url(path: &str, raw: &str, errors: &mut Vec<FieldError>) {
     let url = split_url(raw);
     if url.scheme != "https" {
         errors.push(FieldError::invalid(
@@ -244,7 +244,7 @@ fn webhook_url(path: &str, raw: &str, errors: &mut Vec<FieldError>) {
 
 /// `ValidateWebhookService`, called as kube calls it (name and namespace
 /// swapped).
-fn webhook_service(path: &str, service: &Value, errors: &mut Vec<FieldError>) {
+pub fn webhook_service(path: &str, service: &Value, errors: &mut Vec<FieldError>) {
     let field = |name: &str| service.get(name).and_then(Value::as_str).unwrap_or("");
     // kube passes the service's name as `namespace` and its namespace as `name`.
     let (as_namespace, as_name) = (field("name"), field("namespace"));

@@ -6,9 +6,13 @@
 //! `--enable-aggregator-routing`: ferrokube has no cluster DNS and no
 //! kube-proxy, so a cluster IP leads nowhere), its serving certificate
 //! verified against `caBundle` for the host of the URL or
-//! `<name>.<namespace>.svc`, one HTTP/1.1 request with kube's `?timeout=30s`.
+//! `<name>.<namespace>.svc`, with kube's `?timeout=`. Admission webhooks
+//! (`crate::admission::webhook`) use it too. Connections are kept and
+//! reused ([`ClientPool`]): HTTP/2 when the webhook offers it by ALPN (one
+//! multiplexed connection), else a few idle HTTP/1.1 connections.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -42,6 +46,11 @@ pub struct Resolved {
 
 /// The address of `clientConfig.url`.
 pub fn resolve_url(url: &str) -> Result<Resolved, String> {
+    resolve_url_with_timeout(url, TIMEOUT)
+}
+
+/// The address of `clientConfig.url` for a call with this `?timeout=`.
+pub fn resolve_url_with_timeout(url: &str, timeout: Duration) -> Result<Resolved, String> {
     let uri: http::Uri = url
         .parse()
         .map_err(|error| format!("parse {}: {error}", crate::go::strconv::quote(url)))?;
@@ -59,19 +68,22 @@ pub fn resolve_url(url: &str) -> Result<Resolved, String> {
         server_name: host.clone(),
         host,
         port,
-        path_and_query: with_timeout(&match uri.path_and_query().map(|path| path.as_str()) {
-            Some(path) if path.starts_with('/') => path.to_string(),
-            Some(query) => format!("/{query}"),
-            None => "/".to_string(),
-        }),
-        url: with_timeout(url),
+        path_and_query: with_timeout(
+            &match uri.path_and_query().map(|path| path.as_str()) {
+                Some(path) if path.starts_with('/') => path.to_string(),
+                Some(query) => format!("/{query}"),
+                None => "/".to_string(),
+            },
+            timeout,
+        ),
+        url: with_timeout(url, timeout),
     })
 }
 
-/// `?timeout=30s` appended as kube's rest client appends it.
-fn with_timeout(url: &str) -> String {
+/// `?timeout=<n>s` appended as kube's rest client appends it.
+fn with_timeout(url: &str, timeout: Duration) -> String {
     let separator = if url.contains('?') { '&' } else { '?' };
-    format!("{url}{separator}timeout={}s", TIMEOUT.as_secs())
+    format!("{url}{separator}timeout={}s", timeout.as_secs())
 }
 
 /// The address of `clientConfig.service` (`proxy.ResolveEndpoint`): the
@@ -81,6 +93,15 @@ fn with_timeout(url: &str) -> String {
 pub fn resolve_service(
     service: &ServiceReference,
     get: impl Fn(&str) -> Option<Value>,
+) -> Result<Resolved, String> {
+    resolve_service_with_timeout(service, get, TIMEOUT)
+}
+
+/// [`resolve_service`] for a call with this `?timeout=`.
+pub fn resolve_service_with_timeout(
+    service: &ServiceReference,
+    get: impl Fn(&str) -> Option<Value>,
+    timeout: Duration,
 ) -> Result<Resolved, String> {
     let name = &service.name;
     let stored = get(&format!(
@@ -140,12 +161,15 @@ pub fn resolve_service(
                 host: ip.to_string(),
                 port,
                 server_name,
-                path_and_query: with_timeout(if service.path.is_empty() {
-                    "/"
-                } else {
-                    &service.path
-                }),
-                url: with_timeout(&url),
+                path_and_query: with_timeout(
+                    if service.path.is_empty() {
+                        "/"
+                    } else {
+                        &service.path
+                    },
+                    timeout,
+                ),
+                url: with_timeout(&url, timeout),
             });
         }
     }
@@ -160,16 +184,30 @@ pub fn resolve(
     endpoint: Option<&WebhookEndpoint>,
     get: impl Fn(&str) -> Option<Value>,
 ) -> Result<Resolved, String> {
+    resolve_with_timeout(endpoint, get, TIMEOUT)
+}
+
+/// [`resolve`] for a call with this `?timeout=`.
+pub fn resolve_with_timeout(
+    endpoint: Option<&WebhookEndpoint>,
+    get: impl Fn(&str) -> Option<Value>,
+    timeout: Duration,
+) -> Result<Resolved, String> {
     match endpoint {
-        Some(WebhookEndpoint::Url(url)) => resolve_url(url),
+        Some(WebhookEndpoint::Url(url)) => resolve_url_with_timeout(url, timeout),
         // The resolver runs as the rest client dials: its errors read as the POST's.
-        Some(WebhookEndpoint::Service(service)) => resolve_service(service, get).map_err(|error| {
-            let url = with_timeout(&format!(
-                "https://{}.{}.svc:{}{}",
-                service.name, service.namespace, service.port, service.path
-            ));
-            format!("Post {}: {error}", crate::go::strconv::quote(&url))
-        }),
+        Some(WebhookEndpoint::Service(service)) => {
+            resolve_service_with_timeout(service, get, timeout).map_err(|error| {
+                let url = with_timeout(
+                    &format!(
+                        "https://{}.{}.svc:{}{}",
+                        service.name, service.namespace, service.port, service.path
+                    ),
+                    timeout,
+                );
+                format!("Post {}: {error}", crate::go::strconv::quote(&url))
+            })
+        }
         None => Err("no webhook clientConfig".into()),
     }
 }
@@ -177,95 +215,296 @@ pub fn resolve(
 /// POSTs `review` to the webhook and decodes its JSON answer; errors read
 /// as the rest client's (`Post "<url>": <cause>`).
 pub async fn post(resolved: &Resolved, ca_bundle: &[u8], review: &Value) -> Result<Value, String> {
-    let failed =
-        |cause: String| format!("Post {}: {cause}", crate::go::strconv::quote(&resolved.url));
-    let body = serde_json::to_vec(review).map_err(|error| error.to_string())?;
-    let exchange = exchange(resolved, ca_bundle, Bytes::from(body));
-    let (status, answer) = match tokio::time::timeout(TIMEOUT, exchange).await {
-        Ok(Ok(answered)) => answered,
-        Ok(Err(cause)) => return Err(failed(cause)),
-        Err(_) => {
-            return Err(failed(
-                "context deadline exceeded (Client.Timeout exceeded while awaiting headers)".into(),
-            ))
+    ClientPool::shared()
+        .post(
+            resolved,
+            ca_bundle,
+            review,
+            TIMEOUT,
+            "context deadline exceeded (Client.Timeout exceeded while awaiting headers)",
+        )
+        .await
+}
+
+type RequestBody = Full<Bytes>;
+
+/// An open connection to one webhook address.
+enum Idle {
+    /// One HTTP/2 connection, shared by every call.
+    Http2(hyper::client::conn::http2::SendRequest<RequestBody>),
+    /// HTTP/1.1 connections not in use.
+    Http1(Vec<hyper::client::conn::http1::SendRequest<RequestBody>>),
+}
+
+/// At most this many idle HTTP/1.1 connections are kept per address (Go's
+/// `MaxIdleConnsPerHost` default is 2; webhooks called in parallel reuse more).
+const MAX_IDLE_HTTP1: usize = 32;
+
+/// Where a connection goes and what it trusts.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct PoolKey {
+    ca_bundle: Vec<u8>,
+    host: String,
+    port: u16,
+    server_name: String,
+}
+
+/// Webhook connections kept for reuse, and the TLS client config of each
+/// `caBundle` (parsed once).
+#[derive(Default)]
+pub struct ClientPool {
+    tls: Mutex<HashMap<Vec<u8>, Arc<rustls::ClientConfig>>>,
+    idle: Mutex<HashMap<PoolKey, Idle>>,
+}
+
+/// A connection taken for one request.
+enum Taken {
+    Http2(hyper::client::conn::http2::SendRequest<RequestBody>),
+    Http1(hyper::client::conn::http1::SendRequest<RequestBody>),
+}
+
+impl ClientPool {
+    /// The process's pool (conversion and admission webhooks share it).
+    pub fn shared() -> &'static ClientPool {
+        static POOL: OnceLock<ClientPool> = OnceLock::new();
+        POOL.get_or_init(ClientPool::default)
+    }
+
+    /// POSTs `review` within `timeout`; `deadline_text` is the cause kube's
+    /// error names when the time runs out.
+    pub async fn post(
+        &self,
+        resolved: &Resolved,
+        ca_bundle: &[u8],
+        review: &Value,
+        timeout: Duration,
+        deadline_text: &str,
+    ) -> Result<Value, String> {
+        let failed =
+            |cause: String| format!("Post {}: {cause}", crate::go::strconv::quote(&resolved.url));
+        let body = Bytes::from(serde_json::to_vec(review).map_err(|error| error.to_string())?);
+        let exchange = self.exchange(resolved, ca_bundle, body);
+        let (status, answer) = match tokio::time::timeout(timeout, exchange).await {
+            Ok(Ok(answered)) => answered,
+            Ok(Err(cause)) => return Err(failed(cause)),
+            Err(_) => return Err(failed(deadline_text.to_string())),
+        };
+        if !(200..300).contains(&status) {
+            // The rest client reports a Status body's message, else the code.
+            let message = serde_json::from_slice::<Value>(&answer)
+                .ok()
+                .filter(|body| body.get("kind").and_then(Value::as_str) == Some("Status"))
+                .and_then(|body| {
+                    body.get("message")
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                });
+            return Err(message.unwrap_or_else(|| {
+                format!("the server responded with the status code {status} but did not return more information")
+            }));
         }
-    };
-    if !(200..300).contains(&status) {
-        // The rest client reports a Status body's message, else the code.
-        let message = serde_json::from_slice::<Value>(&answer)
+        serde_json::from_slice(&answer)
+            .map_err(|error| format!("couldn't get version/kind; json parse error: {error}"))
+    }
+
+    /// The TLS client of one `caBundle`: it as the only roots, ALPN h2 and
+    /// http/1.1.
+    fn tls_config(&self, ca_bundle: &[u8]) -> Result<Arc<rustls::ClientConfig>, String> {
+        if let Some(config) = self
+            .tls
+            .lock()
             .ok()
-            .filter(|body| body.get("kind").and_then(Value::as_str) == Some("Status"))
-            .and_then(|body| {
-                body.get("message")
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-            });
-        return Err(message.unwrap_or_else(|| {
-            format!("the server responded with the status code {status} but did not return more information")
-        }));
+            .and_then(|tls| tls.get(ca_bundle).cloned())
+        {
+            return Ok(config);
+        }
+        let mut roots = rustls::RootCertStore::empty();
+        for cert in CertificateDer::pem_slice_iter(ca_bundle) {
+            let cert = cert.map_err(|error| format!("caBundle: {error}"))?;
+            roots
+                .add(cert)
+                .map_err(|error| format!("caBundle: {error}"))?;
+        }
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let mut config = rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .map_err(|error| error.to_string())?
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+        let config = Arc::new(config);
+        if let Ok(mut tls) = self.tls.lock() {
+            tls.insert(ca_bundle.to_vec(), config.clone());
+        }
+        Ok(config)
     }
-    serde_json::from_slice(&answer)
-        .map_err(|error| format!("couldn't get version/kind; json parse error: {error}"))
-}
 
-/// The TLS client of one webhook: `caBundle` as the only roots.
-fn tls_config(ca_bundle: &[u8]) -> Result<Arc<rustls::ClientConfig>, String> {
-    let mut roots = rustls::RootCertStore::empty();
-    for cert in CertificateDer::pem_slice_iter(ca_bundle) {
-        let cert = cert.map_err(|error| format!("caBundle: {error}"))?;
-        roots
-            .add(cert)
-            .map_err(|error| format!("caBundle: {error}"))?;
+    fn take(&self, key: &PoolKey) -> Option<Taken> {
+        let mut idle = self.idle.lock().ok()?;
+        match idle.get_mut(key)? {
+            Idle::Http2(sender) if !sender.is_closed() => Some(Taken::Http2(sender.clone())),
+            Idle::Http2(_) => {
+                idle.remove(key);
+                None
+            }
+            Idle::Http1(senders) => {
+                while let Some(sender) = senders.pop() {
+                    if !sender.is_closed() && sender.is_ready() {
+                        return Some(Taken::Http1(sender));
+                    }
+                }
+                None
+            }
+        }
     }
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(|error| error.to_string())?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    Ok(Arc::new(config))
-}
 
-/// One request on a fresh connection: (status, body).
-async fn exchange(
-    resolved: &Resolved,
-    ca_bundle: &[u8],
-    body: Bytes,
-) -> Result<(u16, Bytes), String> {
-    let config = tls_config(ca_bundle)?;
-    let server_name = ServerName::try_from(resolved.server_name.clone())
-        .map_err(|error| format!("invalid server name {:?}: {error}", resolved.server_name))?;
-    let tcp = tokio::net::TcpStream::connect((resolved.host.as_str(), resolved.port))
-        .await
-        .map_err(|error| format!("dial tcp {}:{}: {error}", resolved.host, resolved.port))?;
-    let tls = tokio_rustls::TlsConnector::from(config)
-        .connect(server_name, tcp)
-        .await
-        .map_err(|error| format!("tls: {error}"))?;
-    let (mut sender, connection) =
-        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tls))
+    fn give_back(
+        &self,
+        key: PoolKey,
+        sender: hyper::client::conn::http1::SendRequest<RequestBody>,
+    ) {
+        let Ok(mut idle) = self.idle.lock() else {
+            return;
+        };
+        match idle.entry(key).or_insert_with(|| Idle::Http1(Vec::new())) {
+            Idle::Http1(senders) if senders.len() < MAX_IDLE_HTTP1 => senders.push(sender),
+            _ => {}
+        }
+    }
+
+    /// A new connection; an HTTP/2 one goes into the pool at once.
+    async fn connect(
+        &self,
+        key: &PoolKey,
+        resolved: &Resolved,
+        ca_bundle: &[u8],
+    ) -> Result<Taken, String> {
+        let config = self.tls_config(ca_bundle)?;
+        let server_name = ServerName::try_from(resolved.server_name.clone())
+            .map_err(|error| format!("invalid server name {:?}: {error}", resolved.server_name))?;
+        let tcp = tokio::net::TcpStream::connect((resolved.host.as_str(), resolved.port))
+            .await
+            .map_err(|error| {
+                format!(
+                    "dial tcp {}:{}: {}",
+                    resolved.host,
+                    resolved.port,
+                    go_dial_error(&error)
+                )
+            })?;
+        let _ = tcp.set_nodelay(true);
+        let tls = tokio_rustls::TlsConnector::from(config)
+            .connect(server_name, tcp)
+            .await
+            .map_err(|error| format!("tls: {error}"))?;
+        let http2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
+        let io = hyper_util::rt::TokioIo::new(tls);
+        if http2 {
+            let (sender, connection) =
+                hyper::client::conn::http2::handshake(hyper_util::rt::TokioExecutor::new(), io)
+                    .await
+                    .map_err(|error| error.to_string())?;
+            tokio::spawn(connection);
+            if let Ok(mut idle) = self.idle.lock() {
+                idle.insert(key.clone(), Idle::Http2(sender.clone()));
+            }
+            return Ok(Taken::Http2(sender));
+        }
+        let (sender, connection) = hyper::client::conn::http1::handshake(io)
             .await
             .map_err(|error| error.to_string())?;
-    let driver = tokio::spawn(connection);
-    let authority = format!("{}:{}", resolved.server_name, resolved.port);
-    let request = http::Request::post(resolved.path_and_query.as_str())
-        .header(http::header::HOST, authority)
-        .header(http::header::CONTENT_TYPE, "application/json")
-        .header(http::header::ACCEPT, "application/json, */*")
-        .body(Full::new(body))
-        .map_err(|error| error.to_string())?;
-    let response = sender
-        .send_request(request)
-        .await
-        .map_err(|error| error.to_string())?;
-    let status = response.status().as_u16();
-    let answer = Limited::new(response.into_body(), MAX_RESPONSE_BYTES)
-        .collect()
-        .await
-        .map_err(|error| error.to_string())?
-        .to_bytes();
-    driver.abort();
-    Ok((status, answer))
+        tokio::spawn(connection);
+        Ok(Taken::Http1(sender))
+    }
+
+    /// One request, on a kept connection when there is one (retried once on
+    /// a new connection when a kept one turns out closed): (status, body).
+    async fn exchange(
+        &self,
+        resolved: &Resolved,
+        ca_bundle: &[u8],
+        body: Bytes,
+    ) -> Result<(u16, Bytes), String> {
+        let key = PoolKey {
+            ca_bundle: ca_bundle.to_vec(),
+            host: resolved.host.clone(),
+            port: resolved.port,
+            server_name: resolved.server_name.clone(),
+        };
+        if let Some(taken) = self.take(&key) {
+            match self.send(&key, taken, resolved, body.clone()).await {
+                Ok(answered) => return Ok(answered),
+                Err((true, _)) => {}
+                Err((false, error)) => return Err(error),
+            }
+        }
+        let taken = self.connect(&key, resolved, ca_bundle).await?;
+        self.send(&key, taken, resolved, body)
+            .await
+            .map_err(|(_, error)| error)
+    }
+
+    /// Sends on `taken`; an error says whether nothing was answered on a
+    /// connection that may just have been closed (worth a retry).
+    async fn send(
+        &self,
+        key: &PoolKey,
+        taken: Taken,
+        resolved: &Resolved,
+        body: Bytes,
+    ) -> Result<(u16, Bytes), (bool, String)> {
+        let authority = format!("{}:{}", resolved.server_name, resolved.port);
+        let retry = |error: hyper::Error| {
+            (
+                error.is_canceled() || error.is_closed() || error.is_incomplete_message(),
+                error.to_string(),
+            )
+        };
+        let build = |uri: String| {
+            http::Request::post(uri)
+                .header(http::header::CONTENT_TYPE, "application/json")
+                .header(http::header::ACCEPT, "application/json, */*")
+                .body(Full::new(body.clone()))
+                .map_err(|error| (false, error.to_string()))
+        };
+        let (response, sender) = match taken {
+            Taken::Http2(mut sender) => {
+                let uri = format!("https://{authority}{}", resolved.path_and_query);
+                let request = build(uri)?;
+                let response = sender.send_request(request).await.map_err(retry)?;
+                (response, None)
+            }
+            Taken::Http1(mut sender) => {
+                let mut request = build(resolved.path_and_query.clone())?;
+                let host = http::HeaderValue::from_str(&authority)
+                    .map_err(|error| (false, error.to_string()))?;
+                request.headers_mut().insert(http::header::HOST, host);
+                sender.ready().await.map_err(retry)?;
+                let response = sender.send_request(request).await.map_err(retry)?;
+                (response, Some(sender))
+            }
+        };
+        let status = response.status().as_u16();
+        let answer = Limited::new(response.into_body(), MAX_RESPONSE_BYTES)
+            .collect()
+            .await
+            .map_err(|error| (false, error.to_string()))?
+            .to_bytes();
+        if let Some(sender) = sender {
+            self.give_back(key.clone(), sender);
+        }
+        Ok((status, answer))
+    }
+}
+
+/// Go's text of a failed dial (`connect: connection refused`), else the
+/// system's.
+fn go_dial_error(error: &std::io::Error) -> String {
+    match error.kind() {
+        std::io::ErrorKind::ConnectionRefused => "connect: connection refused".into(),
+        std::io::ErrorKind::TimedOut => "i/o timeout".into(),
+        _ => error.to_string(),
+    }
 }
 
 #[cfg(test)]

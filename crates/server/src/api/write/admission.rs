@@ -1,76 +1,112 @@
-//! Admission: the step of the write pipeline between decoding and
-//! validation where kube runs its admission plugins. Today that is
-//! NamespaceLifecycle (`plugin/pkg/admission/namespace/lifecycle`): writes
-//! into a namespace that does not exist are 404, creates in a namespace
-//! being terminated are 403. Deletes are not admitted here (kube always
-//! allows them).
+//! Admission in the write pipeline: the [`Attributes`] of a write built from
+//! its target (kind, resource, subresource, name, namespace) and the
+//! caller's user, options and dry-run, handed to the chain of
+//! `crate::admission` — [`mutate`] between decoding and the strategy,
+//! [`validate`] after validation, before the commit (kube's
+//! `handlers/create.go`, `update.go`, `patch.go`, `delete.go` and
+//! `rest.AdmissionToValidateObjectFunc`).
 
 use serde_json::Value;
 
+use crate::admission::{Attributes, Caller, GroupVersionName, Operation};
 use crate::api::context::Api;
-use crate::api::target::{key_for, Target};
-use crate::status::{Cause, GroupResource, Result, Status};
+use crate::api::target::Target;
+use crate::status::Result;
 
-/// The operation being admitted, as kube's `admission.Operation`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Operation {
-    Create,
-    Update,
+/// The attributes of a write of `name` under `target`.
+pub fn attributes<'a>(
+    target: &'a Target<'_>,
+    operation: Operation,
+    name: &'a str,
+    old_object: Option<&'a Value>,
+    caller: &'a Caller,
+) -> Attributes<'a> {
+    let resource = target.resource;
+    let subresource = target.subresource.unwrap_or_default();
+    let kind = if subresource == "scale" {
+        GroupVersionName::new("autoscaling", "v1", "Scale")
+    } else {
+        GroupVersionName::new(resource.group, resource.version, resource.kind)
+    };
+    let is_namespace = resource.group.is_empty() && resource.plural == "namespaces";
+    // kube's RequestInfo: a Namespace's namespace is its own name.
+    let namespace = if is_namespace {
+        name
+    } else if resource.namespaced {
+        target.namespace.unwrap_or_default()
+    } else {
+        ""
+    };
+    Attributes {
+        operation,
+        kind,
+        resource: GroupVersionName::new(resource.group, resource.version, resource.plural),
+        subresource,
+        name,
+        namespace,
+        old_object,
+        options: caller.options_for(operation),
+        dry_run: caller.dry_run,
+        user: caller.user.as_ref(),
+    }
 }
 
-/// NamespaceLifecycle's `Admit` for a write of `name` under `target`.
-pub fn namespace_lifecycle(
+/// The mutating stage for a write of `object` (`None`: a delete).
+pub async fn mutate(
     api: &Api,
     target: &Target<'_>,
     operation: Operation,
-    name: &str,
+    object: Option<&mut Value>,
+    old_object: Option<&Value>,
+    caller: &Caller,
 ) -> Result<()> {
-    let Some(namespace) = target.namespace.filter(|_| target.resource.namespaced) else {
+    if caller.admitted {
         return Ok(());
+    }
+    let name = match (&object, old_object) {
+        (Some(object), _) => crate::object::name(object).to_string(),
+        (None, Some(old)) => crate::object::name(old).to_string(),
+        (None, None) => target.name.unwrap_or_default().to_string(),
     };
-    let namespaces = GroupResource::new("", "namespaces");
-    let key = api
-        .registry
-        .lookup("", "v1", "namespaces")
-        .map(|resource| key_for(resource, None, namespace))
-        .unwrap_or_else(|| format!("/registry/namespaces/{namespace}"));
-    let snapshot = api.store.snapshot();
-    let Some(entry) = snapshot.get(&key) else {
-        return Err(Status::not_found(&namespaces, namespace));
-    };
-    if operation != Operation::Create {
+    let attributes = attributes(target, operation, &name, old_object, caller);
+    api.admission.mutate(&attributes, object, caller).await
+}
+
+/// The validating stage for a write of `object` (`None`: a delete).
+pub async fn validate(
+    api: &Api,
+    target: &Target<'_>,
+    operation: Operation,
+    object: Option<&Value>,
+    old_object: Option<&Value>,
+    caller: &Caller,
+) -> Result<()> {
+    if caller.admitted {
         return Ok(());
     }
-    // Most namespaces are not terminating: a byte search of the served JSON
-    // rules that out without parsing the namespace on every create.
-    let may_terminate = entry
-        .object
-        .json()
-        .is_none_or(|json| memchr::memmem::find(json, b"\"Terminating\"").is_some());
-    let terminating = may_terminate
-        && entry
-            .object
-            .value()
-            .as_ref()
-            .and_then(|value| value.pointer("/status/phase"))
-            .and_then(Value::as_str)
-            == Some("Terminating");
-    if !terminating {
-        return Ok(());
+    let name = object
+        .or(old_object)
+        .map(crate::object::name)
+        .unwrap_or_else(|| target.name.unwrap_or_default())
+        .to_string();
+    let attributes = attributes(target, operation, &name, old_object, caller);
+    api.admission.validate(&attributes, object, caller).await
+}
+
+/// A write's answer with the warnings admission added: kube sends them
+/// with errors too (a denial's `Warning` headers), so a refused write is
+/// answered here as its `Status` with them (JSON: the media type every
+/// client accepts for errors).
+pub fn with_warnings(
+    result: Result<crate::api::exchange::ApiResponse>,
+    caller: &Caller,
+) -> Result<crate::api::exchange::ApiResponse> {
+    let warnings = caller.take_warnings();
+    match result {
+        Ok(response) => Ok(response.with_warnings(warnings)),
+        Err(status) if warnings.is_empty() => Err(status),
+        Err(status) => {
+            Ok(crate::api::exchange::ApiResponse::error(&status).with_warnings(warnings))
+        }
     }
-    let mut status = Status::forbidden(
-        &target.group_resource(),
-        name,
-        &format!(
-            "unable to create new content in namespace {namespace} because it is being terminated"
-        ),
-    );
-    if let Some(details) = status.details.as_mut() {
-        details.causes.push(Cause {
-            reason: "NamespaceTerminating".into(),
-            message: format!("namespace {namespace} is being terminated"),
-            field: "metadata.namespace".into(),
-        });
-    }
-    Err(status)
 }

@@ -5,9 +5,10 @@
 use ferrokube_store::{BackendError, Expect, Op, StoreError, Txn};
 use serde_json::Value;
 
-use super::admission::{namespace_lifecycle, Operation};
+use super::admission;
 use super::ownership::{record_create, Ownership};
 use super::{commit, validate};
+use crate::admission::{Caller, Operation};
 use crate::api::context::Api;
 use crate::api::strategy;
 use crate::api::target::Target;
@@ -22,10 +23,22 @@ pub async fn create_object(
     body: TypedObject,
     dry_run: bool,
     owner: &Ownership,
+    caller: &Caller,
 ) -> Result<Value> {
     let mut body = body.into_value();
-    // Admission: before validation and name generation.
-    namespace_lifecycle(api, target, Operation::Create, object::name(&body))?;
+    // Mutating admission: before validation and name generation.
+    admission::mutate(
+        api,
+        target,
+        Operation::Create,
+        Some(&mut body),
+        None,
+        caller,
+    )
+    .await?;
+    if !body.is_object() {
+        return Err(Status::internal("admission left no object to create"));
+    }
     let errors = validate::validate_meta(target, &body, true);
     if !errors.is_empty() {
         return Err(validate::invalid(target, &body, &errors));
@@ -69,6 +82,8 @@ pub async fn create_object(
         return Err(validate::invalid(target, &body, &errors));
     }
     record_create(api, target, &mut body, owner);
+    // Validating admission (`rest.AdmissionToValidateObjectFunc` in `Store.Create`).
+    admission::validate(api, target, Operation::Create, Some(&body), None, caller).await?;
     if dry_run {
         return Ok(body);
     }

@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 
 use super::ownership::Ownership;
 use super::update::update_object;
+use crate::admission::{Caller, Operation};
 use crate::api::context::Api;
 use crate::api::target::Target;
 use crate::api::typed::TypedObject;
@@ -159,8 +160,33 @@ pub async fn apply_scale(
     scale: &Value,
     dry_run: bool,
     owner: &Ownership,
+    caller: &Caller,
 ) -> Result<Value> {
     let name = target.name.unwrap_or_default();
+    // Admission sees the Scale (kind autoscaling/v1 Scale, subresource
+    // `scale`), as kube's scale REST does; the parent's update is then not
+    // admitted again.
+    let old_scale = scale_of(target, &parent);
+    let mut scale = scale.clone();
+    super::admission::mutate(
+        api,
+        target,
+        Operation::Update,
+        Some(&mut scale),
+        Some(&old_scale),
+        caller,
+    )
+    .await?;
+    super::admission::validate(
+        api,
+        target,
+        Operation::Update,
+        Some(&scale),
+        Some(&old_scale),
+        caller,
+    )
+    .await?;
+    let scale = &scale;
     let replicas = match scale.pointer("/spec/replicas") {
         None | Some(Value::Null) => 0,
         Some(value) => value
@@ -203,7 +229,11 @@ pub async fn apply_scale(
     let parent_target = target.parent();
     // The parent as stored, with replicas from a Scale that decoded (int32).
     let parent = TypedObject::server_edit(parent);
-    let (_, stored) = update_object(api, &parent_target, parent, dry_run, owner).await?;
+    let admitted = caller.already_admitted();
+    let (_, stored) = update_object(api, &parent_target, parent, dry_run, owner, &admitted).await?;
+    for warning in admitted.take_warnings() {
+        caller.warn(warning);
+    }
     Ok(scale_of(target, &stored))
 }
 

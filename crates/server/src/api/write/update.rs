@@ -6,10 +6,11 @@
 use ferrokube_store::{BackendError, Expect, Op, StoreError, Txn};
 use serde_json::Value;
 
-use super::admission::{namespace_lifecycle, Operation};
+use super::admission;
 use super::create::create_object;
 use super::ownership::{equal_with_metadata, record_update, Ownership};
 use super::{commit, validate};
+use crate::admission::{Caller, Operation};
 use crate::api::context::Api;
 use crate::api::deletion;
 use crate::api::strategy;
@@ -28,6 +29,7 @@ pub async fn update_object(
     body: TypedObject,
     dry_run: bool,
     owner: &Ownership,
+    caller: &Caller,
 ) -> Result<(u16, Value)> {
     let name = object::name(body.value()).to_string();
     let key = target.key(&name);
@@ -38,12 +40,12 @@ pub async fn update_object(
             crate::api::conversion::read_current(api, target, &snapshot, &key).await?
         else {
             if target.resource.create_on_update && target.subresource.is_none() {
-                namespace_lifecycle(api, target, Operation::Update, &name)?;
                 if !precondition.is_empty() {
                     // A resourceVersion on a missing object cannot be met.
                     return Err(Status::not_found(&target.group_resource(), &name));
                 }
-                return create_object(api, target, body, dry_run, owner)
+                // Admitted as a create (`updateToCreateOptions`) by create_object.
+                return create_object(api, target, body, dry_run, owner, caller)
                     .await
                     .map(|created| (201, created));
             }
@@ -53,6 +55,20 @@ pub async fn update_object(
             return Err(Status::conflict(&target.group_resource(), &name));
         }
         let mut new = body.value().clone();
+        // Mutating admission, inside the retry as kube's `UpdatedObject`
+        // transformers run on each attempt.
+        admission::mutate(
+            api,
+            target,
+            Operation::Update,
+            Some(&mut new),
+            Some(&old),
+            caller,
+        )
+        .await?;
+        if !new.is_object() {
+            return Err(Status::internal("admission left no object to update"));
+        }
         // Decoding defaults and prunes a custom resource before the strategy
         // compares it with the stored one.
         crate::crd::default_and_prune(target.custom.as_deref(), &mut new);
@@ -84,6 +100,15 @@ pub async fn update_object(
         if deletion::update_rules::should_delete_during_update(target.resource, &old, &new) {
             // Store.Update's deleteWithoutFinalizers: the update that removes the
             // last finalizer deletes instead; the answer is the updated object.
+            admission::validate(
+                api,
+                target,
+                Operation::Update,
+                Some(&new),
+                Some(&old),
+                caller,
+            )
+            .await?;
             object::set_resource_version(&mut new, current_revision);
             if dry_run {
                 return Ok((200, new));
@@ -106,6 +131,17 @@ pub async fn update_object(
             }
         }
         record_update(api, target, &old, &mut new, owner);
+        // Validating admission (`updateValidation` in `Store.Update`), also
+        // for an update that turns out to change nothing.
+        admission::validate(
+            api,
+            target,
+            Operation::Update,
+            Some(&new),
+            Some(&old),
+            caller,
+        )
+        .await?;
         // `new` at the live revision equal to `old`? (Compared in place: a
         // clone of the whole object per write showed in profiles.)
         let revision = Value::String(current_revision.to_string());

@@ -1,0 +1,113 @@
+//! Admission (`k8s.io/apiserver/pkg/admission`): the stage of every write
+//! after decoding where kube's admission plugins run, in kube's order —
+//! the mutating stage (NamespaceLifecycle, mutating webhooks) before the
+//! object is defaulted and validated, the validating stage (validating
+//! webhooks) after, just before the commit. The write pipeline
+//! (`api/write/admission.rs`) builds the [`Attributes`] and calls
+//! [`Admission::mutate`] and [`Admission::validate`] on create, update,
+//! every patch type and apply, `/status`, `/scale`, delete and each item of
+//! a deletecollection.
+//!
+//! Which plugins run is `--enable-admission-plugins` /
+//! `--disable-admission-plugins` ([`plugins`]).
+
+pub mod attributes;
+pub mod namespace_lifecycle;
+pub mod plugins;
+pub mod webhook;
+
+use serde_json::Value;
+
+pub use attributes::{Attributes, Caller, GroupVersionName, Operation};
+pub use plugins::Plugins;
+
+use crate::object::ObjectStore;
+use crate::status::Result;
+
+/// The enabled plugins and what they read.
+pub struct Admission {
+    store: ObjectStore,
+    plugins: Plugins,
+    webhooks: webhook::Webhooks,
+}
+
+impl Admission {
+    pub fn new(store: ObjectStore, plugins: Plugins) -> Self {
+        Admission {
+            store,
+            plugins,
+            webhooks: webhook::Webhooks::default(),
+        }
+    }
+
+    pub fn plugins(&self) -> &Plugins {
+        &self.plugins
+    }
+
+    /// The mutating stage (`admission.MutationInterface.Admit` of each
+    /// plugin in order): `object` is what is written (`None` for a delete)
+    /// and may be changed.
+    pub async fn mutate(
+        &self,
+        attributes: &Attributes<'_>,
+        mut object: Option<&mut Value>,
+        caller: &Caller,
+    ) -> Result<()> {
+        if self.plugins.is_enabled("NamespaceLifecycle") {
+            namespace_lifecycle::admit(&self.store, attributes, object.as_deref())?;
+        }
+        if self.plugins.is_enabled("MutatingAdmissionWebhook") {
+            let compiled = self.webhooks.current(&self.store);
+            if !compiled.mutating.is_empty() {
+                webhook::mutate(
+                    &self.store,
+                    &compiled.mutating,
+                    attributes,
+                    &mut object,
+                    caller,
+                )
+                .await?;
+            }
+        }
+        if self.plugins.is_enabled("AlwaysDeny") {
+            return Err(always_deny(attributes, object.as_deref()));
+        }
+        Ok(())
+    }
+
+    /// The validating stage (`admission.ValidationInterface.Validate`), on
+    /// the object as it will be stored.
+    pub async fn validate(
+        &self,
+        attributes: &Attributes<'_>,
+        object: Option<&Value>,
+        caller: &Caller,
+    ) -> Result<()> {
+        if self.plugins.is_enabled("ValidatingAdmissionWebhook") {
+            let compiled = self.webhooks.current(&self.store);
+            if !compiled.validating.is_empty() {
+                webhook::validate(
+                    &self.store,
+                    &compiled.validating,
+                    attributes,
+                    object,
+                    caller,
+                )
+                .await?;
+            }
+        }
+        if self.plugins.is_enabled("AlwaysDeny") {
+            return Err(always_deny(attributes, object));
+        }
+        Ok(())
+    }
+}
+
+/// AlwaysDeny (`plugin/pkg/admission/deny`).
+fn always_deny(attributes: &Attributes<'_>, object: Option<&Value>) -> crate::status::Status {
+    namespace_lifecycle::forbidden(
+        attributes,
+        object,
+        "admission control is denying all modifications",
+    )
+}

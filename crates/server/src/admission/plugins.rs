@@ -1,0 +1,203 @@
+//! `--enable-admission-plugins` / `--disable-admission-plugins`
+//! (`pkg/kubeapiserver/options/plugins.go`, `admission.go`
+//! `AdmissionOptions.Validate` and `enabledPluginNames`): kube 1.34's plugin
+//! names in their execution order, the default-on set, and unknown or
+//! overlapping names refused with kube's messages.
+//!
+//! ferrokube implements NamespaceLifecycle, MutatingAdmissionWebhook,
+//! ValidatingAdmissionWebhook, AlwaysAdmit and AlwaysDeny; the other names
+//! are accepted (kube knows them) and do nothing.
+
+use std::collections::BTreeSet;
+
+/// Every plugin kube-apiserver 1.34 registers, in execution order
+/// (`AllOrderedPlugins`).
+pub const ALL_ORDERED: &[&str] = &[
+    "AlwaysAdmit",
+    "NamespaceAutoProvision",
+    "NamespaceLifecycle",
+    "NamespaceExists",
+    "LimitPodHardAntiAffinityTopology",
+    "LimitRanger",
+    "ServiceAccount",
+    "NodeRestriction",
+    "TaintNodesByCondition",
+    "AlwaysPullImages",
+    "ImagePolicyWebhook",
+    "PodSecurity",
+    "PodNodeSelector",
+    "Priority",
+    "DefaultTolerationSeconds",
+    "PodTolerationRestriction",
+    "EventRateLimit",
+    "ExtendedResourceToleration",
+    "DefaultStorageClass",
+    "StorageObjectInUseProtection",
+    "OwnerReferencesPermissionEnforcement",
+    "PersistentVolumeClaimResize",
+    "RuntimeClass",
+    "CertificateApproval",
+    "CertificateSigning",
+    "ClusterTrustBundleAttest",
+    "CertificateSubjectRestriction",
+    "DefaultIngressClass",
+    "DenyServiceExternalIPs",
+    "PodTopologyLabels",
+    "MutatingAdmissionPolicy",
+    "MutatingAdmissionWebhook",
+    "ValidatingAdmissionPolicy",
+    "ValidatingAdmissionWebhook",
+    "ResourceQuota",
+    "AlwaysDeny",
+];
+
+/// The plugins on without flags (`DefaultOffAdmissionPlugins`' complement).
+pub const DEFAULT_ON: &[&str] = &[
+    "NamespaceLifecycle",
+    "LimitRanger",
+    "ServiceAccount",
+    "DefaultStorageClass",
+    "PersistentVolumeClaimResize",
+    "DefaultTolerationSeconds",
+    "MutatingAdmissionWebhook",
+    "ValidatingAdmissionWebhook",
+    "ResourceQuota",
+    "StorageObjectInUseProtection",
+    "Priority",
+    "TaintNodesByCondition",
+    "RuntimeClass",
+    "CertificateApproval",
+    "CertificateSigning",
+    "ClusterTrustBundleAttest",
+    "CertificateSubjectRestriction",
+    "DefaultIngressClass",
+    "PodSecurity",
+    "PodTopologyLabels",
+    "MutatingAdmissionPolicy",
+    "ValidatingAdmissionPolicy",
+];
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PluginsError {
+    /// Every problem, one per line, as kube's aggregate prints them.
+    #[error("{}", .0.join(", "))]
+    Invalid(Vec<String>),
+}
+
+/// The enabled plugins, in execution order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plugins {
+    enabled: Vec<&'static str>,
+}
+
+impl Default for Plugins {
+    fn default() -> Self {
+        Plugins::parse(&[], &[]).unwrap_or(Plugins {
+            enabled: Vec::new(),
+        })
+    }
+}
+
+impl Plugins {
+    /// `AdmissionOptions.Validate` then `enabledPluginNames`: default-on
+    /// plus `enable`, minus `disable`, in [`ALL_ORDERED`]'s order.
+    pub fn parse(enable: &[String], disable: &[String]) -> Result<Plugins, PluginsError> {
+        let without_empty = |values: &[String]| -> Vec<String> {
+            values.iter().filter(|v| !v.is_empty()).cloned().collect()
+        };
+        let (enable, disable) = (without_empty(enable), without_empty(disable));
+        let mut errors = Vec::new();
+        for name in &enable {
+            if !ALL_ORDERED.contains(&name.as_str()) {
+                errors.push(format!(
+                    "enable-admission-plugins plugin {} is unknown",
+                    crate::go::strconv::quote(name)
+                ));
+            }
+        }
+        for name in &disable {
+            if !ALL_ORDERED.contains(&name.as_str()) {
+                errors.push(format!(
+                    "disable-admission-plugins plugin {} is unknown",
+                    crate::go::strconv::quote(name)
+                ));
+            }
+        }
+        let enabled_set: BTreeSet<&str> = enable.iter().map(String::as_str).collect();
+        let disabled_set: BTreeSet<&str> = disable.iter().map(String::as_str).collect();
+        let overlap: Vec<&str> = enabled_set.intersection(&disabled_set).copied().collect();
+        if !overlap.is_empty() {
+            errors.push(format!(
+                "[{}] in enable-admission-plugins and disable-admission-plugins overlapped",
+                overlap.join(" ")
+            ));
+        }
+        if !errors.is_empty() {
+            return Err(PluginsError::Invalid(errors));
+        }
+        let enabled = ALL_ORDERED
+            .iter()
+            .copied()
+            .filter(|name| {
+                (DEFAULT_ON.contains(name) || enabled_set.contains(name))
+                    && !disabled_set.contains(name)
+            })
+            .collect();
+        Ok(Plugins { enabled })
+    }
+
+    pub fn is_enabled(&self, name: &str) -> bool {
+        self.enabled.contains(&name)
+    }
+
+    pub fn enabled(&self) -> &[&'static str] {
+        &self.enabled
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(values: &[&str]) -> Vec<String> {
+        values.iter().map(|value| value.to_string()).collect()
+    }
+
+    #[test]
+    fn defaults_are_kubes_and_flags_add_and_remove() {
+        let defaults = Plugins::default();
+        assert!(defaults.is_enabled("NamespaceLifecycle"));
+        assert!(defaults.is_enabled("ValidatingAdmissionWebhook"));
+        assert!(!defaults.is_enabled("AlwaysDeny"));
+        let plugins = Plugins::parse(
+            &names(&["AlwaysDeny"]),
+            &names(&["NamespaceLifecycle", "MutatingAdmissionWebhook"]),
+        )
+        .expect("valid");
+        assert!(plugins.is_enabled("AlwaysDeny"));
+        assert!(!plugins.is_enabled("NamespaceLifecycle"));
+        assert!(!plugins.is_enabled("MutatingAdmissionWebhook"));
+        // Execution order is kube's, whatever the flag order.
+        let order = plugins.enabled();
+        let position = |name| order.iter().position(|n| *n == name);
+        assert!(position("ValidatingAdmissionWebhook") < position("AlwaysDeny"));
+    }
+
+    #[test]
+    fn unknown_and_overlapping_names_are_refused_as_kube_refuses_them() {
+        let error = Plugins::parse(
+            &names(&["Nope", "AlwaysDeny"]),
+            &names(&["AlwaysDeny", "X"]),
+        )
+        .expect_err("invalid");
+        assert_eq!(
+            error,
+            PluginsError::Invalid(vec![
+                r#"enable-admission-plugins plugin "Nope" is unknown"#.into(),
+                r#"disable-admission-plugins plugin "X" is unknown"#.into(),
+                "[AlwaysDeny] in enable-admission-plugins and disable-admission-plugins overlapped"
+                    .into(),
+            ])
+        );
+    }
+}

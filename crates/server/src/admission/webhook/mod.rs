@@ -1,0 +1,349 @@
+//! Admission webhooks (`plugin/webhook`): the Validating and Mutating
+//! WebhookConfigurations read from the store and compiled once per stored
+//! version ([`Webhooks::current`]), which webhooks a request calls
+//! ([`matching`]), the AdmissionReview v1 and its answer ([`review`]), and
+//! the two dispatchers: validating webhooks called in parallel
+//! (`validating/dispatcher.go`), mutating ones in order with their JSON
+//! patches applied and one reinvocation round for `IfNeeded`
+//! (`mutating/dispatcher.go`). The HTTPS calls go through
+//! `crd/webhook_client.rs`'s connection pool.
+
+pub mod config;
+pub mod config_rules;
+pub mod matching;
+pub mod review;
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+
+use self::config::{FailurePolicy, Webhook};
+use super::attributes::{Attributes, Caller};
+use crate::crd::webhook_client::{self, ClientPool};
+use crate::object::ObjectStore;
+use crate::status::{Result, Status};
+
+/// Where the configurations are stored.
+const VALIDATING_PREFIX: &str = "/registry/validatingwebhookconfigurations/";
+const MUTATING_PREFIX: &str = "/registry/mutatingwebhookconfigurations/";
+
+/// The compiled webhooks of one set of stored configurations, each list in
+/// kube's order (configurations by name, webhooks as listed).
+#[derive(Debug, Default)]
+pub struct Compiled {
+    /// Each configuration's key and mod revision: what this was compiled from.
+    stamp: Vec<(String, i64)>,
+    pub validating: Vec<Webhook>,
+    pub mutating: Vec<Webhook>,
+}
+
+/// The webhook configurations, followed from the store: a request compares
+/// the stored configurations' revisions with the compiled ones' and
+/// recompiles only when one changed, so a configuration is in force from
+/// the response to its write on (kube's informer takes a moment).
+#[derive(Default)]
+pub struct Webhooks {
+    compiled: Mutex<Arc<Compiled>>,
+}
+
+impl Webhooks {
+    /// The webhooks the store holds now.
+    pub fn current(&self, store: &ObjectStore) -> Arc<Compiled> {
+        let snapshot = store.snapshot();
+        let stamp: Vec<(String, i64)> = snapshot
+            .range(MUTATING_PREFIX, None)
+            .chain(snapshot.range(VALIDATING_PREFIX, None))
+            .map(|(key, entry)| (key.clone(), entry.mod_revision))
+            .collect();
+        if let Ok(compiled) = self.compiled.lock() {
+            if compiled.stamp == stamp {
+                return compiled.clone();
+            }
+        }
+        let compile = |prefix: &str, mutating: bool| -> Vec<Webhook> {
+            snapshot
+                .range(prefix, None)
+                .filter_map(|(_, entry)| entry.object.value())
+                .flat_map(|configuration| config::compile(&configuration, mutating))
+                .collect()
+        };
+        let fresh = Arc::new(Compiled {
+            stamp,
+            validating: compile(VALIDATING_PREFIX, false),
+            mutating: compile(MUTATING_PREFIX, true),
+        });
+        if let Ok(mut compiled) = self.compiled.lock() {
+            *compiled = fresh.clone();
+        }
+        fresh
+    }
+}
+
+/// Why a call did not give a verdict.
+#[derive(Debug)]
+enum CallError {
+    /// `ErrCallingWebhook`'s reason: subject to `failurePolicy`.
+    Calling(String),
+    /// An API error returned as it is (a denial, dry-run unsupported).
+    Status(Status),
+}
+
+/// One call of `webhook` (`callHook` / `callAttrMutatingHook` up to the
+/// verified answer): dry-run against `sideEffects`, the review POSTed with
+/// the webhook's timeout, the answer verified, warnings recorded, a denial
+/// turned into kube's `Status`.
+async fn call(
+    store: &ObjectStore,
+    webhook: &Webhook,
+    attributes: &Attributes<'_>,
+    object: Option<&Value>,
+    caller: &Caller,
+    mutating: bool,
+) -> std::result::Result<review::Verdict, CallError> {
+    dry_run_allowed(webhook, attributes.dry_run)?;
+    let uid = uuid::Uuid::new_v4().to_string();
+    let request = review::request(&uid, attributes, object);
+    let resolved = {
+        let snapshot = store.snapshot();
+        webhook_client::resolve_with_timeout(
+            webhook.endpoint.as_ref(),
+            |key| snapshot.get(key).and_then(|entry| entry.object.value()),
+            webhook.timeout,
+        )
+    }
+    .map_err(|error| CallError::Calling(format!("failed to call webhook: {error}")))?;
+    let answer = ClientPool::shared()
+        .post(
+            &resolved,
+            &webhook.ca_bundle,
+            &request,
+            webhook.timeout,
+            "context deadline exceeded",
+        )
+        .await
+        .map_err(|error| CallError::Calling(format!("failed to call webhook: {error}")))?;
+    let verdict = review::verify(&uid, mutating, &answer).map_err(|error| {
+        CallError::Calling(format!("received invalid webhook response: {error}"))
+    })?;
+    for warning in &verdict.warnings {
+        if let Some(header) = crate::field_validation::warning_header_value(warning) {
+            caller.warn(header);
+        }
+    }
+    if !verdict.allowed {
+        return Err(CallError::Status(review::denied(
+            &webhook.name,
+            verdict.result.as_ref(),
+        )));
+    }
+    Ok(verdict)
+}
+
+/// A dry run calls only webhooks without side effects (`sideEffects`
+/// `None` or `NoneOnDryRun`); others make it fail with kube's 400.
+fn dry_run_allowed(webhook: &Webhook, dry_run: bool) -> std::result::Result<(), CallError> {
+    if !dry_run {
+        return Ok(());
+    }
+    if webhook.side_effects.is_empty() {
+        return Err(CallError::Calling("Webhook SideEffects is nil".into()));
+    }
+    if !matches!(webhook.side_effects.as_str(), "None" | "NoneOnDryRun") {
+        return Err(CallError::Status(review::dry_run_unsupported(
+            &webhook.name,
+        )));
+    }
+    Ok(())
+}
+
+/// A call error under the webhook's `failurePolicy`: `None` when ignored.
+fn under_failure_policy(webhook: &Webhook, error: CallError) -> Option<Status> {
+    match error {
+        CallError::Status(status) => Some(status),
+        CallError::Calling(reason) if webhook.failure_policy == FailurePolicy::Ignore => {
+            tracing::warn!(webhook = %webhook.name, %reason, "failed calling webhook, failing open");
+            None
+        }
+        CallError::Calling(reason) => {
+            tracing::warn!(webhook = %webhook.name, %reason, "failed calling webhook, failing closed");
+            Some(Status::internal(review::calling_error(
+                &webhook.name,
+                &reason,
+            )))
+        }
+    }
+}
+
+/// The webhooks of `hooks` this request calls, in order.
+fn matching<'h>(
+    store: &ObjectStore,
+    hooks: &'h [Webhook],
+    attributes: &Attributes<'_>,
+    object: Option<&Value>,
+) -> Result<Vec<&'h Webhook>> {
+    let mut called = Vec::new();
+    for webhook in hooks {
+        if matching::should_call(store, webhook, attributes, object)? {
+            called.push(webhook);
+        }
+    }
+    Ok(called)
+}
+
+/// `validating.Dispatcher.Dispatch`: every matching webhook at once; the
+/// first error (in webhook order) is the answer.
+pub async fn validate(
+    store: &ObjectStore,
+    hooks: &[Webhook],
+    attributes: &Attributes<'_>,
+    object: Option<&Value>,
+    caller: &Caller,
+) -> Result<()> {
+    if matching::is_exempt(attributes) {
+        return Ok(());
+    }
+    let called = matching(store, hooks, attributes, object)?;
+    if called.is_empty() {
+        return Ok(());
+    }
+    let calls = called.iter().map(|webhook| async move {
+        match call(store, webhook, attributes, object, caller, false).await {
+            Ok(_) => None,
+            Err(error) => under_failure_policy(webhook, error),
+        }
+    });
+    match futures::future::join_all(calls)
+        .await
+        .into_iter()
+        .flatten()
+        .next()
+    {
+        Some(status) => Err(status),
+        None => Ok(()),
+    }
+}
+
+/// `mutating.Dispatcher.Dispatch` with the chain's one reinvocation round:
+/// each matching webhook in order, its JSON patch applied to `object`; a
+/// webhook with `reinvocationPolicy: IfNeeded` is called once more when a
+/// later webhook changed the object.
+pub async fn mutate(
+    store: &ObjectStore,
+    hooks: &[Webhook],
+    attributes: &Attributes<'_>,
+    object: &mut Option<&mut Value>,
+    caller: &Caller,
+) -> Result<()> {
+    if matching::is_exempt(attributes) {
+        return Ok(());
+    }
+    let mut previously_invoked: HashSet<&str> = HashSet::new();
+    let mut reinvoke: HashSet<&str> = HashSet::new();
+    let mut should_reinvoke = false;
+    for round in 0..2 {
+        if round == 1 && (!should_reinvoke || reinvoke.is_empty()) {
+            break;
+        }
+        let called = matching(store, hooks, attributes, object.as_deref())?;
+        for webhook in called {
+            if round == 1 && !reinvoke.contains(webhook.uid.as_str()) {
+                continue;
+            }
+            let changed =
+                match call(store, webhook, attributes, object.as_deref(), caller, true).await {
+                    Ok(verdict) => apply_patch(webhook, verdict.patch.as_deref(), object)?,
+                    Err(error) => match under_failure_policy(webhook, error) {
+                        Some(status) => return Err(status),
+                        None => false,
+                    },
+                };
+            if changed {
+                reinvoke.extend(previously_invoked.iter().copied());
+                should_reinvoke = true;
+            }
+            if webhook.reinvoke_if_needed {
+                previously_invoked.insert(webhook.uid.as_str());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Applies a webhook's JSON patch; whether the object changed.
+fn apply_patch(
+    webhook: &Webhook,
+    patch: Option<&[u8]>,
+    object: &mut Option<&mut Value>,
+) -> Result<bool> {
+    let Some(patch) = patch else {
+        return Ok(false);
+    };
+    let operations: Value = serde_json::from_slice(patch).map_err(Status::internal)?;
+    if operations.as_array().is_some_and(Vec::is_empty) {
+        return Ok(false);
+    }
+    let Some(object) = object.as_deref_mut() else {
+        return Err(Status::internal(format!(
+            "admission webhook {} attempted to modify the object, which is not supported for this operation",
+            crate::go::strconv::quote(&webhook.name)
+        )));
+    };
+    let patched = crate::patch::json_patch::apply(object, &operations).map_err(Status::internal)?;
+    if !patched.is_object() {
+        return Err(Status::internal("the patched object is not a JSON object"));
+    }
+    let changed = patched != *object;
+    *object = patched;
+    Ok(changed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn webhook(side_effects: &str, failure_policy: &str) -> Webhook {
+        let configuration = json!({"metadata": {"name": "c"}, "webhooks": [{
+            "name": "x.example.com", "sideEffects": side_effects, "failurePolicy": failure_policy,
+        }]});
+        config::compile(&configuration, false).remove(0)
+    }
+
+    #[test]
+    fn dry_runs_need_webhooks_without_side_effects() {
+        for allowed in ["None", "NoneOnDryRun"] {
+            assert!(dry_run_allowed(&webhook(allowed, "Fail"), true).is_ok());
+        }
+        for unsupported in ["Some", "Unknown"] {
+            let hook = webhook(unsupported, "Ignore");
+            assert!(dry_run_allowed(&hook, false).is_ok());
+            let error = dry_run_allowed(&hook, true).expect_err("refused");
+            // Not a call failure: failurePolicy Ignore does not skip it.
+            let status = under_failure_policy(&hook, error).expect("an error");
+            assert_eq!((status.code, status.reason), (400, "BadRequest"));
+            assert_eq!(
+                status.message,
+                r#"admission webhook "x.example.com" does not support dry run"#
+            );
+        }
+    }
+
+    #[test]
+    fn call_failures_follow_the_failure_policy() {
+        let reason = "failed to call webhook: Post \"https://h/x?timeout=10s\": dial tcp h:1: connect: connection refused";
+        assert!(under_failure_policy(
+            &webhook("None", "Ignore"),
+            CallError::Calling(reason.into())
+        )
+        .is_none());
+        let status =
+            under_failure_policy(&webhook("None", "Fail"), CallError::Calling(reason.into()))
+                .expect("fails closed");
+        assert_eq!((status.code, status.reason), (500, "InternalError"));
+        assert_eq!(
+            status.message,
+            format!("Internal error occurred: failed calling webhook \"x.example.com\": {reason}")
+        );
+    }
+}

@@ -1,0 +1,638 @@
+//! Admission webhooks through real clients: the test runs its own HTTPS
+//! webhook (hyper with HTTP/2 and HTTP/1.1, rustls, a CA made here),
+//! registers it with Validating and MutatingWebhookConfigurations, and
+//! kubectl 1.33 and kube-rs write objects it denies, mutates and warns
+//! about. Configurations are cluster-wide, so each test's webhooks select
+//! only its own namespace (`namespaceSelector` on a label naming it).
+#![allow(clippy::unwrap_used)]
+
+use std::net::{IpAddr, Ipv4Addr};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use ferrokube_testkit as common;
+
+use base64::Engine as _;
+use common::{api_status, TestEnv};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
+use kube::discovery::ApiResource;
+use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair, SanType};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+use serde_json::{json, Value};
+
+/// One review the webhook received: its path and query, and the review.
+#[derive(Debug, Clone)]
+struct Received {
+    path: String,
+    query: String,
+    review: Value,
+}
+
+struct Webhook {
+    port: u16,
+    ca_bundle: String,
+    received: Arc<Mutex<Vec<Received>>>,
+    /// TLS connections accepted.
+    connections: Arc<AtomicUsize>,
+}
+
+impl Webhook {
+    fn received(&self) -> Vec<Received> {
+        self.received.lock().unwrap().clone()
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("https://127.0.0.1:{}{path}", self.port)
+    }
+}
+
+fn labels(object: &Value) -> &Value {
+    &object["metadata"]["labels"]
+}
+
+/// What the webhook answers: `/validate` denies objects labelled
+/// `deny: "true"` and deletes of objects labelled `keep: "true"`, with a
+/// warning on every answer; `/mutate` adds the label `mutated: "true"`,
+/// `/mutate-second` the label `second: "true"`.
+fn answer(path: &str, review: &Value) -> Value {
+    let request = &review["request"];
+    let uid = request["uid"].clone();
+    let response = match path {
+        "/validate" => {
+            let denied = labels(&request["object"])["deny"] == "true";
+            let kept =
+                request["operation"] == "DELETE" && labels(&request["oldObject"])["keep"] == "true";
+            let message = if denied {
+                "configmaps labelled deny are refused"
+            } else {
+                "configmaps labelled keep stay"
+            };
+            if denied || kept {
+                json!({"uid": uid, "allowed": false, "warnings": ["checked by the test webhook"],
+                       "status": {"code": 403, "reason": "Forbidden", "message": message}})
+            } else {
+                json!({"uid": uid, "allowed": true, "warnings": ["checked by the test webhook"]})
+            }
+        }
+        _ => {
+            let label = if path == "/mutate-second" {
+                "second"
+            } else {
+                "mutated"
+            };
+            let patch = if labels(&request["object"]).is_object() {
+                json!([{"op": "add", "path": format!("/metadata/labels/{label}"), "value": "true"}])
+            } else {
+                json!([{"op": "add", "path": "/metadata/labels", "value": {label: "true"}}])
+            };
+            let patch = base64::engine::general_purpose::STANDARD
+                .encode(serde_json::to_vec(&patch).unwrap());
+            json!({"uid": uid, "allowed": true, "patchType": "JSONPatch", "patch": patch})
+        }
+    };
+    json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": response})
+}
+
+/// Serves the webhook on 127.0.0.1 (HTTP/2 or HTTP/1.1 by ALPN) with a
+/// certificate for 127.0.0.1 and `hook.<ns>.svc`, issued by its own CA.
+async fn start_webhook(ns: &str) -> Webhook {
+    let ca_key = KeyPair::generate().unwrap();
+    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let ca_cert = ca.self_signed(&ca_key).unwrap();
+    let issuer = Issuer::from_params(&ca, &ca_key);
+    let key = KeyPair::generate().unwrap();
+    let mut params = CertificateParams::new(vec![format!("hook.{ns}.svc")]).unwrap();
+    params
+        .subject_alt_names
+        .push(SanType::IpAddress(IpAddr::V4(Ipv4Addr::LOCALHOST)));
+    let cert = params.signed_by(&key, &issuer).unwrap();
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(
+            vec![CertificateDer::from(cert.der().to_vec())],
+            PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der())),
+        )
+        .unwrap();
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let received = Arc::new(Mutex::new(Vec::new()));
+    let served = received.clone();
+    let connections = Arc::new(AtomicUsize::new(0));
+    let accepted = connections.clone();
+    tokio::spawn(async move {
+        loop {
+            let Ok((tcp, _)) = listener.accept().await else {
+                return;
+            };
+            accepted.fetch_add(1, Ordering::SeqCst);
+            let (acceptor, served) = (acceptor.clone(), served.clone());
+            tokio::spawn(async move {
+                let Ok(tls) = acceptor.accept(tcp).await else {
+                    return;
+                };
+                let service =
+                    hyper::service::service_fn(move |request: http::Request<Incoming>| {
+                        let served = served.clone();
+                        async move {
+                            let path = request.uri().path().to_string();
+                            let query = request.uri().query().unwrap_or("").to_string();
+                            let body = request.into_body().collect().await?.to_bytes();
+                            let review: Value = serde_json::from_slice(&body).unwrap();
+                            let out = answer(&path, &review);
+                            served.lock().unwrap().push(Received {
+                                path,
+                                query,
+                                review,
+                            });
+                            Ok::<_, hyper::Error>(http::Response::new(Full::new(
+                                bytes::Bytes::from(serde_json::to_vec(&out).unwrap()),
+                            )))
+                        }
+                    });
+                let _ = hyper_util::server::conn::auto::Builder::new(
+                    hyper_util::rt::TokioExecutor::new(),
+                )
+                .serve_connection(hyper_util::rt::TokioIo::new(tls), service)
+                .await;
+            });
+        }
+    });
+    Webhook {
+        port,
+        ca_bundle: base64::engine::general_purpose::STANDARD.encode(ca_cert.pem()),
+        received,
+        connections,
+    }
+}
+
+/// Labels the test's namespace so that only its webhooks see its requests.
+async fn select_namespace(env: &TestEnv) -> Value {
+    let namespaces: Api<Namespace> = Api::all(env.client.clone());
+    namespaces
+        .patch(
+            &env.ns,
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"labels": {"webhook-test": env.ns}}})),
+        )
+        .await
+        .unwrap();
+    json!({"matchLabels": {"webhook-test": env.ns}})
+}
+
+fn webhook_configuration(kind: &str, name: &str, webhooks: Value) -> (ApiResource, DynamicObject) {
+    let resource = ApiResource {
+        group: "admissionregistration.k8s.io".into(),
+        version: "v1".into(),
+        api_version: "admissionregistration.k8s.io/v1".into(),
+        kind: kind.into(),
+        plural: format!("{}s", kind.to_lowercase()),
+    };
+    let object = serde_json::from_value(json!({
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": kind,
+        "metadata": {"name": name},
+        "webhooks": webhooks,
+    }))
+    .unwrap();
+    (resource, object)
+}
+
+async fn register(env: &TestEnv, kind: &str, name: &str, webhooks: Value) {
+    let (resource, object) = webhook_configuration(kind, name, webhooks);
+    let api: Api<DynamicObject> = Api::all_with(env.client.clone(), &resource);
+    api.create(&PostParams::default(), &object).await.unwrap();
+}
+
+async fn unregister(env: &TestEnv, kind: &str, name: &str) {
+    let (resource, _) = webhook_configuration(kind, name, json!([]));
+    let api: Api<DynamicObject> = Api::all_with(env.client.clone(), &resource);
+    api.delete(name, &DeleteParams::default()).await.unwrap();
+}
+
+fn configmaps_rule(operations: Value) -> Value {
+    json!([{"operations": operations, "apiGroups": [""], "apiVersions": ["v1"],
+            "resources": ["configmaps"], "scope": "Namespaced"}])
+}
+
+fn configmap(name: &str, labels: Value) -> ConfigMap {
+    serde_json::from_value(json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": name, "labels": labels}, "data": {"a": "b"}}))
+    .unwrap()
+}
+
+// Multi-threaded: the webhook keeps serving while kubectl blocks this thread.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn validating_webhook_denies_and_warns_as_kube_for_kubectl_and_kube_rs() {
+    let env = TestEnv::new("vwh").await;
+    let hook = start_webhook(&env.ns).await;
+    let namespace_selector = select_namespace(&env).await;
+    let name = format!("deny.{}.example.com", env.ns);
+    register(
+        &env,
+        "ValidatingWebhookConfiguration",
+        &env.ns,
+        json!([{
+            "name": name,
+            "clientConfig": {"url": hook.url("/validate"), "caBundle": hook.ca_bundle},
+            "rules": configmaps_rule(json!(["CREATE", "UPDATE", "DELETE"])),
+            "namespaceSelector": namespace_selector,
+            "objectSelector": {"matchExpressions": [{"key": "skip-webhook", "operator": "DoesNotExist"}]},
+            "sideEffects": "None",
+            "admissionReviewVersions": ["v1"],
+        }]),
+    )
+    .await;
+
+    // kubectl 1.33: a denied create reads as kube's, warnings are shown.
+    let manifest = |name: &str, label: &str| {
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  labels:\n    {label}: \"true\"\ndata:\n  a: b\n")
+    };
+    let (status, _, stderr) = env.kubectl_stdin(
+        "1.33",
+        &["create", "-n", &env.ns, "-f", "-"],
+        Some(&manifest("blue", "deny")),
+    );
+    assert!(!status.success());
+    assert!(
+        stderr.contains(&format!(
+            r#"Error from server (Forbidden): error when creating "STDIN": admission webhook "{name}" denied the request: configmaps labelled deny are refused"#
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("Warning: checked by the test webhook"),
+        "{stderr}"
+    );
+    let (status, stdout, stderr) = env.kubectl_stdin(
+        "1.33",
+        &["create", "-n", &env.ns, "-f", "-"],
+        Some(&manifest("green", "keep")),
+    );
+    assert!(status.success(), "{stderr}");
+    assert_eq!(stdout.trim(), "configmap/green created");
+    assert!(
+        stderr.contains("Warning: checked by the test webhook"),
+        "{stderr}"
+    );
+
+    // kube-rs: the Status as the webhook gave it, with kube's message.
+    let configmaps: Api<ConfigMap> = env.api();
+    let denied = configmaps
+        .create(
+            &PostParams::default(),
+            &configmap("red", json!({"deny": "true"})),
+        )
+        .await
+        .unwrap_err();
+    let denied = api_status(denied);
+    assert_eq!((denied.code, denied.reason.as_str()), (403, "Forbidden"));
+    assert_eq!(
+        denied.message,
+        format!(
+            r#"admission webhook "{name}" denied the request: configmaps labelled deny are refused"#
+        )
+    );
+    // An update that adds the label is an UPDATE with the old object.
+    let update = configmaps
+        .patch(
+            "green",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"labels": {"deny": "true"}}})),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(api_status(update).code, 403);
+    // DELETE: the object being deleted is the old object.
+    let delete = configmaps
+        .delete("green", &DeleteParams::default())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        api_status(delete).message,
+        format!(r#"admission webhook "{name}" denied the request: configmaps labelled keep stay"#)
+    );
+    // objectSelector: a labelled object the selector leaves out is not sent.
+    configmaps
+        .create(
+            &PostParams::default(),
+            &configmap("skipped", json!({"deny": "true", "skip-webhook": "yes"})),
+        )
+        .await
+        .unwrap();
+    // namespaceSelector: another namespace is not this webhook's.
+    let other = TestEnv::new("vwh-other").await;
+    let elsewhere: Api<ConfigMap> = other.api();
+    elsewhere
+        .create(
+            &PostParams::default(),
+            &configmap("red", json!({"deny": "true"})),
+        )
+        .await
+        .unwrap();
+
+    let received = hook.received();
+    assert!(received
+        .iter()
+        .all(|r| r.path == "/validate" && r.query == "timeout=10s"));
+    // Every review of this sequence went over one kept HTTP/2 connection.
+    assert_eq!(received.len(), 5, "{received:?}");
+    assert_eq!(hook.connections.load(Ordering::SeqCst), 1);
+    assert!(received
+        .iter()
+        .all(|r| r.review["request"]["name"] != "skipped"));
+    assert!(received
+        .iter()
+        .all(|r| r.review["request"]["namespace"] == env.ns.as_str()));
+    let create = received
+        .iter()
+        .find(|r| r.review["request"]["name"] == "red")
+        .expect("the kube-rs create was reviewed");
+    let request = &create.review["request"];
+    assert_eq!(request["operation"], "CREATE");
+    assert_eq!(
+        request["kind"],
+        json!({"group": "", "version": "v1", "kind": "ConfigMap"})
+    );
+    assert_eq!(
+        request["resource"],
+        json!({"group": "", "version": "v1", "resource": "configmaps"})
+    );
+    assert_eq!(request["options"]["kind"], "CreateOptions");
+    assert_eq!(request["dryRun"], false);
+    assert_eq!(request["oldObject"], Value::Null);
+    assert!(request["userInfo"]["username"].is_string(), "{request}");
+    let deleted = received
+        .iter()
+        .find(|r| r.review["request"]["operation"] == "DELETE")
+        .expect("the delete was reviewed");
+    assert_eq!(deleted.review["request"]["object"], Value::Null);
+    assert_eq!(
+        deleted.review["request"]["oldObject"]["metadata"]["name"],
+        "green"
+    );
+    assert_eq!(
+        deleted.review["request"]["options"]["kind"],
+        "DeleteOptions"
+    );
+    unregister(&env, "ValidatingWebhookConfiguration", &env.ns).await;
+}
+
+#[tokio::test]
+async fn mutating_webhook_through_its_service_labels_what_kube_rs_creates() {
+    let env = TestEnv::new("mwh").await;
+    let hook = start_webhook(&env.ns).await;
+    let namespace_selector = select_namespace(&env).await;
+    // The webhook's Service and Endpoints, resolved as kube's aggregator routing does.
+    let services: Api<DynamicObject> = Api::namespaced_with(
+        env.client.clone(),
+        &env.ns,
+        &ApiResource::erase::<k8s_openapi::api::core::v1::Service>(&()),
+    );
+    services
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({"apiVersion": "v1", "kind": "Service",
+                "metadata": {"name": "hook"},
+                "spec": {"ports": [{"name": "https", "port": 443, "targetPort": hook.port}]}}))
+            .unwrap(),
+        )
+        .await
+        .unwrap();
+    let endpoints: Api<DynamicObject> = Api::namespaced_with(
+        env.client.clone(),
+        &env.ns,
+        &ApiResource::erase::<k8s_openapi::api::core::v1::Endpoints>(&()),
+    );
+    endpoints
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({"apiVersion": "v1", "kind": "Endpoints",
+                "metadata": {"name": "hook"},
+                "subsets": [{"addresses": [{"ip": "127.0.0.1"}],
+                             "ports": [{"name": "https", "port": hook.port}]}]}))
+            .unwrap(),
+        )
+        .await
+        .unwrap();
+    let name = format!("label.{}.example.com", env.ns);
+    register(
+        &env,
+        "MutatingWebhookConfiguration",
+        &env.ns,
+        json!([{
+            "name": name,
+            "clientConfig": {"service": {"namespace": env.ns, "name": "hook", "path": "/mutate"},
+                             "caBundle": hook.ca_bundle},
+            "rules": configmaps_rule(json!(["CREATE"])),
+            "namespaceSelector": namespace_selector,
+            "sideEffects": "NoneOnDryRun",
+            "timeoutSeconds": 5,
+            "reinvocationPolicy": "IfNeeded",
+            "admissionReviewVersions": ["v1"],
+        }, {
+            "name": format!("second.{}.example.com", env.ns),
+            "clientConfig": {"url": hook.url("/mutate-second"), "caBundle": hook.ca_bundle},
+            "rules": configmaps_rule(json!(["CREATE"])),
+            "namespaceSelector": namespace_selector,
+            "sideEffects": "None",
+            "admissionReviewVersions": ["v1"],
+        }]),
+    )
+    .await;
+    let configmaps: Api<ConfigMap> = env.api();
+    let created = configmaps
+        .create(
+            &PostParams::default(),
+            &configmap("plain", json!({"app": "x"})),
+        )
+        .await
+        .unwrap();
+    let created_labels = created.metadata.labels.clone().unwrap();
+    assert_eq!(created_labels["mutated"], "true");
+    assert_eq!(created_labels["second"], "true");
+    assert_eq!(created_labels["app"], "x");
+    let read = configmaps.get("plain").await.unwrap();
+    assert_eq!(read.metadata.labels.unwrap()["mutated"], "true");
+    // Without labels at all, the webhook's patch adds the map.
+    let bare: ConfigMap = serde_json::from_value(json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "bare"}}))
+    .unwrap();
+    let created = configmaps
+        .create(&PostParams::default(), &bare)
+        .await
+        .unwrap();
+    assert_eq!(created.metadata.labels.unwrap()["mutated"], "true");
+    // Dry run: NoneOnDryRun webhooks are called, told it is a dry run, and
+    // their patch shows in the answer; nothing is stored.
+    let dry = configmaps
+        .create(
+            &PostParams {
+                dry_run: true,
+                field_manager: None,
+            },
+            &configmap("dry", json!({})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(dry.metadata.labels.unwrap()["mutated"], "true");
+    assert!(configmaps.get_opt("dry").await.unwrap().is_none());
+
+    let received = hook.received();
+    let first: Vec<&Received> = received.iter().filter(|r| r.path == "/mutate").collect();
+    assert!(first.iter().all(|r| r.query == "timeout=5s"));
+    // reinvocationPolicy IfNeeded: the second webhook changed the object, so
+    // the first (IfNeeded) is called once more and sees that change.
+    let plain: Vec<&&Received> = first
+        .iter()
+        .filter(|r| r.review["request"]["name"] == "plain")
+        .collect();
+    assert_eq!(plain.len(), 2, "{plain:?}");
+    assert_eq!(
+        labels(&plain[0].review["request"]["object"]).get("second"),
+        None
+    );
+    assert_eq!(
+        labels(&plain[1].review["request"]["object"])["second"],
+        "true"
+    );
+    let second: Vec<&Received> = received
+        .iter()
+        .filter(|r| r.path == "/mutate-second" && r.review["request"]["name"] == "plain")
+        .collect();
+    assert_eq!(second.len(), 1, "the second webhook is not IfNeeded");
+    assert_eq!(
+        labels(&second[0].review["request"]["object"])["mutated"],
+        "true"
+    );
+    let dry_review = first
+        .iter()
+        .find(|r| r.review["request"]["name"] == "dry")
+        .expect("the dry run was reviewed");
+    assert_eq!(dry_review.review["request"]["dryRun"], true);
+    assert_eq!(
+        dry_review.review["request"]["options"]["dryRun"],
+        json!(["All"])
+    );
+    unregister(&env, "MutatingWebhookConfiguration", &env.ns).await;
+}
+
+#[tokio::test]
+async fn failure_policy_decides_when_the_webhook_is_down() {
+    let env = TestEnv::new("fwh").await;
+    let namespace_selector = select_namespace(&env).await;
+    // A port nothing listens on.
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let hook = start_webhook(&env.ns).await;
+    let webhook = |name: &str, policy: &str| {
+        json!({
+            "name": name,
+            "clientConfig": {"url": format!("https://127.0.0.1:{port}/validate"), "caBundle": hook.ca_bundle},
+            "rules": configmaps_rule(json!(["CREATE"])),
+            "namespaceSelector": namespace_selector,
+            "failurePolicy": policy,
+            "sideEffects": "None",
+            "admissionReviewVersions": ["v1"],
+        })
+    };
+    let ignored = format!("ignored.{}.example.com", env.ns);
+    register(
+        &env,
+        "ValidatingWebhookConfiguration",
+        &env.ns,
+        json!([webhook(&ignored, "Ignore")]),
+    )
+    .await;
+    let configmaps: Api<ConfigMap> = env.api();
+    configmaps
+        .create(&PostParams::default(), &configmap("allowed", json!({})))
+        .await
+        .unwrap();
+    unregister(&env, "ValidatingWebhookConfiguration", &env.ns).await;
+
+    let failing = format!("failing.{}.example.com", env.ns);
+    register(
+        &env,
+        "ValidatingWebhookConfiguration",
+        &env.ns,
+        json!([webhook(&failing, "Fail")]),
+    )
+    .await;
+    let refused = configmaps
+        .create(&PostParams::default(), &configmap("refused", json!({})))
+        .await
+        .unwrap_err();
+    let refused = api_status(refused);
+    assert_eq!(
+        (refused.code, refused.reason.as_str()),
+        (500, "InternalError")
+    );
+    assert_eq!(
+        refused.message,
+        format!(
+            r#"Internal error occurred: failed calling webhook "{failing}": failed to call webhook: Post "https://127.0.0.1:{port}/validate?timeout=10s": dial tcp 127.0.0.1:{port}: connect: connection refused"#
+        )
+    );
+    assert!(configmaps.get_opt("refused").await.unwrap().is_none());
+    unregister(&env, "ValidatingWebhookConfiguration", &env.ns).await;
+}
+
+#[tokio::test]
+async fn configurations_and_immortal_namespaces_are_refused_as_kube_refuses_them() {
+    let env = TestEnv::new("cwh").await;
+    let name = format!("unknown.{}.example.com", env.ns);
+    // v1 refuses side effects a dry run could not skip.
+    let (resource, object) = webhook_configuration(
+        "ValidatingWebhookConfiguration",
+        &env.ns,
+        json!([{
+            "name": name,
+            "clientConfig": {"url": "https://127.0.0.1:1/validate"},
+            "rules": configmaps_rule(json!(["CREATE"])),
+            "sideEffects": "Unknown",
+            "admissionReviewVersions": ["v1"],
+        }]),
+    );
+    let api: Api<DynamicObject> = Api::all_with(env.client.clone(), &resource);
+    let refused = api_status(
+        api.create(&PostParams::default(), &object)
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!((refused.code, refused.reason.as_str()), (422, "Invalid"));
+    assert_eq!(
+        refused.message,
+        format!(
+            r#"ValidatingWebhookConfiguration.admissionregistration.k8s.io "{}" is invalid: webhooks[0].sideEffects: Unsupported value: "Unknown": supported values: "None", "NoneOnDryRun""#,
+            env.ns
+        )
+    );
+    // NamespaceLifecycle: the immortal namespaces stay (asked as a dry run).
+    let namespaces: Api<Namespace> = Api::all(env.client.clone());
+    let dry_run = DeleteParams {
+        dry_run: true,
+        ..DeleteParams::default()
+    };
+    let kept = api_status(
+        namespaces
+            .delete("kube-public", &dry_run)
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!((kept.code, kept.reason.as_str()), (403, "Forbidden"));
+    assert_eq!(
+        kept.message,
+        r#"namespaces "kube-public" is forbidden: this namespace may not be deleted"#
+    );
+}
