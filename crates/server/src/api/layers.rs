@@ -44,6 +44,7 @@ const LAYERS: &[&[&str]] = &[
 /// Modules of the crate that sit above `api` and may import it.
 const ABOVE_API: &[&str] = &[
     "bootstrap.rs",
+    "cluster_authentication_trust.rs",
     "controllers",
     "leader_election.rs",
     "lib.rs",
