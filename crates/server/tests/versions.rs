@@ -298,6 +298,64 @@ async fn events_read_each_others_writes_in_both_versions() {
         (applier.operation.as_deref(), applier.api_version.as_deref()),
         (Some("Apply"), Some("events.k8s.io/v1"))
     );
+
+    // Ownership across versions, as kube's field manager converts each
+    // manager's fields to the version it recorded them at: a core/v1
+    // writer owns `message`, which an events.k8s.io/v1 apply of `note`
+    // conflicts with (named in the writer's version), and takes when forced.
+    let writer = PostParams {
+        field_manager: Some("core-writer".into()),
+        ..PostParams::default()
+    };
+    core.create(&writer, &core_event(&env.ns, "owned", "web"))
+        .await
+        .unwrap();
+    let apply_note = Patch::Apply(json!({
+        "apiVersion": "events.k8s.io/v1", "kind": "Event",
+        "metadata": {"name": "owned"},
+        "note": "Taken over",
+    }));
+    let status = api_status(
+        events
+            .patch("owned", &PatchParams::apply("taker"), &apply_note)
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(
+        (status.code, status.message.as_str()),
+        (
+            409,
+            r#"Apply failed with 1 conflict: conflict with "core-writer" using v1: .message"#
+        )
+    );
+    events
+        .patch("owned", &PatchParams::apply("taker").force(), &apply_note)
+        .await
+        .unwrap();
+    let read = core.get("owned").await.unwrap();
+    let owner = |name: &str| {
+        read.managed_fields()
+            .iter()
+            .find(|entry| entry.manager.as_deref() == Some(name))
+            .and_then(|entry| entry.fields_v1.clone())
+            .map(|fields| fields.0)
+            .unwrap_or_default()
+    };
+    assert!(
+        owner("core-writer").get("f:message").is_none(),
+        "{:?}",
+        owner("core-writer")
+    );
+    assert!(
+        owner("core-writer").get("f:reason").is_some(),
+        "{:?}",
+        owner("core-writer")
+    );
+    assert!(
+        owner("taker").get("f:note").is_some(),
+        "{:?}",
+        owner("taker")
+    );
 }
 
 #[tokio::test]

@@ -55,6 +55,15 @@ pub fn storage_api_version(resource: &ResourceDef) -> Option<&'static str> {
     }
 }
 
+/// Every `apiVersion` `resource` is served at, when it is a built-in
+/// served in more than one.
+pub fn served_api_versions(resource: &ResourceDef) -> Option<&'static [&'static str]> {
+    match storage_api_version(resource)? {
+        "v1" => Some(&["v1", "events.k8s.io/v1"]),
+        _ => Some(&["autoscaling/v2", "autoscaling/v1"]),
+    }
+}
+
 /// `value` (an object of `resource`'s kind, at any version it is served
 /// in) converted to `api_version`.
 pub fn convert(value: &mut Value, api_version: &str) -> Result<(), Error> {
