@@ -651,3 +651,100 @@ async fn kubectl_reads_events_and_hpas_at_the_version_it_names() {
         assert_eq!(target, "autoscaling/v1 60");
     }
 }
+
+/// A GET with its own `Accept`, the body as bytes.
+async fn get_as(env: &TestEnv, path: &str, accept: &str) -> (u16, String, Vec<u8>) {
+    use http_body_util::BodyExt as _;
+    let request = http::Request::builder()
+        .method("GET")
+        .uri(path)
+        .header("Accept", accept)
+        .body(kube::client::Body::from(Vec::new()))
+        .unwrap();
+    let response = env.client.send(request).await.unwrap();
+    let status = response.status().as_u16();
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    (status, content_type, body.to_vec())
+}
+
+#[tokio::test]
+async fn protobuf_tables_and_metadata_carry_the_requests_version() {
+    use prost::Message as _;
+    let env = TestEnv::new("ver-repr").await;
+    let core: Api<core_v1::Event> = env.api();
+    core.create(&PostParams::default(), &core_event(&env.ns, "shown", "web"))
+        .await
+        .unwrap();
+    let v2: Api<autoscaling_v2::HorizontalPodAutoscaler> = env.api();
+    v2.create(&PostParams::default(), &hpa_v2("web"))
+        .await
+        .unwrap();
+    let events_path = format!("/apis/events.k8s.io/v1/namespaces/{}/events", env.ns);
+
+    // Protobuf, decoded with prost's events.k8s.io/v1 types.
+    let (status, content_type, body) = get_as(
+        &env,
+        &format!("{events_path}/shown"),
+        "application/vnd.kubernetes.protobuf",
+    )
+    .await;
+    assert_eq!(
+        (status, content_type.as_str()),
+        (200, "application/vnd.kubernetes.protobuf")
+    );
+    let envelope = ferrokube::protobuf::parse_envelope(&body).unwrap();
+    assert_eq!(
+        (envelope.api_version.as_str(), envelope.kind.as_str()),
+        ("events.k8s.io/v1", "Event")
+    );
+    let event = k8s_pb::api::events::v1::Event::decode(envelope.raw).unwrap();
+    assert_eq!(event.note.as_deref(), Some("Started container app"));
+    assert_eq!(
+        event
+            .regarding
+            .and_then(|regarding| regarding.name)
+            .as_deref(),
+        Some("web")
+    );
+
+    // A Table with the objects: rows printed, objects at events.k8s.io/v1.
+    let (status, _, body) = get_as(
+        &env,
+        &format!("{events_path}?includeObject=Object"),
+        "application/json;as=Table;v=v1;g=meta.k8s.io",
+    )
+    .await;
+    assert_eq!(status, 200);
+    let table: Value = serde_json::from_slice(&body).unwrap();
+    let row = &table["rows"][0];
+    assert_eq!(row["cells"][6], "Started container app", "{table}");
+    assert_eq!(row["object"]["apiVersion"], "events.k8s.io/v1");
+    assert_eq!(row["object"]["note"], "Started container app");
+
+    // PartialObjectMetadata of the HPA through autoscaling/v1: the metadata
+    // of the v1 object, round-trip annotations included.
+    let (status, _, body) = get_as(
+        &env,
+        &format!(
+            "/apis/autoscaling/v1/namespaces/{}/horizontalpodautoscalers/web",
+            env.ns
+        ),
+        "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io",
+    )
+    .await;
+    assert_eq!(status, 200);
+    let partial: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(partial["kind"], "PartialObjectMetadata");
+    assert!(
+        partial["metadata"]["annotations"]["autoscaling.alpha.kubernetes.io/behavior"]
+            .as_str()
+            .is_some_and(|text| text.starts_with(r#"{"ScaleUp":null"#)),
+        "{partial}"
+    );
+}
