@@ -748,3 +748,60 @@ async fn protobuf_tables_and_metadata_carry_the_requests_version() {
         "{partial}"
     );
 }
+
+#[tokio::test]
+async fn writes_are_stored_at_kubes_storage_versions() {
+    use common::{create_namespace, skip_if_external, TestServer};
+
+    if skip_if_external("writes_are_stored_at_kubes_storage_versions") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = TestServer::start_in(dir.path(), true);
+    let client = server.client().await;
+    create_namespace(&client, "stored").await;
+    let events: Api<events_v1::Event> = Api::namespaced(client.clone(), "stored");
+    events
+        .create(&PostParams::default(), &events_event("stored", "e", "db"))
+        .await
+        .unwrap();
+    let v1: Api<autoscaling_v1::HorizontalPodAutoscaler> =
+        Api::namespaced(client.clone(), "stored");
+    let hpa: autoscaling_v1::HorizontalPodAutoscaler = serde_json::from_value(json!({
+        "metadata": {"name": "h"},
+        "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 3,
+            "targetCPUUtilizationPercentage": 50},
+    }))
+    .unwrap();
+    v1.create(&PostParams::default(), &hpa).await.unwrap();
+    assert!(server.stop_with("TERM").success());
+
+    let db = rusqlite::Connection::open(dir.path().join("store.db")).unwrap();
+    let stored = |key: &str| -> Value {
+        let bytes: Vec<u8> = db
+            .query_row("SELECT value FROM kv WHERE key = ?1", [key], |row| {
+                row.get(0)
+            })
+            .unwrap();
+        serde_json::from_slice(&bytes).unwrap()
+    };
+    let event = stored("/registry/events/stored/e");
+    assert_eq!(event["apiVersion"], "v1");
+    assert_eq!(event["message"], "Successfully assigned the pod");
+    assert_eq!(event["involvedObject"]["name"], "db");
+    assert_eq!(
+        event["metadata"]["managedFields"][0]["apiVersion"],
+        "events.k8s.io/v1"
+    );
+    let hpa = stored("/registry/horizontalpodautoscalers/stored/h");
+    assert_eq!(hpa["apiVersion"], "autoscaling/v2");
+    assert_eq!(
+        hpa["spec"]["metrics"],
+        json!([{"type": "Resource", "resource": {"name": "cpu",
+            "target": {"type": "Utilization", "averageUtilization": 50}}}])
+    );
+    assert_eq!(
+        hpa["metadata"]["managedFields"][0]["apiVersion"],
+        "autoscaling/v1"
+    );
+}
