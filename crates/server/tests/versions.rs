@@ -449,6 +449,15 @@ async fn event_watches_serve_the_watchs_version() {
         .map(|line| &line["object"])
         .collect();
     assert_eq!(added.len(), 2, "{lines:?}");
+    let bookmark = lines
+        .iter()
+        .find(|line| line["type"] == "BOOKMARK")
+        .map(|line| &line["object"]);
+    assert_eq!(
+        bookmark.map(|object| (object["kind"].clone(), object["apiVersion"].clone())),
+        Some((json!("Event"), json!("v1"))),
+        "{lines:?}"
+    );
     for object in added {
         assert_eq!(
             (object["kind"].as_str(), object["apiVersion"].as_str()),
@@ -747,6 +756,20 @@ async fn protobuf_tables_and_metadata_carry_the_requests_version() {
             .is_some_and(|text| text.starts_with(r#"{"ScaleUp":null"#)),
         "{partial}"
     );
+
+    // deletecollection answers the deleted items at the request's version.
+    let deleted = env.raw("DELETE", &events_path, None, vec![]).await;
+    assert_eq!(deleted.status, 200, "{}", deleted.body);
+    let deleted = deleted.json();
+    assert_eq!(
+        (deleted["apiVersion"].as_str(), deleted["kind"].as_str()),
+        (Some("events.k8s.io/v1"), Some("EventList"))
+    );
+    assert_eq!(
+        deleted["items"][0]["note"], "Started container app",
+        "{deleted}"
+    );
+    assert!(deleted["items"][0].get("message").is_none(), "{deleted}");
 }
 
 #[tokio::test]
