@@ -185,3 +185,24 @@ fn annotations_that_do_not_decode_are_errors() {
         assert_eq!(error.to_string(), message);
     }
 }
+
+#[test]
+fn annotation_items_of_the_wrong_shape_are_not_stored() {
+    let hpa = crate::registry::builtin_resources()
+        .iter()
+        .find(|r| {
+            r.group == "autoscaling" && r.version == "v1" && r.plural == "horizontalpodautoscalers"
+        })
+        .expect("served");
+    let object = json!({"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "a", "annotations": {METRICS_ANNOTATION:
+            r#"[{"type":"Resource","resource":{"name":"memory","targetAverageUtilization":"x"}}]"#}},
+        "spec": {"maxReplicas": 3}});
+    let error = crate::versions::storage_form(&object, hpa).expect_err("refused");
+    assert!(
+        error
+            .to_string()
+            .starts_with("json: cannot unmarshal string into Go struct field"),
+        "{error}"
+    );
+}

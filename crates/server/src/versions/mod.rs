@@ -160,6 +160,20 @@ pub fn storage_form<'v>(
     }
     let mut converted = object.clone();
     convert(&mut converted, storage)?;
+    // What the annotations held must decode as the storage version's typed
+    // object, as kube's conversion into it would (`json.Unmarshal` of the
+    // v1 types): nothing a typed client cannot read is stored.
+    let (group, version) = storage.rsplit_once('/').unwrap_or(("", storage));
+    if let Some(error) = crate::decode_error::typed_decode_error_of_value(
+        group,
+        version,
+        resource.kind,
+        &converted,
+        None,
+        crate::decode_error::Wording::Json,
+    ) {
+        return Err(Error::Annotation(error));
+    }
     Ok(Cow::Owned(converted))
 }
 
