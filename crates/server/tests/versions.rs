@@ -581,7 +581,13 @@ async fn hpas_convert_between_v2_and_v1_with_kubes_annotations() {
         "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 3},
     }))
     .unwrap();
-    v1.create(&pp, &plain).await.unwrap();
+    // The answer is the object as read back, as kube answers from storage:
+    // the implicit target is explicit there too.
+    let answered = v1.create(&pp, &plain).await.unwrap();
+    assert_eq!(
+        answered.spec.unwrap().target_cpu_utilization_percentage,
+        Some(80)
+    );
     let metrics = v2
         .get("plain")
         .await

@@ -116,8 +116,9 @@ pub fn represent(
 
 /// A built-in kind served in several versions (`versions`) at the
 /// request's: stored objects and list items stored at another version are
-/// converted (those already there keep their cached encodings), and so is
-/// an object or list of the kind a handler built (deletecollection's).
+/// converted (those already there keep their cached encodings), and an
+/// object or list of the kind a handler built (a write's answer,
+/// deletecollection's list) is answered as read back from storage.
 fn at_request_version(payload: Payload, resource: &ResourceDef) -> Result<Payload, Status> {
     if versions::storage_api_version(resource).is_none() {
         return Ok(payload);
@@ -143,11 +144,11 @@ fn at_request_version(payload: Payload, resource: &ResourceDef) -> Result<Payloa
                 .and_then(Value::as_str)
                 .unwrap_or_default();
             if kind == resource.kind {
-                versions::to_version(&mut value, resource).map_err(failed)?;
+                versions::as_read_back(&mut value, resource).map_err(failed)?;
             } else if kind == resource.list_kind() {
                 if let Some(items) = value.get_mut("items").and_then(Value::as_array_mut) {
                     for item in items {
-                        versions::to_version(item, resource).map_err(failed)?;
+                        versions::as_read_back(item, resource).map_err(failed)?;
                     }
                 }
             }

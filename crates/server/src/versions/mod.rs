@@ -110,6 +110,19 @@ pub fn to_version(value: &mut Value, resource: &ResourceDef) -> Result<(), Error
     convert(value, &resource.api_version())
 }
 
+/// `value` (an object a handler answers with, at any served version) as a
+/// read of it from storage serves it: kube answers a write with the object
+/// the storage returned, decoded at the storage version and converted back,
+/// so what the conversion adds (an autoscaling/v1 HPA's implicit 80% CPU
+/// target, Go's zero values) shows in the answer as in later reads.
+pub fn as_read_back(value: &mut Value, resource: &ResourceDef) -> Result<(), Error> {
+    let Some(storage) = storage_api_version(resource) else {
+        return Ok(());
+    };
+    convert(value, storage)?;
+    convert(value, &resource.api_version())
+}
+
 /// A stored object as served at `resource`'s version: the same object
 /// (its cached encodings shared) when it is stored at that version,
 /// otherwise a converted copy at the same `resourceVersion`. Corrupt
