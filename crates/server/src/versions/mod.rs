@@ -11,8 +11,8 @@
 //! internal type (`event.rs`, `hpa.rs`). The request path calls:
 //! - [`served`] for every stored object a response or watch event carries
 //!   (shared as is when it is at the request's version already);
-//! - [`to_version`] for the base of a read-modify-write and for handler
-//!   answers built as trees;
+//! - [`to_version`] for the base of a read-modify-write and for field
+//!   selectors, [`as_read_back`] for handler answers built as trees;
 //! - [`storage_form`] for what a write stores.
 
 pub mod event;
