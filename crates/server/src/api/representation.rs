@@ -30,6 +30,7 @@ use crate::registry::ResourceDef;
 use crate::segments::{Segments, Sink};
 use crate::status::Status;
 use crate::table;
+use crate::versions;
 
 /// kube's `defaultGzipThresholdBytes` (responsewriters/writers.go).
 pub const GZIP_THRESHOLD_BYTES: usize = 128 * 1024;
@@ -90,6 +91,10 @@ pub fn represent(
     if let (Payload::Value(value), Some(custom)) = (&mut payload, target.custom.as_deref()) {
         conversion::serve_response(value, custom, resource.kind, &resource.list_kind());
     }
+    let payload = match at_request_version(payload, resource) {
+        Ok(payload) => payload,
+        Err(status) => return represent_error(&status, request),
+    };
     let is_status = matches!(&payload, Payload::Value(value) if is_status(value));
     let negotiated = match negotiated {
         Some(negotiated) if !is_status => negotiated,
@@ -107,6 +112,49 @@ pub fn represent(
         Err(status) => return represent_error(&status, request),
     };
     finish(response, &payload, negotiated, request, reading)
+}
+
+/// A built-in kind served in several versions (`versions`) at the
+/// request's: stored objects and list items stored at another version are
+/// converted (those already there keep their cached encodings), and an
+/// object or list of the kind a handler built (a write's answer,
+/// deletecollection's list) is answered as read back from storage.
+fn at_request_version(payload: Payload, resource: &ResourceDef) -> Result<Payload, Status> {
+    if versions::storage_api_version(resource).is_none() {
+        return Ok(payload);
+    }
+    let failed = |error: versions::Error| Status::internal(error);
+    Ok(match payload {
+        Payload::Stored { object, revision } => Payload::Stored {
+            object: versions::served(&object, resource).map_err(failed)?,
+            revision,
+        },
+        Payload::List(mut list) => {
+            list.items = list
+                .items
+                .iter()
+                .map(|item| versions::served(item, resource))
+                .collect::<Result<_, _>>()
+                .map_err(failed)?;
+            Payload::List(list)
+        }
+        Payload::Value(mut value) => {
+            let kind = value
+                .get("kind")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if kind == resource.kind {
+                versions::as_read_back(&mut value, resource).map_err(failed)?;
+            } else if kind == resource.list_kind() {
+                if let Some(items) = value.get_mut("items").and_then(Value::as_array_mut) {
+                    for item in items {
+                        versions::as_read_back(item, resource).map_err(failed)?;
+                    }
+                }
+            }
+            Payload::Value(value)
+        }
+    })
 }
 
 /// An error `Status` from a resource path, in the media type the client

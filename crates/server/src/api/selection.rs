@@ -75,9 +75,13 @@ impl Selection {
         });
         match indexed.flatten() {
             Some(matches) => matches,
-            None => object
-                .value()
-                .is_some_and(|value| self.fields.matches(resource.group, resource.kind, &value)),
+            // Fields are read in the request version's wire form (its field
+            // labels name its fields: `regarding.name` of events.k8s.io/v1
+            // is `involvedObject.name` of the core Event stored).
+            None => object.value().is_some_and(|mut value| {
+                crate::versions::to_version(&mut value, resource).is_ok()
+                    && self.fields.matches(resource.group, resource.kind, &value)
+            }),
         }
     }
 }

@@ -43,6 +43,16 @@ pub fn prepare_for_create(resource: &ResourceDef, object: &mut Value) {
             ("", "Service") => {
                 map.insert("status".into(), json!({"loadBalancer": {}}));
             }
+            // The zero status as Go writes it: the replica counts have no
+            // `omitempty` (v1 both, v2 `desiredReplicas`), and typed clients
+            // (the Python client) require them.
+            ("autoscaling", "HorizontalPodAutoscaler") => {
+                let zero = match resource.version {
+                    "v1" => json!({"currentReplicas": 0, "desiredReplicas": 0}),
+                    _ => json!({"desiredReplicas": 0}),
+                };
+                map.insert("status".into(), zero);
+            }
             ("apiextensions.k8s.io", "CustomResourceDefinition") => {
                 // `strategy.PrepareForCreate`: a fresh status that records the
                 // storage version (the typed status always has acceptedNames'

@@ -102,7 +102,8 @@ impl Target<'_> {
     /// the base of a read-modify-write (update, patch, apply, delete,
     /// scale), so that a custom resource stored at another version is
     /// changed, compared and answered at the request's
-    /// (`crd::conversion::serve`; built-in kinds as stored).
+    /// (`crd::conversion::serve`; built-in kinds served in several
+    /// versions: `versions::to_version`).
     pub fn read_current(
         &self,
         snapshot: &ferrokube_store::Snapshot<object::StoredObject>,
@@ -111,6 +112,10 @@ impl Target<'_> {
         let mut current = read_stored(snapshot, key)?;
         if let (Some((_, value)), Some(custom)) = (current.as_mut(), self.custom.as_deref()) {
             crate::crd::conversion::serve(value, custom);
+        }
+        if let Some((_, value)) = current.as_mut() {
+            crate::versions::to_version(value, self.resource)
+                .map_err(|error| stored_conversion_failed(key, &error))?;
         }
         Ok(current)
     }
@@ -141,4 +146,10 @@ pub fn corrupt_object(key: &str, error: &str) -> Status {
     Status::internal(format!(
         "StorageError: corrupt object, Code: 7, Key: {key}, ResourceVersion: 0, AdditionalErrorMsg: {error}"
     ))
+}
+
+/// A stored object that does not convert to the request's version: kube's
+/// storage decode error, an internal error (500) like a corrupt object.
+pub fn stored_conversion_failed(key: &str, error: &crate::versions::Error) -> Status {
+    corrupt_object(key, &error.to_string())
 }

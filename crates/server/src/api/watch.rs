@@ -348,7 +348,16 @@ impl Watcher {
     /// an encoding error).
     async fn read_value(&self, object: &StoredObject) -> std::result::Result<Option<Value>, ()> {
         if !super::conversion::converts_by_webhook(self.custom.as_ref()) {
-            return Ok(self.reading().value(object));
+            let Some(mut value) = self.reading().value(object) else {
+                return Ok(None);
+            };
+            return match crate::versions::to_version(&mut value, self.resource) {
+                Ok(()) => Ok(Some(value)),
+                Err(error) => {
+                    tracing::warn!(%error, "watch ended: conversion failed");
+                    Err(())
+                }
+            };
         }
         super::conversion::stored_value(&self.api, self.custom.as_ref(), object)
             .await
@@ -358,6 +367,17 @@ impl Watcher {
     }
 
     async fn send_object(&self, kind: Kind, object: &StoredObject) -> bool {
+        // A built-in kind served in several versions, stored at another
+        // version than the watch's: converted once for this event (its own
+        // cached encodings then serve every representation below).
+        let converted = match crate::versions::converted(object, self.resource) {
+            Ok(converted) => converted,
+            Err(error) => {
+                tracing::warn!(%error, "watch ended: conversion failed");
+                return false;
+            }
+        };
+        let object = converted.as_ref().unwrap_or(object);
         if super::conversion::converts_by_webhook(self.custom.as_ref()) {
             return match self.read_value(object).await {
                 Ok(Some(value)) => self.send_value(kind, &value).await,

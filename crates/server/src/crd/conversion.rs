@@ -185,7 +185,7 @@ const HEAD: &[u8] = br#"{"apiVersion":""#;
 
 /// The `apiVersion` at the head of served JSON, when it is a plain string
 /// (no escapes).
-fn head_api_version(json: &[u8]) -> Option<&str> {
+pub fn head_api_version(json: &[u8]) -> Option<&str> {
     let rest = json.strip_prefix(HEAD)?;
     let end = rest
         .iter()

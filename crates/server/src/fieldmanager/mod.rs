@@ -25,6 +25,7 @@ mod prune;
 mod raw_fields;
 pub mod schema;
 pub mod set;
+pub mod versioned;
 pub mod walk;
 mod zero;
 
@@ -141,6 +142,9 @@ pub struct FieldManager<'a> {
     /// Prefixes the strategy resets (`ResetFieldsStrategy`): never owned
     /// through this endpoint by an applier.
     pub reset: Set,
+    /// The kind's other served versions, whose managers' sets are compared
+    /// at their own version (`versioned.rs`); `None` for kinds served in one.
+    pub other_versions: Option<versioned::OtherVersions<'a>>,
 }
 
 /// The fields no manager owns (`NewStripMetaManager`).
@@ -271,7 +275,15 @@ impl FieldManager<'_> {
     pub fn update(&self, live: &Value, new: &mut Value, manager: &str, now: &str) {
         let mut entries = self.entries_for_update(live, new);
         remove_managed_fields(new);
-        let comparison = walk::compare(&self.schema, live, new);
+        let versions = versioned::comparisons(
+            self,
+            walk::compare(&self.schema, live, new),
+            &entries,
+            live,
+            new,
+            &Set::new(),
+        );
+        let comparison = versions.own();
         let changed = comparison.added.union(&comparison.modified);
         let strip = strip_set();
         let own = changed.difference(&comparison.removed).difference(&strip);
@@ -279,11 +291,13 @@ impl FieldManager<'_> {
         // The entry that gets `own` (entries are one per identity).
         let gets_own = |entry: &Entry| !own.is_empty() && entry.same_identity(&identity);
         for managed in &mut entries {
+            // A manager recorded at another version loses what changed there.
+            let (changed, removed) = versioned::changes_for(&versions, &managed.entry, &changed);
             if let Some(raw) = managed.raw {
                 // Its new set is `set - changed - removed - strip`, or for
                 // the writer's entry `(set | changed) - removed - strip`:
                 // the same set unless these hold.
-                let unchanged = !raw_fields::intersects(raw, &comparison.removed)
+                let unchanged = !raw_fields::intersects(raw, removed)
                     && !raw_fields::intersects(raw, &strip)
                     && if gets_own(&managed.entry) {
                         raw_fields::contains(raw, &own)
@@ -296,7 +310,7 @@ impl FieldManager<'_> {
             }
             let entry = managed.decoded();
             entry.set.subtract(&changed);
-            entry.set.subtract(&comparison.removed);
+            entry.set.subtract(removed);
             entry.set.subtract(&strip);
         }
         if !own.is_empty() {
@@ -389,6 +403,9 @@ impl FieldManager<'_> {
         comparison.added.remove_prefixes(&self.reset);
         comparison.modified.remove_prefixes(&self.reset);
         comparison.removed.remove_prefixes(&self.reset);
+        let versions =
+            versioned::comparisons(self, comparison, &entries, &live, &merged, &self.reset);
+        let comparison = versions.own();
         let changed = comparison.added.union(&comparison.modified);
         let strip = strip_set();
         let mut conflicts = Vec::new();
@@ -396,10 +413,11 @@ impl FieldManager<'_> {
             if managed.entry.same_identity(&applier_identity) {
                 continue;
             }
+            let (changed, removed) = versioned::changes_for(&versions, &managed.entry, &changed);
             if let Some(raw) = managed.raw {
                 // Neither a conflict nor a change for this entry.
                 if !raw_fields::intersects(raw, &changed)
-                    && !raw_fields::intersects(raw, &comparison.removed)
+                    && !raw_fields::intersects(raw, removed)
                     && !raw_fields::intersects(raw, &strip)
                 {
                     continue;
@@ -426,10 +444,11 @@ impl FieldManager<'_> {
                 // Left raw above: owns nothing that changed.
                 continue;
             }
+            let (changed, removed) = versioned::changes_for(&versions, &managed.entry, &changed);
             let entry = &mut managed.entry;
             if !entry.same_identity(&applier_identity) {
                 entry.set.subtract(&changed);
-                entry.set.subtract(&comparison.removed);
+                entry.set.subtract(removed);
             }
             entry.set.subtract(&strip);
         }
@@ -439,7 +458,7 @@ impl FieldManager<'_> {
                 entries[i].raw = Some(raw);
             }
         }
-        let no_op = comparison.is_same() && merged == live;
+        let no_op = versions.own().is_same() && merged == live;
         if !no_op {
             if let Some(managed) = entries
                 .iter_mut()

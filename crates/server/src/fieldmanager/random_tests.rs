@@ -203,6 +203,7 @@ fn field_manager(kind: Kind, subresource: &str) -> FieldManager<'static> {
         api_version: api_version.into(),
         subresource: subresource.into(),
         reset,
+        other_versions: None,
     }
 }
 

@@ -22,6 +22,7 @@ fn manager(group: &str, version: &str, kind: &str) -> FieldManager<'static> {
         },
         subresource: String::new(),
         reset: Set::new(),
+        other_versions: None,
     }
 }
 

@@ -201,9 +201,16 @@ pub fn cron_job(obj: &Value, now: i64) -> Vec<Value> {
 }
 
 /// HPA metrics as the internal type holds them: autoscaling/v2 `metrics`
-/// verbatim; autoscaling/v1's CPU target converted; none at all means the
-/// 80% CPU utilization kube's storage defaulting puts there.
+/// verbatim; autoscaling/v1 converted as kube converts it (`versions`: the
+/// CPU target and the metrics of the round-trip annotations); none at all
+/// means the 80% CPU utilization kube's storage defaulting puts there.
 fn hpa_metrics(obj: &Value) -> (Vec<Value>, Vec<Value>) {
+    if obj.get("apiVersion").and_then(Value::as_str) == Some("autoscaling/v1") {
+        let mut internal = obj.clone();
+        if crate::versions::convert(&mut internal, "autoscaling/v2").is_ok() {
+            return hpa_metrics(&internal);
+        }
+    }
     let specs = arr_at(obj, &["spec", "metrics"]);
     let statuses = arr_at(obj, &["status", "currentMetrics"]).to_vec();
     if !specs.is_empty() {

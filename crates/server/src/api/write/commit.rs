@@ -27,7 +27,8 @@ pub fn map_store_error(target: &Target<'_>, name: &str, error: StoreError) -> St
 
 /// The bytes `object` is stored as under `key` (a custom resource at its
 /// storage version: `crd/conversion.rs`, or its conversion webhook through
-/// `api/conversion.rs`), or the Status kube-apiserver
+/// `api/conversion.rs`; a built-in kind at its storage version:
+/// `versions`), or the Status kube-apiserver
 /// on etcd answers when they exceed what one etcd request may carry
 /// (`object::bounds`), on every backend alike.
 pub async fn stored_bytes(
@@ -37,6 +38,11 @@ pub async fn stored_bytes(
     object: &Value,
 ) -> Result<bytes::Bytes> {
     let object = conversion::storage_form(api, target, object).await?;
+    // Built-in kinds served in several versions: at their storage version
+    // (kube decodes the body into the internal type, which the storage
+    // codec encodes at the storage version).
+    let object = crate::versions::storage_form(object.as_ref(), target.resource)
+        .map_err(|error| Status::bad_request(error.to_string()))?;
     let object = object.as_ref();
     let storage_version = target
         .custom

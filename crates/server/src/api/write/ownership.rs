@@ -8,8 +8,10 @@ use crate::api::context::Api;
 use crate::api::exchange::ApiRequest;
 use crate::api::options::WriteOptions;
 use crate::api::target::Target;
+use crate::fieldmanager::versioned::OtherVersions;
 use crate::fieldmanager::{self, path::PathElement, schema::Schema, set::Set, FieldManager};
 use crate::object;
+use crate::registry::ResourceDef;
 
 /// How a write records field ownership.
 #[derive(Debug, Clone)]
@@ -69,7 +71,30 @@ pub fn field_manager<'a>(
         api_version: resource.api_version(),
         subresource: subresource.to_string(),
         reset,
+        other_versions: other_versions(api, resource),
     }
+}
+
+/// The other served versions of a built-in kind served in several
+/// (`versions`), for managers recorded at them; `None` for the rest.
+fn other_versions(api: &Api, resource: &ResourceDef) -> Option<OtherVersions<'static>> {
+    let served = crate::versions::served_api_versions(resource)?;
+    let own = resource.api_version();
+    let schemas = served
+        .iter()
+        .filter(|api_version| **api_version != own)
+        .map(|api_version| {
+            let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+            (
+                (*api_version).to_string(),
+                Schema::for_kind(&api.openapi, group, version, resource.kind),
+            )
+        })
+        .collect();
+    Some(OtherVersions {
+        schemas,
+        convert: |object, api_version| crate::versions::convert(object, api_version).is_ok(),
+    })
 }
 
 /// A create: the new object compared with the kind's typed zero value, as

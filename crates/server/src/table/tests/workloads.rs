@@ -187,6 +187,27 @@ fn workload_kinds() {
                 ),
                 json!(["v1", "Deployment/api", "cpu: <unknown>/70%", "1", 3, 0, AGE]),
             ),
+            // autoscaling/v1 with kube's round-trip annotation: the metrics
+            // v1 cannot hold are printed too, as from the internal object.
+            (
+                obj(
+                    "v1-annotated",
+                    json!({"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler",
+                        "metadata": {"annotations": {"autoscaling.alpha.kubernetes.io/metrics":
+                            r#"[{"type":"Pods","pods":{"metricName":"qps","targetAverageValue":"1k"}}]"#}},
+                        "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "api"}, "maxReplicas": 3, "targetCPUUtilizationPercentage": 70},
+                        "status": {"currentReplicas": 1, "desiredReplicas": 1, "currentCPUUtilizationPercentage": 20}}),
+                ),
+                json!([
+                    "v1-annotated",
+                    "Deployment/api",
+                    "<unknown>/1k, cpu: <unknown>/70%",
+                    "1",
+                    3,
+                    1,
+                    AGE
+                ]),
+            ),
         ],
     );
     check(
