@@ -12,7 +12,6 @@ pub mod conversion_rules;
 pub mod default_rules;
 pub mod definition;
 pub mod embedded;
-pub mod formats;
 pub mod openapi_rules;
 pub mod schema;
 pub mod selectable_fields;
@@ -20,7 +19,6 @@ pub mod serving;
 pub mod structural_rules;
 pub mod validation;
 pub mod value_check;
-pub mod value_rules;
 pub mod version_rules;
 pub mod webhook;
 pub mod webhook_client;
@@ -32,7 +30,7 @@ pub use serving::{keep_registry_current, CRD_PREFIX};
 /// What kube's decoder does to every custom resource written through any
 /// verb: defaults from the schema, then unknown fields pruned.
 pub fn default_and_prune(custom: Option<&CustomVersion>, object: &mut serde_json::Value) {
-    if let Some(schema) = custom.and_then(|custom| custom.structural.as_deref()) {
+    if let Some(schema) = custom.and_then(CustomVersion::schema_model) {
         schema::default(object, schema);
         schema::prune(object, schema);
     }
@@ -47,7 +45,7 @@ pub fn validate_values(
     object: &serde_json::Value,
     old: Option<&serde_json::Value>,
 ) -> Vec<crate::status::FieldError> {
-    let Some(schema) = custom.and_then(|custom| custom.structural.as_deref()) else {
+    let Some(schema) = custom.and_then(CustomVersion::schema_model) else {
         return Vec::new();
     };
     let mut errors = match old {

@@ -1,13 +1,108 @@
-//! The value checks of a CRD schema node, compiled once with the rest of
-//! its `Structural` node (`schema.rs`): kube-openapi's validations (types,
-//! formats, enum, bounds, lengths, pattern, sizes, required, the logic
-//! junctors) and the list type. `value_check.rs` runs them.
+//! What a custom resource's values are checked, defaulted and pruned with,
+//! per node of its compiled model ([`NodeValues`], a side table of the
+//! model's nodes filled when a CRD version's schema is compiled): nullable,
+//! embedded resource, default, and kube-openapi's validations (types,
+//! formats, enum, bounds, lengths, pattern (compiled once), sizes, required,
+//! the logic junctors, whose schemas are nodes of the same model) and the
+//! list type. `crd/value_check.rs`, `crd/schema.rs` and `crd/embedded.rs`
+//! read them.
 
 use regex::Regex;
 use serde_json::Value;
 
 use super::formats;
-use super::schema::Structural;
+use super::model::NodeId;
+
+/// The value facts of one node of a custom resource's model (the built-in
+/// model has none: every node reads as [`NodeValues::NONE`]).
+#[derive(Debug, Clone, Default)]
+pub struct NodeValues {
+    /// `nullable: true`.
+    pub nullable: bool,
+    /// `x-kubernetes-embedded-resource: true`.
+    pub embedded_resource: bool,
+    /// `additionalProperties: true`: a node that keeps any value (it
+    /// preserves unknown fields and checks nothing).
+    pub additional_any: Option<NodeId>,
+    /// `default`. Boxed: most nodes have none, and a `Value` is four words.
+    pub default: Option<Box<Value>>,
+    /// The value checks of this node, if it has any.
+    pub rules: Option<Box<ValueRules>>,
+    /// `x-kubernetes-validations`, as written (their CEL programs are
+    /// compiled by `crd/cel_rules.rs`, keyed by this node's id).
+    pub validations: Option<Box<[ValidationRule]>>,
+}
+
+/// One `x-kubernetes-validations` entry (`apiextensions.ValidationRule`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ValidationRule {
+    pub rule: Box<str>,
+    /// `message` ("" when absent).
+    pub message: Box<str>,
+    /// `messageExpression` ("" when absent).
+    pub message_expression: Box<str>,
+    /// `reason` (`FieldValueInvalid` … ; `None`: absent).
+    pub reason: Option<Box<str>>,
+    /// `fieldPath` ("" when absent).
+    pub field_path: Box<str>,
+    /// `optionalOldSelf: true`.
+    pub optional_old_self: bool,
+}
+
+impl ValidationRule {
+    fn read(entry: &Value) -> Option<ValidationRule> {
+        let text = |name: &str| -> Box<str> {
+            entry.get(name).and_then(Value::as_str).unwrap_or("").into()
+        };
+        entry.as_object()?;
+        Some(ValidationRule {
+            rule: text("rule"),
+            message: text("message"),
+            message_expression: text("messageExpression"),
+            reason: entry.get("reason").and_then(Value::as_str).map(Into::into),
+            field_path: text("fieldPath"),
+            optional_old_self: entry.get("optionalOldSelf").and_then(Value::as_bool) == Some(true),
+        })
+    }
+}
+
+impl NodeValues {
+    /// The facts of a node that has none.
+    pub const NONE: NodeValues = NodeValues {
+        nullable: false,
+        embedded_resource: false,
+        additional_any: None,
+        default: None,
+        rules: None,
+        validations: None,
+    };
+
+    /// The facts of one schema object; `compile` compiles a schema it
+    /// refers to (`allOf` … `not`, `additionalProperties: true`) into a
+    /// node of the same model.
+    pub(super) fn read(schema: &Value, compile: &mut dyn FnMut(&Value) -> NodeId) -> NodeValues {
+        let flag = |name: &str| schema.get(name).and_then(Value::as_bool) == Some(true);
+        let additional_any = matches!(schema.get("additionalProperties"), Some(Value::Bool(true)))
+            .then(|| compile(&serde_json::json!({"x-kubernetes-preserve-unknown-fields": true})));
+        NodeValues {
+            nullable: flag("nullable"),
+            embedded_resource: flag("x-kubernetes-embedded-resource"),
+            additional_any,
+            default: schema.get("default").cloned().map(Box::new),
+            rules: ValueRules::compile(schema, compile),
+            validations: schema
+                .get("x-kubernetes-validations")
+                .and_then(Value::as_array)
+                .map(|entries| {
+                    entries
+                        .iter()
+                        .filter_map(ValidationRule::read)
+                        .collect::<Box<[_]>>()
+                })
+                .filter(|rules| !rules.is_empty()),
+        }
+    }
+}
 
 /// A schema node's checks besides the structure pruning and defaulting
 /// read; absent on nodes that have none. Kept small (one is compiled per
@@ -60,10 +155,10 @@ pub struct CollectionRules {
 /// allOf, anyOf, oneOf, not.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Junctors {
-    pub all_of: Vec<Structural>,
-    pub any_of: Vec<Structural>,
-    pub one_of: Vec<Structural>,
-    pub not: Option<Box<Structural>>,
+    pub all_of: Vec<NodeId>,
+    pub any_of: Vec<NodeId>,
+    pub one_of: Vec<NodeId>,
+    pub not: Option<NodeId>,
 }
 
 static NO_NUMBERS: NumberRules = NumberRules {
@@ -148,18 +243,25 @@ impl PartialEq for Pattern {
 
 impl ValueRules {
     /// The checks of one schema node, or `None` when it has none.
-    pub fn compile(schema: &Value) -> Option<Box<ValueRules>> {
+    pub fn compile(
+        schema: &Value,
+        compile: &mut dyn FnMut(&Value) -> NodeId,
+    ) -> Option<Box<ValueRules>> {
         let text = |name: &str| schema.get(name).and_then(Value::as_str).unwrap_or("");
         let number = |name: &str| schema.get(name).and_then(Value::as_f64);
         let int = |name: &str| schema.get(name).and_then(Value::as_i64);
         let flag = |name: &str| schema.get(name).and_then(Value::as_bool) == Some(true);
-        let schemas = |name: &str| -> Vec<Structural> {
+        let mut schemas = |name: &str| -> Vec<NodeId> {
             schema
                 .get(name)
                 .and_then(Value::as_array)
-                .map(|list| list.iter().map(Structural::compile).collect())
+                .map(|list| list.iter().map(&mut *compile).collect())
                 .unwrap_or_default()
         };
+        let all_of = schemas("allOf");
+        let any_of = schemas("anyOf");
+        let one_of = schemas("oneOf");
+        let not = schema.get("not").filter(|not| not.is_object()).map(compile);
         let types = if flag("x-kubernetes-int-or-string") {
             "integer,string"
         } else {
@@ -237,13 +339,10 @@ impl ValueRules {
                     .unwrap_or_default(),
             }),
             junctors: boxed(Junctors {
-                all_of: schemas("allOf"),
-                any_of: schemas("anyOf"),
-                one_of: schemas("oneOf"),
-                not: schema
-                    .get("not")
-                    .filter(|not| not.is_object())
-                    .map(|not| Box::new(Structural::compile(not))),
+                all_of,
+                any_of,
+                one_of,
+                not,
             }),
             list,
         };
