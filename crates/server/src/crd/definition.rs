@@ -120,12 +120,14 @@ impl CustomVersion {
 }
 
 /// A version's schema compiled into the schema model
-/// (`schema::compile_custom_resource`), once per CRD generation, shared by
-/// the versions and the read defaults of one CRD. Derived from the schema
-/// text, which equality compares: it takes no part in it itself.
+/// (`schema::compile_custom_resource`) with the CEL programs of its
+/// `x-kubernetes-validations` (`cel_rules.rs`), once per CRD generation,
+/// shared by the versions and the read defaults of one CRD. Derived from
+/// the schema text, which equality compares: it takes no part in it itself.
 #[derive(Debug, Clone)]
 pub struct CompiledSchema {
     model: Arc<crate::schema::Model>,
+    cel: Arc<super::cel_rules::CelRules>,
 }
 
 impl CompiledSchema {
@@ -133,14 +135,21 @@ impl CompiledSchema {
     /// object.
     pub fn compile(schema: &Value) -> Option<CompiledSchema> {
         let model = crate::schema::compile_custom_resource(schema)?;
+        let cel = super::cel_rules::CelRules::compile(&model);
         Some(CompiledSchema {
             model: Arc::new(model),
+            cel: Arc::new(cel),
         })
     }
 
     /// The compiled model.
     pub fn model(&self) -> &crate::schema::Model {
         &self.model
+    }
+
+    /// The compiled `x-kubernetes-validations` rules, by node.
+    pub fn cel(&self) -> &super::cel_rules::CelRules {
+        &self.cel
     }
 }
 
