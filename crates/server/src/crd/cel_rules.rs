@@ -54,7 +54,7 @@ impl CelRules {
     pub fn compile(model: &Model) -> CelRules {
         let nodes: Vec<(NodeId, &[ValidationRule])> = model
             .own_ids()
-            .filter_map(|id| Some((id, model.values(id).validations.as_deref()?)))
+            .filter_map(|id| Some((id, model.values(id).validations()?)))
             .collect();
         if nodes.is_empty() {
             return CelRules::default();

@@ -33,7 +33,7 @@ use serde_json::Value;
 use super::cel_rules::{env, CelRules, CompiledRule, CEL_STACK_BYTES};
 use super::schema::field_schema;
 use crate::go::strconv::quote;
-use crate::schema::value_rules::ListType;
+use crate::schema::value_rules::{ListType, ValueRules};
 use crate::schema::{MapType, Model, NodeId, SchemaType};
 use crate::status::{FieldError, FieldErrorKind};
 
@@ -199,7 +199,7 @@ impl Walk<'_> {
                 let Some(item_schema) = model.node(id).items else {
                     return;
                 };
-                let keys = match model.values(id).rules.as_deref().map(|rules| &rules.list) {
+                let keys = match model.values(id).rules.as_deref().map(ValueRules::list) {
                     Some(ListType::Map(keys)) => Some(keys.as_slice()),
                     _ => None,
                 };

@@ -25,7 +25,7 @@ pub(crate) fn additional(model: &Model, id: NodeId) -> Option<NodeId> {
     model
         .node(id)
         .additional_properties
-        .or(model.values(id).additional_any)
+        .or(model.values(id).additional_any())
 }
 
 /// Whether defaulting can change anything: some schema in the tree under

@@ -14,7 +14,7 @@ use super::schema::additional;
 use crate::go::float::format_g;
 use crate::go::strconv::quote;
 use crate::schema::formats;
-use crate::schema::value_rules::{ListType, ValueRules, NO_RULES};
+use crate::schema::value_rules::{types_of, ListType, ValueRules, NO_RULES};
 use crate::schema::{Model, NodeId};
 use crate::status::{FieldError, FieldErrorKind};
 
@@ -75,17 +75,18 @@ fn at<'a>(value: &'a Value, path: &str) -> Option<&'a Value> {
 fn node(value: &Value, model: &Model, id: NodeId, path: &str, errors: &mut Vec<FieldError>) {
     let values = model.values(id);
     let rules = values.rules.as_deref().unwrap_or(&NO_RULES);
+    let types = types_of(model.node(id));
     if value.is_null() {
-        if !rules.types.is_empty() && !values.nullable {
-            errors.push(invalid_type(path, rules.types, "null"));
+        if !types.is_empty() && !values.nullable {
+            errors.push(invalid_type(path, types, "null"));
         }
         if !rules.enums().is_empty() {
             errors.push(enum_failure(path, value, rules.enums()));
         }
         return;
     }
-    if !rules.types.is_empty() || !rules.format_name().is_empty() {
-        if let Some(error) = type_check(value, rules, path) {
+    if !types.is_empty() || !rules.format_name().is_empty() {
+        if let Some(error) = type_check(value, types, rules, path) {
             errors.push(error);
         }
     }
@@ -135,27 +136,27 @@ fn is_json_integer(f: f64) -> bool {
 }
 
 /// `typeValidator.Validate`.
-fn type_check(value: &Value, rules: &ValueRules, path: &str) -> Option<FieldError> {
+fn type_check(value: &Value, types: &str, rules: &ValueRules, path: &str) -> Option<FieldError> {
     let (found, found_format) = json_type(value);
     let float_int = found == "number"
         && value.as_f64().is_some_and(is_json_integer)
-        && has_type(rules.types, "integer");
-    let int_float = found == "integer" && has_type(rules.types, "number");
+        && has_type(types, "integer");
+    let int_float = found == "integer" && has_type(types, "number");
     let textual = matches!(value, Value::String(_) | Value::Array(_));
     let format_matches = rules.format_name().is_empty()
-        || has_type(rules.types, found)
+        || has_type(types, found)
         || found_format == rules.format_name()
         || float_int
         || int_float;
     if !textual && !format_matches {
         return Some(invalid_type(path, rules.format_name(), found_format));
     }
-    let numeric = has_type(rules.types, "number") || has_type(rules.types, "integer");
+    let numeric = has_type(types, "number") || has_type(types, "integer");
     if !numeric && !rules.format_name().is_empty() && textual {
         return None;
     }
-    if !(has_type(rules.types, found) || float_int || int_float) {
-        return Some(invalid_type(path, rules.types, found));
+    if !(has_type(types, found) || float_int || int_float) {
+        return Some(invalid_type(path, types, found));
     }
     None
 }
@@ -355,7 +356,7 @@ fn array_checks(
             format!("{path} in body shouldn't contain duplicates"),
         ));
     }
-    list_uniqueness(items, &rules.list, path, errors);
+    list_uniqueness(items, rules.list(), path, errors);
 }
 
 /// `validateListSetsAndMaps`: a set's items, a map's key tuples, each once.

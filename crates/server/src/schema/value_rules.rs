@@ -11,26 +11,33 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::formats;
-use super::model::NodeId;
+use super::model::{Node, NodeId, SchemaType};
 
 /// The value facts of one node of a custom resource's model (the built-in
-/// model has none: every node reads as [`NodeValues::NONE`]).
+/// model has none: every node reads as [`NodeValues::NONE`]). 32 bytes:
+/// one is kept per schema field of every CRD version, so what most nodes
+/// lack is boxed.
 #[derive(Debug, Clone, Default)]
 pub struct NodeValues {
     /// `nullable: true`.
     pub nullable: bool,
     /// `x-kubernetes-embedded-resource: true`.
     pub embedded_resource: bool,
-    /// `additionalProperties: true`: a node that keeps any value (it
-    /// preserves unknown fields and checks nothing).
-    pub additional_any: Option<NodeId>,
+    /// `additionalProperties: true`: the node that keeps any value (it
+    /// preserves unknown fields and checks nothing); 0 ([`super::EMPTY`],
+    /// never a layered model's own node) when absent.
+    additional_any: NodeId,
     /// `default`. Boxed: most nodes have none, and a `Value` is four words.
     pub default: Option<Box<Value>>,
-    /// The value checks of this node, if it has any.
+    /// The value checks of this node, if it has any (its type is the
+    /// node's own: [`types_of`]).
     pub rules: Option<Box<ValueRules>>,
     /// `x-kubernetes-validations`, as written (their CEL programs are
     /// compiled by `crd/cel_rules.rs`, keyed by this node's id).
-    pub validations: Option<Box<[ValidationRule]>>,
+    /// Boxed as a `Vec` on purpose: a thin pointer keeps every node's facts
+    /// at 32 bytes, and few nodes have rules.
+    #[allow(clippy::box_collection)]
+    validations: Option<Box<Vec<ValidationRule>>>,
 }
 
 /// One `x-kubernetes-validations` entry (`apiextensions.ValidationRule`).
@@ -71,19 +78,33 @@ impl NodeValues {
     pub const NONE: NodeValues = NodeValues {
         nullable: false,
         embedded_resource: false,
-        additional_any: None,
+        additional_any: super::model::EMPTY,
         default: None,
         rules: None,
         validations: None,
     };
+
+    /// `additionalProperties: true`'s node.
+    pub fn additional_any(&self) -> Option<NodeId> {
+        (self.additional_any != super::model::EMPTY).then_some(self.additional_any)
+    }
+
+    /// `x-kubernetes-validations` (`None`: the node has none).
+    pub fn validations(&self) -> Option<&[ValidationRule]> {
+        self.validations.as_deref().map(Vec::as_slice)
+    }
 
     /// The facts of one schema object; `compile` compiles a schema it
     /// refers to (`allOf` … `not`, `additionalProperties: true`) into a
     /// node of the same model.
     pub(super) fn read(schema: &Value, compile: &mut dyn FnMut(&Value) -> NodeId) -> NodeValues {
         let flag = |name: &str| schema.get(name).and_then(Value::as_bool) == Some(true);
-        let additional_any = matches!(schema.get("additionalProperties"), Some(Value::Bool(true)))
-            .then(|| compile(&serde_json::json!({"x-kubernetes-preserve-unknown-fields": true})));
+        let additional_any = match schema.get("additionalProperties") {
+            Some(Value::Bool(true)) => {
+                compile(&serde_json::json!({"x-kubernetes-preserve-unknown-fields": true}))
+            }
+            _ => super::model::EMPTY,
+        };
         NodeValues {
             nullable: flag("nullable"),
             embedded_resource: flag("x-kubernetes-embedded-resource"),
@@ -97,30 +118,52 @@ impl NodeValues {
                     entries
                         .iter()
                         .filter_map(ValidationRule::read)
-                        .collect::<Box<[_]>>()
+                        .collect::<Vec<_>>()
                 })
-                .filter(|rules| !rules.is_empty()),
+                .filter(|rules| !rules.is_empty())
+                .map(Box::new),
         }
     }
 }
 
-/// A schema node's checks besides the structure pruning and defaulting
-/// read; absent on nodes that have none. Kept small (one is compiled per
-/// field of every served CRD version): the rarer checks are boxed in
+/// A schema node's checks besides its type and the structure pruning and
+/// defaulting read; absent on nodes that have none. Kept small (one is
+/// compiled per field of every CRD version): the checks are boxed in
 /// groups, allocated only when a node has one of them.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ValueRules {
-    /// `type` as kube-openapi prints it: "" (any), one name, or
-    /// `integer,string` for `x-kubernetes-int-or-string`.
-    pub types: &'static str,
-    /// The format kube keeps (`formats::kept`), as written.
-    pub format: Option<Box<str>>,
-    pub enumeration: Option<Box<[Value]>>,
     pub numbers: Option<Box<NumberRules>>,
     pub strings: Option<Box<StringRules>>,
     pub collections: Option<Box<CollectionRules>>,
     pub junctors: Option<Box<Junctors>>,
+    /// Format, enum and list type.
+    pub other: Option<Box<OtherRules>>,
+}
+
+/// The format kube keeps, the enum, the list type.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OtherRules {
+    /// The format kube keeps (`formats::kept`), as written.
+    pub format: Option<Box<str>>,
+    pub enumeration: Option<Box<[Value]>>,
     pub list: ListType,
+}
+
+/// `type` as kube-openapi prints it for a node: "" (any), one name, or
+/// `integer,string` for `x-kubernetes-int-or-string`.
+pub fn types_of(node: &Node) -> &'static str {
+    if node.int_or_string {
+        return "integer,string";
+    }
+    match node.schema_type {
+        Some(SchemaType::String) => "string",
+        Some(SchemaType::Integer) => "integer",
+        Some(SchemaType::Number) => "number",
+        Some(SchemaType::Boolean) => "boolean",
+        Some(SchemaType::Array) => "array",
+        Some(SchemaType::Object) => "object",
+        Some(SchemaType::Other) | None => "",
+    }
 }
 
 /// Bounds of numbers.
@@ -190,11 +233,23 @@ static NO_JUNCTORS: Junctors = Junctors {
 
 impl ValueRules {
     pub(crate) fn format_name(&self) -> &str {
-        self.format.as_deref().unwrap_or("")
+        self.other
+            .as_deref()
+            .and_then(|other| other.format.as_deref())
+            .unwrap_or("")
     }
 
     pub(crate) fn enums(&self) -> &[Value] {
-        self.enumeration.as_deref().unwrap_or(&[])
+        self.other
+            .as_deref()
+            .and_then(|other| other.enumeration.as_deref())
+            .unwrap_or(&[])
+    }
+
+    /// `x-kubernetes-list-type`.
+    pub fn list(&self) -> &ListType {
+        static ATOMIC: ListType = ListType::Atomic;
+        self.other.as_deref().map_or(&ATOMIC, |other| &other.list)
     }
 
     pub(crate) fn num(&self) -> &NumberRules {
@@ -293,15 +348,17 @@ impl ValueRules {
             _ => ListType::Atomic,
         };
         let rules = ValueRules {
-            types,
-            format: Some(formats::kept(text("format"), single_type))
-                .filter(|format| !format.is_empty())
-                .map(Into::into),
-            enumeration: schema
-                .get("enum")
-                .and_then(Value::as_array)
-                .filter(|values| !values.is_empty())
-                .map(|values| values.clone().into()),
+            other: boxed(OtherRules {
+                format: Some(formats::kept(text("format"), single_type))
+                    .filter(|format| !format.is_empty())
+                    .map(Into::into),
+                enumeration: schema
+                    .get("enum")
+                    .and_then(Value::as_array)
+                    .filter(|values| !values.is_empty())
+                    .map(|values| values.clone().into()),
+                list,
+            }),
             numbers: boxed(NumberRules {
                 maximum: number("maximum"),
                 exclusive_maximum: flag("exclusiveMaximum"),
@@ -344,7 +401,6 @@ impl ValueRules {
                 one_of,
                 not,
             }),
-            list,
         };
         (rules != ValueRules::default()).then(|| Box::new(rules))
     }
@@ -352,12 +408,9 @@ impl ValueRules {
 
 /// The checks of a node that has none.
 pub(crate) static NO_RULES: ValueRules = ValueRules {
-    types: "",
-    format: None,
-    enumeration: None,
     numbers: None,
     strings: None,
     collections: None,
     junctors: None,
-    list: ListType::Atomic,
+    other: None,
 };
