@@ -87,10 +87,11 @@ pub fn compile_layered(base: &'static Model, schema: &Value) -> Model {
 
 /// As [`compile_layered`], with every node's value facts ([`NodeValues`])
 /// compiled too (the schemas of `allOf`, `anyOf`, `oneOf` and `not` become
-/// nodes of the model); then, when `typed_root` holds properties, a second
-/// root ([`Model::root`]) that is the schema's root with those properties
-/// set (a CRD version's `apiVersion`, `kind` and `metadata`), the schema's
-/// own root staying [`Model::schema_root`].
+/// nodes of the model); then, when `typed_root` holds properties, the root
+/// [`Model::root`] is the schema's root with those properties set (a CRD
+/// version's `apiVersion`, `kind` and `metadata`): the schema's own root
+/// itself when it does not declare them otherwise ([`declared_as`]), else a
+/// second node, the schema's own root staying [`Model::schema_root`].
 pub(crate) fn compile_layered_values(
     base: &'static Model,
     schema: &Value,
@@ -105,12 +106,13 @@ pub(crate) fn compile_layered_values(
         values: Some(Vec::new()),
     };
     let schema_root = compiler.compile(schema);
+    let root_slot = schema_root.wrapping_sub(offset) as usize;
     let root = if typed_root.is_empty() {
         schema_root
     } else {
         let mut properties: Vec<Property> = compiler
             .nodes
-            .get(schema_root.wrapping_sub(offset) as usize)
+            .get(root_slot)
             .and_then(|node| node.properties.as_deref())
             .map(<[Property]>::to_vec)
             .unwrap_or_default();
@@ -123,18 +125,27 @@ pub(crate) fn compile_layered_values(
             });
         }
         properties.sort_by(|a, b| a.name.cmp(&b.name));
-        let mut typed = compiler
-            .nodes
-            .get(schema_root.wrapping_sub(offset) as usize)
-            .cloned()
-            .unwrap_or_default();
-        typed.properties = Some(properties.into());
-        let id = offset + NodeId::try_from(compiler.nodes.len()).unwrap_or(NodeId::MAX);
-        compiler.nodes.push(typed);
-        if let Some(values) = compiler.values.as_mut() {
-            values.push(NodeValues::default());
+        let shared = typed_root
+            .iter()
+            .all(|(name, typed)| declared_as(schema, name, typed));
+        if shared {
+            // The root as written only declares these as they are typed
+            // (or not at all): one root serves both, without a second
+            // copy of its property list.
+            if let Some(node) = compiler.nodes.get_mut(root_slot) {
+                node.properties = Some(properties.into());
+            }
+            schema_root
+        } else {
+            let mut typed = compiler.nodes.get(root_slot).cloned().unwrap_or_default();
+            typed.properties = Some(properties.into());
+            let id = offset + NodeId::try_from(compiler.nodes.len()).unwrap_or(NodeId::MAX);
+            compiler.nodes.push(typed);
+            if let Some(values) = compiler.values.as_mut() {
+                values.push(NodeValues::default());
+            }
+            id
         }
-        id
     };
     let mut nodes = compiler.nodes;
     resolve_chains(&mut nodes, offset);
@@ -147,6 +158,32 @@ pub(crate) fn compile_layered_values(
         values: compiler.values.unwrap_or_default(),
         ..Model::default()
     }
+}
+
+/// Whether the root of `schema` leaves property `name` undeclared, or
+/// declares it with nothing but the type `typed` has (an object for a
+/// `$ref`) and a description, as generated CRDs declare `apiVersion`,
+/// `kind` and `metadata`: then the typed property checks, prunes and
+/// defaults that value as the declared one would.
+fn declared_as(schema: &Value, name: &str, typed: &Value) -> bool {
+    let Some(declared) = schema
+        .get("properties")
+        .and_then(|properties| properties.get(name))
+    else {
+        return true;
+    };
+    let Some(declared) = declared.as_object() else {
+        return false;
+    };
+    let expected = typed
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("object");
+    declared.iter().all(|(key, value)| match key.as_str() {
+        "type" => value.as_str() == Some(expected),
+        "description" => true,
+        _ => false,
+    })
 }
 
 struct Compiler<'a> {

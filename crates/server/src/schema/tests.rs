@@ -226,3 +226,34 @@ fn a_custom_resource_model_keeps_the_schema_as_written_with_its_value_facts() {
         "base nodes have no value facts"
     );
 }
+
+#[test]
+fn a_root_that_declares_type_meta_only_as_typed_is_shared() {
+    let schema = json!({"type": "object", "properties": {
+        "apiVersion": {"type": "string", "description": "generated"},
+        "kind": {"type": "string"},
+        "metadata": {"type": "object"},
+        "spec": {"type": "object"}}});
+    let model = compile_custom_resource(&schema).expect("compiles");
+    assert_eq!(
+        model.root(),
+        model.schema_root(),
+        "one root, one property list"
+    );
+    let root = model.node(model.root().expect("root"));
+    let meta = model.resolve(root.property("metadata").expect("metadata"));
+    assert_eq!(
+        meta.and_then(|id| model.definition_name(id)),
+        Some("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")
+    );
+    assert!(root.property("spec").is_some());
+    let undeclared = compile_custom_resource(&json!({"type": "object"})).expect("compiles");
+    assert_eq!(undeclared.root(), undeclared.schema_root());
+    let kind = json!({"type": "object", "properties": {"kind": {"type": "string", "enum": ["A"]}}});
+    let constrained = compile_custom_resource(&kind).expect("compiles");
+    assert_ne!(
+        constrained.root(),
+        constrained.schema_root(),
+        "a constrained kind keeps its own schema root"
+    );
+}
