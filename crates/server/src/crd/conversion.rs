@@ -17,14 +17,14 @@
 //! `api/conversion.rs` calls the webhook (`webhook.rs`) on the async paths
 //! before anything here reads them.
 
-use std::sync::Arc;
-
 use bytes::Bytes;
 use serde_json::Value;
 
+use super::definition::CompiledSchema;
 use super::definition::CustomVersion;
-use super::schema::{self, Structural};
+use super::schema;
 use crate::object::{self, StoredObject};
+use crate::schema::Model;
 
 /// `spec.conversion.strategy`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,31 +52,30 @@ impl ConversionStrategy {
 /// defaults are left out, so most objects are read without parsing.
 #[derive(Debug, Default, PartialEq)]
 pub struct ReadDefaults {
-    by_api_version: Vec<(String, Arc<Structural>)>,
+    by_api_version: Vec<(String, CompiledSchema)>,
 }
 
 impl ReadDefaults {
     /// From every version's compiled schema (served or not: objects may be
     /// stored at any), sharing them.
-    pub fn of_compiled(group: &str, versions: &[(&str, Option<Arc<Structural>>)]) -> Self {
+    pub fn of_compiled(group: &str, versions: &[(&str, Option<CompiledSchema>)]) -> Self {
         let by_api_version = versions
             .iter()
-            .filter_map(|(name, structural)| {
-                let structural = structural.as_ref()?;
-                structural
-                    .has_defaults()
-                    .then(|| (format!("{group}/{name}"), structural.clone()))
+            .filter_map(|(name, compiled)| {
+                let compiled = compiled.as_ref()?;
+                schema::has_defaults(compiled.model())
+                    .then(|| (format!("{group}/{name}"), compiled.clone()))
             })
             .collect();
         ReadDefaults { by_api_version }
     }
 
     /// The schema with defaults of the version `api_version` names.
-    fn for_api_version(&self, api_version: &str) -> Option<&Structural> {
+    fn for_api_version(&self, api_version: &str) -> Option<&Model> {
         self.by_api_version
             .iter()
             .find(|(known, _)| known == api_version)
-            .map(|(_, schema)| schema.as_ref())
+            .map(|(_, compiled)| compiled.model())
     }
 }
 

@@ -16,8 +16,9 @@
 
 use serde_json::{Map, Value};
 
-use super::schema::{prune_as, Structural};
+use super::schema::prune_as;
 use super::value_check::bad_value;
+use crate::schema::compile_values;
 use crate::status::{FieldError, FieldErrorKind};
 
 const META_FIELDS: &[&str] = &["metadata", "kind", "apiVersion"];
@@ -85,8 +86,19 @@ fn check_default(
     at: &str,
     errors: &mut Vec<FieldError>,
 ) {
-    let mut compiled = Structural::compile(s);
-    compiled.embedded_resource = embedded;
+    // The resource root is an embedded resource for these checks: its
+    // schema is compiled marked as one (`embedded` is otherwise the flag).
+    let compiled = match s.as_object() {
+        Some(map)
+            if embedded
+                && map.get("x-kubernetes-embedded-resource") != Some(&Value::Bool(true)) =>
+        {
+            let mut marked = map.clone();
+            marked.insert("x-kubernetes-embedded-resource".into(), Value::Bool(true));
+            compile_values(&Value::Object(marked))
+        }
+        _ => compile_values(s),
+    };
     // The default's own `default`s are not applied to it: kube validates
     // the value as written.
     if !inside_meta {

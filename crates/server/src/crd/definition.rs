@@ -12,7 +12,6 @@ use std::sync::Arc;
 
 use super::conditions::condition_true;
 use super::conversion::{ConversionStrategy, ReadDefaults};
-use super::schema::Structural;
 use super::webhook::WebhookConversion;
 use crate::registry::index::version_priority;
 use crate::registry::{intern, NameRule, ResourceDef, SubresourceDef};
@@ -88,11 +87,11 @@ pub struct CustomVersion {
     /// `schema.openAPIV3Schema` as JSON text: only OpenAPI publishing reads
     /// it, rarely, and a parsed tree of a 200-field schema costs ~20× its text.
     pub schema: Option<std::sync::Arc<str>>,
-    /// The same schema compiled for defaulting and pruning (`schema.rs`).
-    pub structural: Option<Arc<Structural>>,
-    /// The same schema compiled into the schema model for server-side apply
-    /// (`ssa_model`), on the first apply or update of this kind.
-    pub ssa: crate::schema::LazyCustomModel,
+    /// The same schema compiled once into the schema model with its value
+    /// facts: what value validation, pruning, defaulting (`schema.rs`,
+    /// `value_check.rs`, `embedded.rs`) and server-side apply
+    /// (`ssa_model`) read.
+    pub model: Option<CompiledSchema>,
     /// The `Warning` a request to a deprecated version gets.
     pub deprecation_warning: Option<String>,
     /// The CRD is being deleted: custom resources are being removed.
@@ -108,7 +107,55 @@ impl CustomVersion {
     /// `x-kubernetes-list-map-keys`) decide who owns which list item. `None`
     /// without a schema: deduced.
     pub fn ssa_model(&self) -> Option<&crate::schema::Model> {
-        self.ssa.get_or_compile(self.schema.as_deref())
+        self.schema_model()
+    }
+
+    /// The version's compiled schema (`None`: the version has none): its
+    /// [`Model::schema_root`](crate::schema::Model::schema_root) is the
+    /// schema as written, [`Model::root`](crate::schema::Model::root) the
+    /// type server-side apply reads.
+    pub fn schema_model(&self) -> Option<&crate::schema::Model> {
+        self.model.as_ref().map(CompiledSchema::model)
+    }
+}
+
+/// A version's schema compiled into the schema model
+/// (`schema::compile_custom_resource`) with the CEL programs of its
+/// `x-kubernetes-validations` (`cel_rules.rs`), once per CRD generation,
+/// shared by the versions and the read defaults of one CRD. Derived from
+/// the schema text, which equality compares: it takes no part in it itself.
+#[derive(Debug, Clone)]
+pub struct CompiledSchema {
+    model: Arc<crate::schema::Model>,
+    cel: Arc<super::cel_rules::CelRules>,
+}
+
+impl CompiledSchema {
+    /// Compiles one version's `openAPIV3Schema`; `None` when it is not an
+    /// object.
+    pub fn compile(schema: &Value) -> Option<CompiledSchema> {
+        let model = crate::schema::compile_custom_resource(schema)?;
+        let cel = super::cel_rules::CelRules::compile(&model);
+        Some(CompiledSchema {
+            model: Arc::new(model),
+            cel: Arc::new(cel),
+        })
+    }
+
+    /// The compiled model.
+    pub fn model(&self) -> &crate::schema::Model {
+        &self.model
+    }
+
+    /// The compiled `x-kubernetes-validations` rules, by node.
+    pub fn cel(&self) -> &super::cel_rules::CelRules {
+        &self.cel
+    }
+}
+
+impl PartialEq for CompiledSchema {
+    fn eq(&self, _other: &Self) -> bool {
+        true
     }
 }
 
@@ -170,14 +217,14 @@ pub fn served_versions(crd: &Value) -> Vec<(&'static ResourceDef, CustomVersion)
     let webhook = WebhookConversion::of_crd(crd).map(Arc::new);
     // Each version's schema compiled once, shared by serving and by
     // defaulting on read.
-    let compiled: Vec<(&str, Option<Arc<Structural>>)> = versions
+    let compiled: Vec<(&str, Option<CompiledSchema>)> = versions
         .iter()
         .map(|version| {
             (
                 version.get("name").and_then(Value::as_str).unwrap_or(""),
                 version
                     .pointer("/schema/openAPIV3Schema")
-                    .map(|schema| Arc::new(Structural::compile(schema))),
+                    .and_then(CompiledSchema::compile),
             )
         })
         .collect();
@@ -267,11 +314,10 @@ pub fn served_versions(crd: &Value) -> Vec<(&'static ResourceDef, CustomVersion)
                 schema: version
                     .pointer("/schema/openAPIV3Schema")
                     .map(|schema| schema.to_string().into()),
-                structural: compiled
+                model: compiled
                     .iter()
                     .find(|(known, _)| *known == name)
-                    .and_then(|(_, structural)| structural.clone()),
-                ssa: Default::default(),
+                    .and_then(|(_, model)| model.clone()),
                 deprecation_warning,
                 terminating,
             },

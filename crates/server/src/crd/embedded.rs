@@ -22,8 +22,8 @@
 
 use serde_json::{Map, Value};
 
-use super::schema::Structural;
 use super::value_check::bad_value;
+use crate::schema::{Model, NodeId};
 use crate::status::{FieldError, FieldErrorKind};
 
 /// `TotalAnnotationSizeLimitB`.
@@ -31,9 +31,11 @@ const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * 1024;
 
 /// The errors of every embedded resource in `object` (a custom resource
 /// after defaulting and pruning) under `schema`.
-pub fn validate(object: &Value, schema: &Structural) -> Vec<FieldError> {
+pub fn validate(object: &Value, model: &Model) -> Vec<FieldError> {
     let mut errors = Vec::new();
-    walk("", object, schema, &mut errors);
+    if let Some(root) = model.schema_root() {
+        walk("", object, model, root, &mut errors);
+    }
     errors
 }
 
@@ -45,24 +47,32 @@ fn child(path: &str, name: &str) -> String {
     }
 }
 
-fn walk(path: &str, value: &Value, schema: &Structural, errors: &mut Vec<FieldError>) {
+fn walk(path: &str, value: &Value, model: &Model, id: NodeId, errors: &mut Vec<FieldError>) {
+    let schema = model.node(id);
     match value {
         Value::Object(map) => {
-            if schema.embedded_resource {
+            if model.values(id).embedded_resource {
                 embedded_resource(path, map, errors);
             }
+            let additional = super::schema::additional(model, id);
             for (key, field) in map {
-                if let Some(property) = schema.properties.get(key) {
-                    walk(&child(path, key), field, property, errors);
-                } else if let Some(additional) = &schema.additional_properties {
-                    walk(&format!("{path}[{key}]"), field, additional, errors);
+                if let Some(property) = schema.property(key) {
+                    walk(&child(path, key), field, model, property, errors);
+                } else if let Some(additional) = additional {
+                    walk(&format!("{path}[{key}]"), field, model, additional, errors);
                 }
             }
         }
         Value::Array(items) => {
-            if let Some(item_schema) = &schema.items {
+            if let Some(item_schema) = schema.items {
                 for (index, item) in items.iter().enumerate() {
-                    walk(&format!("{path}[{index}]"), item, item_schema, errors);
+                    walk(
+                        &format!("{path}[{index}]"),
+                        item,
+                        model,
+                        item_schema,
+                        errors,
+                    );
                 }
             }
         }

@@ -4,9 +4,10 @@
 use serde_json::{json, Value};
 
 use super::*;
+use crate::schema::compile_values;
 
 fn check(object: Value) -> Vec<String> {
-    let schema = Structural::compile(&json!({"type": "object", "properties": {"spec": {
+    let schema = compile_values(&json!({"type": "object", "properties": {"spec": {
     "type": "object", "properties": {
         "template": {"type": "object", "x-kubernetes-embedded-resource": true,
                      "x-kubernetes-preserve-unknown-fields": true},
@@ -124,7 +125,7 @@ fn metadata_follows_object_meta_rules() {
 
 #[test]
 fn nodes_that_are_not_embedded_are_not_checked() {
-    let schema = Structural::compile(&json!({"type": "object", "properties": {"spec": {
+    let schema = compile_values(&json!({"type": "object", "properties": {"spec": {
         "type": "object", "x-kubernetes-preserve-unknown-fields": true}}}));
     assert!(validate(&json!({"spec": {"metadata": {"name": "a/b"}}}), &schema).is_empty());
 }

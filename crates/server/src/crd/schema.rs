@@ -1,153 +1,145 @@
-//! A CRD version's structural schema, compiled once when the registry is
-//! built, and the two things kube does with it to every object written:
-//! defaulting (`structural/defaulting/algorithm.go`) and pruning of unknown
-//! fields (`structural/pruning/algorithm.go`), which also reports what it
-//! dropped for `fieldValidation` (`unknown field "spec.foo"`).
+//! Defaulting (`structural/defaulting/algorithm.go`) and pruning of unknown
+//! fields (`structural/pruning/algorithm.go`, which also reports what it
+//! dropped for `fieldValidation`: `unknown field "spec.foo"`) of custom
+//! resources, walking their version's compiled model
+//! (`schema::compile_custom_resource`) from its schema root: each node's
+//! properties, items and additional properties, and its value facts
+//! (`schema::NodeValues`: default, nullable, embedded resource).
 //!
-//! Value validation (types, formats, enums, bounds) reads the same tree:
-//! each node's checks are its `rules` (`value_rules.rs`).
-
-use std::collections::BTreeMap;
+//! Value validation (`value_check.rs`) and embedded resources
+//! (`embedded.rs`) walk the same model.
 
 use serde_json::{Map, Value};
 
-use super::value_rules::ValueRules;
+use crate::schema::{Model, NodeId};
 
-/// The parts of an OpenAPI v3 schema that pruning and defaulting read.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Structural {
-    pub properties: BTreeMap<String, Structural>,
-    pub items: Option<Box<Structural>>,
-    /// `additionalProperties` as a schema (`true` is an empty schema that
-    /// keeps any key and prunes nothing below it only when it also
-    /// preserves unknown fields).
-    pub additional_properties: Option<Box<Structural>>,
-    pub preserve_unknown_fields: bool,
-    pub embedded_resource: bool,
-    pub nullable: bool,
-    /// Boxed: most nodes have none, and a `Value` is four words.
-    pub default: Option<Box<Value>>,
-    /// The value checks of this node, if it has any.
-    pub rules: Option<Box<ValueRules>>,
+/// The schema of `key`'s value under `id`: the declared property, else
+/// `additionalProperties` (a schema, or `true`: a node that keeps anything).
+pub(crate) fn field_schema(model: &Model, id: NodeId, key: &str) -> Option<NodeId> {
+    let node = model.node(id);
+    node.property(key).or_else(|| additional(model, id))
 }
 
-impl Structural {
-    /// The structural view of a JSON schema (`openAPIV3Schema`).
-    pub fn compile(schema: &Value) -> Structural {
-        let flag = |name: &str| schema.get(name).and_then(Value::as_bool) == Some(true);
-        let properties = schema
-            .get("properties")
-            .and_then(Value::as_object)
-            .map(|properties| {
-                properties
-                    .iter()
-                    .map(|(name, property)| (name.clone(), Structural::compile(property)))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let additional_properties = match schema.get("additionalProperties") {
-            Some(Value::Bool(true)) => Some(Box::new(Structural {
-                preserve_unknown_fields: true,
-                ..Structural::default()
-            })),
-            Some(object @ Value::Object(_)) => Some(Box::new(Structural::compile(object))),
-            _ => None,
-        };
-        Structural {
-            properties,
-            items: schema
-                .get("items")
-                .filter(|items| items.is_object())
-                .map(|items| Box::new(Structural::compile(items))),
-            additional_properties,
-            preserve_unknown_fields: flag("x-kubernetes-preserve-unknown-fields"),
-            embedded_resource: flag("x-kubernetes-embedded-resource"),
-            nullable: flag("nullable"),
-            default: schema.get("default").cloned().map(Box::new),
-            rules: ValueRules::compile(schema),
-        }
-    }
+/// `additionalProperties` of `id` as a node.
+pub(crate) fn additional(model: &Model, id: NodeId) -> Option<NodeId> {
+    model
+        .node(id)
+        .additional_properties
+        .or(model.values(id).additional_any())
+}
 
-    /// Whether defaulting can change anything: some schema in the tree has
-    /// a `default`.
-    pub fn has_defaults(&self) -> bool {
-        self.default.is_some()
-            || self.properties.values().any(Structural::has_defaults)
-            || self.items.as_deref().is_some_and(Structural::has_defaults)
-            || self
-                .additional_properties
-                .as_deref()
-                .is_some_and(Structural::has_defaults)
+/// Whether defaulting can change anything: some schema in the tree under
+/// the model's schema root has a `default`.
+pub fn has_defaults(model: &Model) -> bool {
+    model
+        .schema_root()
+        .is_some_and(|root| subtree_has_defaults(model, root, 0))
+}
+
+/// The nesting a schema can have (serde_json parses at most 128 levels).
+const MAX_DEPTH: usize = 256;
+
+fn subtree_has_defaults(model: &Model, id: NodeId, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
     }
+    let node = model.node(id);
+    model.values(id).default.is_some()
+        || node
+            .properties
+            .iter()
+            .flatten()
+            .any(|property| subtree_has_defaults(model, property.node, depth + 1))
+        || node
+            .items
+            .is_some_and(|items| subtree_has_defaults(model, items, depth + 1))
+        || node
+            .additional_properties
+            .is_some_and(|additional| subtree_has_defaults(model, additional, depth + 1))
 }
 
 /// `structuraldefaulting.Default`: missing properties (and nulls where null
 /// is not allowed) take their schema's default, recursively.
-pub fn default(value: &mut Value, schema: &Structural) {
+pub fn default(value: &mut Value, model: &Model) {
+    if let Some(root) = model.schema_root() {
+        default_at(value, model, root);
+    }
+}
+
+fn default_at(value: &mut Value, model: &Model, id: NodeId) {
+    let node = model.node(id);
     match value {
         Value::Object(map) => {
-            for (name, property) in &schema.properties {
-                let Some(default) = property.default.as_deref() else {
+            for property in node.properties.iter().flatten() {
+                let Some(default) = model.values(property.node).default.as_deref() else {
                     continue;
                 };
-                let missing = match map.get(name) {
+                let missing = match map.get(&*property.name) {
                     None => true,
-                    Some(found) => non_nullable_null(found, Some(property)),
+                    Some(found) => non_nullable_null(found, model, property.node),
                 };
                 if missing {
-                    map.insert(name.clone(), default.clone());
+                    map.insert(property.name.to_string(), default.clone());
                 }
             }
+            let additional = additional(model, id);
             for (name, field) in map.iter_mut() {
-                if let Some(property) = schema.properties.get(name) {
-                    default(field, property);
-                } else if let Some(additional) = &schema.additional_properties {
+                if let Some(property) = node.property(name) {
+                    default_at(field, model, property);
+                } else if let Some(additional) = additional {
                     if let (true, Some(default_value)) = (
-                        non_nullable_null(field, Some(additional)),
-                        additional.default.as_deref(),
+                        non_nullable_null(field, model, additional),
+                        model.values(additional).default.as_deref(),
                     ) {
                         *field = default_value.clone();
                     }
-                    default(field, additional);
+                    default_at(field, model, additional);
                 }
             }
         }
         Value::Array(items) => {
-            let Some(item_schema) = &schema.items else {
+            let Some(item_schema) = node.items else {
                 return;
             };
             for item in items.iter_mut() {
                 if let (true, Some(default_value)) = (
-                    non_nullable_null(item, Some(item_schema)),
-                    item_schema.default.as_deref(),
+                    non_nullable_null(item, model, item_schema),
+                    model.values(item_schema).default.as_deref(),
                 ) {
                     *item = default_value.clone();
                 }
-                default(item, item_schema);
+                default_at(item, model, item_schema);
             }
         }
         _ => {}
     }
 }
 
-fn non_nullable_null(value: &Value, schema: Option<&Structural>) -> bool {
-    value.is_null() && schema.is_some_and(|schema| !schema.nullable)
+fn non_nullable_null(value: &Value, model: &Model, id: NodeId) -> bool {
+    value.is_null() && !model.values(id).nullable
 }
 
 /// `PruneWithOptions(obj, schema, isResourceRoot: true)`: drops every field
 /// the schema does not know (the root's `apiVersion`, `kind` and `metadata`
 /// are kept, as for any embedded resource) and returns the dropped paths in
 /// kube's form (`spec.foo`, `spec.items[0].bar`), sorted.
-pub fn prune(object: &mut Value, schema: &Structural) -> Vec<String> {
-    prune_as(object, schema, true)
+pub fn prune(object: &mut Value, model: &Model) -> Vec<String> {
+    prune_as(object, model, true)
 }
 
 /// `Prune(obj, schema, isResourceRoot)`: as [`prune`], with the meta fields
 /// of the top level kept only when `resource_root` (a CRD default's value is
 /// pruned as a resource root only where its schema is an embedded resource).
-pub fn prune_as(object: &mut Value, schema: &Structural, resource_root: bool) -> Vec<String> {
+pub fn prune_as(object: &mut Value, model: &Model, resource_root: bool) -> Vec<String> {
     let mut pruned = Vec::new();
-    prune_value(object, Some(schema), resource_root, "", &mut pruned);
+    prune_value(
+        object,
+        model,
+        model.schema_root(),
+        resource_root,
+        "",
+        &mut pruned,
+    );
     pruned.sort();
     pruned
 }
@@ -166,13 +158,14 @@ fn child(path: &str, key: &str) -> String {
 /// resource does.
 fn prune_value(
     value: &mut Value,
-    schema: Option<&Structural>,
+    model: &Model,
+    schema: Option<NodeId>,
     root: bool,
     path: &str,
     pruned: &mut Vec<String>,
 ) {
-    if let Some(schema) = schema.filter(|schema| schema.preserve_unknown_fields) {
-        skip_prune(value, schema, root, path, pruned);
+    if let Some(schema) = schema.filter(|id| model.node(*id).preserve_unknown_fields) {
+        skip_prune(value, model, schema, root, path, pruned);
         return;
     }
     match value {
@@ -184,19 +177,16 @@ fn prune_value(
                 map.clear();
                 return;
             };
+            let embedded = root || model.values(schema).embedded_resource;
             let mut dropped = Vec::new();
             for (key, field) in map.iter_mut() {
-                if (root || schema.embedded_resource) && keeps_meta_field(key, field) {
+                if embedded && keeps_meta_field(key, field) {
                     continue;
                 }
-                let next = schema
-                    .properties
-                    .get(key)
-                    .or(schema.additional_properties.as_deref());
-                match next {
+                match field_schema(model, schema, key) {
                     Some(next) => {
                         let nested = child(path, key);
-                        prune_value(field, Some(next), false, &nested, pruned);
+                        prune_value(field, model, Some(next), false, &nested, pruned);
                     }
                     None => dropped.push(key.clone()),
                 }
@@ -204,10 +194,10 @@ fn prune_value(
             remove(map, dropped, path, pruned);
         }
         Value::Array(items) => {
-            let item_schema = schema.and_then(|schema| schema.items.as_deref());
+            let item_schema = schema.and_then(|schema| model.node(schema).items);
             for (index, item) in items.iter_mut().enumerate() {
                 let nested = format!("{path}[{index}]");
-                prune_value(item, item_schema, false, &nested, pruned);
+                prune_value(item, model, item_schema, false, &nested, pruned);
             }
         }
         _ => {}
@@ -239,34 +229,32 @@ fn remove(
 /// stay, but the known ones are still pruned inside.
 fn skip_prune(
     value: &mut Value,
-    schema: &Structural,
+    model: &Model,
+    schema: NodeId,
     root: bool,
     path: &str,
     pruned: &mut Vec<String>,
 ) {
     match value {
         Value::Object(map) => {
+            let embedded = root || model.values(schema).embedded_resource;
             for (key, field) in map.iter_mut() {
-                if (root || schema.embedded_resource) && META_FIELDS.contains(&key.as_str()) {
+                if embedded && META_FIELDS.contains(&key.as_str()) {
                     continue;
                 }
-                let next = schema
-                    .properties
-                    .get(key)
-                    .or(schema.additional_properties.as_deref());
-                if let Some(next) = next {
+                if let Some(next) = field_schema(model, schema, key) {
                     let nested = child(path, key);
-                    prune_value(field, Some(next), false, &nested, pruned);
+                    prune_value(field, model, Some(next), false, &nested, pruned);
                 }
             }
         }
         Value::Array(items) => {
-            let Some(item_schema) = schema.items.as_deref() else {
+            let Some(item_schema) = model.node(schema).items else {
                 return;
             };
             for (index, item) in items.iter_mut().enumerate() {
                 let nested = format!("{path}[{index}]");
-                skip_prune(item, item_schema, false, &nested, pruned);
+                skip_prune(item, model, item_schema, false, &nested, pruned);
             }
         }
         _ => {}
@@ -276,10 +264,11 @@ fn skip_prune(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schema::compile_values;
     use serde_json::json;
 
-    fn schema() -> Structural {
-        Structural::compile(&json!({
+    fn schema() -> Model {
+        compile_values(&json!({
             "type": "object",
             "properties": {
                 "spec": {
@@ -357,7 +346,7 @@ mod tests {
 
     #[test]
     fn a_preserving_root_keeps_everything() {
-        let schema = Structural::compile(
+        let schema = compile_values(
             &json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true}),
         );
         let mut object = json!({"apiVersion": "a/v1", "kind": "K", "spec": {"x": [1, {"y": 2}]}});

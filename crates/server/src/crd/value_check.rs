@@ -10,25 +10,28 @@
 
 use serde_json::{Map, Value};
 
-use super::formats;
-use super::schema::Structural;
-use super::value_rules::{ListType, ValueRules, NO_RULES};
+use super::schema::additional;
 use crate::go::float::format_g;
 use crate::go::strconv::quote;
+use crate::schema::formats;
+use crate::schema::value_rules::{types_of, ListType, ValueRules, NO_RULES};
+use crate::schema::{Model, NodeId};
 use crate::status::{FieldError, FieldErrorKind};
 
 /// `ValidateCustomResource` plus `ValidateListSetsAndMaps`: every failure of
 /// `object` against `schema`.
-pub fn validate(object: &Value, schema: &Structural) -> Vec<FieldError> {
+pub fn validate(object: &Value, model: &Model) -> Vec<FieldError> {
     let mut errors = Vec::new();
-    node(object, schema, "", &mut errors);
+    if let Some(root) = model.schema_root() {
+        node(object, model, root, "", &mut errors);
+    }
     errors
 }
 
 /// On update (`CRDValidationRatcheting`, on by default since 1.30): a
 /// failure on a value the update left as it was is not reported.
-pub fn validate_update(object: &Value, old: &Value, schema: &Structural) -> Vec<FieldError> {
-    validate(object, schema)
+pub fn validate_update(object: &Value, old: &Value, model: &Model) -> Vec<FieldError> {
+    validate(object, model)
         .into_iter()
         .filter(|error| {
             let path = error.field.as_str();
@@ -69,23 +72,25 @@ fn at<'a>(value: &'a Value, path: &str) -> Option<&'a Value> {
 
 /// `SchemaValidator.Validate`: the type, the combinators, string, format,
 /// number, array, enum and object checks, in that order.
-fn node(value: &Value, schema: &Structural, path: &str, errors: &mut Vec<FieldError>) {
-    let rules = schema.rules.as_deref().unwrap_or(&NO_RULES);
+fn node(value: &Value, model: &Model, id: NodeId, path: &str, errors: &mut Vec<FieldError>) {
+    let values = model.values(id);
+    let rules = values.rules.as_deref().unwrap_or(&NO_RULES);
+    let types = types_of(model.node(id));
     if value.is_null() {
-        if !rules.types.is_empty() && !schema.nullable {
-            errors.push(invalid_type(path, rules.types, "null"));
+        if !types.is_empty() && !values.nullable {
+            errors.push(invalid_type(path, types, "null"));
         }
         if !rules.enums().is_empty() {
             errors.push(enum_failure(path, value, rules.enums()));
         }
         return;
     }
-    if !rules.types.is_empty() || !rules.format_name().is_empty() {
-        if let Some(error) = type_check(value, rules, path) {
+    if !types.is_empty() || !rules.format_name().is_empty() {
+        if let Some(error) = type_check(value, types, rules, path) {
             errors.push(error);
         }
     }
-    combinators(value, rules, path, errors);
+    combinators(value, model, rules, path, errors);
     match value {
         Value::String(text) => {
             if let Some(error) = string_checks(text, rules, path) {
@@ -97,14 +102,14 @@ fn node(value: &Value, schema: &Structural, path: &str, errors: &mut Vec<FieldEr
             }
         }
         Value::Number(_) => number_checks(value, rules, path, errors),
-        Value::Array(items) => array_checks(items, schema, rules, path, errors),
+        Value::Array(items) => array_checks(items, model, id, rules, path, errors),
         _ => {}
     }
     if !rules.enums().is_empty() && !rules.enums().iter().any(|e| enum_equal(value, e)) {
         errors.push(enum_failure(path, value, rules.enums()));
     }
     if let Value::Object(map) = value {
-        object_checks(map, schema, rules, path, errors);
+        object_checks(map, model, id, rules, path, errors);
     }
 }
 
@@ -131,27 +136,27 @@ fn is_json_integer(f: f64) -> bool {
 }
 
 /// `typeValidator.Validate`.
-fn type_check(value: &Value, rules: &ValueRules, path: &str) -> Option<FieldError> {
+fn type_check(value: &Value, types: &str, rules: &ValueRules, path: &str) -> Option<FieldError> {
     let (found, found_format) = json_type(value);
     let float_int = found == "number"
         && value.as_f64().is_some_and(is_json_integer)
-        && has_type(rules.types, "integer");
-    let int_float = found == "integer" && has_type(rules.types, "number");
+        && has_type(types, "integer");
+    let int_float = found == "integer" && has_type(types, "number");
     let textual = matches!(value, Value::String(_) | Value::Array(_));
     let format_matches = rules.format_name().is_empty()
-        || has_type(rules.types, found)
+        || has_type(types, found)
         || found_format == rules.format_name()
         || float_int
         || int_float;
     if !textual && !format_matches {
         return Some(invalid_type(path, rules.format_name(), found_format));
     }
-    let numeric = has_type(rules.types, "number") || has_type(rules.types, "integer");
+    let numeric = has_type(types, "number") || has_type(types, "integer");
     if !numeric && !rules.format_name().is_empty() && textual {
         return None;
     }
-    if !(has_type(rules.types, found) || float_int || int_float) {
-        return Some(invalid_type(path, rules.types, found));
+    if !(has_type(types, found) || float_int || int_float) {
+        return Some(invalid_type(path, types, found));
     }
     None
 }
@@ -307,14 +312,21 @@ fn number_checks(value: &Value, rules: &ValueRules, path: &str, errors: &mut Vec
 /// `schemaSliceValidator.Validate`, then the list type's uniqueness.
 fn array_checks(
     items: &[Value],
-    schema: &Structural,
+    model: &Model,
+    id: NodeId,
     rules: &ValueRules,
     path: &str,
     errors: &mut Vec<FieldError>,
 ) {
-    if let Some(item_schema) = schema.items.as_deref() {
+    if let Some(item_schema) = model.node(id).items {
         for (index, item) in items.iter().enumerate() {
-            node(item, item_schema, &format!("{path}[{index}]"), errors);
+            node(
+                item,
+                model,
+                item_schema,
+                &format!("{path}[{index}]"),
+                errors,
+            );
         }
     }
     let size = items.len() as i64;
@@ -344,7 +356,7 @@ fn array_checks(
             format!("{path} in body shouldn't contain duplicates"),
         ));
     }
-    list_uniqueness(items, &rules.list, path, errors);
+    list_uniqueness(items, rules.list(), path, errors);
 }
 
 /// `validateListSetsAndMaps`: a set's items, a map's key tuples, each once.
@@ -391,7 +403,8 @@ fn list_uniqueness(items: &[Value], list: &ListType, path: &str, errors: &mut Ve
 /// additional properties, properties, required.
 fn object_checks(
     map: &Map<String, Value>,
-    schema: &Structural,
+    model: &Model,
+    id: NodeId,
     rules: &ValueRules,
     path: &str,
     errors: &mut Vec<FieldError>,
@@ -413,21 +426,22 @@ fn object_checks(
         });
         return;
     }
-    if let Some(additional) = schema.additional_properties.as_deref() {
+    let schema = model.node(id);
+    if let Some(additional) = additional(model, id) {
         for (key, field) in map {
-            if !schema.properties.contains_key(key) {
-                node(field, additional, &format!("{path}.{key}"), errors);
+            if schema.property(key).is_none() {
+                node(field, model, additional, &format!("{path}.{key}"), errors);
             }
         }
     }
-    for (name, property) in &schema.properties {
-        if let Some(field) = map.get(name) {
+    for property in schema.properties.iter().flatten() {
+        if let Some(field) = map.get(&*property.name) {
             let nested = if path.is_empty() {
-                name.clone()
+                property.name.to_string()
             } else {
-                format!("{path}.{name}")
+                format!("{path}.{}", property.name)
             };
-            node(field, property, &nested, errors);
+            node(field, model, property.node, &nested, errors);
         }
     }
     for name in &rules.coll().required {
@@ -443,10 +457,16 @@ fn object_checks(
 /// `schemaPropsValidator.Validate`: allOf, anyOf, oneOf and not. Where kube
 /// keeps the failures of the alternative with the most passing checks, this
 /// keeps those of the alternative with the fewest failures.
-fn combinators(value: &Value, rules: &ValueRules, path: &str, errors: &mut Vec<FieldError>) {
-    let run = |schema: &Structural| {
+fn combinators(
+    value: &Value,
+    model: &Model,
+    rules: &ValueRules,
+    path: &str,
+    errors: &mut Vec<FieldError>,
+) {
+    let run = |schema: &NodeId| {
         let mut found = Vec::new();
-        node(value, schema, path, &mut found);
+        node(value, model, *schema, path, &mut found);
         found
     };
     let fewest = |results: Vec<Vec<FieldError>>| {
@@ -496,7 +516,7 @@ fn combinators(value: &Value, rules: &ValueRules, path: &str, errors: &mut Vec<F
             )));
         }
     }
-    if let Some(not) = rules.junct().not.as_deref() {
+    if let Some(not) = rules.junct().not.as_ref() {
         if run(not).is_empty() {
             errors.push(composite(format!(
                 "{} must not validate the schema (not)",

@@ -1,54 +1,43 @@
-//! Compiling a custom resource version's schema (`openAPIV3Schema`, as the
-//! CRD's JSON text) into a model layered on the built-in one, the way
-//! apiextensions-apiserver builds the type its field manager and unknown
-//! field checks read (`apiserver/customresource_handler.go`,
-//! `buildOpenAPIModelsForApply`): the version's schema with `apiVersion`
-//! and `kind` strings and `metadata` the built-in `ObjectMeta` at the root.
+//! Compiling a custom resource version's schema (`openAPIV3Schema`) into a
+//! model layered on the built-in one, with every node's value facts
+//! (`value_rules.rs`), once per CRD generation: the one model its serving
+//! reads.
+//!
+//! [`Model::schema_root`] is the schema as written, which apiextensions
+//! validates, prunes and defaults objects with (`NewStructural` of the
+//! version's schema in `customresource_handler.go`); [`Model::root`] is the
+//! type its field manager and unknown-field checks read
+//! (`buildOpenAPIModelsForApply`): the same root with `apiVersion` and
+//! `kind` strings and `metadata` the built-in `ObjectMeta`.
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
-use super::compile_openapi::compile_layered;
+use super::compile_openapi::compile_layered_values;
 use super::model::Model;
 
-/// The model of one CRD version's schema text; `None` when the text is not
-/// a JSON object or the built-in definitions did not load. The parsed JSON
-/// is dropped once compiled (a 200-field schema's tree is several times
-/// its model).
-pub fn compile_custom_resource(schema_text: &str) -> Option<Model> {
-    let mut schema: Value = serde_json::from_str(schema_text).ok()?;
-    let map = schema.as_object_mut()?;
-    let properties = map
-        .entry("properties")
-        .or_insert_with(|| Value::Object(Map::new()));
-    let properties = properties.as_object_mut()?;
-    properties.insert("apiVersion".into(), json!({"type": "string"}));
-    properties.insert("kind".into(), json!({"type": "string"}));
-    properties.insert(
-        "metadata".into(),
-        json!({"$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}),
-    );
-    let base = super::builtin().ok()?;
-    Some(compile_layered(base, &schema))
+/// The model of one CRD version's schema; `None` when it is not a JSON
+/// object.
+pub fn compile_custom_resource(schema: &Value) -> Option<Model> {
+    schema.as_object()?;
+    let typed_root = [
+        ("apiVersion", json!({"type": "string"})),
+        ("kind", json!({"type": "string"})),
+        (
+            "metadata",
+            json!({"$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}),
+        ),
+    ];
+    Some(compile_layered_values(base(), schema, &typed_root))
 }
 
-/// A custom resource version's model, compiled on first use from its schema
-/// text and shared by clones. A cache of the text: it takes no part in
-/// equality (two versions with the same schema text are equal whether or
-/// not either was compiled yet).
-#[derive(Debug, Default, Clone)]
-pub struct LazyCustomModel(std::sync::OnceLock<Option<std::sync::Arc<Model>>>);
-
-impl LazyCustomModel {
-    /// The model of `schema_text`, compiled by the first caller.
-    pub fn get_or_compile(&self, schema_text: Option<&str>) -> Option<&Model> {
-        self.0
-            .get_or_init(|| compile_custom_resource(schema_text?).map(std::sync::Arc::new))
-            .as_deref()
-    }
+/// The model of one schema as written, with its value facts and nothing
+/// added at its root (a CRD default's schema, checked on its own).
+pub fn compile_values(schema: &Value) -> Model {
+    compile_layered_values(base(), schema, &[])
 }
 
-impl PartialEq for LazyCustomModel {
-    fn eq(&self, _other: &Self) -> bool {
-        true
-    }
+/// The built-in model custom models are layered on; the empty one if the
+/// vendored definitions did not load (then `metadata` reads as unknown).
+fn base() -> &'static Model {
+    super::builtin().unwrap_or_else(|_| Model::empty())
 }

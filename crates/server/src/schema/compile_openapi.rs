@@ -13,6 +13,7 @@ use serde_json::Value;
 use super::model::{
     ListTypeExtension, MapType, Model, Node, NodeId, Property, Reference, SchemaType, EMPTY,
 };
+use super::value_rules::NodeValues;
 use crate::openapi::Definitions;
 
 /// Longest chain of definitions that are `$ref`s followed before giving up
@@ -34,6 +35,7 @@ pub(crate) fn compile_definitions(definitions: &Definitions) -> Model {
         offset: 0,
         nodes: Vec::with_capacity(names.len() * 6),
         lookup: &lookup,
+        values: None,
     };
     compiler.nodes.push(Node::default());
     compiler
@@ -69,6 +71,7 @@ pub fn compile_layered(base: &'static Model, schema: &Value) -> Model {
         offset,
         nodes: Vec::new(),
         lookup: &lookup,
+        values: None,
     };
     let root = compiler.compile(schema);
     let mut nodes = compiler.nodes;
@@ -82,11 +85,114 @@ pub fn compile_layered(base: &'static Model, schema: &Value) -> Model {
     }
 }
 
+/// As [`compile_layered`], with every node's value facts ([`NodeValues`])
+/// compiled too (the schemas of `allOf`, `anyOf`, `oneOf` and `not` become
+/// nodes of the model); then, when `typed_root` holds properties, the root
+/// [`Model::root`] is the schema's root with those properties set (a CRD
+/// version's `apiVersion`, `kind` and `metadata`): the schema's own root
+/// itself when it does not declare them otherwise ([`declared_as`]), else a
+/// second node, the schema's own root staying [`Model::schema_root`].
+pub(crate) fn compile_layered_values(
+    base: &'static Model,
+    schema: &Value,
+    typed_root: &[(&str, Value)],
+) -> Model {
+    let offset = NodeId::try_from(base.nodes.len()).unwrap_or(NodeId::MAX);
+    let lookup = |name: &str| base.definitions.get(name).copied();
+    let mut compiler = Compiler {
+        offset,
+        nodes: Vec::new(),
+        lookup: &lookup,
+        values: Some(Vec::new()),
+    };
+    let schema_root = compiler.compile(schema);
+    let root_slot = schema_root.wrapping_sub(offset) as usize;
+    let root = if typed_root.is_empty() {
+        schema_root
+    } else {
+        let mut properties: Vec<Property> = compiler
+            .nodes
+            .get(root_slot)
+            .and_then(|node| node.properties.as_deref())
+            .map(<[Property]>::to_vec)
+            .unwrap_or_default();
+        for (name, property) in typed_root {
+            let node = compiler.compile(property);
+            properties.retain(|known| &*known.name != *name);
+            properties.push(Property {
+                name: (*name).into(),
+                node,
+            });
+        }
+        properties.sort_by(|a, b| a.name.cmp(&b.name));
+        let shared = typed_root
+            .iter()
+            .all(|(name, typed)| declared_as(schema, name, typed));
+        if shared {
+            // The root as written only declares these as they are typed
+            // (or not at all): one root serves both, without a second
+            // copy of its property list.
+            if let Some(node) = compiler.nodes.get_mut(root_slot) {
+                node.properties = Some(properties.into());
+            }
+            schema_root
+        } else {
+            let mut typed = compiler.nodes.get(root_slot).cloned().unwrap_or_default();
+            typed.properties = Some(properties.into());
+            let id = offset + NodeId::try_from(compiler.nodes.len()).unwrap_or(NodeId::MAX);
+            compiler.nodes.push(typed);
+            if let Some(values) = compiler.values.as_mut() {
+                values.push(NodeValues::default());
+            }
+            id
+        }
+    };
+    let mut nodes = compiler.nodes;
+    resolve_chains(&mut nodes, offset);
+    Model {
+        base: Some(base),
+        offset,
+        nodes,
+        root: Some(root),
+        schema_root: Some(schema_root),
+        values: compiler.values.unwrap_or_default(),
+        ..Model::default()
+    }
+}
+
+/// Whether the root of `schema` leaves property `name` undeclared, or
+/// declares it with nothing but the type `typed` has (an object for a
+/// `$ref`) and a description, as generated CRDs declare `apiVersion`,
+/// `kind` and `metadata`: then the typed property checks, prunes and
+/// defaults that value as the declared one would.
+fn declared_as(schema: &Value, name: &str, typed: &Value) -> bool {
+    let Some(declared) = schema
+        .get("properties")
+        .and_then(|properties| properties.get(name))
+    else {
+        return true;
+    };
+    let Some(declared) = declared.as_object() else {
+        return false;
+    };
+    let expected = typed
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("object");
+    declared.iter().all(|(key, value)| match key.as_str() {
+        "type" => value.as_str() == Some(expected),
+        "description" => true,
+        _ => false,
+    })
+}
+
 struct Compiler<'a> {
     /// Id of `nodes[0]`.
     offset: NodeId,
     nodes: Vec<Node>,
     lookup: &'a dyn Fn(&str) -> Option<NodeId>,
+    /// The value facts of `nodes`, when compiled (custom resources).
+    values: Option<Vec<NodeValues>>,
 }
 
 impl Compiler<'_> {
@@ -99,9 +205,18 @@ impl Compiler<'_> {
         }
         let id = self.offset + NodeId::try_from(self.nodes.len()).unwrap_or(NodeId::MAX);
         self.nodes.push(Node::default());
+        if let Some(values) = self.values.as_mut() {
+            values.push(NodeValues::default());
+        }
         let node = self.read(schema);
         let slot = (id - self.offset) as usize;
         self.nodes[slot] = node;
+        if self.values.is_some() {
+            let read = NodeValues::read(schema, &mut |child| self.compile(child));
+            if let Some(slot) = self.values.as_mut().and_then(|values| values.get_mut(slot)) {
+                *slot = read;
+            }
+        }
         id
     }
 

@@ -11,22 +11,28 @@
 //! server-side apply's structured-merge-diff types (`fieldmanager/schema.rs`),
 //! the quantity paths (`schema_walk/compile.rs`), strategic merge patch's Go
 //! types (`patch/strategic/schema.rs`) and the Go types of decode errors
-//! (`decode_error/go_types.rs`).
+//! (`decode_error/go_types.rs`); and, on a custom resource's model, its
+//! value validation (`crd/value_check.rs`), pruning and defaulting
+//! (`crd/schema.rs`) and embedded resources (`crd/embedded.rs`), which read
+//! each node's value facts ([`NodeValues`], `value_rules.rs`).
 
 mod compile_custom;
 mod compile_openapi;
+pub mod formats;
 mod model;
 #[cfg(test)]
 mod tests;
+pub mod value_rules;
 
 use std::sync::OnceLock;
 
-pub use compile_custom::{compile_custom_resource, LazyCustomModel};
+pub use compile_custom::{compile_custom_resource, compile_values};
 use compile_openapi::compile_definitions;
 pub use compile_openapi::compile_layered;
 pub use model::{
     ListTypeExtension, MapType, Model, Node, NodeId, Property, Reference, SchemaType, EMPTY,
 };
+pub use value_rules::{NodeValues, ValidationRule};
 
 use crate::openapi::OpenApiError;
 

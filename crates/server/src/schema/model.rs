@@ -12,6 +12,8 @@
 
 use std::collections::HashMap;
 
+use super::value_rules::NodeValues;
+
 /// Index of a node: in the built-in model, or past its end in a custom
 /// resource's model layered on it.
 pub type NodeId = u32;
@@ -164,8 +166,17 @@ pub struct Model {
     pub(super) definitions: HashMap<Box<str>, NodeId>,
     /// Kind to node (built-in model only).
     pub(super) kinds: KindIndex,
-    /// The root of a layered model (a custom resource version's schema).
+    /// The root of a layered model (a custom resource version's schema;
+    /// for a CRD version, with the root's type and object meta added, see
+    /// [`Model::schema_root`]).
     pub(super) root: Option<NodeId>,
+    /// The root of the schema as written, when it differs from `root`: a
+    /// CRD version's `openAPIV3Schema`, which values are validated,
+    /// defaulted and pruned with.
+    pub(super) schema_root: Option<NodeId>,
+    /// The value facts of each of `nodes` (empty for models compiled
+    /// without them: the built-in one).
+    pub(super) values: Vec<NodeValues>,
 }
 
 impl Model {
@@ -238,10 +249,32 @@ impl Model {
         self.root
     }
 
+    /// The root of the schema as written (a CRD version's
+    /// `openAPIV3Schema`, without the `apiVersion`, `kind` and `metadata`
+    /// [`Model::root`] adds): what custom resources' values are checked,
+    /// defaulted and pruned with.
+    pub fn schema_root(&self) -> Option<NodeId> {
+        self.schema_root.or(self.root)
+    }
+
+    /// The value facts of a node ([`NodeValues::NONE`] for a node without:
+    /// the base model's, or any node of a model compiled without them).
+    pub fn values(&self, id: NodeId) -> &NodeValues {
+        id.checked_sub(self.offset)
+            .and_then(|index| self.values.get(index as usize))
+            .unwrap_or(&NodeValues::NONE)
+    }
+
     /// The definition name of a node (`io.k8s.api.core.v1.PodSpec`), when it
     /// is a definition's root.
     pub fn definition_name(&self, id: NodeId) -> Option<&str> {
         self.node(id).definition.as_deref()
+    }
+
+    /// The ids of the nodes this model holds itself (not its base's).
+    pub fn own_ids(&self) -> std::ops::Range<NodeId> {
+        let end = NodeId::try_from(self.nodes.len()).unwrap_or(NodeId::MAX);
+        self.offset..self.offset.saturating_add(end)
     }
 
     /// Nodes this model holds itself (not counting its base).

@@ -152,11 +152,11 @@ fn non_object_schemas_are_the_empty_node() {
 
 #[test]
 fn a_custom_resource_schema_gets_type_meta_and_object_meta() {
-    let text = r#"{"type": "object", "properties": {"spec": {"type": "object", "properties": {
+    let schema = json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
         "ports": {"type": "array", "x-kubernetes-list-type": "map",
                   "x-kubernetes-list-map-keys": ["port", "protocol"],
-                  "items": {"type": "object", "properties": {"port": {"type": "integer"}}}}}}}}"#;
-    let model = compile_custom_resource(text).expect("compiles");
+                  "items": {"type": "object", "properties": {"port": {"type": "integer"}}}}}}}});
+    let model = compile_custom_resource(&schema).expect("compiles");
     let root = model.node(model.root().expect("root"));
     for key in ["apiVersion", "kind"] {
         let node = model.node(root.property(key).expect(key));
@@ -173,23 +173,87 @@ fn a_custom_resource_schema_gets_type_meta_and_object_meta() {
         &*ports.list_map_keys,
         &["port".into(), "protocol".into()] as &[Box<str>]
     );
-    assert!(compile_custom_resource("[1]").is_none());
-    assert!(compile_custom_resource("not json").is_none());
+    assert!(compile_custom_resource(&json!([1])).is_none());
+    assert!(compile_custom_resource(&json!("not a schema")).is_none());
 }
 
 #[test]
-fn a_lazy_custom_model_compiles_once_and_shares_clones() {
-    let lazy = LazyCustomModel::default();
-    assert!(lazy.get_or_compile(None).is_none());
-    let lazy = LazyCustomModel::default();
-    let first = lazy
-        .get_or_compile(Some(r#"{"type": "object"}"#))
-        .expect("model") as *const Model;
-    let clone = lazy.clone();
-    let again = clone.get_or_compile(None).expect("already compiled") as *const Model;
-    assert_eq!(first, again);
+fn a_custom_resource_model_keeps_the_schema_as_written_with_its_value_facts() {
+    let schema = json!({"type": "object", "properties": {
+        "metadata": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 5}}},
+        "spec": {"type": "object", "nullable": true, "properties": {
+            "size": {"type": "integer", "default": 1, "minimum": 0},
+            "any": {"type": "object", "additionalProperties": true},
+            "either": {"anyOf": [{"type": "integer"}, {"type": "string"}]}}}}});
+    let model = compile_custom_resource(&schema).expect("compiles");
+    let typed = model.root().expect("root");
+    let written = model.schema_root().expect("schema root");
+    assert_ne!(typed, written, "the typed root is a node of its own");
+    let meta = model.node(written).property("metadata").expect("metadata");
     assert!(
-        lazy == LazyCustomModel::default(),
-        "a cache takes no part in equality"
+        model.node(meta).property("name").is_some(),
+        "the schema's own metadata is validated as written"
+    );
+    assert!(model.node(typed).reference.is_none());
+    let spec = model.node(written).property("spec").expect("spec");
+    assert!(model.values(spec).nullable);
+    let size = model.node(spec).property("size").expect("size");
+    assert_eq!(model.values(size).default.as_deref(), Some(&json!(1)));
+    let rules = model.values(size).rules.as_deref().expect("rules");
+    assert_eq!(value_rules::types_of(model.node(size)), "integer");
+    assert_eq!(rules.num().minimum, Some(0.0));
+    let any = model.node(spec).property("any").expect("any");
+    let kept = model
+        .values(any)
+        .additional_any()
+        .expect("additionalProperties: true");
+    assert!(model.node(kept).preserve_unknown_fields);
+    let either = model.node(spec).property("either").expect("either");
+    let alternatives = &model
+        .values(either)
+        .rules
+        .as_deref()
+        .expect("rules")
+        .junct()
+        .any_of;
+    assert_eq!(alternatives.len(), 2);
+    assert_eq!(
+        model.node(alternatives[1]).schema_type,
+        Some(SchemaType::String)
+    );
+    assert!(
+        model.values(EMPTY).rules.is_none(),
+        "base nodes have no value facts"
+    );
+}
+
+#[test]
+fn a_root_that_declares_type_meta_only_as_typed_is_shared() {
+    let schema = json!({"type": "object", "properties": {
+        "apiVersion": {"type": "string", "description": "generated"},
+        "kind": {"type": "string"},
+        "metadata": {"type": "object"},
+        "spec": {"type": "object"}}});
+    let model = compile_custom_resource(&schema).expect("compiles");
+    assert_eq!(
+        model.root(),
+        model.schema_root(),
+        "one root, one property list"
+    );
+    let root = model.node(model.root().expect("root"));
+    let meta = model.resolve(root.property("metadata").expect("metadata"));
+    assert_eq!(
+        meta.and_then(|id| model.definition_name(id)),
+        Some("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")
+    );
+    assert!(root.property("spec").is_some());
+    let undeclared = compile_custom_resource(&json!({"type": "object"})).expect("compiles");
+    assert_eq!(undeclared.root(), undeclared.schema_root());
+    let kind = json!({"type": "object", "properties": {"kind": {"type": "string", "enum": ["A"]}}});
+    let constrained = compile_custom_resource(&kind).expect("compiles");
+    assert_ne!(
+        constrained.root(),
+        constrained.schema_root(),
+        "a constrained kind keeps its own schema root"
     );
 }

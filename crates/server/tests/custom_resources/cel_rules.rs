@@ -116,3 +116,175 @@ async fn crds_with_cel_rules_are_parsed_as_kube_parses_them() {
     let spec = &doc["components"]["schemas"][&definition]["properties"]["spec"];
     assert_eq!(spec["x-kubernetes-validations"], rules, "{doc}");
 }
+
+/// A CRD whose rules custom resources must pass (apiextensions
+/// `schema/cel/validation.go`): a plain rule, one with a message, a
+/// `messageExpression`, a transition rule and a rule with a reason and a
+/// field path.
+fn enforced_crd(group: &str) -> CustomResourceDefinition {
+    serde_json::from_value(json!({
+        "metadata": {"name": format!("gauges.{group}")},
+        "spec": {
+            "group": group,
+            "scope": "Namespaced",
+            "names": {"plural": "gauges", "kind": "Gauge"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "subresources": {"status": {}},
+                "schema": {"openAPIV3Schema": {
+                "type": "object",
+                "properties": {
+                    "spec": {"type": "object",
+                        "x-kubernetes-validations": [
+                            {"rule": "self.x >= oldSelf.x", "message": "x may not decrease"},
+                            {"rule": "self.x <= self.max", "messageExpression": "'x must be at most ' + string(self.max)"},
+                            {"rule": "self.mode in ['fast', 'slow']"},
+                            {"rule": "!has(self.owner) || self.owner.startsWith('team-')",
+                             "reason": "FieldValueForbidden", "fieldPath": ".owner", "message": "owner must be a team"},
+                        ],
+                        "properties": {
+                            "x": {"type": "integer"},
+                            "max": {"type": "integer"},
+                            "mode": {"type": "string"},
+                            "owner": {"type": "string"},
+                        }},
+                    "status": {"type": "object",
+                        "x-kubernetes-validations": [{"rule": "self.phase.matches('^[A-Z][a-z]+$')", "message": "phase is capitalized"}],
+                        "properties": {"phase": {"type": "string"}}},
+                },
+            }}}],
+        },
+    }))
+    .unwrap()
+}
+
+#[tokio::test]
+async fn cel_rules_are_enforced_on_custom_resources() {
+    let env = TestEnv::new("crd-cel-enforce").await;
+    let crds: Api<CustomResourceDefinition> = Api::all(env.client.clone());
+    let group = format!("g{}.example.com", suffix());
+    let crd = enforced_crd(&group);
+    let name = crd.metadata.name.clone().unwrap();
+    crds.create(&PostParams::default(), &crd).await.unwrap();
+    tokio::time::timeout(
+        Duration::from_secs(30),
+        await_condition(crds.clone(), &name, conditions::is_crd_established()),
+    )
+    .await
+    .expect("established in time")
+    .unwrap();
+    let resource =
+        ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(&group, "v1", "Gauge"), "gauges");
+    let gauges: Api<DynamicObject> = Api::namespaced_with(env.client.clone(), &env.ns, &resource);
+    let gauge = |spec: Value| -> DynamicObject {
+        serde_json::from_value(json!({
+            "apiVersion": format!("{group}/v1"), "kind": "Gauge",
+            "metadata": {"name": "g1"}, "spec": spec,
+        }))
+        .unwrap()
+    };
+    let refused = |result: Result<DynamicObject, kube::Error>| match result {
+        Err(kube::Error::Api(status)) => status,
+        other => panic!("a custom resource breaking a rule answered {other:?}"),
+    };
+
+    // Create: every failing rule, kube's 422, message and causes.
+    let status = refused(
+        gauges
+            .create(
+                &PostParams::default(),
+                &gauge(json!({"x": 20, "max": 10, "mode": "warp", "owner": "bob"})),
+            )
+            .await,
+    );
+    assert_eq!(status.code, 422);
+    assert_eq!(status.reason, "Invalid");
+    assert_eq!(
+        status.message,
+        format!(
+            r#"Gauge.{group} "g1" is invalid: [spec: Invalid value: "object": x must be at most 10, spec: Invalid value: "object": failed rule: self.mode in ['fast', 'slow'], spec.owner: Forbidden: owner must be a team]"#
+        )
+    );
+    let causes = status.details.expect("details").causes;
+    let causes: Vec<(&str, &str)> = causes
+        .iter()
+        .map(|cause| (cause.reason.as_str(), cause.field.as_str()))
+        .collect();
+    assert_eq!(
+        causes,
+        [
+            ("FieldValueInvalid", "spec"),
+            ("FieldValueInvalid", "spec"),
+            ("FieldValueForbidden", "spec.owner"),
+        ]
+    );
+
+    // A valid object is accepted: the transition rule does not run on create.
+    let created = gauges
+        .create(
+            &PostParams::default(),
+            &gauge(json!({"x": 5, "max": 10, "mode": "fast"})),
+        )
+        .await
+        .unwrap();
+
+    // Update: the transition rule compares with the stored object.
+    let mut lower = created.clone();
+    lower.data["spec"]["x"] = json!(4);
+    let status = refused(gauges.replace("g1", &PostParams::default(), &lower).await);
+    assert_eq!(status.code, 422);
+    assert_eq!(
+        status.message,
+        format!(
+            r#"Gauge.{group} "g1" is invalid: spec: Invalid value: "object": x may not decrease"#
+        )
+    );
+    let higher = gauges
+        .patch(
+            "g1",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"x": 6, "owner": "team-a"}})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(higher.data["spec"]["x"], 6);
+
+    // /status: the status schema's rules.
+    let status = refused(
+        gauges
+            .patch_status(
+                "g1",
+                &PatchParams::default(),
+                &Patch::Merge(json!({"status": {"phase": "ready"}})),
+            )
+            .await,
+    );
+    assert_eq!(
+        status.message,
+        format!(
+            r#"Gauge.{group} "g1" is invalid: status: Invalid value: "object": phase is capitalized"#
+        )
+    );
+    gauges
+        .patch_status(
+            "g1",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"status": {"phase": "Ready"}})),
+        )
+        .await
+        .unwrap();
+
+    // kubectl shows kube's message.
+    let manifest = format!(
+        "apiVersion: {group}/v1\nkind: Gauge\nmetadata:\n  name: g2\n  namespace: {}\nspec:\n  x: 3\n  max: 1\n  mode: fast\n",
+        env.ns
+    );
+    let (status, _, err) = env.kubectl_stdin("1.33", &["create", "-f", "-"], Some(&manifest));
+    assert!(!status.success(), "kubectl created a gauge breaking a rule");
+    assert!(
+        err.contains(
+            r#"The Gauge "g2" is invalid: spec: Invalid value: "object": x must be at most 1"#
+        ),
+        "{err}"
+    );
+    crds.delete(&name, &DeleteParams::default()).await.unwrap();
+}

@@ -229,7 +229,7 @@ fn decode_custom(
     if let Some(schema) = target
         .custom
         .as_ref()
-        .and_then(|custom| custom.structural.as_deref())
+        .and_then(|custom| custom.schema_model())
     {
         crate::crd::schema::default(&mut object, schema);
         let pruned = crate::crd::schema::prune(&mut object, schema);

@@ -1,0 +1,200 @@
+//! The CEL programs of a CRD version's `x-kubernetes-validations`,
+//! compiled once per CRD generation (when the registry reads the CRD) and
+//! kept beside its schema model, keyed by node id: apiextensions
+//! `apiserver/schema/cel/compilation.go` (`Compile`: the rule, its
+//! `messageExpression`, whether it reads `oldSelf`, its normalized
+//! `fieldPath`). `cel_validation.rs` evaluates them.
+//!
+//! The environment is cel-rust's standard library with its strings
+//! extension and `matches` (RE2 syntax through the `regex` crate). What kube
+//! adds and cel-rust lacks (the type check against the schema, cost
+//! estimation, kube's `quantity`, `url`, `ip`, `cidr`, `format` and `authz`
+//! libraries, `isSorted`/`sum`/`indexOf` on lists) is not there: a rule
+//! using one compiles, and fails when evaluated, with cel-rust's error.
+
+use std::sync::{Arc, OnceLock};
+
+use cel::{Env, Program};
+
+use crate::schema::{Model, NodeId, ValidationRule};
+
+/// Enough for cel-go's recursion depth (250) in a debug build: the parser
+/// descends about ten rules per nesting level (as `cel_syntax.rs`).
+pub(crate) const CEL_STACK_BYTES: usize = 256 * 1024 * 1024;
+
+/// One rule, compiled.
+#[derive(Debug)]
+pub struct CompiledRule {
+    pub spec: ValidationRule,
+    /// The rule's program, or why it did not compile (cel-rust's parse
+    /// errors, which CRD validation already refused: kube reports these as
+    /// `rule compile error: …`).
+    pub program: Result<Program, String>,
+    /// `messageExpression`'s program, when it has one that compiles.
+    pub message: Option<Program>,
+    /// The rule reads `oldSelf`: a transition rule.
+    pub uses_old_self: bool,
+    /// `fieldPath` as kube's `ValidFieldPath` normalizes it (`foo.bar`,
+    /// `map[key]`), "" when absent or not a path of the schema.
+    pub field_path: String,
+}
+
+/// The compiled rules of one version's model, by node.
+#[derive(Debug, Default)]
+pub struct CelRules {
+    /// Sorted by node id.
+    by_node: Vec<(NodeId, Box<[CompiledRule]>)>,
+}
+
+impl CelRules {
+    /// The rules of every node of `model` that has any. Parsing runs on a
+    /// thread of its own with a large stack (see `cel_syntax.rs`); a panic
+    /// there leaves the version without rules rather than the server
+    /// without a registry.
+    pub fn compile(model: &Model) -> CelRules {
+        let nodes: Vec<(NodeId, &[ValidationRule])> = model
+            .own_ids()
+            .filter_map(|id| Some((id, model.values(id).validations()?)))
+            .collect();
+        if nodes.is_empty() {
+            return CelRules::default();
+        }
+        let compiled = std::thread::scope(|scope| {
+            std::thread::Builder::new()
+                .name("cel-compile".into())
+                .stack_size(CEL_STACK_BYTES)
+                .spawn_scoped(scope, || {
+                    nodes
+                        .iter()
+                        .map(|(id, rules)| {
+                            let compiled: Box<[CompiledRule]> = rules
+                                .iter()
+                                .map(|rule| compile_rule(model, *id, rule))
+                                .collect();
+                            (*id, compiled)
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .ok()
+                .and_then(|handle| handle.join().ok())
+        });
+        match compiled {
+            Some(by_node) => CelRules { by_node },
+            None => {
+                tracing::warn!("the CEL rules of a CRD version could not be compiled");
+                CelRules::default()
+            }
+        }
+    }
+
+    /// The rules of node `id`.
+    pub fn of(&self, id: NodeId) -> &[CompiledRule] {
+        match self.by_node.binary_search_by_key(&id, |(node, _)| *node) {
+            Ok(index) => &self.by_node[index].1,
+            Err(_) => &[],
+        }
+    }
+
+    /// Whether no node has rules.
+    pub fn is_empty(&self) -> bool {
+        self.by_node.is_empty()
+    }
+}
+
+/// kube's CEL environment as far as cel-rust has it.
+pub(crate) fn env() -> &'static Arc<Env> {
+    static ENV: OnceLock<Arc<Env>> = OnceLock::new();
+    ENV.get_or_init(|| {
+        let mut env = Env::stdlib();
+        if env.add_extension(cel::extensions::strings).is_err() {
+            tracing::warn!("the CEL strings extension did not load");
+        }
+        Arc::new(env)
+    })
+}
+
+fn compile_rule(model: &Model, id: NodeId, rule: &ValidationRule) -> CompiledRule {
+    let program = env()
+        .compile(&rule.rule)
+        .map_err(|errors| errors.to_string());
+    let uses_old_self = program
+        .as_ref()
+        .is_ok_and(|program| program.references().has_variable("oldSelf"));
+    let message = (!rule.message_expression.is_empty())
+        .then(|| env().compile(&rule.message_expression).ok())
+        .flatten();
+    CompiledRule {
+        spec: rule.clone(),
+        program,
+        message,
+        uses_old_self,
+        field_path: normalized_field_path(model, id, &rule.field_path).unwrap_or_default(),
+    }
+}
+
+/// `ValidFieldPath(jsonPath, schema).String()`: `.name` steps into a
+/// property (or a key of `additionalProperties`), `['name']` the same with
+/// any characters; `None` when the path does not name a field of the
+/// schema (kube then reports at the rule's node).
+pub fn normalized_field_path(model: &Model, id: NodeId, json_path: &str) -> Option<String> {
+    if json_path.is_empty() {
+        return None;
+    }
+    let mut node = id;
+    let mut out = String::new();
+    let mut rest = json_path;
+    while !rest.is_empty() {
+        let (name, next) = if let Some(after) = rest.strip_prefix("['") {
+            let end = after.find("']")?;
+            (unescape(&after[..end])?, &after[end + 2..])
+        } else if let Some(after) = rest.strip_prefix('.') {
+            let end = after.find(['.', '[']).unwrap_or(after.len());
+            if end == 0 {
+                return None;
+            }
+            (after[..end].to_string(), &after[end..])
+        } else {
+            return None;
+        };
+        let schema = model.node(node);
+        if schema.properties.is_some() {
+            node = schema.property(&name)?;
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(&name);
+        } else if let Some(additional) = super::schema::additional(model, node) {
+            node = additional;
+            out.push_str(&format!("[{name}]"));
+        } else {
+            return None;
+        }
+        rest = next;
+    }
+    Some(out)
+}
+
+/// `unescapeSingleQuote`.
+fn unescape(text: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        out.push(match chars.next()? {
+            'a' => '\u{7}',
+            'b' => '\u{8}',
+            'f' => '\u{c}',
+            'n' => '\n',
+            'r' => '\r',
+            't' => '\t',
+            'v' => '\u{b}',
+            '\'' => '\'',
+            '\\' => '\\',
+            _ => return None,
+        });
+    }
+    Some(out)
+}
