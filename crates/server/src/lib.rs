@@ -42,3 +42,4 @@ pub mod serviceaccount;
 pub mod status;
 pub mod table;
 pub mod tls;
+pub mod validation;

@@ -127,7 +127,7 @@ pub fn kind_rules(target: &Target<'_>, object: &Value, old: Option<&Value>) -> V
         ("apiextensions.k8s.io", "CustomResourceDefinition", None) => {
             crate::crd::validation::validate(object, old)
         }
-        _ => Vec::new(),
+        _ => crate::validation::validate(resource, target.subresource, object, old),
     }
 }
 
