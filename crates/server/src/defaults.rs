@@ -67,6 +67,7 @@ pub fn apply(resource: &ResourceDef, object: &mut Value) {
         }
         ("batch", "CronJob") => cron_job(object),
         ("apiextensions.k8s.io", "CustomResourceDefinition") => custom_resource_definition(object),
+        ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding") => role_binding(object),
         _ => {}
     }
 }
@@ -101,6 +102,34 @@ fn custom_resource_definition(object: &mut Value) {
         &["spec", "conversion", "webhook", "clientConfig", "service"],
     ) {
         set_default(service, "port", json!(443));
+    }
+}
+
+/// `SetDefaults_RoleBinding`/`SetDefaults_ClusterRoleBinding` and
+/// `SetDefaults_Subject` (rbac v1): the role reference's and user and
+/// group subjects' apiGroup.
+fn role_binding(object: &mut Value) {
+    let group = json!("rbac.authorization.k8s.io");
+    if let Some(role_ref) = object_at(object, &["roleRef"]) {
+        let empty = role_ref
+            .get("apiGroup")
+            .and_then(Value::as_str)
+            .is_none_or(str::is_empty);
+        if empty {
+            role_ref.insert("apiGroup".into(), group.clone());
+        }
+    }
+    if let Some(map) = object.as_object_mut() {
+        each_object(map.get_mut("subjects"), |subject| {
+            let empty = subject
+                .get("apiGroup")
+                .and_then(Value::as_str)
+                .is_none_or(str::is_empty);
+            let kind = subject.get("kind").and_then(Value::as_str).unwrap_or("");
+            if empty && matches!(kind, "User" | "Group") {
+                subject.insert("apiGroup".into(), group.clone());
+            }
+        });
     }
 }
 

@@ -9,6 +9,7 @@
 //! - [`config`] — ConfigMap, Secret;
 //! - [`pod`], [`container`], [`pod_volumes`], [`pod_update`] — Pod, PodTemplate and
 //!   every pod template inside a workload;
+//! - [`rbac`] — Role, ClusterRole, RoleBinding, ClusterRoleBinding;
 //! - [`selector`] — label selectors in specs;
 //! - [`service`] — Service;
 //! - [`workloads`] — Deployment, ReplicaSet, StatefulSet, DaemonSet, ReplicationController;
@@ -24,6 +25,7 @@ pub mod field;
 pub mod pod;
 pub mod pod_update;
 pub mod pod_volumes;
+pub mod rbac;
 pub mod selector;
 pub mod service;
 pub mod workloads;
@@ -53,6 +55,16 @@ pub fn validate(
         ("batch", "Job", None) => batch::job(object),
         ("batch", "Job", Some(old)) => batch::job_update(object, old),
         ("batch", "CronJob", _) => batch::cron_job(object),
+        ("rbac.authorization.k8s.io", "Role", _) => rbac::role(object),
+        ("rbac.authorization.k8s.io", "ClusterRole", _) => rbac::cluster_role(object),
+        ("rbac.authorization.k8s.io", "RoleBinding", None) => rbac::binding(object, true),
+        ("rbac.authorization.k8s.io", "RoleBinding", Some(old)) => {
+            rbac::binding_update(object, old, true)
+        }
+        ("rbac.authorization.k8s.io", "ClusterRoleBinding", None) => rbac::binding(object, false),
+        ("rbac.authorization.k8s.io", "ClusterRoleBinding", Some(old)) => {
+            rbac::binding_update(object, old, false)
+        }
         ("", "Pod", None) => pod::pod(object),
         ("", "Pod", Some(old)) => pod_update::pod_update(object, old),
         ("", "PodTemplate", _) => pod::pod_template(object),

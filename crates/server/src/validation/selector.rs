@@ -129,7 +129,7 @@ pub fn go_string_map(map: Option<&Value>) -> String {
 }
 
 /// Go's `%#v` of a `[]string`.
-fn go_string_slice(list: Option<&Value>) -> String {
+pub fn go_string_slice(list: Option<&Value>) -> String {
     match list.and_then(Value::as_array) {
         None => "[]string(nil)".to_string(),
         Some(items) => {
