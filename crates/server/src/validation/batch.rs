@@ -103,10 +103,11 @@ pub fn job(object: &Value) -> Vec<FieldError> {
     let mut errors = Vec::new();
     job_spec(spec, &mut errors);
     let indexed = field::str_at(spec, "completionMode") == "Indexed";
-    if let Some(completions) = field::int_at(spec, "completions").filter(|_| indexed) {
+    let completions = field::int_at(spec, "completions").filter(|&count| indexed && count > 0);
+    if let Some(completions) = completions {
         let name = crate::object::name(object);
         let hostname = format!("{name}-{}", completions - 1);
-        if completions > 0 && !crate::names::dns1123_label(&hostname).is_empty() {
+        if !crate::names::dns1123_label(&hostname).is_empty() {
             errors.push(field::invalid(
                 "metadata.name",
                 name,
