@@ -689,6 +689,19 @@ def test_kind_validation_is_unprocessable_with_every_cause(core_v1, apps_v1, nam
         {"reason": "FieldValueForbidden", "message": "Forbidden: field is immutable when `immutable` is set", "field": "data"}
     ]
     assert core_v1.read_namespaced_config_map("frozen", namespace).data == {"a": "1"}
+    # /status writes are validated by the status strategy's rules.
+    apps_v1.create_namespaced_deployment(namespace, deployment_body("counted"))
+    current = apps_v1.read_namespaced_deployment("counted", namespace)
+    current.status = client.V1DeploymentStatus(replicas=1, ready_replicas=2)
+    exc = raise_for(apps_v1.replace_namespaced_deployment_status, "counted", namespace, current)
+    assert exc.status == 422
+    raw = status_body(exc)
+    assert raw["message"] == (
+        'Deployment.apps "counted" is invalid: status.readyReplicas: Invalid value: 2: cannot be greater than status.replicas'
+    )
+    assert raw["details"]["causes"] == [
+        {"reason": "FieldValueInvalid", "message": "Invalid value: 2: cannot be greater than status.replicas", "field": "status.readyReplicas"}
+    ]
 
 
 def test_name_mismatch_between_url_and_body_is_bad_request(core_v1, namespace):

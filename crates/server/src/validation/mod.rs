@@ -13,6 +13,7 @@
 //! - [`selector`] — label selectors in specs;
 //! - [`service`] — Service;
 //! - [`workloads`] — Deployment, ReplicaSet, StatefulSet, DaemonSet, ReplicationController;
+//! - [`workload_status`] — `/status` writes of Deployments, ReplicaSets, ReplicationControllers;
 //!
 //! Objects arrive as JSON trees that already decoded as their typed object
 //! (`api/typed.rs`), so a field of the wrong type cannot reach here; absent
@@ -28,6 +29,7 @@ pub mod pod_volumes;
 pub mod rbac;
 pub mod selector;
 pub mod service;
+pub mod workload_status;
 pub mod workloads;
 
 use serde_json::Value;
@@ -43,6 +45,15 @@ pub fn validate(
     object: &Value,
     old: Option<&Value>,
 ) -> Vec<FieldError> {
+    if subresource == Some("status") {
+        return match (resource.group, resource.kind, old) {
+            ("apps", "Deployment", Some(old)) => workload_status::deployment(object, old),
+            ("apps", "ReplicaSet", Some(_)) | ("", "ReplicationController", Some(_)) => {
+                workload_status::replica_set(object)
+            }
+            _ => Vec::new(),
+        };
+    }
     if !matches!(subresource, None | Some("scale")) {
         return Vec::new();
     }
