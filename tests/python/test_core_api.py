@@ -651,6 +651,59 @@ def test_invalid_name_is_unprocessable(core_v1, namespace):
     )
 
 
+def test_kind_validation_is_unprocessable_with_every_cause(core_v1, apps_v1, namespace):
+    body = deployment_body("web")
+    body.spec.replicas = -1
+    body.spec.selector.match_labels = {"app": "other"}
+    exc = raise_for(apps_v1.create_namespaced_deployment, namespace, body)
+    labels = 'map[string]string{"app":"web", "tier":"frontend"}'
+    replicas = "Invalid value: -1: must be greater than or equal to 0"
+    mismatch = f"Invalid value: {labels}: `selector` does not match template `labels`"
+    assert_failure(
+        exc,
+        422,
+        "Unprocessable Entity",
+        "Invalid",
+        f'Deployment.apps "web" is invalid: [spec.replicas: {replicas}, spec.template.metadata.labels: {mismatch}]',
+        {
+            "name": "web",
+            "group": "apps",
+            "kind": "Deployment",
+            "causes": [
+                {"reason": "FieldValueInvalid", "message": replicas, "field": "spec.replicas"},
+                {"reason": "FieldValueInvalid", "message": mismatch, "field": "spec.template.metadata.labels"},
+            ],
+        },
+    )
+    # An immutable ConfigMap keeps its data.
+    frozen = cm_body("frozen", data={"a": "1"})
+    frozen.immutable = True
+    core_v1.create_namespaced_config_map(namespace, frozen)
+    current = core_v1.read_namespaced_config_map("frozen", namespace)
+    current.data = {"a": "2"}
+    exc = raise_for(core_v1.replace_namespaced_config_map, "frozen", namespace, current)
+    assert exc.status == 422
+    raw = status_body(exc)
+    assert raw["message"] == 'ConfigMap "frozen" is invalid: data: Forbidden: field is immutable when `immutable` is set'
+    assert raw["details"]["causes"] == [
+        {"reason": "FieldValueForbidden", "message": "Forbidden: field is immutable when `immutable` is set", "field": "data"}
+    ]
+    assert core_v1.read_namespaced_config_map("frozen", namespace).data == {"a": "1"}
+    # /status writes are validated by the status strategy's rules.
+    apps_v1.create_namespaced_deployment(namespace, deployment_body("counted"))
+    current = apps_v1.read_namespaced_deployment("counted", namespace)
+    current.status = client.V1DeploymentStatus(replicas=1, ready_replicas=2)
+    exc = raise_for(apps_v1.replace_namespaced_deployment_status, "counted", namespace, current)
+    assert exc.status == 422
+    raw = status_body(exc)
+    assert raw["message"] == (
+        'Deployment.apps "counted" is invalid: status.readyReplicas: Invalid value: 2: cannot be greater than status.replicas'
+    )
+    assert raw["details"]["causes"] == [
+        {"reason": "FieldValueInvalid", "message": "Invalid value: 2: cannot be greater than status.replicas", "field": "status.readyReplicas"}
+    ]
+
+
 def test_name_mismatch_between_url_and_body_is_bad_request(core_v1, namespace):
     core_v1.create_namespaced_config_map(namespace, cm_body("right"))
     exc = raise_for(core_v1.replace_namespaced_config_map, "right", namespace, cm_body("wrong"))

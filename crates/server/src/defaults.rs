@@ -67,6 +67,7 @@ pub fn apply(resource: &ResourceDef, object: &mut Value) {
         }
         ("batch", "CronJob") => cron_job(object),
         ("apiextensions.k8s.io", "CustomResourceDefinition") => custom_resource_definition(object),
+        ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding") => role_binding(object),
         _ => {}
     }
 }
@@ -101,6 +102,34 @@ fn custom_resource_definition(object: &mut Value) {
         &["spec", "conversion", "webhook", "clientConfig", "service"],
     ) {
         set_default(service, "port", json!(443));
+    }
+}
+
+/// `SetDefaults_RoleBinding`/`SetDefaults_ClusterRoleBinding` and
+/// `SetDefaults_Subject` (rbac v1): the role reference's and user and
+/// group subjects' apiGroup.
+fn role_binding(object: &mut Value) {
+    let group = json!("rbac.authorization.k8s.io");
+    if let Some(role_ref) = object_at(object, &["roleRef"]) {
+        let empty = role_ref
+            .get("apiGroup")
+            .and_then(Value::as_str)
+            .is_none_or(str::is_empty);
+        if empty {
+            role_ref.insert("apiGroup".into(), group.clone());
+        }
+    }
+    if let Some(map) = object.as_object_mut() {
+        each_object(map.get_mut("subjects"), |subject| {
+            let empty = subject
+                .get("apiGroup")
+                .and_then(Value::as_str)
+                .is_none_or(str::is_empty);
+            let kind = subject.get("kind").and_then(Value::as_str).unwrap_or("");
+            if empty && matches!(kind, "User" | "Group") {
+                subject.insert("apiGroup".into(), group.clone());
+            }
+        });
     }
 }
 
@@ -222,7 +251,10 @@ fn replication_controller(object: &mut Value) {
     if let (Some(labels), Some(metadata)) = (template_labels, object_at(object, &["metadata"])) {
         set_default(metadata, "labels", labels);
     }
-    template_at(object, &["spec", "template"]);
+    // The controller's template is a pointer: only a present one is defaulted.
+    if object_at(object, &["spec", "template"]).is_some() {
+        template_at(object, &["spec", "template"]);
+    }
 }
 
 fn service(object: &mut Value) {
@@ -244,10 +276,21 @@ fn service(object: &mut Value) {
 }
 
 /// A PodTemplateSpec at `path`: its pod spec gets `SetDefaults_PodSpec`.
+/// The template is a Go struct, never nil: a missing one (or its spec) is
+/// the zero value, defaulted all the same (its parent object must exist).
 fn template_at(object: &mut Value, path: &[&str]) {
-    let mut full: Vec<&str> = path.to_vec();
-    full.push("spec");
-    if let Some(spec) = object_at(object, &full) {
+    let Some((last, parent_path)) = path.split_last() else {
+        return;
+    };
+    let Some(parent) = object_at(object, parent_path) else {
+        return;
+    };
+    set_default(parent, last, json!({}));
+    let Some(template) = parent.get_mut(*last).and_then(Value::as_object_mut) else {
+        return;
+    };
+    set_default(template, "spec", json!({}));
+    if let Some(spec) = template.get_mut("spec").and_then(Value::as_object_mut) {
         pod_spec(spec);
     }
 }
@@ -257,6 +300,26 @@ fn pod(object: &mut Value) {
         return;
     };
     pod_spec(spec);
+    // SetDefaults_Pod: a limit without its request requests the limit.
+    for field in ["containers", "initContainers"] {
+        each_object(spec.get_mut(field), |container| {
+            let Some(resources) = container
+                .get_mut("resources")
+                .and_then(Value::as_object_mut)
+            else {
+                return;
+            };
+            let Some(limits) = resources.get("limits").and_then(Value::as_object).cloned() else {
+                return;
+            };
+            set_default(resources, "requests", json!({}));
+            if let Some(requests) = resources.get_mut("requests").and_then(Value::as_object_mut) {
+                for (name, quantity) in limits {
+                    requests.entry(name).or_insert(quantity);
+                }
+            }
+        });
+    }
     set_default(spec, "enableServiceLinks", json!(true));
     // Admission: ServiceAccount, Priority, DefaultTolerationSeconds.
     set_default(spec, "serviceAccountName", json!("default"));
@@ -352,10 +415,32 @@ fn container(container: &mut Map<String, Value>) {
             set_default(probe, "periodSeconds", json!(10));
             set_default(probe, "successThreshold", json!(1));
             set_default(probe, "failureThreshold", json!(3));
-            if let Some(http) = probe.get_mut("httpGet").and_then(Value::as_object_mut) {
-                set_default(http, "scheme", json!("HTTP"));
+            http_get_action(probe);
+        }
+    }
+    if let Some(lifecycle) = container
+        .get_mut("lifecycle")
+        .and_then(Value::as_object_mut)
+    {
+        for hook in ["postStart", "preStop"] {
+            if let Some(handler) = lifecycle.get_mut(hook).and_then(Value::as_object_mut) {
+                http_get_action(handler);
             }
         }
+    }
+}
+
+/// `SetDefaults_HTTPGetAction`: path `/`, scheme HTTP.
+fn http_get_action(handler: &mut Map<String, Value>) {
+    if let Some(http) = handler.get_mut("httpGet").and_then(Value::as_object_mut) {
+        let empty_path = http
+            .get("path")
+            .and_then(Value::as_str)
+            .is_none_or(str::is_empty);
+        if empty_path {
+            http.insert("path".into(), json!("/"));
+        }
+        set_default(http, "scheme", json!("HTTP"));
     }
 }
 

@@ -46,4 +46,5 @@ pub mod serviceaccount;
 pub mod status;
 pub mod table;
 pub mod tls;
+pub mod validation;
 pub mod versions;

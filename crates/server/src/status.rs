@@ -384,6 +384,8 @@ pub enum FieldErrorKind {
     TypeInvalid(String),
     /// `field.TooMany(path, actual, max)`.
     TooMany(i64, i64),
+    /// `field.NotFound(path, value)`, the value already rendered.
+    NotFound(String),
 }
 
 impl FieldErrorKind {
@@ -397,6 +399,7 @@ impl FieldErrorKind {
             FieldErrorKind::TooLong(..) => "FieldValueTooLong",
             FieldErrorKind::TypeInvalid(_) => "FieldValueTypeInvalid",
             FieldErrorKind::TooMany(..) => "FieldValueTooMany",
+            FieldErrorKind::NotFound(_) => "FieldValueNotFound",
         }
     }
 }
@@ -466,6 +469,7 @@ impl FieldError {
                 text
             }
             FieldErrorKind::Duplicate(value) => format!("Duplicate value: {value}"),
+            FieldErrorKind::NotFound(value) => format!("Not found: {value}"),
             FieldErrorKind::TooLong(max) => format!("Too long: may not be more than {max} bytes"),
             FieldErrorKind::TypeInvalid(value) => detail_suffix(format!("Invalid value: {value}")),
             FieldErrorKind::TooMany(actual, max) => {

@@ -27,6 +27,7 @@ per_version!(
     raw_metrics,
     create_namespace,
     create_configmap_from_literal,
+    invalid_objects,
 );
 
 const MANIFEST: &str = r#"apiVersion: apps/v1
@@ -572,4 +573,77 @@ async fn create_configmap_from_literal(v: &str) {
     assert_eq!(st.code(), Some(1));
     let want = r#"error: failed to create configmap: configmaps "lit" already exists"#;
     assert_eq!(err.trim(), want);
+}
+
+/// Objects kube's per-kind validation refuses: `kubectl apply` prints the
+/// 422's causes as kube-apiserver's would make it print them, nothing is
+/// stored, and an immutable Pod field cannot be changed by a later apply.
+async fn invalid_objects(v: &str) {
+    let env = TestEnv::new(&format!("kc-inv-{}", v.replace('.', ""))).await;
+    let ns = env.ns.as_str();
+    let refused = |manifest: &str| {
+        let (st, out, err) = env.kubectl_stdin(v, &["apply", "-f", "-", "-n", ns], Some(manifest));
+        assert!(!st.success(), "apply must fail: {out}{err}");
+        err
+    };
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: noselector\nspec:\n  template:\n    metadata:\n      labels: {app: x}\n    spec:\n      containers:\n      - {name: c, image: nginx}\n";
+    assert_eq!(
+        refused(deployment),
+        "The Deployment \"noselector\" is invalid: \n* spec.selector: Required value\n* spec.template.metadata.labels: Invalid value: map[string]string{\"app\":\"x\"}: `selector` does not match template `labels`\n"
+    );
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: empty\nspec:\n  containers: []\n";
+    assert_eq!(
+        refused(pod),
+        "The Pod \"empty\" is invalid: spec.containers: Required value\n"
+    );
+    let config_map =
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: spaced\ndata:\n  a key: v\n";
+    assert_eq!(
+        refused(config_map),
+        "The ConfigMap \"spaced\" is invalid: data[a key]: Invalid value: \"a key\": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')\n"
+    );
+    let job = "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: norestart\nspec:\n  template:\n    spec:\n      containers:\n      - {name: c, image: busybox}\n";
+    assert_eq!(
+        refused(job),
+        "The Job \"norestart\" is invalid: spec.template.spec.restartPolicy: Required value: valid values: \"OnFailure\", \"Never\"\n"
+    );
+    let service =
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: noports\nspec:\n  selector: {app: x}\n";
+    assert_eq!(
+        refused(service),
+        "The Service \"noports\" is invalid: spec.ports: Required value\n"
+    );
+    // A Job without a selector gets the generated one.
+    env.kubectl_ok(v, &["create", "job", "once", "--image=busybox", "-n", ns]);
+    let created = json(&env.kubectl_ok(v, &["get", "job", "once", "-n", ns, "-o", "json"]));
+    let uid = created["metadata"]["uid"].as_str().unwrap();
+    assert_eq!(
+        created["spec"]["selector"]["matchLabels"]["batch.kubernetes.io/controller-uid"],
+        uid
+    );
+    assert_eq!(
+        created["spec"]["template"]["metadata"]["labels"]["job-name"],
+        "once"
+    );
+    let (st, out, err) = env.kubectl(
+        v,
+        &["get", "deployment,pod,configmap", "-n", ns, "-o", "name"],
+    );
+    assert!(st.success(), "{err}");
+    assert!(
+        !out.contains("noselector") && !out.contains("pod/empty") && !out.contains("spaced"),
+        "nothing refused is stored: {out}"
+    );
+
+    let valid_pod = |env_value: &str| {
+        format!("apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - name: c\n    image: nginx:1.27\n    env:\n    - {{name: A, value: \"{env_value}\"}}\n")
+    };
+    let (st, out, err) =
+        env.kubectl_stdin(v, &["apply", "-f", "-", "-n", ns], Some(&valid_pod("1")));
+    assert!(st.success(), "a valid pod is created: {out}{err}");
+    let err = refused(&valid_pod("2"));
+    assert!(
+        err.starts_with("The Pod \"web\" is invalid: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)\n"),
+        "{err}"
+    );
 }

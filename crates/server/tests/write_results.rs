@@ -7,7 +7,7 @@ use ferrokube_testkit as common;
 
 use common::{api_status, TestEnv};
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace, PodTemplate};
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
 use serde_json::json;
 
@@ -152,28 +152,31 @@ async fn patched_integers_must_fit_their_type() {
 
 /// An object larger than one etcd request is refused with the Status a
 /// kube-apiserver on etcd answers (etcd's own message, a 500), whatever
-/// the backend.
+/// the backend. PodTemplates with long container args: kube's validation
+/// bounds a ConfigMap's data at 1 MiB (a 422), below etcd's limit.
 #[tokio::test]
 async fn objects_larger_than_etcd_stores_are_refused() {
     let env = TestEnv::new("wr-size").await;
-    let api: Api<ConfigMap> = env.api();
+    let api: Api<PodTemplate> = env.api();
+    let template = |name: &str, length: usize| -> PodTemplate {
+        serde_json::from_value(json!({
+            "apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": name},
+            "template": {"spec": {"containers": [
+                {"name": "c", "image": "nginx", "args": ["y".repeat(length)]}]}}
+        }))
+        .unwrap()
+    };
     let status = api_status(
-        api.create(
-            &PostParams::default(),
-            &configmap("big", &"y".repeat(1_600_000)),
-        )
-        .await
-        .unwrap_err(),
+        api.create(&PostParams::default(), &template("big", 1_600_000))
+            .await
+            .unwrap_err(),
     );
     assert_eq!(status.code, 500);
     assert_eq!(status.message, "etcdserver: request is too large");
-    api.create(
-        &PostParams::default(),
-        &configmap("fits", &"y".repeat(1_400_000)),
-    )
-    .await
-    .unwrap();
-    let grow = json!({"data": {"b": "z".repeat(300_000)}});
+    api.create(&PostParams::default(), &template("fits", 1_400_000))
+        .await
+        .unwrap();
+    let grow = json!({"metadata": {"annotations": {"b": "z".repeat(200_000)}}});
     let status = api_status(
         api.patch("fits", &PatchParams::default(), &Patch::Merge(&grow))
             .await
@@ -183,7 +186,33 @@ async fn objects_larger_than_etcd_stores_are_refused() {
         (status.code, status.message.as_str()),
         (500, "etcdserver: request is too large")
     );
-    assert_eq!(typed_names(&api).await, vec!["fits".to_string()]);
+    let names: Vec<String> = api
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items
+        .iter()
+        .filter_map(|template| template.metadata.name.clone())
+        .collect();
+    assert_eq!(names, vec!["fits".to_string()]);
+    // kube's own bound on ConfigMaps comes first: a 422, not etcd's 500.
+    let config_maps: Api<ConfigMap> = env.api();
+    let status = api_status(
+        config_maps
+            .create(
+                &PostParams::default(),
+                &configmap("big", &"y".repeat(1_100_000)),
+            )
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(
+        (status.code, status.message.as_str()),
+        (
+            422,
+            "ConfigMap \"big\" is invalid: : Too long: may not be more than 1048576 bytes"
+        )
+    );
 }
 
 /// A 2 MiB chain of CBOR tags once overflowed a worker's stack and aborted

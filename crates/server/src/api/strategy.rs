@@ -80,6 +80,56 @@ pub fn prepare_for_create(resource: &ResourceDef, object: &mut Value) {
             metadata.insert("generation".into(), json!(1));
         }
     }
+    if (resource.group, resource.kind) == ("batch", "Job") {
+        generate_job_selector(object);
+    }
+}
+
+/// `generateSelectorIfNeeded` (`pkg/registry/batch/job/strategy.go`): unless
+/// `manualSelector` is true, the template gets the job-name and
+/// controller-uid labels (old and `batch.kubernetes.io/` forms, where not
+/// set already) and the selector matches the controller uid. Runs after the
+/// uid is set.
+fn generate_job_selector(object: &mut Value) {
+    if object.pointer("/spec/manualSelector") == Some(&json!(true)) {
+        return;
+    }
+    let name = crate::object::name(object).to_string();
+    let uid = crate::object::meta_str(object, "uid").to_string();
+    let Some(spec) = object.get_mut("spec").and_then(Value::as_object_mut) else {
+        return;
+    };
+    let template = spec.entry("template").or_insert_with(|| json!({}));
+    if let Some(template) = template.as_object_mut() {
+        let metadata = template.entry("metadata").or_insert_with(|| json!({}));
+        if let Some(metadata) = metadata.as_object_mut() {
+            let labels = metadata.entry("labels").or_insert_with(|| json!({}));
+            if let Some(labels) = labels.as_object_mut() {
+                for (label, value) in [
+                    ("job-name", &name),
+                    ("batch.kubernetes.io/job-name", &name),
+                    ("controller-uid", &uid),
+                    ("batch.kubernetes.io/controller-uid", &uid),
+                ] {
+                    labels
+                        .entry(label)
+                        .or_insert_with(|| Value::String(value.clone()));
+                }
+            }
+        }
+    }
+    let selector = spec.entry("selector").or_insert_with(|| json!({}));
+    if selector.is_null() {
+        *selector = json!({});
+    }
+    if let Some(selector) = selector.as_object_mut() {
+        let match_labels = selector.entry("matchLabels").or_insert_with(|| json!({}));
+        if let Some(match_labels) = match_labels.as_object_mut() {
+            match_labels
+                .entry("batch.kubernetes.io/controller-uid")
+                .or_insert_with(|| Value::String(uid.clone()));
+        }
+    }
 }
 
 /// Secrets: `stringData` is write-only; its entries are folded into `data`

@@ -451,7 +451,8 @@ async fn legacy_secret_tokens_are_checked_against_their_secret() {
     create(
         &api,
         "/api/v1/namespaces/default/secrets",
-        json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "other"},
+        json!({"apiVersion": "v1", "kind": "Secret",
+               "metadata": {"name": "other", "annotations": {"kubernetes.io/service-account.name": "old"}},
                "type": "kubernetes.io/service-account-token", "data": {"token": "eA=="}}),
     )
     .await;

@@ -133,7 +133,7 @@ pub fn kind_rules(target: &Target<'_>, object: &Value, old: Option<&Value>) -> V
         ("admissionregistration.k8s.io", "MutatingWebhookConfiguration", None) => {
             crate::admission::webhook::config_rules::validate(object, old, true)
         }
-        _ => Vec::new(),
+        _ => crate::validation::validate(resource, target.subresource, object, old),
     }
 }
 

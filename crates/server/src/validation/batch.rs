@@ -1,0 +1,323 @@
+//! Job and CronJob validation (`pkg/apis/batch/validation/validation.go`
+//! `ValidateJob`, `ValidateJobSpec`, `validateJobSpec`, `ValidateJobUpdate`,
+//! `ValidateCronJobCreate`, `validateCronJobSpec`, `ValidateJobTemplateSpec`).
+
+use serde_json::Value;
+
+use super::field::{self, child};
+use super::pod::pod_template_spec;
+use super::selector;
+use crate::status::FieldError;
+
+/// `validateJobSpec`: counts, completion mode, the template as a pod
+/// template whose restartPolicy is OnFailure or Never.
+fn job_spec_rules(spec: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    for name in [
+        "parallelism",
+        "completions",
+        "activeDeadlineSeconds",
+        "backoffLimit",
+        "ttlSecondsAfterFinished",
+    ] {
+        field::nonnegative(spec, name, path, errors);
+    }
+    if let Some(mode) = spec.get("completionMode").and_then(Value::as_str) {
+        if mode != "NonIndexed" && mode != "Indexed" {
+            errors.push(field::not_supported(
+                &child(path, "completionMode"),
+                mode,
+                &["NonIndexed", "Indexed"],
+            ));
+        }
+        if mode == "Indexed" {
+            if !field::is_set(spec, "completions") {
+                errors.push(field::required(
+                    &child(path, "completions"),
+                    "when completion mode is Indexed",
+                ));
+            }
+            if let Some(parallelism) = field::int_at(spec, "parallelism") {
+                if parallelism > 100_000 {
+                    errors.push(field::invalid_number(
+                        &child(path, "parallelism"),
+                        parallelism,
+                        "must be less than or equal to 100000 when completion mode is Indexed",
+                    ));
+                }
+            }
+        }
+    }
+    let template_path = child(path, "template");
+    errors.extend(pod_template_spec(spec.get("template"), &template_path));
+    let policy = spec
+        .pointer("/template/spec/restartPolicy")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let policy_path = child(&template_path, "spec.restartPolicy");
+    match policy {
+        "Always" | "" => errors.push(field::required(
+            &policy_path,
+            "valid values: \"OnFailure\", \"Never\"",
+        )),
+        "OnFailure" | "Never" => {
+            if field::is_set(spec, "podFailurePolicy") && policy != "Never" {
+                errors.push(field::invalid(
+                    &policy_path,
+                    policy,
+                    "only \"Never\" is supported when podFailurePolicy is specified",
+                ));
+            }
+        }
+        other => errors.push(field::not_supported(
+            &policy_path,
+            other,
+            &["OnFailure", "Never"],
+        )),
+    }
+}
+
+/// `ValidateJobSpec`: the rules above, a selector that matches the template.
+fn job_spec(spec: &Value, errors: &mut Vec<FieldError>) {
+    job_spec_rules(spec, "spec", errors);
+    match spec.get("selector").filter(|selector| !selector.is_null()) {
+        None => errors.push(field::required("spec.selector", "")),
+        Some(selector_value) => {
+            selector::validate(selector_value, "spec.selector", errors);
+            let labels = spec.pointer("/template/metadata/labels");
+            if selector::converts(selector_value)
+                && !selector::matches(selector_value, labels.and_then(Value::as_object))
+            {
+                errors.push(field::invalid_rendered(
+                    "spec.template.metadata.labels",
+                    &selector::go_string_map(labels),
+                    "`selector` does not match template `labels`",
+                ));
+            }
+        }
+    }
+}
+
+/// `ValidateJob` (selector generation ran in the strategy).
+pub fn job(object: &Value) -> Vec<FieldError> {
+    let spec = object.get("spec").unwrap_or(&Value::Null);
+    let mut errors = Vec::new();
+    job_spec(spec, &mut errors);
+    let indexed = field::str_at(spec, "completionMode") == "Indexed";
+    let completions = field::int_at(spec, "completions").filter(|&count| indexed && count > 0);
+    if let Some(completions) = completions {
+        let name = crate::object::name(object);
+        let hostname = format!("{name}-{}", completions - 1);
+        if !crate::names::dns1123_label(&hostname).is_empty() {
+            errors.push(field::invalid(
+                "metadata.name",
+                name,
+                format!("will not able to create pod with invalid DNS label: {hostname}"),
+            ));
+        }
+    }
+    errors
+}
+
+const IMMUTABLE_JOB_FIELDS: [&str; 3] =
+    ["completionMode", "podFailurePolicy", "backoffLimitPerIndex"];
+
+/// `ValidateJobUpdate`: the new job's rules, an immutable selector and
+/// template, completions only with parallelism for Indexed jobs.
+pub fn job_update(new: &Value, old: &Value) -> Vec<FieldError> {
+    let null = Value::Null;
+    let spec = new.get("spec").unwrap_or(&null);
+    let old_spec = old.get("spec").unwrap_or(&null);
+    let mut errors = Vec::new();
+    job_spec(spec, &mut errors);
+    let completions = spec.get("completions");
+    if completions != old_spec.get("completions") {
+        let indexed = field::str_at(spec, "completionMode") == "Indexed";
+        let follows = completions.is_some() && completions == spec.get("parallelism");
+        if !indexed || !follows {
+            let detail = if indexed {
+                "can only be modified in tandem with spec.parallelism"
+            } else {
+                "field is immutable"
+            };
+            errors.push(field::invalid_rendered(
+                "spec.completions",
+                &completions
+                    .and_then(Value::as_i64)
+                    .map_or("null".to_string(), |n| n.to_string()),
+                detail,
+            ));
+        }
+    }
+    if spec.get("selector") != old_spec.get("selector") {
+        errors.push(field::invalid_rendered(
+            "spec.selector",
+            &selector::go_label_selector(spec.get("selector").unwrap_or(&null)),
+            field::FIELD_IMMUTABLE,
+        ));
+    }
+    if spec.get("template") != old_spec.get("template") {
+        // kube prints the whole core.PodTemplateSpec with %#v.
+        errors.push(field::invalid_rendered(
+            "spec.template",
+            "core.PodTemplateSpec{...}",
+            field::FIELD_IMMUTABLE,
+        ));
+    }
+    for name in IMMUTABLE_JOB_FIELDS {
+        if spec.get(name) != old_spec.get(name) {
+            let rendered = match spec.get(name) {
+                Some(Value::String(text)) => crate::go::strconv::quote(text),
+                Some(Value::Number(number)) => number.to_string(),
+                _ => "null".to_string(),
+            };
+            errors.push(field::invalid_rendered(
+                &child("spec", name),
+                &rendered,
+                field::FIELD_IMMUTABLE,
+            ));
+        }
+    }
+    errors
+}
+
+/// `validateCronJobSpec` and the name bound of `ValidateCronJobCreate`.
+pub fn cron_job(object: &Value) -> Vec<FieldError> {
+    let spec = object.get("spec").unwrap_or(&Value::Null);
+    let mut errors = Vec::new();
+    let name = crate::object::name(object);
+    if name.len() > 52 {
+        errors.push(field::invalid(
+            "metadata.name",
+            name,
+            "must be no more than 52 characters",
+        ));
+    }
+    if field::str_at(spec, "schedule").is_empty() {
+        errors.push(field::required("spec.schedule", ""));
+    }
+    field::nonnegative(spec, "startingDeadlineSeconds", "spec", &mut errors);
+    super::pod::choice(
+        field::str_at(spec, "concurrencyPolicy"),
+        &["Allow", "Forbid", "Replace"],
+        "spec.concurrencyPolicy",
+        &mut errors,
+    );
+    let job_spec = spec.pointer("/jobTemplate/spec").unwrap_or(&Value::Null);
+    job_spec_rules(job_spec, "spec.jobTemplate.spec", &mut errors);
+    if let Some(selector_value) = job_spec.get("selector").filter(|v| !v.is_null()) {
+        errors.push(field::invalid_rendered(
+            "spec.jobTemplate.spec.selector",
+            &selector::go_label_selector(selector_value),
+            "`selector` will be auto-generated",
+        ));
+    }
+    if job_spec.get("manualSelector") == Some(&Value::Bool(true)) {
+        errors.push(field::not_supported(
+            "spec.jobTemplate.spec.manualSelector",
+            "true",
+            &["nil", "false"],
+        ));
+    }
+    field::nonnegative(spec, "successfulJobsHistoryLimit", "spec", &mut errors);
+    field::nonnegative(spec, "failedJobsHistoryLimit", "spec", &mut errors);
+    errors
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::registry::Registry;
+
+    /// Defaulted, with the selector and labels the Job strategy generates
+    /// (`api/strategy.rs`) for a Job without `manualSelector`.
+    fn prepared(plural: &str, mut object: Value) -> Value {
+        let registry = Registry::new(crate::registry::builtin_resources());
+        let resource = registry.lookup("batch", "v1", plural).expect("served");
+        let manual = object.pointer("/spec/manualSelector") == Some(&json!(true));
+        if plural == "jobs" && !manual {
+            object["spec"]["selector"] =
+                json!({"matchLabels": {"batch.kubernetes.io/controller-uid": "u-1"}});
+            object["spec"]["template"]["metadata"] = json!({"labels": {
+                "batch.kubernetes.io/controller-uid": "u-1", "controller-uid": "u-1",
+                "batch.kubernetes.io/job-name": "j", "job-name": "j"}});
+        }
+        crate::defaults::apply(resource, &mut object);
+        object
+    }
+
+    fn texts(errors: Vec<FieldError>) -> Vec<String> {
+        errors.iter().map(ToString::to_string).collect()
+    }
+
+    fn template(restart_policy: Option<&str>) -> Value {
+        let mut template = json!({"spec": {"containers": [{"name": "c", "image": "busybox"}]}});
+        if let Some(policy) = restart_policy {
+            template["spec"]["restartPolicy"] = json!(policy);
+        }
+        template
+    }
+
+    /// Cases from kube's `TestValidateJob` and `TestValidateCronJob`.
+    #[test]
+    fn jobs_and_cron_jobs() {
+        let job_object = |spec: Value| {
+            prepared(
+                "jobs",
+                json!({"metadata": {"name": "j", "uid": "u-1"}, "spec": spec}),
+            )
+        };
+        let valid = job_object(json!({"template": template(Some("Never"))}));
+        assert!(texts(job(&valid)).is_empty(), "{valid}");
+        assert_eq!(
+            texts(job(&job_object(json!({"template": template(None)})))),
+            vec!["spec.template.spec.restartPolicy: Required value: valid values: \"OnFailure\", \"Never\""]
+        );
+        assert_eq!(
+            texts(job(&job_object(
+                json!({"template": template(Some("Never")), "parallelism": -1, "completionMode": "Indexed", "completions": 2})
+            ))),
+            vec!["spec.parallelism: Invalid value: -1: must be greater than or equal to 0"]
+        );
+        let manual = job_object(
+            json!({"manualSelector": true, "selector": {"matchLabels": {"a": "b"}}, "template": template(Some("OnFailure"))}),
+        );
+        assert_eq!(
+            texts(job(&manual)),
+            vec!["spec.template.metadata.labels: Invalid value: map[string]string(nil): `selector` does not match template `labels`"]
+        );
+        let mut changed = valid.clone();
+        changed["spec"]["template"]["spec"]["containers"][0]["image"] = json!("busybox:2");
+        changed["spec"]["completions"] = json!(3);
+        assert_eq!(
+            texts(job_update(&changed, &valid)),
+            vec![
+                "spec.completions: Invalid value: 3: field is immutable",
+                "spec.template: Invalid value: core.PodTemplateSpec{...}: field is immutable",
+            ]
+        );
+        changed = valid.clone();
+        changed["spec"]["parallelism"] = json!(5);
+        assert!(
+            texts(job_update(&changed, &valid)).is_empty(),
+            "parallelism may change"
+        );
+
+        let cron =
+            |spec: Value| prepared("cronjobs", json!({"metadata": {"name": "c"}, "spec": spec}));
+        let valid = cron(
+            json!({"schedule": "*/1 * * * *", "jobTemplate": {"spec": {"template": template(Some("OnFailure"))}}}),
+        );
+        assert!(texts(cron_job(&valid)).is_empty(), "{valid}");
+        assert_eq!(
+            texts(cron_job(&cron(json!({"concurrencyPolicy": "Sometimes", "jobTemplate": {"spec": {"template": template(None), "selector": {"matchLabels": {"a": "b"}}}}})))),
+            vec![
+                "spec.schedule: Required value",
+                "spec.concurrencyPolicy: Unsupported value: \"Sometimes\": supported values: \"Allow\", \"Forbid\", \"Replace\"",
+                "spec.jobTemplate.spec.template.spec.restartPolicy: Required value: valid values: \"OnFailure\", \"Never\"",
+                "spec.jobTemplate.spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{\"a\":\"b\"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: `selector` will be auto-generated",
+            ]
+        );
+    }
+}

@@ -1,0 +1,630 @@
+//! One container's rules (`validateContainerCommon` and what it calls in
+//! `pkg/apis/core/validation/validation.go`): name, image, termination
+//! message policy, ports, env, envFrom, volume mounts, pull policy,
+//! resources, security context; and probes (`validateProbe`).
+
+use std::cmp::Ordering;
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use super::field::{self, child, index, key};
+use super::pod::{choice, id_in_range};
+use super::pod_volumes;
+use crate::quantity::Quantity;
+use crate::status::FieldError;
+
+const PROTOCOLS: [&str; 3] = ["SCTP", "TCP", "UDP"];
+
+/// `validateContainerCommon`.
+pub fn common(
+    container: &Value,
+    volumes: &BTreeSet<String>,
+    path: &str,
+    errors: &mut Vec<FieldError>,
+) {
+    let name = field::str_at(container, "name");
+    let name_path = child(path, "name");
+    if name.is_empty() {
+        errors.push(field::required(&name_path, ""));
+    } else {
+        field::dns1123_label(&name_path, name, errors);
+    }
+    if field::str_at(container, "image").is_empty() {
+        errors.push(field::required(&child(path, "image"), ""));
+    }
+    choice(
+        field::str_at(container, "terminationMessagePolicy"),
+        &["File", "FallbackToLogsOnError"],
+        &child(path, "terminationMessagePolicy"),
+        errors,
+    );
+    ports(
+        field::items_at(container, "ports"),
+        &child(path, "ports"),
+        errors,
+    );
+    env(
+        field::items_at(container, "env"),
+        &child(path, "env"),
+        errors,
+    );
+    env_from(
+        field::items_at(container, "envFrom"),
+        &child(path, "envFrom"),
+        errors,
+    );
+    pod_volumes::mounts(
+        field::items_at(container, "volumeMounts"),
+        volumes,
+        &child(path, "volumeMounts"),
+        errors,
+    );
+    choice(
+        field::str_at(container, "imagePullPolicy"),
+        &["Always", "IfNotPresent", "Never"],
+        &child(path, "imagePullPolicy"),
+        errors,
+    );
+    resources(
+        container.get("resources").unwrap_or(&Value::Null),
+        &child(path, "resources"),
+        errors,
+    );
+    let context = container.get("securityContext").unwrap_or(&Value::Null);
+    for name in ["runAsUser", "runAsGroup"] {
+        id_in_range(context, name, &child(path, "securityContext"), errors);
+    }
+}
+
+/// `validateContainerPorts`.
+fn ports(list: &[Value], path: &str, errors: &mut Vec<FieldError>) {
+    let mut names = BTreeSet::new();
+    for (position, port) in list.iter().enumerate() {
+        let item_path = index(path, position);
+        let name = field::str_at(port, "name");
+        if !name.is_empty() {
+            let messages = field::port_name_errors(name);
+            if !messages.is_empty() {
+                for message in messages {
+                    errors.push(field::invalid(&child(&item_path, "name"), name, message));
+                }
+            } else if !names.insert(name) {
+                errors.push(field::duplicate(&child(&item_path, "name"), name));
+            }
+        }
+        let container_port = field::int_at(port, "containerPort").unwrap_or(0);
+        if container_port == 0 {
+            errors.push(field::required(&child(&item_path, "containerPort"), ""));
+        } else {
+            for message in field::port_number_errors(container_port) {
+                errors.push(field::invalid_number(
+                    &child(&item_path, "containerPort"),
+                    container_port,
+                    message,
+                ));
+            }
+        }
+        let host_port = field::int_at(port, "hostPort").unwrap_or(0);
+        if host_port != 0 {
+            for message in field::port_number_errors(host_port) {
+                errors.push(field::invalid_number(
+                    &child(&item_path, "hostPort"),
+                    host_port,
+                    message,
+                ));
+            }
+        }
+        choice(
+            field::str_at(port, "protocol"),
+            &PROTOCOLS,
+            &child(&item_path, "protocol"),
+            errors,
+        );
+    }
+}
+
+/// `AccumulateUniqueHostPorts` over a container list.
+pub fn unique_host_ports(containers: &[Value], path: &str, errors: &mut Vec<FieldError>) {
+    let mut seen = BTreeSet::new();
+    for (position, container) in containers.iter().enumerate() {
+        let ports_path = child(&index(path, position), "ports");
+        for (port_position, port) in field::items_at(container, "ports").iter().enumerate() {
+            let host_port = field::int_at(port, "hostPort").unwrap_or(0);
+            if host_port == 0 {
+                continue;
+            }
+            let text = format!(
+                "{}/{}/{host_port}",
+                field::str_at(port, "hostIP"),
+                field::str_at(port, "protocol")
+            );
+            if !seen.insert(text.clone()) {
+                errors.push(field::duplicate(
+                    &child(&index(&ports_path, port_position), "hostPort"),
+                    &text,
+                ));
+            }
+        }
+    }
+}
+
+/// `validation.IsRelaxedEnvVarName` (RelaxedEnvironmentVariableValidation is GA).
+fn env_name_errors(name: &str) -> Vec<String> {
+    let mut errors = Vec::new();
+    if name.is_empty() {
+        errors.push("environment variable name must be non-empty".to_string());
+    }
+    if name
+        .chars()
+        .any(|c| !c.is_ascii() || c.is_ascii_control() || c == '=')
+    {
+        errors.push(
+            "a valid environment variable name must consist only of printable ASCII characters other than '='"
+                .to_string(),
+        );
+    }
+    errors
+}
+
+/// `ValidateEnv`.
+fn env(list: &[Value], path: &str, errors: &mut Vec<FieldError>) {
+    for (position, variable) in list.iter().enumerate() {
+        let item_path = index(path, position);
+        let name = field::str_at(variable, "name");
+        if name.is_empty() {
+            errors.push(field::required(&child(&item_path, "name"), ""));
+        }
+        for message in env_name_errors(name) {
+            errors.push(field::invalid(&child(&item_path, "name"), name, message));
+        }
+        env_value_from(variable, &child(&item_path, "valueFrom"), errors);
+    }
+}
+
+const ENV_FIELD_PATHS: [&str; 9] = [
+    "metadata.name",
+    "metadata.namespace",
+    "metadata.uid",
+    "spec.nodeName",
+    "spec.serviceAccountName",
+    "status.hostIP",
+    "status.hostIPs",
+    "status.podIP",
+    "status.podIPs",
+];
+
+/// `validateEnvVarValueFrom`.
+fn env_value_from(variable: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    let Some(from) = variable.get("valueFrom").filter(|from| !from.is_null()) else {
+        return;
+    };
+    let mut sources = 0;
+    if let Some(field_ref) = from.get("fieldRef").filter(|v| !v.is_null()) {
+        sources += 1;
+        object_field_selector(field_ref, &child(path, "fieldRef"), errors);
+    }
+    if let Some(resource_ref) = from.get("resourceFieldRef").filter(|v| !v.is_null()) {
+        sources += 1;
+        resource_field_selector(resource_ref, &child(path, "resourceFieldRef"), errors);
+    }
+    for source in ["configMapKeyRef", "secretKeyRef"] {
+        if let Some(selector) = from.get(source).filter(|v| !v.is_null()) {
+            sources += 1;
+            key_selector(selector, &child(path, source), errors);
+        }
+    }
+    if sources == 0 {
+        errors.push(field::invalid(
+            path,
+            "",
+            "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`",
+        ));
+    } else if !field::str_at(variable, "value").is_empty() {
+        errors.push(field::invalid(
+            path,
+            "",
+            "may not be specified when `value` is not empty",
+        ));
+    } else if sources > 1 {
+        errors.push(field::invalid(
+            path,
+            "",
+            "may not have more than one field specified at a time",
+        ));
+    }
+}
+
+/// `validateObjectFieldSelector` with the env var expressions.
+fn object_field_selector(selector: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    let api_version = field::str_at(selector, "apiVersion");
+    let field_path = field::str_at(selector, "fieldPath");
+    if api_version.is_empty() {
+        errors.push(field::required(&child(path, "apiVersion"), ""));
+        return;
+    }
+    if field_path.is_empty() {
+        errors.push(field::required(&child(path, "fieldPath"), ""));
+        return;
+    }
+    // podshelper.ConvertDownwardAPIFieldLabel.
+    let conversion_error = if api_version != "v1" {
+        Some(format!("unsupported pod version: {api_version}"))
+    } else {
+        None
+    };
+    // fieldpath.SplitMaybeSubscriptedPath: `path['subscript']`.
+    let (base, subscript) = match field_path
+        .strip_suffix("']")
+        .and_then(|trimmed| trimmed.split_once("['"))
+    {
+        Some((base, subscript)) if !base.is_empty() => (base, Some(subscript)),
+        _ => (field_path, None),
+    };
+    let conversion_error = conversion_error.or_else(|| match (base, subscript) {
+        ("metadata.annotations" | "metadata.labels", Some(_)) => None,
+        (_, Some(_)) => Some(format!("field label does not support subscript: {base}")),
+        (
+            "metadata.annotations"
+            | "metadata.labels"
+            | "metadata.name"
+            | "metadata.namespace"
+            | "metadata.uid"
+            | "spec.nodeName"
+            | "spec.restartPolicy"
+            | "spec.serviceAccountName"
+            | "spec.schedulerName"
+            | "status.phase"
+            | "status.hostIP"
+            | "status.hostIPs"
+            | "status.podIP"
+            | "status.podIPs"
+            | "spec.host",
+            None,
+        ) => None,
+        _ => Some(format!("field label not supported: {field_path}")),
+    });
+    if let Some(error) = conversion_error {
+        errors.push(field::invalid(
+            &child(path, "fieldPath"),
+            field_path,
+            format!("error converting fieldPath: {error}"),
+        ));
+        return;
+    }
+    let internal = if base == "spec.host" {
+        "spec.nodeName"
+    } else {
+        base
+    };
+    match subscript {
+        Some(subscript) => {
+            let name = if internal == "metadata.annotations" {
+                subscript.to_lowercase()
+            } else {
+                subscript.to_string()
+            };
+            for message in crate::selector::is_qualified_name(&name) {
+                errors.push(field::invalid(path, &name, message));
+            }
+        }
+        None => {
+            if !ENV_FIELD_PATHS.contains(&internal) {
+                errors.push(field::not_supported(
+                    &child(path, "fieldPath"),
+                    internal,
+                    &ENV_FIELD_PATHS,
+                ));
+            }
+        }
+    }
+}
+
+const RESOURCE_FIELD_PATHS: [&str; 6] = [
+    "limits.cpu",
+    "limits.ephemeral-storage",
+    "limits.memory",
+    "requests.cpu",
+    "requests.ephemeral-storage",
+    "requests.memory",
+];
+
+/// `validateContainerResourceFieldSelector` (for env vars).
+fn resource_field_selector(selector: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    let resource = field::str_at(selector, "resource");
+    if resource.is_empty() {
+        errors.push(field::required(&child(path, "resource"), ""));
+    } else if !RESOURCE_FIELD_PATHS.contains(&resource)
+        && !resource.starts_with("limits.hugepages-")
+        && !resource.starts_with("requests.hugepages-")
+    {
+        errors.push(field::not_supported(
+            &child(path, "resource"),
+            resource,
+            &RESOURCE_FIELD_PATHS,
+        ));
+    }
+}
+
+/// `validateConfigMapKeySelector` / `validateSecretKeySelector`.
+fn key_selector(selector: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    let name = field::str_at(selector, "name");
+    for message in crate::names::dns1123_subdomain(name) {
+        errors.push(field::invalid(&child(path, "name"), name, message));
+    }
+    let selector_key = field::str_at(selector, "key");
+    if selector_key.is_empty() {
+        errors.push(field::required(&child(path, "key"), ""));
+    } else {
+        for message in field::config_map_key_errors(selector_key) {
+            errors.push(field::invalid(&child(path, "key"), selector_key, message));
+        }
+    }
+}
+
+/// `ValidateEnvFrom`.
+fn env_from(list: &[Value], path: &str, errors: &mut Vec<FieldError>) {
+    for (position, source) in list.iter().enumerate() {
+        let item_path = index(path, position);
+        let prefix = field::str_at(source, "prefix");
+        if !prefix.is_empty() {
+            for message in env_name_errors(prefix) {
+                errors.push(field::invalid(
+                    &child(&item_path, "prefix"),
+                    prefix,
+                    message,
+                ));
+            }
+        }
+        let mut sources = 0;
+        for reference in ["configMapRef", "secretRef"] {
+            if let Some(selector) = source.get(reference).filter(|v| !v.is_null()) {
+                sources += 1;
+                let name = field::str_at(selector, "name");
+                let name_path = child(&child(&item_path, reference), "name");
+                if name.is_empty() {
+                    errors.push(field::required(&name_path, ""));
+                } else {
+                    field::dns1123_subdomain(&name_path, name, errors);
+                }
+            }
+        }
+        if sources == 0 {
+            errors.push(field::invalid(
+                path,
+                "",
+                "must specify one of: `configMapRef` or `secretRef`",
+            ));
+        } else if sources > 1 {
+            errors.push(field::invalid(
+                path,
+                "",
+                "may not have more than one field specified at a time",
+            ));
+        }
+    }
+}
+
+/// `helper.IsNativeResource`.
+fn is_native(name: &str) -> bool {
+    !name.contains('/') || name.contains("kubernetes.io/")
+}
+
+/// `helper.IsOvercommitAllowed`.
+fn overcommit_allowed(name: &str) -> bool {
+    is_native(name) && !name.starts_with("hugepages-")
+}
+
+/// `validateContainerResourceName`.
+fn resource_name(name: &str, path: &str, errors: &mut Vec<FieldError>) {
+    for message in crate::selector::is_qualified_name(name) {
+        errors.push(field::invalid(path, name, message));
+    }
+    if !name.contains('/') {
+        let standard = matches!(name, "cpu" | "memory" | "ephemeral-storage")
+            || name.starts_with("hugepages-");
+        if !standard {
+            errors.push(field::invalid(
+                path,
+                name,
+                "must be a standard resource for containers",
+            ));
+        }
+    } else if !is_native(name) {
+        let extended = !name.starts_with("requests.")
+            && crate::selector::is_qualified_name(&format!("requests.{name}")).is_empty();
+        if !extended {
+            errors.push(field::invalid(
+                path,
+                name,
+                "doesn't follow extended resource name standard",
+            ));
+        }
+    }
+}
+
+/// `ValidateResourceRequirements` for a container.
+pub fn resources(requirements: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    let limits_path = child(path, "limits");
+    let requests_path = child(path, "requests");
+    let limits = field::map_at(requirements, "limits");
+    let parse = |value: &Value| Quantity::parse(value.as_str().unwrap_or("0")).ok();
+    let mut cpu_or_memory = false;
+    let mut huge_pages = false;
+    for (name, quantity) in limits.into_iter().flatten() {
+        let item_path = key(&limits_path, name);
+        resource_name(name, &item_path, errors);
+        nonnegative_quantity(quantity, &item_path, errors);
+        cpu_or_memory |= matches!(name.as_str(), "cpu" | "memory");
+        huge_pages |= name.starts_with("hugepages-");
+    }
+    for (name, quantity) in field::map_at(requirements, "requests")
+        .into_iter()
+        .flatten()
+    {
+        let item_path = key(&requests_path, name);
+        resource_name(name, &item_path, errors);
+        nonnegative_quantity(quantity, &item_path, errors);
+        cpu_or_memory |= matches!(name.as_str(), "cpu" | "memory");
+        huge_pages |= name.starts_with("hugepages-");
+        let text = quantity.as_str().unwrap_or_default();
+        match limits.and_then(|limits| limits.get(name)) {
+            Some(limit) => {
+                let limit_text = limit.as_str().unwrap_or_default();
+                let order = match (parse(quantity), parse(limit)) {
+                    (Some(request), Some(limit)) => request.cmp_value(&limit),
+                    _ => Ordering::Equal,
+                };
+                if order != Ordering::Equal && !overcommit_allowed(name) {
+                    errors.push(field::invalid(
+                        &requests_path,
+                        text,
+                        format!("must be equal to {name} limit of {limit_text}"),
+                    ));
+                } else if order == Ordering::Greater {
+                    errors.push(field::invalid(
+                        &requests_path,
+                        text,
+                        format!("must be less than or equal to {name} limit of {limit_text}"),
+                    ));
+                }
+            }
+            None if !overcommit_allowed(name) => errors.push(field::required(
+                &limits_path,
+                "Limit must be set for non overcommitable resources",
+            )),
+            None => {}
+        }
+    }
+    if huge_pages && !cpu_or_memory {
+        errors.push(field::forbidden(path, "HugePages require cpu or memory"));
+    }
+}
+
+/// `ValidateNonnegativeQuantity` (quantities are canonical by now).
+fn nonnegative_quantity(quantity: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    let text = quantity.as_str().unwrap_or_default();
+    if Quantity::parse(text).is_ok_and(|parsed| parsed.sign() < 0) {
+        errors.push(field::invalid(path, text, field::IS_NEGATIVE));
+    }
+}
+
+/// The probes of a regular (or restartable init) container.
+pub fn probes(container: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    for name in ["livenessProbe", "readinessProbe", "startupProbe"] {
+        let Some(probe) = container.get(name).filter(|probe| !probe.is_null()) else {
+            continue;
+        };
+        let probe_path = child(path, name);
+        probe_rules(probe, &probe_path, errors);
+        if name != "readinessProbe" {
+            if let Some(threshold) = field::int_at(probe, "successThreshold") {
+                if threshold != 1 {
+                    errors.push(field::invalid_number(
+                        &child(&probe_path, "successThreshold"),
+                        threshold,
+                        "must be 1",
+                    ));
+                }
+            }
+        } else if field::is_set(probe, "terminationGracePeriodSeconds") {
+            let value = field::int_at(probe, "terminationGracePeriodSeconds").unwrap_or(0);
+            errors.push(field::invalid_number(
+                &child(&probe_path, "terminationGracePeriodSeconds"),
+                value,
+                "must not be set for readinessProbes",
+            ));
+        }
+    }
+}
+
+/// `validateProbe`: one handler, non-negative timings.
+fn probe_rules(probe: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    let mut handlers = 0;
+    for handler in ["exec", "httpGet", "tcpSocket", "grpc"] {
+        let Some(action) = probe.get(handler).filter(|action| !action.is_null()) else {
+            continue;
+        };
+        let handler_path = child(path, handler);
+        if handlers > 0 {
+            errors.push(field::forbidden(
+                &handler_path,
+                "may not specify more than 1 handler type",
+            ));
+            continue;
+        }
+        handlers += 1;
+        match handler {
+            "exec" => errors.extend(
+                field::items_at(action, "command")
+                    .is_empty()
+                    .then(|| field::required(&child(&handler_path, "command"), "")),
+            ),
+            "httpGet" => {
+                if field::str_at(action, "path").is_empty() {
+                    errors.push(field::required(&child(&handler_path, "path"), ""));
+                }
+                port_number_or_name(action.get("port"), &child(&handler_path, "port"), errors);
+                let scheme = field::str_at(action, "scheme");
+                if !["HTTP", "HTTPS"].contains(&scheme) {
+                    errors.push(field::not_supported(
+                        &child(&handler_path, "scheme"),
+                        scheme,
+                        &["HTTP", "HTTPS"],
+                    ));
+                }
+            }
+            "tcpSocket" => {
+                port_number_or_name(action.get("port"), &child(&handler_path, "port"), errors)
+            }
+            _ => {
+                let port = field::int_at(action, "port").unwrap_or(0);
+                for message in field::port_number_errors(port) {
+                    errors.push(field::invalid_number(
+                        &child(&handler_path, "port"),
+                        port,
+                        message,
+                    ));
+                }
+            }
+        }
+    }
+    if handlers == 0 {
+        errors.push(field::required(path, "must specify a handler type"));
+    }
+    for timing in [
+        "initialDelaySeconds",
+        "timeoutSeconds",
+        "periodSeconds",
+        "successThreshold",
+        "failureThreshold",
+    ] {
+        field::nonnegative(probe, timing, path, errors);
+    }
+    if let Some(grace) = field::int_at(probe, "terminationGracePeriodSeconds") {
+        if grace <= 0 {
+            errors.push(field::invalid_number(
+                &child(path, "terminationGracePeriodSeconds"),
+                grace,
+                "must be greater than 0",
+            ));
+        }
+    }
+}
+
+/// `ValidatePortNumOrName` of an int-or-string port.
+pub fn port_number_or_name(port: Option<&Value>, path: &str, errors: &mut Vec<FieldError>) {
+    match port {
+        Some(Value::String(name)) => {
+            for message in field::port_name_errors(name) {
+                errors.push(field::invalid(path, name, message));
+            }
+        }
+        other => {
+            let number = other.and_then(Value::as_i64).unwrap_or(0);
+            for message in field::port_number_errors(number) {
+                errors.push(field::invalid_number(path, number, message));
+            }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+//! Per-kind validation of built-in objects, as kube's `Validate<Kind>` and
+//! `Validate<Kind>Update` functions (`pkg/apis/*/validation`) check them after
+//! defaulting: the same field paths, cause types, messages and order.
+//! ObjectMeta is checked by `api/write/validate.rs`; this module holds what
+//! each kind adds. One file per kind family:
+//!
+//! - [`field`] — field paths, `field.Error` constructors, shared `util/validation` checks;
+//! - [`batch`] — Job, CronJob;
+//! - [`config`] — ConfigMap, Secret;
+//! - [`pod`], [`container`], [`pod_volumes`], [`pod_update`] — Pod, PodTemplate and
+//!   every pod template inside a workload;
+//! - [`rbac`] — Role, ClusterRole, RoleBinding, ClusterRoleBinding;
+//! - [`selector`] — label selectors in specs;
+//! - [`service`] — Service;
+//! - [`workloads`] — Deployment, ReplicaSet, StatefulSet, DaemonSet, ReplicationController;
+//! - [`workload_status`] — `/status` writes of Deployments, ReplicaSets, ReplicationControllers;
+//!
+//! Objects arrive as JSON trees that already decoded as their typed object
+//! (`api/typed.rs`), so a field of the wrong type cannot reach here; absent
+//! fields read as Go's zero values.
+
+pub mod batch;
+pub mod config;
+pub mod container;
+pub mod field;
+pub mod pod;
+pub mod pod_update;
+pub mod pod_volumes;
+pub mod rbac;
+pub mod selector;
+pub mod service;
+pub mod workload_status;
+pub mod workloads;
+
+use serde_json::Value;
+
+use crate::registry::ResourceDef;
+use crate::status::FieldError;
+
+/// The kind rules of `resource` for a write of `object` (`old` on update) to
+/// the main resource or a subresource that writes the whole object (`scale`).
+pub fn validate(
+    resource: &ResourceDef,
+    subresource: Option<&str>,
+    object: &Value,
+    old: Option<&Value>,
+) -> Vec<FieldError> {
+    if subresource == Some("status") {
+        return match (resource.group, resource.kind, old) {
+            ("apps", "Deployment", Some(old)) => workload_status::deployment(object, old),
+            ("apps", "ReplicaSet", Some(_)) | ("", "ReplicationController", Some(_)) => {
+                workload_status::replica_set(object)
+            }
+            _ => Vec::new(),
+        };
+    }
+    if !matches!(subresource, None | Some("scale")) {
+        return Vec::new();
+    }
+    match (resource.group, resource.kind, old) {
+        ("", "ConfigMap", None) => config::config_map(object),
+        ("", "ConfigMap", Some(old)) => config::config_map_update(object, old),
+        ("", "Secret", None) => config::secret(object),
+        ("", "Secret", Some(old)) => config::secret_update(object, old),
+        ("", "Service", _) => service::service(object),
+        ("batch", "Job", None) => batch::job(object),
+        ("batch", "Job", Some(old)) => batch::job_update(object, old),
+        ("batch", "CronJob", _) => batch::cron_job(object),
+        ("rbac.authorization.k8s.io", "Role", _) => rbac::role(object),
+        ("rbac.authorization.k8s.io", "ClusterRole", _) => rbac::cluster_role(object),
+        ("rbac.authorization.k8s.io", "RoleBinding", None) => rbac::binding(object, true),
+        ("rbac.authorization.k8s.io", "RoleBinding", Some(old)) => {
+            rbac::binding_update(object, old, true)
+        }
+        ("rbac.authorization.k8s.io", "ClusterRoleBinding", None) => rbac::binding(object, false),
+        ("rbac.authorization.k8s.io", "ClusterRoleBinding", Some(old)) => {
+            rbac::binding_update(object, old, false)
+        }
+        ("", "Pod", None) => pod::pod(object),
+        ("", "Pod", Some(old)) => pod_update::pod_update(object, old),
+        ("", "PodTemplate", _) => pod::pod_template(object),
+        ("", "ReplicationController", _) => workloads::replication_controller(object),
+        ("apps", "Deployment", old) => {
+            with_immutable_selector(workloads::deployment(object), object, old)
+        }
+        ("apps", "ReplicaSet", old) => {
+            with_immutable_selector(workloads::replica_set(object), object, old)
+        }
+        ("apps", "DaemonSet", old) => {
+            with_immutable_selector(workloads::daemon_set(object), object, old)
+        }
+        ("apps", "StatefulSet", None) => workloads::stateful_set(object),
+        ("apps", "StatefulSet", Some(old)) => workloads::stateful_set_update(object, old),
+        _ => Vec::new(),
+    }
+}
+
+/// apps/v1 strategies add the immutable selector after the kind's own update rules.
+fn with_immutable_selector(
+    mut errors: Vec<FieldError>,
+    object: &Value,
+    old: Option<&Value>,
+) -> Vec<FieldError> {
+    if let Some(old) = old {
+        errors.extend(workloads::immutable_selector(object, old));
+    }
+    errors
+}

@@ -1,0 +1,407 @@
+//! Pod and pod template validation (`pkg/apis/core/validation/validation.go`
+//! `ValidatePodCreate`, `ValidatePodSpec`, `validateContainers`,
+//! `validateInitContainers`, `validateContainerCommon`, `ValidatePodTemplate`,
+//! `ValidatePodTemplateSpec`): the main rules of a pod spec, in kube's order.
+//! Volumes and mounts are in [`super::pod_volumes`], container details
+//! (ports, env, resources, probes) in [`super::container`], updates in
+//! [`super::pod_update`].
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use super::container;
+use super::field::{self, child, index};
+use super::pod_volumes;
+use crate::status::FieldError;
+
+/// `ValidatePodCreate` (the ObjectMeta part is checked by the write path).
+pub fn pod(object: &Value) -> Vec<FieldError> {
+    let spec = object.get("spec").unwrap_or(&Value::Null);
+    let mut errors = pod_spec(spec, "spec");
+    if !field::items_at(spec, "ephemeralContainers").is_empty() {
+        errors.push(field::forbidden(
+            "spec.ephemeralContainers",
+            "cannot be set on create",
+        ));
+    }
+    let gates = field::items_at(spec, "schedulingGates");
+    if !field::str_at(spec, "nodeName").is_empty() && !gates.is_empty() {
+        errors.push(field::forbidden(
+            "spec.nodeName",
+            "cannot be set until all schedulingGates have been cleared",
+        ));
+    }
+    scheduling_gates(gates, "spec.schedulingGates", &mut errors);
+    errors
+}
+
+/// `validateSchedulingGates`: names are qualified names, unique.
+fn scheduling_gates(gates: &[Value], path: &str, errors: &mut Vec<FieldError>) {
+    let mut seen = BTreeSet::new();
+    for (position, gate) in gates.iter().enumerate() {
+        let name = field::str_at(gate, "name");
+        field::label_name(&index(path, position), name, errors);
+        if !seen.insert(name) {
+            errors.push(field::duplicate(&index(path, position), name));
+        }
+    }
+}
+
+/// `ValidatePodTemplate`: the template of a PodTemplate object.
+pub fn pod_template(object: &Value) -> Vec<FieldError> {
+    pod_template_spec(object.get("template"), "template")
+}
+
+/// `ValidatePodTemplateSpec`: template metadata's labels and annotations,
+/// the pod spec, and no ephemeral containers. A missing template is the
+/// zero template, whose spec has no containers.
+pub fn pod_template_spec(template: Option<&Value>, path: &str) -> Vec<FieldError> {
+    let template = template.unwrap_or(&Value::Null);
+    let mut errors = Vec::new();
+    let metadata = template.get("metadata").unwrap_or(&Value::Null);
+    let metadata_path = child(path, "metadata");
+    field::labels(
+        &child(&metadata_path, "labels"),
+        field::map_at(metadata, "labels"),
+        &mut errors,
+    );
+    if let Some(annotations) = field::map_at(metadata, "annotations") {
+        for name in annotations.keys() {
+            for message in crate::selector::is_qualified_name(&name.to_lowercase()) {
+                errors.push(field::invalid(
+                    &child(&metadata_path, "annotations"),
+                    name,
+                    message,
+                ));
+            }
+        }
+    }
+    let spec = template.get("spec").unwrap_or(&Value::Null);
+    let spec_path = child(path, "spec");
+    errors.extend(pod_spec(spec, &spec_path));
+    if !field::items_at(spec, "ephemeralContainers").is_empty() {
+        errors.push(field::forbidden(
+            &child(&spec_path, "ephemeralContainers"),
+            "ephemeral containers not allowed in pod template",
+        ));
+    }
+    errors
+}
+
+const RESTART_POLICIES: [&str; 3] = ["Always", "OnFailure", "Never"];
+const DNS_POLICIES: [&str; 4] = ["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"];
+const MAX_INT32: i64 = 2_147_483_647;
+
+/// `ValidatePodSpec`'s main rules.
+pub fn pod_spec(spec: &Value, path: &str) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    if !field::is_set(spec, "terminationGracePeriodSeconds") {
+        errors.push(field::required(
+            &child(path, "terminationGracePeriodSeconds"),
+            "",
+        ));
+    }
+    let volumes = pod_volumes::volumes(
+        field::items_at(spec, "volumes"),
+        &child(path, "volumes"),
+        &mut errors,
+    );
+    let restart_policy = field::str_at(spec, "restartPolicy");
+    containers(spec, &volumes, path, &mut errors);
+    init_containers(spec, &volumes, path, &mut errors);
+    choice(
+        restart_policy,
+        &RESTART_POLICIES,
+        &child(path, "restartPolicy"),
+        &mut errors,
+    );
+    choice(
+        field::str_at(spec, "dnsPolicy"),
+        &DNS_POLICIES,
+        &child(path, "dnsPolicy"),
+        &mut errors,
+    );
+    field::labels(
+        &child(path, "nodeSelector"),
+        field::map_at(spec, "nodeSelector"),
+        &mut errors,
+    );
+    pod_security_context(spec, path, &mut errors);
+    dns_config(spec, path, &mut errors);
+    for (name, check) in [
+        (
+            "serviceAccountName",
+            crate::names::dns1123_subdomain as fn(&str) -> Vec<String>,
+        ),
+        ("nodeName", crate::names::dns1123_subdomain),
+    ] {
+        let value = field::str_at(spec, name);
+        if !value.is_empty() {
+            for message in check(value) {
+                errors.push(field::invalid(&child(path, name), value, message));
+            }
+        }
+    }
+    if let Some(deadline) = field::int_at(spec, "activeDeadlineSeconds") {
+        if !(1..=MAX_INT32).contains(&deadline) {
+            errors.push(field::invalid_number(
+                &child(path, "activeDeadlineSeconds"),
+                deadline,
+                field::inclusive_range_error(1, MAX_INT32),
+            ));
+        }
+    }
+    for name in ["hostname", "subdomain"] {
+        let value = field::str_at(spec, name);
+        if !value.is_empty() {
+            field::dns1123_label(&child(path, name), value, &mut errors);
+        }
+    }
+    tolerations(
+        field::items_at(spec, "tolerations"),
+        &child(path, "tolerations"),
+        &mut errors,
+    );
+    let priority_class = field::str_at(spec, "priorityClassName");
+    if !priority_class.is_empty() {
+        field::dns1123_subdomain(
+            &child(path, "priorityClassName"),
+            priority_class,
+            &mut errors,
+        );
+    }
+    if let Some(policy) = spec.get("preemptionPolicy").and_then(Value::as_str) {
+        choice(
+            policy,
+            &["Never", "PreemptLowerPriority"],
+            &child(path, "preemptionPolicy"),
+            &mut errors,
+        );
+    }
+    errors
+}
+
+/// A required enum field: `Required` when empty, `NotSupported` when unknown.
+pub fn choice(value: &str, supported: &[&str], path: &str, errors: &mut Vec<FieldError>) {
+    if value.is_empty() {
+        errors.push(field::required(path, ""));
+    } else if !supported.contains(&value) {
+        errors.push(field::not_supported(path, value, supported));
+    }
+}
+
+/// `validateContainers`: at least one, common rules, unique names, probes,
+/// no `restartPolicy`, host ports unique across containers.
+fn containers(spec: &Value, volumes: &BTreeSet<String>, path: &str, errors: &mut Vec<FieldError>) {
+    let list_path = child(path, "containers");
+    let list = field::items_at(spec, "containers");
+    if list.is_empty() {
+        errors.push(field::required(&list_path, ""));
+        return;
+    }
+    let mut names = BTreeSet::new();
+    for (position, item) in list.iter().enumerate() {
+        let item_path = index(&list_path, position);
+        container::common(item, volumes, &item_path, errors);
+        let name = field::str_at(item, "name");
+        if !names.insert(name) {
+            errors.push(field::duplicate(&child(&item_path, "name"), name));
+        }
+        container::probes(item, &item_path, errors);
+        if field::is_set(item, "restartPolicy") {
+            errors.push(field::forbidden(
+                &child(&item_path, "restartPolicy"),
+                "may not be set for non-init containers",
+            ));
+        }
+    }
+    container::unique_host_ports(list, &list_path, errors);
+}
+
+/// `validateInitContainers`.
+fn init_containers(
+    spec: &Value,
+    volumes: &BTreeSet<String>,
+    path: &str,
+    errors: &mut Vec<FieldError>,
+) {
+    let list_path = child(path, "initContainers");
+    let mut names: BTreeSet<&str> = field::items_at(spec, "containers")
+        .iter()
+        .map(|item| field::str_at(item, "name"))
+        .collect();
+    for (position, item) in field::items_at(spec, "initContainers").iter().enumerate() {
+        let item_path = index(&list_path, position);
+        container::common(item, volumes, &item_path, errors);
+        let mut restart_always = false;
+        if let Some(policy) = item.get("restartPolicy").and_then(Value::as_str) {
+            if policy != "Always" {
+                errors.push(field::not_supported(
+                    &child(&item_path, "restartPolicy"),
+                    policy,
+                    &["Always"],
+                ));
+            }
+            restart_always = policy == "Always";
+        }
+        let name = field::str_at(item, "name");
+        if names.contains(name) {
+            errors.push(field::duplicate(&child(&item_path, "name"), name));
+        } else if !name.is_empty() {
+            names.insert(name);
+        }
+        if restart_always {
+            container::probes(item, &item_path, errors);
+        } else {
+            for forbidden in [
+                "lifecycle",
+                "livenessProbe",
+                "readinessProbe",
+                "startupProbe",
+            ] {
+                if field::is_set(item, forbidden) {
+                    errors.push(field::forbidden(
+                        &child(&item_path, forbidden),
+                        "may not be set for init containers without restartPolicy=Always",
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// `validatePodSpecSecurityContext`: user and group ids in range.
+fn pod_security_context(spec: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    let context = spec.get("securityContext").unwrap_or(&Value::Null);
+    let context_path = child(path, "securityContext");
+    for name in ["fsGroup", "runAsUser", "runAsGroup"] {
+        id_in_range(context, name, &context_path, errors);
+    }
+    for (position, group) in field::items_at(context, "supplementalGroups")
+        .iter()
+        .enumerate()
+    {
+        if let Some(group) = group.as_i64() {
+            if !(0..=MAX_INT32).contains(&group) {
+                errors.push(field::invalid_number(
+                    &index(&child(&context_path, "supplementalGroups"), position),
+                    group,
+                    field::inclusive_range_error(0, MAX_INT32),
+                ));
+            }
+        }
+    }
+}
+
+/// `validation.IsValidUserID` / `IsValidGroupID` of an optional id.
+pub fn id_in_range(context: &Value, name: &str, path: &str, errors: &mut Vec<FieldError>) {
+    if let Some(id) = field::int_at(context, name) {
+        if !(0..=MAX_INT32).contains(&id) {
+            errors.push(field::invalid_number(
+                &child(path, name),
+                id,
+                field::inclusive_range_error(0, MAX_INT32),
+            ));
+        }
+    }
+}
+
+/// `validatePodDNSConfig`: `dnsPolicy: None` needs a config with nameservers.
+fn dns_config(spec: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    if field::str_at(spec, "dnsPolicy") != "None" {
+        return;
+    }
+    let config_path = child(path, "dnsConfig");
+    match spec.get("dnsConfig").filter(|config| !config.is_null()) {
+        None => errors.push(field::required(
+            &config_path,
+            "must provide `dnsConfig` when `dnsPolicy` is None",
+        )),
+        Some(config) => {
+            if field::items_at(config, "nameservers").is_empty() {
+                errors.push(field::required(
+                    &child(&config_path, "nameservers"),
+                    "must provide at least one DNS nameserver when `dnsPolicy` is None",
+                ));
+            }
+        }
+    }
+}
+
+/// `ValidateTolerations`.
+pub fn tolerations(list: &[Value], path: &str, errors: &mut Vec<FieldError>) {
+    for (position, toleration) in list.iter().enumerate() {
+        let item_path = index(path, position);
+        let key = field::str_at(toleration, "key");
+        let operator = field::str_at(toleration, "operator");
+        let value = field::str_at(toleration, "value");
+        let effect = field::str_at(toleration, "effect");
+        if !key.is_empty() {
+            field::label_name(&child(&item_path, "key"), key, errors);
+        }
+        if key.is_empty() && operator != "Exists" {
+            errors.push(field::invalid(
+                &child(&item_path, "operator"),
+                operator,
+                "operator must be Exists when `key` is empty, which means \"match all values and all keys\"",
+            ));
+        }
+        if field::is_set(toleration, "tolerationSeconds") && effect != "NoExecute" {
+            errors.push(field::invalid(
+                &child(&item_path, "effect"),
+                effect,
+                "effect must be 'NoExecute' when `tolerationSeconds` is set",
+            ));
+        }
+        match operator {
+            "Equal" | "" => {
+                let messages = crate::selector::is_valid_label_value(value);
+                if !messages.is_empty() {
+                    errors.push(field::invalid(
+                        &child(&item_path, "operator"),
+                        value,
+                        messages.join(";"),
+                    ));
+                }
+            }
+            "Exists" if !value.is_empty() => {
+                // kube prints the whole core.Toleration with %#v.
+                let rendered = format!(
+                    "core.Toleration{{Key:{}, Operator:{}, Value:{}, Effect:{}, TolerationSeconds:{}}}",
+                    crate::go::strconv::quote(key),
+                    crate::go::strconv::quote(operator),
+                    crate::go::strconv::quote(value),
+                    crate::go::strconv::quote(effect),
+                    match field::int_at(toleration, "tolerationSeconds") {
+                        Some(_) => "(*int64)(0xc000000000)".to_string(),
+                        None => "(*int64)(nil)".to_string(),
+                    }
+                );
+                errors.push(field::invalid_rendered(
+                    &child(&item_path, "operator"),
+                    &rendered,
+                    "value must be empty when `operator` is 'Exists'",
+                ));
+            }
+            "Exists" => {}
+            other => errors.push(field::not_supported(
+                &child(&item_path, "operator"),
+                other,
+                &["Equal", "Exists"],
+            )),
+        }
+        if !effect.is_empty() && !["NoSchedule", "PreferNoSchedule", "NoExecute"].contains(&effect)
+        {
+            errors.push(field::not_supported(
+                &child(&item_path, "effect"),
+                effect,
+                &["NoSchedule", "PreferNoSchedule", "NoExecute"],
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "pod_tests.rs"]
+mod tests;

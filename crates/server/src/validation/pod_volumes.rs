@@ -1,0 +1,271 @@
+//! Pod volumes and volume mounts (`ValidateVolumes`, `validateVolumeSource`,
+//! `ValidateVolumeMounts` in `pkg/apis/core/validation/validation.go`): unique
+//! DNS-1123 names, exactly one source, the common sources' required fields,
+//! mounts that name a volume, unique mount paths, relative sub-paths.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use super::field::{self, child, index};
+use crate::status::FieldError;
+
+/// Every volume source of `core.VolumeSource`, in the order
+/// `validateVolumeSource` looks at them.
+const SOURCES: [&str; 30] = [
+    "hostPath",
+    "emptyDir",
+    "gitRepo",
+    "gcePersistentDisk",
+    "awsElasticBlockStore",
+    "secret",
+    "nfs",
+    "iscsi",
+    "glusterfs",
+    "flocker",
+    "persistentVolumeClaim",
+    "rbd",
+    "cinder",
+    "cephfs",
+    "quobyte",
+    "downwardAPI",
+    "fc",
+    "flexVolume",
+    "configMap",
+    "azureFile",
+    "vsphereVolume",
+    "photonPersistentDisk",
+    "portworxVolume",
+    "azureDisk",
+    "storageos",
+    "projected",
+    "scaleIO",
+    "csi",
+    "ephemeral",
+    "image",
+];
+
+const FILE_MODE_ERROR: &str = "must be a number between 0 and 0777 (octal), both inclusive";
+
+/// `ValidateVolumes`: the names of the valid volumes.
+pub fn volumes(list: &[Value], path: &str, errors: &mut Vec<FieldError>) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    for (position, volume) in list.iter().enumerate() {
+        let item_path = index(path, position);
+        let name_path = child(&item_path, "name");
+        let mut volume_errors = Vec::new();
+        source(volume, &item_path, &mut volume_errors);
+        let name = field::str_at(volume, "name");
+        if name.is_empty() {
+            volume_errors.push(field::required(&name_path, ""));
+        } else {
+            field::dns1123_label(&name_path, name, &mut volume_errors);
+        }
+        if names.contains(name) {
+            volume_errors.push(field::duplicate(&name_path, name));
+        }
+        if volume_errors.is_empty() {
+            names.insert(name.to_string());
+        } else {
+            errors.extend(volume_errors);
+        }
+    }
+    names
+}
+
+/// `validateVolumeSource`: exactly one source, and its own rules.
+fn source(volume: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    let mut count = 0;
+    for name in SOURCES {
+        let Some(source) = volume.get(name).filter(|source| !source.is_null()) else {
+            continue;
+        };
+        let source_path = child(path, name);
+        if count > 0 {
+            errors.push(field::forbidden(
+                &source_path,
+                "may not specify more than 1 volume type",
+            ));
+            continue;
+        }
+        count += 1;
+        match name {
+            "hostPath" => host_path(source, &source_path, errors),
+            "secret" => {
+                if field::str_at(source, "secretName").is_empty() {
+                    errors.push(field::required(&child(&source_path, "secretName"), ""));
+                }
+                projection(source, &source_path, errors);
+            }
+            "configMap" => {
+                if field::str_at(source, "name").is_empty() {
+                    errors.push(field::required(&child(&source_path, "name"), ""));
+                }
+                projection(source, &source_path, errors);
+            }
+            "persistentVolumeClaim" => errors.extend(
+                field::str_at(source, "claimName")
+                    .is_empty()
+                    .then(|| field::required(&child(&source_path, "claimName"), "")),
+            ),
+            "nfs" => {
+                if field::str_at(source, "server").is_empty() {
+                    errors.push(field::required(&child(&source_path, "server"), ""));
+                }
+                let nfs_path = field::str_at(source, "path");
+                if nfs_path.is_empty() {
+                    errors.push(field::required(&child(&source_path, "path"), ""));
+                } else if !nfs_path.starts_with('/') {
+                    errors.push(field::invalid(
+                        &child(&source_path, "path"),
+                        nfs_path,
+                        "must be an absolute path",
+                    ));
+                }
+            }
+            "downwardAPI" | "projected" => default_mode(source, &source_path, errors),
+            _ => {}
+        }
+    }
+    if count == 0 {
+        errors.push(field::required(path, "must specify a volume type"));
+    }
+}
+
+const HOST_PATH_TYPES: [&str; 8] = [
+    "",
+    "DirectoryOrCreate",
+    "Directory",
+    "FileOrCreate",
+    "File",
+    "Socket",
+    "CharDevice",
+    "BlockDevice",
+];
+
+/// `validateHostPathVolumeSource`.
+fn host_path(source: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    let host_path = field::str_at(source, "path");
+    if host_path.is_empty() {
+        errors.push(field::required(&child(path, "path"), ""));
+        return;
+    }
+    if host_path.split(['/', '\\']).any(|part| part == "..") {
+        errors.push(field::invalid(
+            &child(path, "path"),
+            host_path,
+            "must not contain '..'",
+        ));
+    }
+    let kind = field::str_at(source, "type");
+    if !HOST_PATH_TYPES.contains(&kind) {
+        errors.push(field::not_supported(
+            &child(path, "type"),
+            kind,
+            &HOST_PATH_TYPES,
+        ));
+    }
+}
+
+fn default_mode(source: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    if let Some(mode) = field::int_at(source, "defaultMode") {
+        if !(0..=0o777).contains(&mode) {
+            errors.push(field::invalid_number(
+                &child(path, "defaultMode"),
+                mode,
+                FILE_MODE_ERROR,
+            ));
+        }
+    }
+}
+
+/// The `defaultMode` and `items` (`validateKeyToPath`) of a Secret or ConfigMap volume.
+fn projection(source: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    default_mode(source, path, errors);
+    let items_path = child(path, "items");
+    for (position, item) in field::items_at(source, "items").iter().enumerate() {
+        let item_path = index(&items_path, position);
+        if field::str_at(item, "key").is_empty() {
+            errors.push(field::required(&child(&item_path, "key"), ""));
+        }
+        let target = field::str_at(item, "path");
+        let target_path = child(&item_path, "path");
+        if target.is_empty() {
+            errors.push(field::required(&target_path, ""));
+        }
+        local_descending_path(target, &target_path, errors);
+        if target.starts_with("..") {
+            errors.push(field::invalid(
+                &target_path,
+                target,
+                "must not start with '..'",
+            ));
+        }
+        if let Some(mode) = field::int_at(item, "mode") {
+            if !(0..=0o777).contains(&mode) {
+                errors.push(field::invalid_number(
+                    &child(&item_path, "mode"),
+                    mode,
+                    FILE_MODE_ERROR,
+                ));
+            }
+        }
+    }
+}
+
+/// `validateLocalDescendingPath`: relative, no `..` element.
+fn local_descending_path(target: &str, path: &str, errors: &mut Vec<FieldError>) {
+    if target.starts_with('/') {
+        errors.push(field::invalid(path, target, "must be a relative path"));
+    }
+    if target.split(['/', '\\']).any(|part| part == "..") {
+        errors.push(field::invalid(path, target, "must not contain '..'"));
+    }
+}
+
+/// `ValidateVolumeMounts`.
+pub fn mounts(
+    list: &[Value],
+    volumes: &BTreeSet<String>,
+    path: &str,
+    errors: &mut Vec<FieldError>,
+) {
+    let mut mount_points = BTreeSet::new();
+    for (position, mount) in list.iter().enumerate() {
+        let item_path = index(path, position);
+        let name = field::str_at(mount, "name");
+        if name.is_empty() {
+            errors.push(field::required(&child(&item_path, "name"), ""));
+        }
+        if !volumes.contains(name) {
+            errors.push(field::not_found(&child(&item_path, "name"), name));
+        }
+        let mount_path = field::str_at(mount, "mountPath");
+        if mount_path.is_empty() {
+            errors.push(field::required(&child(&item_path, "mountPath"), ""));
+        }
+        if !mount_points.insert(mount_path) {
+            errors.push(field::invalid(
+                &child(&item_path, "mountPath"),
+                mount_path,
+                "must be unique",
+            ));
+        }
+        // kube passes the list's path, not the item's, for these two.
+        let sub_path = field::str_at(mount, "subPath");
+        if !sub_path.is_empty() {
+            local_descending_path(sub_path, &child(path, "subPath"), errors);
+        }
+        let sub_path_expr = field::str_at(mount, "subPathExpr");
+        if !sub_path_expr.is_empty() {
+            if !sub_path.is_empty() {
+                errors.push(field::invalid(
+                    &child(&item_path, "subPathExpr"),
+                    sub_path_expr,
+                    "subPathExpr and subPath are mutually exclusive",
+                ));
+            }
+            local_descending_path(sub_path_expr, &child(path, "subPathExpr"), errors);
+        }
+    }
+}
