@@ -30,17 +30,21 @@ def resources_of(role):
 
 def test_default_objects_decode_and_aggregate(api_client):
     rbac = client.RbacAuthorizationV1Api(api_client)
-    # The server may still be running its post-start hook: wait for admin's rules.
+    # The server may still be running its post-start hook, and the aggregation
+    # controller fills admin's rules in steps: wait until they are complete.
+    wanted = {"localsubjectaccessreviews", "rolebindings", "pods/log"}
     admin = eventually(
         "admin aggregated",
-        lambda: (lambda role: role if role.rules else None)(rbac.read_cluster_role("admin")),
+        lambda: (lambda role: role if wanted <= resources_of(role) else None)(
+            rbac.read_cluster_role("admin")
+        ),
     )
     assert admin.metadata.labels == {"kubernetes.io/bootstrapping": "rbac-defaults"}
     assert admin.metadata.annotations == {"rbac.authorization.kubernetes.io/autoupdate": "true"}
     assert [s.match_labels for s in admin.aggregation_rule.cluster_role_selectors] == [
         {"rbac.authorization.k8s.io/aggregate-to-admin": "true"}
     ]
-    assert {"localsubjectaccessreviews", "rolebindings", "pods/log"} <= resources_of(admin)
+    assert wanted <= resources_of(admin)
 
     binding = rbac.read_cluster_role_binding("cluster-admin")
     assert binding.role_ref.name == "cluster-admin"
