@@ -19,6 +19,7 @@ const LAYERS: &[&[&str]] = &[
     &["write"],
     &[
         "apply",
+        "binding",
         "create",
         "delete",
         "get",

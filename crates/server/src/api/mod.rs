@@ -26,6 +26,7 @@ mod write;
 // Layer 5: handlers, one per verb (or subresource), each only choosing a
 // pipeline.
 mod apply;
+mod binding;
 mod create;
 mod delete;
 mod get;
