@@ -7,9 +7,12 @@
 
 use ferrokube_testkit as common;
 
+use std::time::Duration;
+
 use common::{api_status, expect_api_error, TestEnv};
 use k8s_openapi::api::core::v1::Pod;
-use kube::api::{Api, PostParams};
+use k8s_openapi::api::policy::v1::{PodDisruptionBudget, PodDisruptionBudgetStatus};
+use kube::api::{Api, EvictParams, Patch, PatchParams, PostParams};
 use kube::core::Status;
 use serde_json::{json, Value};
 
@@ -200,4 +203,170 @@ async fn legacy_bindings_resource_binds_by_name() {
         body["message"],
         "the namespace of the provided object does not match the namespace sent on the request"
     );
+}
+
+/// Marks a pod Running and Ready through its status, as a kubelet would.
+async fn make_ready(pods: &Api<Pod>, name: &str, ready: bool) {
+    let status = json!({"status": {"phase": "Running", "conditions": [
+        {"type": "Ready", "status": if ready { "True" } else { "False" }},
+    ]}});
+    pods.patch_status(name, &PatchParams::default(), &Patch::Merge(&status))
+        .await
+        .unwrap();
+}
+
+/// Waits (up to 10 s) until the budget's status satisfies `wanted`.
+async fn budget_until(
+    budgets: &Api<PodDisruptionBudget>,
+    name: &str,
+    what: &str,
+    wanted: impl Fn(&PodDisruptionBudgetStatus) -> bool,
+) -> PodDisruptionBudgetStatus {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let status = budgets.get(name).await.unwrap().status.unwrap_or_default();
+        if wanted(&status) {
+            return status;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "budget {name} never reached {what}: {status:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// What `kubectl drain` does, through kube-rs `Api::<Pod>::evict`: refused
+/// (429 with kube's DisruptionBudget cause) while the budget the
+/// `disruption` controller keeps allows no disruption, allowed once enough
+/// pods are healthy; the evicted pod gets DisruptionTarget and is deleted.
+#[tokio::test]
+async fn evictions_respect_disruption_budgets_kept_by_the_disruption_controller() {
+    let env = TestEnv::new("evict").await;
+    // kube-rs retries 429s by default (15 times, backing off): a client
+    // without retries sees the refusal as kubectl drain does.
+    let mut config = common::config_from(&env.kubeconfig).await;
+    config.default_retry = false;
+    let client = kube::Client::try_from(config).unwrap();
+    let pods: Api<Pod> = Api::namespaced(client, &env.ns);
+    let budgets: Api<PodDisruptionBudget> = env.api();
+    let pp = PostParams::default();
+    for name in ["a", "b"] {
+        pods.create(&pp, &pod(name)).await.unwrap();
+        make_ready(&pods, name, true).await;
+    }
+    let budget: PodDisruptionBudget = serde_json::from_value(json!({
+        "metadata": {"name": "web"},
+        "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "web"}}},
+    }))
+    .unwrap();
+    budgets.create(&pp, &budget).await.unwrap();
+    let status = budget_until(&budgets, "web", "observed", |s| {
+        s.observed_generation == Some(1) && s.expected_pods == 2 && s.current_healthy == 2
+    })
+    .await;
+    assert_eq!((status.desired_healthy, status.disruptions_allowed), (2, 0));
+    let condition = &status.conditions.as_ref().unwrap()[0];
+    assert_eq!(
+        (
+            condition.type_.as_str(),
+            condition.status.as_str(),
+            condition.reason.as_str()
+        ),
+        ("DisruptionAllowed", "False", "InsufficientPods")
+    );
+
+    // Refused while the budget allows nothing.
+    let refused = pods.evict("a", &EvictParams::default()).await;
+    let status = expect_api_error(
+        refused,
+        429,
+        "TooManyRequests",
+        "Cannot evict pod as it would violate the pod's disruption budget.",
+    );
+    let cause = &status.details.unwrap().causes[0];
+    assert_eq!(cause.reason, "DisruptionBudget");
+    assert_eq!(
+        cause.message,
+        "The disruption budget web needs 2 healthy pods and has 2 currently"
+    );
+
+    // A third healthy pod allows one disruption.
+    pods.create(&pp, &pod("c")).await.unwrap();
+    make_ready(&pods, "c", true).await;
+    budget_until(&budgets, "web", "one disruption allowed", |s| {
+        s.disruptions_allowed == 1
+    })
+    .await;
+    // A dry run changes nothing.
+    let dry = EvictParams {
+        post_options: PostParams {
+            dry_run: true,
+            ..PostParams::default()
+        },
+        ..EvictParams::default()
+    };
+    assert!(pods.evict("a", &dry).await.unwrap().is_success());
+    assert!(pods
+        .get("a")
+        .await
+        .unwrap()
+        .metadata
+        .deletion_timestamp
+        .is_none());
+    let evicted = pods.evict("a", &EvictParams::default()).await.unwrap();
+    assert!(evicted.is_success());
+    // The pod is gone (unscheduled pods are deleted at once) or going,
+    // marked as disrupted by the eviction.
+    if let Some(pod) = pods.get_opt("a").await.unwrap() {
+        assert!(pod.metadata.deletion_timestamp.is_some());
+        let conditions = pod.status.unwrap().conditions.unwrap();
+        assert!(conditions.iter().any(|c| c.type_ == "DisruptionTarget"
+            && c.reason.as_deref() == Some("EvictionByEvictionAPI")));
+    }
+    // The budget is spent again: the next eviction is refused.
+    budget_until(&budgets, "web", "no disruption allowed", |s| {
+        s.disruptions_allowed == 0 && s.expected_pods == 2
+    })
+    .await;
+    let refused = pods.evict("b", &EvictParams::default()).await;
+    assert_eq!(api_status(refused.unwrap_err()).code, 429);
+
+    // A terminal pod is evicted without asking its budget.
+    make_ready(&pods, "b", false).await;
+    let finished = json!({"status": {"phase": "Succeeded"}});
+    pods.patch_status("b", &PatchParams::default(), &Patch::Merge(&finished))
+        .await
+        .unwrap();
+    assert!(pods
+        .evict("b", &EvictParams::default())
+        .await
+        .unwrap()
+        .is_success());
+
+    // Two budgets for one pod: kube's 500 Failure.
+    let second: PodDisruptionBudget = serde_json::from_value(json!({
+        "metadata": {"name": "web2"},
+        "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"app": "web"}}},
+    }))
+    .unwrap();
+    budgets.create(&pp, &second).await.unwrap();
+    let answer = env
+        .raw(
+            "POST",
+            &format!("/api/v1/namespaces/{}/pods/c/eviction", env.ns),
+            Some("application/json"),
+            serde_json::to_vec(&json!({
+                "apiVersion": "policy/v1beta1", "kind": "Eviction", "metadata": {"name": "c"},
+            }))
+            .unwrap(),
+        )
+        .await;
+    assert_eq!(answer.status, 500, "{}", answer.body);
+    assert_eq!(
+        answer.json()["message"],
+        "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."
+    );
+    let missing = pods.evict("gone", &EvictParams::default()).await;
+    expect_api_error(missing, 404, "NotFound", "pods \"gone\" not found");
 }

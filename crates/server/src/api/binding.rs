@@ -21,6 +21,7 @@ use super::write::commit;
 use super::write::decode::{decode, Decoded};
 use super::write::validate::settle_namespace;
 use crate::object;
+use crate::pod_condition::update_pod_condition;
 use crate::status::{GroupResource, Result, Status};
 
 /// Attempts of the guaranteed update before giving up on a busy pod.
@@ -286,45 +287,7 @@ fn bind(pod: &mut Value, assignment: &Assignment) {
         }
     }
     let now = crate::go::time::now_rfc3339();
-    update_pod_condition(pod, "PodScheduled", "True", &now);
-}
-
-/// `podutil.UpdatePodCondition` with a condition of `kind` and `status`
-/// (no reason or message): appended when missing, otherwise replaced,
-/// keeping its transition time when the status did not change.
-pub(super) fn update_pod_condition(pod: &mut Value, kind: &str, status: &str, now: &str) {
-    if !pod.get("status").is_some_and(Value::is_object) {
-        pod["status"] = json!({});
-    }
-    let conditions = &mut pod["status"]["conditions"];
-    if !conditions.is_array() {
-        *conditions = json!([]);
-    }
-    let Some(conditions) = conditions.as_array_mut() else {
-        return;
-    };
-    let existing = conditions
-        .iter()
-        .position(|condition| condition.get("type").and_then(Value::as_str) == Some(kind));
-    let mut condition = json!({
-        "type": kind,
-        "status": status,
-        "lastProbeTime": null,
-        "lastTransitionTime": now,
-    });
-    match existing {
-        None => conditions.push(condition),
-        Some(index) => {
-            let old = &conditions[index];
-            if old.get("status").and_then(Value::as_str) == Some(status) {
-                condition["lastTransitionTime"] = old
-                    .get("lastTransitionTime")
-                    .cloned()
-                    .unwrap_or(Value::Null);
-            }
-            conditions[index] = condition;
-        }
-    }
+    update_pod_condition(pod, "PodScheduled", "True", None, &now);
 }
 
 #[cfg(test)]
@@ -368,17 +331,6 @@ mod tests {
         assert_eq!(condition["status"], "True");
         assert!(condition.get("reason").is_none());
         assert_ne!(condition["lastTransitionTime"], "2020-01-01T00:00:00Z");
-        // Same status: the transition time stays.
-        let before = condition_time(&pod);
-        update_pod_condition(&mut pod, "PodScheduled", "True", "2030-01-01T00:00:00Z");
-        assert_eq!(condition_time(&pod), before);
-        // A new condition type is appended.
-        update_pod_condition(&mut pod, "Ready", "False", "2030-01-01T00:00:00Z");
-        assert_eq!(pod["status"]["conditions"][1]["type"], "Ready");
-    }
-
-    fn condition_time(pod: &Value) -> Value {
-        pod["status"]["conditions"][0]["lastTransitionTime"].clone()
     }
 
     #[test]

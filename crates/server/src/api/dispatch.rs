@@ -10,7 +10,7 @@ use super::exchange::{ApiRequest, ApiResponse};
 use super::patch_type::PatchType;
 use super::target::Target;
 use super::{
-    apply, binding, create, delete, get, list, patch, representation, reviews, scale,
+    apply, binding, create, delete, eviction, get, list, patch, representation, reviews, scale,
     token_request, update, watch,
 };
 use crate::authz::access_review::ReviewKind;
@@ -135,6 +135,9 @@ async fn dispatch(
             }
             ("binding", Verb::Create) if resource.group.is_empty() => {
                 binding::create(api, request, target).await
+            }
+            ("eviction", Verb::Create) if resource.group.is_empty() => {
+                eviction::create(api, request, target).await
             }
             (_, verb) => Err(Status::method_not_supported(
                 &target.group_resource(),

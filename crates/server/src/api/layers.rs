@@ -32,6 +32,7 @@ const LAYERS: &[&[&str]] = &[
         "update",
         "watch",
     ],
+    &["eviction"],
     &["dispatch", "panic_recovery"],
 ];
 

@@ -38,7 +38,9 @@ mod scale;
 mod token_request;
 mod update;
 mod watch;
-// Layer 6: routing a resource request to its handler, and panic recovery.
+// Layer 6: handlers built on other handlers (eviction deletes as DELETE does).
+mod eviction;
+// Layer 7: routing a resource request to its handler, and panic recovery.
 mod dispatch;
 mod panic_recovery;
 

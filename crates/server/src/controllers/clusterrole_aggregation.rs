@@ -29,112 +29,21 @@ use crate::registry::ResourceDef;
 pub const FIELD_MANAGER: &str = "clusterrole-aggregation-controller";
 const WORKERS: usize = 2;
 
-/// One requirement of a `metav1.LabelSelector` (`LabelSelectorAsSelector`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Requirement {
-    Equals(String, String),
-    In(String, Vec<String>),
-    NotIn(String, Vec<String>),
-    Exists(String),
-    DoesNotExist(String),
-}
-
-/// A compiled `metav1.LabelSelector`: the AND of its requirements (none:
-/// every role).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Selector(Vec<Requirement>);
-
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum AggregationError {
-    #[error("invalid selector {selector}: {message}")]
-    Selector { selector: String, message: String },
+    #[error(transparent)]
+    Selector(#[from] crate::label_selector::SelectorError),
     #[error(transparent)]
     Write(#[from] ClientError),
 }
 
-impl Selector {
-    /// `metav1.LabelSelectorAsSelector` of one `clusterRoleSelectors` entry.
-    pub fn parse(selector: &Value) -> Result<Selector, AggregationError> {
-        let invalid = |message: String| AggregationError::Selector {
-            selector: selector.to_string(),
-            message,
-        };
-        let mut requirements = Vec::new();
-        if let Some(labels) = selector.get("matchLabels").and_then(Value::as_object) {
-            for (key, value) in labels {
-                let value = value
-                    .as_str()
-                    .ok_or_else(|| invalid(format!("label {key} is not a string")))?;
-                requirements.push(Requirement::Equals(key.clone(), value.to_string()));
-            }
-        }
-        for expression in selector
-            .get("matchExpressions")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let key = expression
-                .get("key")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
-            let values: Vec<String> = expression
-                .get("values")
-                .and_then(Value::as_array)
-                .map(|values| {
-                    values
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_string)
-                        .collect()
-                })
-                .unwrap_or_default();
-            let operator = expression
-                .get("operator")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            let requirement = match operator {
-                "In" | "NotIn" if values.is_empty() => {
-                    return Err(invalid(format!(
-                        "for 'in', 'notin' operators, values set can't be empty ({key})"
-                    )))
-                }
-                "Exists" | "DoesNotExist" if !values.is_empty() => {
-                    return Err(invalid(format!(
-                        "values set must be empty for exists and does not exist ({key})"
-                    )))
-                }
-                "In" => Requirement::In(key, values),
-                "NotIn" => Requirement::NotIn(key, values),
-                "Exists" => Requirement::Exists(key),
-                "DoesNotExist" => Requirement::DoesNotExist(key),
-                other => {
-                    return Err(invalid(format!(
-                        "{other:?} is not a valid label selector operator"
-                    )))
-                }
-            };
-            requirements.push(requirement);
-        }
-        Ok(Selector(requirements))
-    }
+use crate::label_selector::Selector;
 
-    /// Whether labels (read through `label`) satisfy every requirement.
-    pub fn matches<'a>(&self, label: impl Fn(&str) -> Option<&'a str>) -> bool {
-        self.0.iter().all(|requirement| match requirement {
-            Requirement::Equals(key, value) => label(key) == Some(value.as_str()),
-            Requirement::In(key, values) => {
-                label(key).is_some_and(|v| values.iter().any(|x| x == v))
-            }
-            Requirement::NotIn(key, values) => {
-                !label(key).is_some_and(|v| values.iter().any(|x| x == v))
-            }
-            Requirement::Exists(key) => label(key).is_some(),
-            Requirement::DoesNotExist(key) => label(key).is_none(),
-        })
-    }
+trait MatchesObject {
+    fn matches_object(&self, object: &StoredObject) -> bool;
+}
 
+impl MatchesObject for Selector {
     fn matches_object(&self, object: &StoredObject) -> bool {
         match object.index() {
             Some(index) => self.matches(|key| index.label(key)),
@@ -152,7 +61,7 @@ fn aggregation_selectors(role: &Value) -> Option<Result<Vec<Selector>, Aggregati
             .map(Vec::as_slice)
             .unwrap_or_default()
             .iter()
-            .map(Selector::parse)
+            .map(|selector| Selector::parse(selector).map_err(AggregationError::from))
             .collect(),
     )
 }
