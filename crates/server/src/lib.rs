@@ -33,6 +33,7 @@ pub mod patch;
 pub mod pki;
 pub mod pod_condition;
 pub mod post_start_hooks;
+pub mod priority_classes;
 pub mod query;
 pub mod rbac_policy;
 pub mod registry;

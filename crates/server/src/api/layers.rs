@@ -43,6 +43,7 @@ const ABOVE_API: &[&str] = &[
     "leader_election.rs",
     "lib.rs",
     "main.rs",
+    "priority_classes.rs",
     "rbac_policy",
     "server.rs",
 ];
