@@ -370,3 +370,51 @@ async fn evictions_respect_disruption_budgets_kept_by_the_disruption_controller(
     let missing = pods.evict("gone", &EvictParams::default()).await;
     expect_api_error(missing, 404, "NotFound", "pods \"gone\" not found");
 }
+
+/// `kubectl logs` and `kubectl exec` on a pod no kubelet runs, answered as
+/// kube-apiserver answers before it would dial one.
+#[tokio::test]
+async fn kubelet_subresources_answer_as_kube_without_a_kubelet() {
+    let env = TestEnv::new("kubelet").await;
+    let pods: Api<Pod> = env.api();
+    pods.create(&PostParams::default(), &pod("p"))
+        .await
+        .unwrap();
+    // Unscheduled: logs are empty (kube's 204), exec is a 400.
+    let out = env.kubectl_ok("1.33", &["logs", "-n", &env.ns, "p"]);
+    assert_eq!(out, "");
+    let (status, _, err) = env.kubectl("1.33", &["exec", "-n", &env.ns, "p", "--", "ls"]);
+    assert!(!status.success());
+    assert!(err.contains("pod p does not have a host assigned"), "{err}");
+    let base = format!("/api/v1/namespaces/{}/pods", env.ns);
+    let unknown = env
+        .raw(
+            "GET",
+            &format!("{base}/p/log?container=x"),
+            None,
+            Vec::new(),
+        )
+        .await;
+    assert_eq!(unknown.status, 400, "{}", unknown.body);
+    assert_eq!(
+        unknown.json()["message"],
+        "container x is not valid for pod p"
+    );
+    let missing = env
+        .raw("GET", &format!("{base}/gone/log"), None, Vec::new())
+        .await;
+    assert_eq!(missing.status, 404, "{}", missing.body);
+    let portforward = env
+        .raw("POST", &format!("{base}/p/portforward"), None, Vec::new())
+        .await;
+    assert_eq!(portforward.status, 400, "{}", portforward.body);
+    // Bound to a node that does not exist: the node lookup's 404.
+    bind(&pods, "p", &PostParams::default(), binding("p", None, "n9"))
+        .await
+        .unwrap();
+    let no_node = env
+        .raw("GET", &format!("{base}/p/log"), None, Vec::new())
+        .await;
+    assert_eq!(no_node.status, 404, "{}", no_node.body);
+    assert_eq!(no_node.json()["message"], "nodes \"n9\" not found");
+}

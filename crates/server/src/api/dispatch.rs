@@ -10,8 +10,8 @@ use super::exchange::{ApiRequest, ApiResponse};
 use super::patch_type::PatchType;
 use super::target::Target;
 use super::{
-    apply, binding, create, delete, eviction, get, list, patch, representation, reviews, scale,
-    token_request, update, watch,
+    apply, binding, create, delete, eviction, get, kubelet_proxy, list, patch, representation,
+    reviews, scale, token_request, update, watch,
 };
 use crate::authz::access_review::ReviewKind;
 use crate::registry::{Registry, ResourceDef};
@@ -135,6 +135,14 @@ async fn dispatch(
             }
             ("binding", Verb::Create) if resource.group.is_empty() => {
                 binding::create(api, request, target).await
+            }
+            ("log", Verb::Get) if resource.plural == "pods" => {
+                kubelet_proxy::connect(api, request, target, "log").await
+            }
+            ("exec" | "attach" | "portforward", Verb::Get | Verb::Create)
+                if resource.plural == "pods" && resource.group.is_empty() =>
+            {
+                kubelet_proxy::connect(api, request, target, subresource).await
             }
             ("eviction", Verb::Create) if resource.group.is_empty() => {
                 eviction::create(api, request, target).await

@@ -23,6 +23,7 @@ const LAYERS: &[&[&str]] = &[
         "create",
         "delete",
         "get",
+        "kubelet_proxy",
         "list",
         "meta_endpoints",
         "patch",

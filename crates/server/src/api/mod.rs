@@ -30,6 +30,7 @@ mod binding;
 mod create;
 mod delete;
 mod get;
+mod kubelet_proxy;
 mod list;
 mod meta_endpoints;
 mod patch;
