@@ -52,6 +52,12 @@ pub fn apply(resource: &ResourceDef, object: &mut Value) {
                 set_default(spec, "volumeMode", json!("Filesystem"));
             }
         }
+        // `SetDefaults_PriorityClass` (scheduling/v1, v1beta1, v1alpha1).
+        ("scheduling.k8s.io", "PriorityClass") => {
+            if let Some(map) = object.as_object_mut() {
+                set_default(map, "preemptionPolicy", json!("PreemptLowerPriority"));
+            }
+        }
         ("apps", "Deployment") => deployment(object),
         ("apps", "ReplicaSet") => {
             if let Some(spec) = object_at(object, &["spec"]) {

@@ -368,6 +368,10 @@ impl Server {
         // replica; the health checks fail until it has run.
         let hook = crate::rbac_policy::POST_START_HOOK;
         api.post_start_hooks.register(hook);
+        // kube-apiserver's `scheduling/bootstrap-system-priority-classes`,
+        // registered after the RBAC hook as kube registers it.
+        let priority_hook = crate::priority_classes::POST_START_HOOK;
+        api.post_start_hooks.register(priority_hook);
         let leading = if config.storage_backend == StorageBackend::Etcd3 {
             crate::leader_election::spawn(
                 api.clone(),
@@ -393,6 +397,13 @@ impl Server {
             enabled: config.controllers.clone(),
             root_ca_pem: pki.ca_cert_pem.clone(),
         };
+        let priority_api = api.clone();
+        tokio::spawn(async move {
+            match crate::priority_classes::ensure_system_priority_classes(&priority_api).await {
+                Ok(()) => priority_api.post_start_hooks.complete(priority_hook),
+                Err(error) => tracing::error!(%error, "system priority classes not created"),
+            }
+        });
         let (hook_api, hook_leading) = (api.clone(), leading.clone());
         tokio::spawn(async move {
             match crate::rbac_policy::ensure_rbac_policy(&hook_api).await {

@@ -20,6 +20,7 @@ use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::core::v1::{ConfigMap, Endpoints, Namespace, Pod, Service, ServiceAccount};
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 use k8s_openapi::api::rbac::v1::ClusterRole;
+use k8s_openapi::api::scheduling::v1::PriorityClass;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Client, ResourceExt};
 use serde_json::{json, Value};
@@ -624,4 +625,30 @@ async fn without_the_garbage_collector_dependents_stay() {
     // ... and the orphaned dependent is left alone.
     let kept = cms.get("dependent").await.unwrap();
     assert_eq!(kept.owner_references().len(), 1);
+}
+
+/// kube-apiserver's `scheduling/bootstrap-system-priority-classes` hook:
+/// the two system PriorityClasses exist with kube's values and descriptions
+/// (and the default preemption policy).
+#[tokio::test]
+async fn system_priority_classes_exist() {
+    let env = TestEnv::new("lc-pc").await;
+    let classes: Api<PriorityClass> = Api::all(env.client.clone());
+    let node = classes.get("system-node-critical").await.unwrap();
+    assert_eq!(node.value, 2_000_001_000);
+    assert_eq!(
+        node.description.as_deref(),
+        Some("Used for system critical pods that must not be moved from their current node.")
+    );
+    let cluster = classes.get("system-cluster-critical").await.unwrap();
+    assert_eq!(cluster.value, 2_000_000_000);
+    assert_eq!(
+        cluster.description.as_deref(),
+        Some("Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.")
+    );
+    assert_eq!(
+        cluster.preemption_policy.as_deref(),
+        Some("PreemptLowerPriority")
+    );
+    assert_ne!(cluster.global_default, Some(true));
 }

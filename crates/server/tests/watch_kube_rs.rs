@@ -11,7 +11,7 @@ use std::time::Duration;
 use common::TestEnv;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube::api::{Api, DeleteParams, PostParams};
+use kube::api::{Api, DeleteParams, PartialObjectMeta, PostParams};
 use kube::runtime::{reflector, watcher, WatchStreamExt};
 use kube::ResourceExt;
 use serde_json::json;
@@ -187,4 +187,103 @@ async fn watcher_relists_after_410_and_converges() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     task.abort();
+}
+
+/// A watch's events with `Accept: accept`, read until the server ends it
+/// (`timeoutSeconds` in `query`).
+async fn raw_watch_events(env: &TestEnv, query: &str, accept: &str) -> Vec<serde_json::Value> {
+    use http_body_util::BodyExt;
+    let path = format!("/api/v1/namespaces/{}/configmaps?{query}", env.ns);
+    let request = http::Request::builder()
+        .uri(&path)
+        .header("Accept", accept)
+        .body(kube::client::Body::empty())
+        .unwrap();
+    let response = env.client.send(request).await.unwrap();
+    assert_eq!(response.status().as_u16(), 200, "GET {path}");
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    String::from_utf8_lossy(&body)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+/// kube-rs' metadata watcher with streaming lists ends its initial list at
+/// the initial-events-end BOOKMARK; that bookmark, like every event of a
+/// PartialObjectMetadata (or Table) watch, carries the transformed kind, as
+/// kube's watch server transforms every event (`handlers/response.go`).
+#[tokio::test]
+async fn metadata_watcher_bookmarks_carry_the_transformed_kind() {
+    let env = TestEnv::new("wmb").await;
+    let api: Api<ConfigMap> = env.api();
+    for name in ["a", "b"] {
+        let mut labelled = cm(name, "0");
+        labelled.metadata.labels = Some(BTreeMap::from([("t".into(), "b".into())]));
+        api.create(&PostParams::default(), &labelled).await.unwrap();
+    }
+    // The label leaves out the namespace's kube-root-ca.crt.
+    let config = watcher::Config::default()
+        .labels("t=b")
+        .streaming_lists()
+        .timeout(5);
+    // kube-rs' metadata watcher (`metadata_watcher` is this, deprecated for it).
+    let metadata: Api<PartialObjectMeta<ConfigMap>> = Api::namespaced(env.client.clone(), &env.ns);
+    let mut stream = std::pin::pin!(watcher(metadata, config));
+    let mut listed = Vec::new();
+    loop {
+        let event = tokio::time::timeout(Duration::from_secs(10), stream.next())
+            .await
+            .expect("metadata_watcher never finished its initial list")
+            .unwrap()
+            .unwrap();
+        match event {
+            watcher::Event::InitApply(meta) => listed.push(meta.name_any()),
+            watcher::Event::InitDone => break,
+            _ => {}
+        }
+    }
+    listed.sort();
+    assert_eq!(listed, ["a", "b"]);
+
+    let query =
+        "labelSelector=t%3Db&watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan\
+                 &allowWatchBookmarks=true&timeoutSeconds=1";
+    let partial = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
+    let events = raw_watch_events(&env, query, partial).await;
+    let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(types, ["ADDED", "ADDED", "BOOKMARK"]);
+    for event in &events {
+        assert_eq!(event["object"]["kind"], "PartialObjectMetadata", "{event}");
+        assert_eq!(event["object"]["apiVersion"], "meta.k8s.io/v1", "{event}");
+    }
+    let bookmark = &events[2]["object"]["metadata"];
+    assert_eq!(bookmark["annotations"]["k8s.io/initial-events-end"], "true");
+    assert!(bookmark["resourceVersion"]
+        .as_str()
+        .is_some_and(|rv| !rv.is_empty()));
+
+    let table = "application/json;as=Table;g=meta.k8s.io;v=v1";
+    let events = raw_watch_events(&env, query, table).await;
+    let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(types, ["ADDED", "ADDED", "BOOKMARK"]);
+    for event in &events {
+        assert_eq!(event["object"]["kind"], "Table", "{event}");
+        assert_eq!(event["object"]["apiVersion"], "meta.k8s.io/v1", "{event}");
+    }
+    let bookmark = &events[2]["object"];
+    assert!(bookmark["metadata"]["resourceVersion"]
+        .as_str()
+        .is_some_and(|rv| !rv.is_empty()));
+    // kube's table convertor prints the bookmark object as one row, whose
+    // object is its PartialObjectMetadata (`includeObject=Metadata`).
+    let row_object = &bookmark["rows"][0]["object"];
+    assert_eq!(row_object["kind"], "PartialObjectMetadata");
+    assert_eq!(
+        row_object["metadata"]["annotations"]["k8s.io/initial-events-end"],
+        "true"
+    );
+    assert_eq!(
+        row_object["metadata"]["resourceVersion"],
+        bookmark["metadata"]["resourceVersion"]
+    );
 }

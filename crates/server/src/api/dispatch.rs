@@ -10,8 +10,8 @@ use super::exchange::{ApiRequest, ApiResponse};
 use super::patch_type::PatchType;
 use super::target::Target;
 use super::{
-    apply, create, delete, get, list, patch, representation, reviews, scale, token_request, update,
-    watch,
+    apply, binding, create, delete, eviction, get, kubelet_proxy, list, patch, representation,
+    reviews, scale, token_request, update, watch,
 };
 use crate::authz::access_review::ReviewKind;
 use crate::registry::{Registry, ResourceDef};
@@ -133,6 +133,20 @@ async fn dispatch(
             ("token", Verb::Create) if resource.group.is_empty() => {
                 token_request::create(api, request, target).await
             }
+            ("binding", Verb::Create) if resource.group.is_empty() => {
+                binding::create(api, request, target).await
+            }
+            ("log", Verb::Get) if resource.plural == "pods" => {
+                kubelet_proxy::connect(api, request, target, "log").await
+            }
+            ("exec" | "attach" | "portforward", Verb::Get | Verb::Create)
+                if resource.plural == "pods" && resource.group.is_empty() =>
+            {
+                kubelet_proxy::connect(api, request, target, subresource).await
+            }
+            ("eviction", Verb::Create) if resource.group.is_empty() => {
+                eviction::create(api, request, target).await
+            }
             (_, verb) => Err(Status::method_not_supported(
                 &target.group_resource(),
                 verb.as_str(),
@@ -189,10 +203,13 @@ async fn dispatch(
         ("authorization.k8s.io", "selfsubjectrulesreviews", Verb::Create) => {
             return reviews::self_subject_rules_review(api, request, target).await;
         }
+        ("", "bindings", Verb::Create) => {
+            return binding::create(api, request, target).await;
+        }
         _ => {}
     }
     if target.resource.storage.is_empty() {
-        // The other virtual create-only resources (access reviews, bindings)
+        // The other virtual create-only resources
         // are not served yet.
         return Err(Status::method_not_supported(
             &target.group_resource(),

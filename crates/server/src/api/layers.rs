@@ -26,9 +26,11 @@ const LAYERS: &[&[&str]] = &[
     &["write"],
     &[
         "apply",
+        "binding",
         "create",
         "delete",
         "get",
+        "kubelet_proxy",
         "list",
         "meta_endpoints",
         "patch",
@@ -38,6 +40,7 @@ const LAYERS: &[&[&str]] = &[
         "update",
         "watch",
     ],
+    &["eviction"],
     &["dispatch", "panic_recovery"],
 ];
 
@@ -49,6 +52,7 @@ const ABOVE_API: &[&str] = &[
     "leader_election.rs",
     "lib.rs",
     "main.rs",
+    "priority_classes.rs",
     "rbac_policy",
     "server.rs",
 ];

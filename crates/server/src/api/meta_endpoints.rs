@@ -177,7 +177,12 @@ fn health(
     let (name, base): (&str, &[&str]) = match check {
         HealthCheck::Healthz => ("healthz", &["ping", "log", "etcd"]),
         HealthCheck::Livez => ("livez", &["ping", "log", "etcd"]),
-        HealthCheck::Readyz => ("readyz", &["ping", "log", "etcd", "etcd-readiness"]),
+        // `informer-sync` is kube's readiness check of its shared informers;
+        // ferrokube's readers follow the store directly, so it always passes.
+        HealthCheck::Readyz => (
+            "readyz",
+            &["ping", "log", "etcd", "etcd-readiness", "informer-sync"],
+        ),
     };
     let mut checks: Vec<(String, bool)> =
         base.iter().map(|check| (check.to_string(), true)).collect();

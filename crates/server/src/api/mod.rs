@@ -27,9 +27,11 @@ mod write;
 // Layer 5: handlers, one per verb (or subresource), each only choosing a
 // pipeline.
 mod apply;
+mod binding;
 mod create;
 mod delete;
 mod get;
+mod kubelet_proxy;
 mod list;
 mod meta_endpoints;
 mod patch;
@@ -38,7 +40,9 @@ mod scale;
 mod token_request;
 mod update;
 mod watch;
-// Layer 6: routing a resource request to its handler, and panic recovery.
+// Layer 6: handlers built on other handlers (eviction deletes as DELETE does).
+mod eviction;
+// Layer 7: routing a resource request to its handler, and panic recovery.
 mod dispatch;
 mod panic_recovery;
 

@@ -218,6 +218,7 @@ enum Kind {
     Added,
     Modified,
     Deleted,
+    Bookmark,
 }
 
 impl Kind {
@@ -226,6 +227,7 @@ impl Kind {
             Kind::Added => "ADDED",
             Kind::Modified => "MODIFIED",
             Kind::Deleted => "DELETED",
+            Kind::Bookmark => "BOOKMARK",
         }
     }
 }
@@ -448,6 +450,11 @@ impl Watcher {
         self.sender.send(event).await.is_ok()
     }
 
+    /// A BOOKMARK: the watched kind with only `metadata.resourceVersion`
+    /// (and the initial-events-end annotation), transformed like every other
+    /// event of this watch (`handlers/response.go` `watchEmbeddedEncoder`
+    /// runs `doTransformObject` on bookmarks too), so a PartialObjectMetadata
+    /// watch gets a `meta.k8s.io` PartialObjectMetadata and a Table watch a Table.
     async fn send_bookmark(&self, revision: i64, initial_events_end: bool) -> bool {
         let mut metadata = json!({"resourceVersion": revision.to_string()});
         if initial_events_end {
@@ -458,7 +465,7 @@ impl Watcher {
             "apiVersion": self.resource.api_version(),
             "metadata": metadata,
         });
-        self.send_encoded("BOOKMARK", &bookmark).await
+        self.send_value(Kind::Bookmark, &bookmark).await
     }
 
     /// `{"type":TYPE,"object":OBJECT}\n`; false when the client is gone.

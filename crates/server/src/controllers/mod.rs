@@ -1,7 +1,8 @@
 //! The built-in controllers: the few kube-controller-manager loops that make
 //! the API behave like a cluster (namespaces empty and go, dependents are
 //! collected, every namespace has its default ServiceAccount and root CA,
-//! aggregated ClusterRoles hold the rules they select).
+//! aggregated ClusterRoles hold the rules they select, PodDisruptionBudgets
+//! say how many disruptions evictions may cause).
 //!
 //! Each works in-process through [`crate::api::Api::handle`], as its own
 //! system user, and learns about changes from the store's change log
@@ -12,6 +13,7 @@ mod client;
 mod clusterrole_aggregation;
 mod crd_finalizer;
 mod crd_naming;
+mod disruption;
 mod garbage_collector;
 mod gc_graph;
 mod namespace;
@@ -37,6 +39,7 @@ pub const KNOWN_CONTROLLERS: &[(&str, bool)] = &[
     (CLUSTERROLE_AGGREGATION, true),
     (CRD_FINALIZER, true),
     (CRD_NAMING, true),
+    (DISRUPTION, true),
     (GARBAGE_COLLECTOR, true),
     (NAMESPACE, true),
     (ROOT_CA_CERT_PUBLISHER, true),
@@ -53,6 +56,8 @@ pub const CLUSTERROLE_AGGREGATION: &str = "clusterrole-aggregation";
 pub const CRD_NAMING: &str = "crd-naming";
 /// apiextensions-apiserver's CRD finalizer (deletes a CRD's custom resources).
 pub const CRD_FINALIZER: &str = "crd-finalizer";
+/// Keeps PodDisruptionBudgets' status, which evictions are judged by.
+pub const DISRUPTION: &str = "disruption";
 pub const GARBAGE_COLLECTOR: &str = "garbagecollector";
 pub const NAMESPACE: &str = "namespace";
 pub const SERVICE_ACCOUNT: &str = "serviceaccount";
@@ -178,6 +183,9 @@ fn start(api: &Arc<Api>, config: &ControllersConfig) -> tokio::task::JoinSet<()>
     if config.is_enabled(CRD_NAMING) {
         set.spawn(crd_naming::run(api.clone()));
     }
+    if config.is_enabled(DISRUPTION) {
+        set.spawn(disruption::run(api.clone()));
+    }
     if config.is_enabled(GARBAGE_COLLECTOR) {
         set.spawn(garbage_collector::run(api.clone()));
     }
@@ -221,6 +229,7 @@ mod tests {
             CLUSTERROLE_AGGREGATION,
             CRD_FINALIZER,
             CRD_NAMING,
+            DISRUPTION,
             GARBAGE_COLLECTOR,
             NAMESPACE,
             ROOT_CA_CERT_PUBLISHER,
@@ -233,6 +242,7 @@ mod tests {
             vec![
                 CLUSTERROLE_AGGREGATION,
                 CRD_FINALIZER,
+                DISRUPTION,
                 NAMESPACE,
                 ROOT_CA_CERT_PUBLISHER,
                 SERVICE_ACCOUNT,
@@ -244,6 +254,7 @@ mod tests {
             vec![
                 CLUSTERROLE_AGGREGATION,
                 CRD_NAMING,
+                DISRUPTION,
                 ROOT_CA_CERT_PUBLISHER,
                 SERVICE_ACCOUNT,
                 SERVICE_ACCOUNT_TOKEN
