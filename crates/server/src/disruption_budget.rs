@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{json, Map, Value};
 
-use crate::label_selector::{Selector, LabelSelectorError};
+use crate::label_selector::{LabelSelectorError, Selector};
 
 /// `policy.DisruptionAllowedCondition` and its reasons.
 pub const DISRUPTION_ALLOWED: &str = "DisruptionAllowed";

@@ -18,8 +18,9 @@ use super::deletion::DeleteOptions;
 use super::exchange::{ApiRequest, ApiResponse};
 use super::options::WriteOptions;
 use super::target::{check_type, Target};
-use super::write::commit;
 use super::write::decode::{decode, Decoded};
+use super::write::{self, commit};
+use crate::admission::{Caller, Operation};
 use crate::label_selector::Selector;
 use crate::object;
 use crate::pod_condition::{is_pod_ready, update_pod_condition};
@@ -125,8 +126,32 @@ pub(super) async fn create(
         .map(str::to_string)
         .collect();
     propagate_dry_run(&mut options, request_dry_run)?;
+    // The handler's admission of the Eviction create, then `createValidation`
+    // in `EvictionREST.Create`; the pod's delete is not admitted again
+    // (`rest.ValidateAllObjectFunc`).
+    let caller = write_options.caller(request);
+    write::admission::mutate(
+        api,
+        target,
+        Operation::Create,
+        Some(&mut eviction),
+        None,
+        &caller,
+    )
+    .await?;
+    write::admission::validate(
+        api,
+        target,
+        Operation::Create,
+        Some(&eviction),
+        None,
+        &caller,
+    )
+    .await?;
     let pods = target.parent();
-    let response = evict(api, &pods, name, options).await?;
+    let response = evict(api, &pods, name, options, &caller.already_admitted()).await?;
+    let mut warnings = warnings;
+    warnings.extend(caller.take_warnings());
     Ok(response.with_warnings(warnings))
 }
 
@@ -195,6 +220,7 @@ async fn evict(
     pods: &Target<'_>,
     name: &str,
     options: DeleteOptions,
+    caller: &Caller,
 ) -> Result<ApiResponse> {
     // Pods that need no budget check are deleted at once; a conflict (the
     // resourceVersion we pinned moved) is retried unless the client pinned it.
@@ -209,7 +235,7 @@ async fn evict(
             delete_options =
                 with_resource_version(&options, object::resource_version(&pod).to_string());
         }
-        match add_condition_and_delete(api, pods, name, delete_options).await {
+        match add_condition_and_delete(api, pods, name, delete_options, caller).await {
             Ok(()) => return Ok(created_success()),
             Err(status)
                 if status.code == 409
@@ -261,7 +287,7 @@ async fn evict(
     } else {
         options.clone()
     };
-    match add_condition_and_delete(api, pods, name, delete_options).await {
+    match add_condition_and_delete(api, pods, name, delete_options, caller).await {
         Ok(()) => Ok(created_success()),
         Err(status)
             if status.code == 409
@@ -401,6 +427,7 @@ async fn add_condition_and_delete(
     pods: &Target<'_>,
     name: &str,
     mut options: DeleteOptions,
+    caller: &Caller,
 ) -> Result<()> {
     if !options.is_dry_run() {
         let key = pods.key(name);
@@ -447,7 +474,7 @@ async fn add_condition_and_delete(
             }
         }
     }
-    delete_object(api, pods, name, &mut options)
+    delete_object(api, pods, name, &mut options, caller)
         .await
         .map(|_| ())
 }
