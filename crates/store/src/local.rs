@@ -16,7 +16,7 @@ use tokio::sync::oneshot;
 
 use crate::backend::{
     Backend, BackendError, BoxFuture, Committed, EachKeyValue, Event, EventKind, EventSink, Expect,
-    KeyValue, Loaded, Op, Txn,
+    Image, ImageHook, KeyValue, Loaded, Op, RestoreHook, Txn,
 };
 use crate::Revision;
 
@@ -53,6 +53,15 @@ pub trait Disk: Send + 'static {
     fn write(&mut self, revision: Revision, events: &[Event]) -> Result<(), BackendError>;
     /// Flush anything buffered.
     fn close(&mut self) -> Result<(), BackendError>;
+    /// Everything stored, as an O(1) copy (only disks that keep a persistent map can).
+    fn image(&self) -> Result<Image, BackendError> {
+        Err(BackendError::Unsupported("take a checkpoint"))
+    }
+    /// Hold exactly the keys of `image` from now on, current at `revision`.
+    fn restore(&mut self, image: &Image, revision: Revision) -> Result<(), BackendError> {
+        let _ = (image, revision);
+        Err(BackendError::Unsupported("restore a checkpoint"))
+    }
 }
 
 enum Request {
@@ -68,6 +77,12 @@ enum Request {
         oneshot::Sender<Result<(), BackendError>>,
     ),
     Close(oneshot::Sender<Result<(), BackendError>>),
+    Image(ImageHook, oneshot::Sender<Result<Image, BackendError>>),
+    Restore(
+        Image,
+        RestoreHook,
+        oneshot::Sender<Result<Revision, BackendError>>,
+    ),
 }
 
 pub struct LocalBackend {
@@ -194,6 +209,28 @@ impl Backend for LocalBackend {
         Box::pin(async { Ok(()) })
     }
 
+    fn image(&self, at: ImageHook) -> BoxFuture<'_, Result<Image, BackendError>> {
+        let (sender, receiver) = oneshot::channel();
+        let sent = self.send(Request::Image(at, sender));
+        Box::pin(async move {
+            sent?;
+            reply(receiver).await
+        })
+    }
+
+    fn restore(
+        &self,
+        image: Image,
+        at: RestoreHook,
+    ) -> BoxFuture<'_, Result<Revision, BackendError>> {
+        let (sender, receiver) = oneshot::channel();
+        let sent = self.send(Request::Restore(image, at, sender));
+        Box::pin(async move {
+            sent?;
+            reply(receiver).await
+        })
+    }
+
     fn close(&self) -> BoxFuture<'_, Result<(), BackendError>> {
         let (sender, receiver) = oneshot::channel();
         let sent = self.send(Request::Close(sender));
@@ -280,7 +317,43 @@ impl<D: Disk> Committer<D> {
                 let _ = reply.send(self.disk.close());
                 true
             }
+            Request::Image(at, reply) => {
+                let image = self.disk.image();
+                if image.is_ok() {
+                    at();
+                }
+                let _ = reply.send(image);
+                false
+            }
+            Request::Restore(image, at, reply) => {
+                let _ = reply.send(self.restore(&image, at));
+                false
+            }
         }
+    }
+
+    /// Swap in `image` at a revision above every one handed out so far: a
+    /// resourceVersion a client holds never names other data afterwards
+    /// (see `checkpoint.rs`).
+    fn restore(&mut self, image: &Image, at: RestoreHook) -> Result<Revision, BackendError> {
+        let revision = self.revision.max(image.revision) + 1;
+        self.disk.restore(image, revision)?;
+        let mut index = HashMap::with_capacity(image.kvs.len());
+        for (key, kv) in &image.kvs {
+            index.insert(
+                key.clone(),
+                IndexEntry {
+                    create_revision: kv.create_revision,
+                    mod_revision: kv.mod_revision,
+                },
+            );
+        }
+        self.index = index;
+        self.revision = revision;
+        at(revision);
+        // Published after the hook, as after the sinks of a commit.
+        self.shared_revision.store(revision, Ordering::Release);
+        Ok(revision)
     }
 
     fn commit_batch(
