@@ -9,6 +9,7 @@ use std::sync::Mutex;
 #[derive(Debug, Default)]
 pub struct PostStartHooks {
     hooks: Mutex<Vec<(String, bool)>>,
+    completed: tokio::sync::Notify,
 }
 
 impl PostStartHooks {
@@ -32,6 +33,20 @@ impl PostStartHooks {
             if hook == name {
                 *done = true;
             }
+        }
+        self.completed.notify_waiters();
+    }
+
+    /// Returns once every hook registered so far has finished (`/readyz` passes them).
+    pub async fn all_completed(&self) {
+        loop {
+            let completed = self.completed.notified();
+            tokio::pin!(completed);
+            completed.as_mut().enable();
+            if self.lock().iter().all(|(_, done)| *done) {
+                return;
+            }
+            completed.await;
         }
     }
 
