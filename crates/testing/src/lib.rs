@@ -45,7 +45,7 @@ mod snapshot;
 
 pub use error::{Error, Result};
 pub use ferrokube::authz::Mode as AuthorizationMode;
-pub use server::{TestServer, TestServerBuilder};
+pub use server::{TestServer, TestServerBuilder, SERVER_THREAD_NAME};
 pub use snapshot::Snapshot;
 
 /// The field manager of [`TestServer::apply_yaml`] and [`TestServer::install_crds`].

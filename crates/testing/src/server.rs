@@ -17,6 +17,9 @@ use tokio::sync::oneshot;
 use crate::error::{Error, Result};
 use crate::snapshot::Snapshot;
 
+/// The name of a server's thread and of its runtime's blocking threads.
+pub const SERVER_THREAD_NAME: &str = "ferrokube-test-server";
+
 /// What a started server hands back to the test.
 struct Started {
     store: ObjectStore,
@@ -100,7 +103,7 @@ impl TestServerBuilder {
         let (ready_sender, ready) = oneshot::channel();
         let (stop, stopped) = oneshot::channel::<()>();
         let thread = std::thread::Builder::new()
-            .name("ferrokube-test-server".into())
+            .name(SERVER_THREAD_NAME.into())
             .spawn(move || run(config, ready_sender, stopped))
             .map_err(Error::Thread)?;
         let started = match ready.await {
