@@ -243,8 +243,21 @@ impl TestServer {
     /// relist. Returns once custom resources are served as the snapshot's
     /// CRDs say.
     pub async fn restore(&self, snapshot: &Snapshot) -> Result<()> {
+        let before = self.store.snapshot();
         let revision = self.store.restore(snapshot.checkpoint()).await?;
-        self.registry.caught_up(revision).await;
+        // The served resources change only when the CRDs do; then wait for
+        // the registry to follow (requests that would answer 404 wait for
+        // it anyway, but a CRD the restore removed would still be served).
+        let after = snapshot.checkpoint().snapshot();
+        let crds = |state: &ferrokube_store::Snapshot<_>| {
+            state
+                .range(ferrokube::crd::serving::CRD_PREFIX, None)
+                .map(|(key, entry)| (key.clone(), entry.mod_revision))
+                .collect::<Vec<_>>()
+        };
+        if crds(&before) != crds(after) {
+            self.registry.caught_up(revision).await;
+        }
         Ok(())
     }
 }
