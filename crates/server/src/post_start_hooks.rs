@@ -65,6 +65,27 @@ mod tests {
     use super::*;
 
     #[test]
+    fn all_completed_waits_for_every_registered_hook() {
+        use futures::FutureExt;
+        let hooks = PostStartHooks::default();
+        assert!(
+            hooks.all_completed().now_or_never().is_some(),
+            "no hook: ready"
+        );
+        hooks.register("rbac/bootstrap-roles");
+        hooks.register("other");
+        let mut waiting = Box::pin(hooks.all_completed());
+        assert!((&mut waiting).now_or_never().is_none());
+        hooks.complete("rbac/bootstrap-roles");
+        assert!(
+            (&mut waiting).now_or_never().is_none(),
+            "one hook still runs"
+        );
+        hooks.complete("other");
+        assert!(waiting.now_or_never().is_some());
+    }
+
+    #[test]
     fn a_hook_fails_its_check_until_it_completes() {
         let hooks = PostStartHooks::default();
         assert!(hooks.checks().is_empty());
