@@ -227,4 +227,9 @@ pub type RestoreHook = Box<dyn FnOnce(Revision) + Send>;
 pub struct Image {
     pub revision: Revision,
     pub kvs: imbl::OrdMap<String, KeyValue>,
+    /// The local committer's key index of the same state (O(1) too), so a
+    /// restore need not rebuild it from `kvs`; valid when `index_revision`
+    /// is `revision`.
+    pub(crate) index: Option<crate::local::KeyIndex>,
+    pub(crate) index_revision: Revision,
 }

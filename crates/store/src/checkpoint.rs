@@ -29,8 +29,8 @@ use crate::{LocalBackend, MemoryDisk, Revision};
 
 /// The whole state of a store at one revision: the cache's snapshot (the
 /// decoded objects) and the backend's image (the stored bytes), both
-/// persistent maps, so taking, cloning and restoring one is O(1) in the
-/// number of objects (the committer's key index is rebuilt on restore).
+/// persistent maps (with the committer's key index), so taking, cloning
+/// and restoring one is O(1) in the number of objects.
 pub struct Checkpoint<O> {
     store: u64,
     snapshot: Arc<Snapshot<O>>,

@@ -7,7 +7,6 @@
 //! to the [`Disk`] in one durable step (one fsync for SQLite), then hands the
 //! events to the sinks and only then acknowledges the writers.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread::JoinHandle;
@@ -91,16 +90,20 @@ pub struct LocalBackend {
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
+/// The committer's key index: a persistent map, so that a checkpoint keeps
+/// it in O(1) and a restore swaps it back without rebuilding it.
+pub(crate) type KeyIndex = imbl::HashMap<String, IndexEntry>;
+
 /// What the committer knows about one key without its value.
-#[derive(Clone, Copy)]
-struct IndexEntry {
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct IndexEntry {
     create_revision: Revision,
     mod_revision: Revision,
 }
 
 struct Committer<D: Disk> {
     disk: D,
-    index: HashMap<String, IndexEntry>,
+    index: KeyIndex,
     revision: Revision,
     shared_revision: Arc<AtomicI64>,
     sinks: Vec<Arc<dyn EventSink>>,
@@ -111,7 +114,7 @@ impl LocalBackend {
     pub fn open<D: Disk>(mut disk: D) -> Result<Self, BackendError> {
         // Only keys and revisions: the values are loaded once, by the cache.
         let (revision, keys) = disk.load_keys()?;
-        let mut index = HashMap::with_capacity(keys.len());
+        let mut index = KeyIndex::new();
         for (key, create_revision, mod_revision) in keys {
             index.insert(
                 key,
@@ -318,7 +321,11 @@ impl<D: Disk> Committer<D> {
                 true
             }
             Request::Image(at, reply) => {
-                let image = self.disk.image();
+                let image = self.disk.image().map(|mut image| {
+                    image.index = Some(self.index.clone());
+                    image.index_revision = self.revision;
+                    image
+                });
                 if image.is_ok() {
                     at();
                 }
@@ -338,16 +345,23 @@ impl<D: Disk> Committer<D> {
     fn restore(&mut self, image: &Image, at: RestoreHook) -> Result<Revision, BackendError> {
         let revision = self.revision.max(image.revision) + 1;
         self.disk.restore(image, revision)?;
-        let mut index = HashMap::with_capacity(image.kvs.len());
-        for (key, kv) in &image.kvs {
-            index.insert(
-                key.clone(),
-                IndexEntry {
-                    create_revision: kv.create_revision,
-                    mod_revision: kv.mod_revision,
-                },
-            );
-        }
+        let index = match &image.index {
+            // Taken with the image: the very index of that state.
+            Some(index) if image.index_revision == image.revision => index.clone(),
+            _ => {
+                let mut index = KeyIndex::new();
+                for (key, kv) in &image.kvs {
+                    index.insert(
+                        key.clone(),
+                        IndexEntry {
+                            create_revision: kv.create_revision,
+                            mod_revision: kv.mod_revision,
+                        },
+                    );
+                }
+                index
+            }
+        };
         self.index = index;
         self.revision = revision;
         at(revision);

@@ -60,6 +60,7 @@ impl Disk for MemoryDisk {
         self.state = Image {
             revision,
             kvs: image.kvs.clone(),
+            ..Image::default()
         };
         Ok(())
     }
