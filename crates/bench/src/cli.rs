@@ -61,6 +61,11 @@ pub enum Scenario {
     /// other Roles and RoleBindings, on servers started --runs times with
     /// `--authorization-mode=AlwaysAllow` and `RBAC`: medians and ratio.
     Rbac,
+    /// ferrokube-testing's TestServer in this process: start to a ready
+    /// kube::Client and stop, --servers (default 100) times one after
+    /// another, with this process's RSS and threads after the first and the
+    /// last; snapshot and restore (--runs each) with --objects ConfigMaps.
+    InProcess,
 }
 
 impl Scenario {
@@ -82,6 +87,7 @@ impl Scenario {
             Scenario::Crd => "crd",
             Scenario::CrdCreate => "crd-create",
             Scenario::Rbac => "rbac",
+            Scenario::InProcess => "in-process",
         }
     }
 
@@ -157,6 +163,7 @@ pub enum Fsync {
         ferrokube-bench memory --start-ferrokube target/release/ferrokube --stored 10000,100000\n  \
         ferrokube-bench ready --start-ferrokube target/release/ferrokube --stored 0,100000 --runs 3\n  \
         ferrokube-bench create --start-ferrokube target/release/ferrokube --with-ceiling --svg charts\n  \
+        ferrokube-bench in-process --servers 100 --objects 10000 --runs 100\n  \
         ferrokube-bench get --kubeconfig ~/.kube/config --namespace bench --json"
 )]
 pub struct Cli {
@@ -273,6 +280,10 @@ pub struct Cli {
     /// resources must be servable.
     #[arg(long, default_value_t = 0)]
     pub crds: usize,
+    /// `in-process`: servers started and stopped one after another for the
+    /// growth check.
+    #[arg(long, default_value_t = 100)]
+    pub servers: usize,
     /// Fields in the `spec` schema of each CRD (`ready --crds`: default 200;
     /// `crd-create`: default 30).
     #[arg(long, value_name = "N")]

@@ -48,6 +48,7 @@ pub async fn run(cli: &Cli) -> Result<Report, BenchError> {
     let mut ratios = Vec::new();
     match cli.scenario {
         Scenario::Ceiling => results.push(scenarios::ceiling::run(cli).await?),
+        Scenario::InProcess => results.push(scenarios::in_process::run(cli, "in-process").await?),
         Scenario::Ready => {
             let Some(bin) = &cli.start_ferrokube else {
                 return Err(BenchError::Usage(

@@ -66,6 +66,8 @@ pub struct ScenarioResult {
     pub lifecycle: Option<crate::scenarios::lifecycle::LifecycleResult>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub crd: Option<crate::scenarios::crd::CrdResult>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub in_process: Option<crate::scenarios::in_process::InProcessResult>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -528,6 +530,9 @@ pub fn human(report: &Report) -> String {
         }
         if let Some(crd) = &r.crd {
             crate::scenarios::crd::human(&mut out, r, crd);
+        }
+        if let Some(in_process) = &r.in_process {
+            crate::scenarios::in_process::human(&mut out, r, in_process);
         }
         if let Some(lifecycle) = &r.lifecycle {
             crate::scenarios::lifecycle::human(&mut out, r, lifecycle);

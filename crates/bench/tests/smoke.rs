@@ -811,3 +811,37 @@ fn rbac_compares_both_modes() {
     let ratios = report["ratios"].as_array().expect("ratios");
     assert_eq!(ratios.len(), 2, "{report}");
 }
+
+#[test]
+fn in_process_starts_stops_snapshots_and_restores() {
+    let report = bench(&[
+        "in-process",
+        "--servers",
+        "3",
+        "--objects",
+        "20",
+        "--runs",
+        "2",
+    ]);
+    let result = &results(&report)[0];
+    assert_eq!(result["scenario"], "in-process");
+    let measured = &result["in_process"];
+    assert_eq!(measured["cycles"], 3, "{result}");
+    assert_eq!(measured["objects"], 20, "{result}");
+    for field in ["start_ms", "stop_ms", "snapshot_us", "restore_us"] {
+        let median = measured[field]["median"].as_f64();
+        assert!(median.is_some_and(|value| value > 0.0), "{field}: {result}");
+    }
+    assert!(
+        measured["first_start_ms"]
+            .as_f64()
+            .is_some_and(|ms| ms > 0.0),
+        "{result}"
+    );
+    assert!(
+        measured["threads_after_last"]
+            .as_u64()
+            .is_some_and(|threads| threads > 0),
+        "{result}"
+    );
+}

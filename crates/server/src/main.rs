@@ -201,6 +201,12 @@ enum Command {
         /// Log filter (tracing's EnvFilter syntax); quiet by default.
         #[arg(long, default_value = "warn")]
         log_level: String,
+        /// A throwaway server for tests and scripts: a memory store, a free
+        /// loopback port and a temporary data directory (removed at exit);
+        /// prints only the admin kubeconfig's path on stdout once ready, and
+        /// exits when its parent process does.
+        #[arg(long)]
+        ephemeral: bool,
     },
 }
 
@@ -265,6 +271,7 @@ fn main() -> ExitCode {
         enable_admission_plugins,
         disable_admission_plugins,
         log_level,
+        ephemeral,
     } = cli.command;
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::new(log_level))
@@ -288,6 +295,22 @@ fn main() -> ExitCode {
     } else {
         BackendFlag::Etcd3
     });
+    let ephemeral_dir = match ephemeral.then(ephemeral::start).transpose() {
+        Ok(directory) => directory,
+        Err(error) => {
+            eprintln!("ferrokube: --ephemeral: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let (data_dir, storage_backend, secure_port, fsync) = match &ephemeral_dir {
+        Some(directory) => (
+            directory.path().to_path_buf(),
+            BackendFlag::Memory,
+            0,
+            false,
+        ),
+        None => (data_dir, storage_backend, secure_port, fsync),
+    };
     let config = ServerConfig {
         data_dir,
         serving_certificate,
@@ -389,6 +412,7 @@ fn main() -> ExitCode {
                 return ExitCode::FAILURE;
             }
         },
+        start_from: None,
     };
     if config.storage_backend == StorageBackend::Etcd3 && config.etcd.endpoints.is_empty() {
         // kube-apiserver's `EtcdOptions.Validate` wording.
@@ -413,16 +437,41 @@ fn main() -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
-        println!(
-            "ferrokube serving on https://{} — export KUBECONFIG={}",
-            server.address,
-            std::fs::canonicalize(&server.kubeconfig_path)
-                .unwrap_or(server.kubeconfig_path.clone())
-                .display()
-        );
+        let kubeconfig = std::fs::canonicalize(&server.kubeconfig_path)
+            .unwrap_or(server.kubeconfig_path.clone());
+        if ephemeral_dir.is_some() {
+            // Only the path, once ready: a script reads one line and goes.
+            server.api.post_start_hooks.all_completed().await;
+            println!("{}", kubeconfig.display());
+        } else {
+            println!(
+                "ferrokube serving on https://{} — export KUBECONFIG={}",
+                server.address,
+                kubeconfig.display()
+            );
+        }
+        use std::io::Write as _;
+        let _ = std::io::stdout().flush();
         server.serve(shutdown_signal()).await;
+        drop(ephemeral_dir);
         ExitCode::SUCCESS
     })
+}
+
+/// `--ephemeral`: the temporary data directory, and the end of the process with its parent.
+mod ephemeral {
+    /// Ask the kernel for SIGTERM when the parent exits (the graceful
+    /// shutdown then runs and the directory is removed), and make the
+    /// directory.
+    pub fn start() -> std::io::Result<tempfile::TempDir> {
+        let parent = rustix::process::getppid();
+        rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::TERM))?;
+        // The parent may have gone before the request: then we were re-parented already.
+        if rustix::process::getppid() != parent || parent.is_none() {
+            return Err(std::io::Error::other("the parent process has exited"));
+        }
+        tempfile::Builder::new().prefix("ferrokube-").tempdir()
+    }
 }
 
 async fn shutdown_signal() {

@@ -9,6 +9,7 @@ use std::sync::Mutex;
 #[derive(Debug, Default)]
 pub struct PostStartHooks {
     hooks: Mutex<Vec<(String, bool)>>,
+    completed: tokio::sync::Notify,
 }
 
 impl PostStartHooks {
@@ -33,6 +34,20 @@ impl PostStartHooks {
                 *done = true;
             }
         }
+        self.completed.notify_waiters();
+    }
+
+    /// Returns once every hook registered so far has finished (`/readyz` passes them).
+    pub async fn all_completed(&self) {
+        loop {
+            let completed = self.completed.notified();
+            tokio::pin!(completed);
+            completed.as_mut().enable();
+            if self.lock().iter().all(|(_, done)| *done) {
+                return;
+            }
+            completed.await;
+        }
     }
 
     /// The health checks, `poststarthook/<name>` and whether it passes, in
@@ -48,6 +63,27 @@ impl PostStartHooks {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn all_completed_waits_for_every_registered_hook() {
+        use futures::FutureExt;
+        let hooks = PostStartHooks::default();
+        assert!(
+            hooks.all_completed().now_or_never().is_some(),
+            "no hook: ready"
+        );
+        hooks.register("rbac/bootstrap-roles");
+        hooks.register("other");
+        let mut waiting = Box::pin(hooks.all_completed());
+        assert!((&mut waiting).now_or_never().is_none());
+        hooks.complete("rbac/bootstrap-roles");
+        assert!(
+            (&mut waiting).now_or_never().is_none(),
+            "one hook still runs"
+        );
+        hooks.complete("other");
+        assert!(waiting.now_or_never().is_some());
+    }
 
     #[test]
     fn a_hook_fails_its_check_until_it_completes() {

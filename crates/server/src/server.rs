@@ -89,6 +89,51 @@ pub struct ServerConfig {
     pub request_header: crate::authn::RequestHeaderFlags,
     /// `--enable-admission-plugins` / `--disable-admission-plugins`.
     pub admission_plugins: crate::admission::Plugins,
+    /// Start a memory store from this checkpoint of another server's store
+    /// instead of an empty one (in-process test servers, `crates/testing`).
+    pub start_from: Option<ServerCheckpoint>,
+}
+
+/// The whole state of a server's memory store (`ferrokube_store::Checkpoint`).
+pub type ServerCheckpoint = ferrokube_store::Checkpoint<crate::object::StoredObject>;
+
+impl ServerConfig {
+    /// The `ferrokube serve` defaults with the store in `data_dir`, on the
+    /// memory backend and a free loopback port: what an in-process or
+    /// throwaway server starts from.
+    pub fn ephemeral(data_dir: PathBuf) -> ServerConfig {
+        ServerConfig {
+            data_dir,
+            serving_certificate: None,
+            advertise_address: None,
+            bind_address: IpAddr::V4(std::net::Ipv4Addr::LOCALHOST),
+            secure_port: 0,
+            tls_sans: Vec::new(),
+            token_auth_file: None,
+            storage_backend: StorageBackend::Memory,
+            etcd: ferrokube_store::etcd::EtcdOptions::new(Vec::new()),
+            fsync: false,
+            history_window: ferrokube_store::DEFAULT_HISTORY_WINDOW,
+            min_request_timeout: Duration::from_secs(1800),
+            request_timeout: Duration::from_secs(60),
+            encryption_provider_config: None,
+            http2_max_streams_per_connection: 0,
+            controllers: crate::controllers::parse_controllers(&["*".to_string()])
+                .unwrap_or_default(),
+            service_cluster_ip_range: crate::allocator::IpRange::parse(
+                crate::allocator::DEFAULT_SERVICE_CLUSTER_IP_RANGE,
+            )
+            .unwrap_or_else(|_| unreachable!("the default range parses")),
+            service_node_port_range: crate::allocator::PortRange::default(),
+            service_accounts: crate::serviceaccount::ServiceAccountOptions::default(),
+            authorization_modes: vec![crate::authz::Mode::Rbac],
+            anonymous_auth: true,
+            client_ca_files: Vec::new(),
+            request_header: crate::authn::RequestHeaderFlags::default(),
+            admission_plugins: crate::admission::Plugins::default(),
+            start_from: None,
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -144,6 +189,30 @@ pub struct Server {
 /// 0 (`SecureServingInfo.Serve`: "match http2.initialMaxConcurrentStreams
 /// used by clients"); hyper's own default is 200.
 pub const DEFAULT_HTTP2_MAX_STREAMS: u32 = 100;
+
+/// The store, and the etcd backend itself when it is one (for the values
+/// replicas share through etcd).
+async fn open_store(
+    config: &ServerConfig,
+) -> Result<(crate::object::ObjectStore, Option<Arc<EtcdBackend>>), ServerError> {
+    let store_error = |error: ferrokube_store::StoreError| ServerError::Store(error.to_string());
+    if let Some(checkpoint) = &config.start_from {
+        if config.storage_backend != StorageBackend::Memory {
+            return Err(ServerError::Store(
+                "a checkpoint starts only a memory store".into(),
+            ));
+        }
+        let store = Store::open_checkpoint(checkpoint, ObjectCodec, config.history_window)
+            .await
+            .map_err(store_error)?;
+        return Ok((store, None));
+    }
+    let (backend, etcd) = open_backend(config).await?;
+    let store = Store::open_with_history(backend, ObjectCodec, config.history_window)
+        .await
+        .map_err(store_error)?;
+    Ok((store, etcd))
+}
 
 /// The backend, and the etcd backend itself when it is one (for the values
 /// replicas share through etcd).
@@ -314,18 +383,15 @@ impl Server {
             let _ = crate::rbac_policy::BootstrapPolicy::get();
         });
         let pki_dir = config.data_dir.join("pki");
-        let (pki, backend) = tokio::join!(
+        let (pki, store) = tokio::join!(
             async { tokio::task::spawn_blocking(move || pki::ensure(&pki_dir, &sans)).await },
-            open_backend(&config)
+            open_store(&config)
         );
         let mut pki = pki.map_err(|error| ServerError::Store(error.to_string()))??;
         if let Some((cert, key)) = &config.serving_certificate {
             pki.use_serving_certificate(cert, key)?;
         }
-        let (backend, etcd) = backend?;
-        let store = Store::open_with_history(backend, ObjectCodec, config.history_window)
-            .await
-            .map_err(|error| ServerError::Store(error.to_string()))?;
+        let (store, etcd) = store?;
         let server_address = kubeconfig::server_url(address)
             .trim_start_matches("https://")
             .to_string();

@@ -150,6 +150,8 @@ pub enum BackendError {
     Io(String),
     #[error("backend is closed")]
     Closed,
+    #[error("this backend cannot {0}")]
+    Unsupported(&'static str),
 }
 
 /// A durable store with etcd semantics. Implementations: [`crate::LocalBackend`]
@@ -200,4 +202,43 @@ pub trait Backend: Send + Sync + 'static {
     fn is_stale(&self, _key: &str) -> bool {
         false
     }
+
+    /// The whole stored state as an O(1) copy ([`crate::Checkpoint`]), taken
+    /// between two commits; `at` runs at that point, on the backend's own
+    /// thread, before the next commit (the cache reads its matching
+    /// snapshot there). Only backends that keep everything in a persistent
+    /// map can; the others answer [`BackendError::Unsupported`].
+    fn image(&self, at: ImageHook) -> BoxFuture<'_, Result<Image, BackendError>> {
+        drop(at);
+        Box::pin(async { Err(BackendError::Unsupported("take a checkpoint")) })
+    }
+
+    /// Replace the whole stored state with `image` at a new revision above
+    /// every revision handed out so far, and return it; `at` runs with that
+    /// revision before any later commit (the cache swaps its state there).
+    fn restore(
+        &self,
+        image: Image,
+        at: RestoreHook,
+    ) -> BoxFuture<'_, Result<Revision, BackendError>> {
+        drop((image, at));
+        Box::pin(async { Err(BackendError::Unsupported("restore a checkpoint")) })
+    }
+}
+
+/// What [`Backend::image`] runs between two commits.
+pub type ImageHook = Box<dyn FnOnce() + Send>;
+/// What [`Backend::restore`] runs with the restore's revision.
+pub type RestoreHook = Box<dyn FnOnce(Revision) + Send>;
+
+/// Every stored key at one revision, in a persistent map: cloning it is O(1).
+#[derive(Debug, Clone, Default)]
+pub struct Image {
+    pub revision: Revision,
+    pub kvs: imbl::OrdMap<String, KeyValue>,
+    /// The local committer's key index of the same state (O(1) too), so a
+    /// restore need not rebuild it from `kvs`; valid when `index_revision`
+    /// is `revision`.
+    pub(crate) index: Option<crate::local::KeyIndex>,
+    pub(crate) index_revision: Revision,
 }

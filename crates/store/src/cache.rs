@@ -92,15 +92,49 @@ pub enum StoreError {
     Backend(#[from] BackendError),
     #[error("timed out waiting for revision {wanted} (cache at {current})")]
     RevisionTimeout { wanted: Revision, current: Revision },
+    #[error("the checkpoint was taken from another store")]
+    ForeignCheckpoint,
 }
 
-struct Cache<C: Codec> {
+pub(crate) struct Cache<C: Codec> {
+    /// Tells this store's checkpoints from other stores' (`checkpoint.rs`).
+    pub(crate) id: u64,
     codec: C,
-    current: RwLock<Arc<Snapshot<C::Object>>>,
+    pub(crate) current: RwLock<Arc<Snapshot<C::Object>>>,
     history: RwLock<History<C::Object>>,
     /// Serialises appliers; readers never take it.
     apply_lock: Mutex<()>,
     revision: watch::Sender<Revision>,
+}
+
+/// Distinct ids for the stores of one process.
+static NEXT_STORE_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+impl<C: Codec> Cache<C> {
+    /// The current snapshot.
+    pub(crate) fn current(&self) -> Arc<Snapshot<C::Object>> {
+        match self.current.read() {
+            Ok(current) => current.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    /// Hold `objects` at `revision` from now on, with an empty change log
+    /// that starts there: every watcher and reader positioned before
+    /// `revision` is told its revision is gone (410), as after a compaction.
+    pub(crate) fn reset(&self, objects: OrdMap<String, Entry<C::Object>>, revision: Revision) {
+        let _guard = lock(&self.apply_lock);
+        self.history
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .reset(revision);
+        let snapshot = Arc::new(Snapshot { revision, objects });
+        match self.current.write() {
+            Ok(mut current) => *current = snapshot,
+            Err(poisoned) => *poisoned.into_inner() = snapshot,
+        }
+        self.revision.send_replace(revision);
+    }
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -183,8 +217,8 @@ impl<C: Codec> EventSink for Cache<C> {
 
 /// The store the API layer talks to.
 pub struct Store<C: Codec> {
-    backend: Arc<dyn Backend>,
-    cache: Arc<Cache<C>>,
+    pub(crate) backend: Arc<dyn Backend>,
+    pub(crate) cache: Arc<Cache<C>>,
 }
 
 impl<C: Codec> Clone for Store<C> {
@@ -208,17 +242,7 @@ impl<C: Codec> Store<C> {
         codec: C,
         window: Duration,
     ) -> Result<Self, StoreError> {
-        let (revision, _) = watch::channel(0);
-        let cache = Arc::new(Cache {
-            codec,
-            current: RwLock::new(Arc::new(Snapshot {
-                revision: 0,
-                objects: OrdMap::new(),
-            })),
-            history: RwLock::new(History::new(0, window)),
-            apply_lock: Mutex::new(()),
-            revision,
-        });
+        let cache = Self::new_cache(codec, window);
         // Each stored value is decoded as the backend reads it, on the
         // backend's thread: the raw bytes are freed at once, where they were
         // allocated, so the next object reuses their memory and the restart
@@ -239,20 +263,45 @@ impl<C: Codec> Store<C> {
         };
         let loaded_revision = backend.load_each(each).await?;
         let objects = std::mem::take(&mut *lock(&loading));
-        *cache
-            .current
-            .write()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Arc::new(Snapshot {
-            revision: loaded_revision,
-            objects,
-        });
-        *cache
-            .history
-            .write()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()) =
-            History::new(loaded_revision, window);
-        cache.revision.send_replace(loaded_revision);
-        backend.watch(loaded_revision + 1, cache.clone()).await?;
+        Self::follow(backend, cache, objects, loaded_revision).await
+    }
+
+    /// A store whose backend holds exactly `state` (a checkpoint's), without
+    /// loading and decoding it again.
+    pub(crate) async fn open_with_state(
+        backend: Arc<dyn Backend>,
+        codec: C,
+        window: Duration,
+        state: Arc<Snapshot<C::Object>>,
+    ) -> Result<Self, StoreError> {
+        let cache = Self::new_cache(codec, window);
+        Self::follow(backend, cache, state.objects.clone(), state.revision).await
+    }
+
+    fn new_cache(codec: C, window: Duration) -> Arc<Cache<C>> {
+        let (revision, _) = watch::channel(0);
+        Arc::new(Cache {
+            id: NEXT_STORE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            codec,
+            current: RwLock::new(Arc::new(Snapshot {
+                revision: 0,
+                objects: OrdMap::new(),
+            })),
+            history: RwLock::new(History::new(0, window)),
+            apply_lock: Mutex::new(()),
+            revision,
+        })
+    }
+
+    /// Start from `objects` at `revision` and follow the backend's events after it.
+    async fn follow(
+        backend: Arc<dyn Backend>,
+        cache: Arc<Cache<C>>,
+        objects: OrdMap<String, Entry<C::Object>>,
+        revision: Revision,
+    ) -> Result<Self, StoreError> {
+        cache.reset(objects, revision);
+        backend.watch(revision + 1, cache.clone()).await?;
         Ok(Store { backend, cache })
     }
 

@@ -67,6 +67,13 @@ impl<O> History<O> {
         }
     }
 
+    /// Forget every change: only revisions from `start` on can be read (a
+    /// restore, after which older positions are gone as after a compaction).
+    pub(crate) fn reset(&mut self, start: Revision) {
+        self.changes.clear();
+        self.complete_after = start;
+    }
+
     /// Oldest revision a watch may start after.
     pub(crate) fn oldest(&self) -> Revision {
         self.complete_after

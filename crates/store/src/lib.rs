@@ -17,6 +17,7 @@
 mod applier;
 mod backend;
 mod cache;
+mod checkpoint;
 pub mod conformance;
 pub mod encryption;
 pub mod etcd;
@@ -28,10 +29,11 @@ mod sqlite;
 mod thread_panic;
 
 pub use backend::{
-    Backend, BackendError, BoxFuture, Committed, Event, EventKind, EventSink, Expect, KeyValue,
-    Loaded, Op, Txn,
+    Backend, BackendError, BoxFuture, Committed, Event, EventKind, EventSink, Expect, Image,
+    ImageHook, KeyValue, Loaded, Op, RestoreHook, Txn,
 };
 pub use cache::{Codec, Entry, Snapshot, Store, StoreError, DEFAULT_HISTORY_WINDOW};
+pub use checkpoint::Checkpoint;
 pub use history::{Change, HistoryError};
 pub use local::{Disk, LocalBackend};
 pub use memory::MemoryDisk;

@@ -7,7 +7,6 @@
 //! to the [`Disk`] in one durable step (one fsync for SQLite), then hands the
 //! events to the sinks and only then acknowledges the writers.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread::JoinHandle;
@@ -16,7 +15,7 @@ use tokio::sync::oneshot;
 
 use crate::backend::{
     Backend, BackendError, BoxFuture, Committed, EachKeyValue, Event, EventKind, EventSink, Expect,
-    KeyValue, Loaded, Op, Txn,
+    Image, ImageHook, KeyValue, Loaded, Op, RestoreHook, Txn,
 };
 use crate::Revision;
 
@@ -53,6 +52,15 @@ pub trait Disk: Send + 'static {
     fn write(&mut self, revision: Revision, events: &[Event]) -> Result<(), BackendError>;
     /// Flush anything buffered.
     fn close(&mut self) -> Result<(), BackendError>;
+    /// Everything stored, as an O(1) copy (only disks that keep a persistent map can).
+    fn image(&self) -> Result<Image, BackendError> {
+        Err(BackendError::Unsupported("take a checkpoint"))
+    }
+    /// Hold exactly the keys of `image` from now on, current at `revision`.
+    fn restore(&mut self, image: &Image, revision: Revision) -> Result<(), BackendError> {
+        let _ = (image, revision);
+        Err(BackendError::Unsupported("restore a checkpoint"))
+    }
 }
 
 enum Request {
@@ -68,6 +76,12 @@ enum Request {
         oneshot::Sender<Result<(), BackendError>>,
     ),
     Close(oneshot::Sender<Result<(), BackendError>>),
+    Image(ImageHook, oneshot::Sender<Result<Image, BackendError>>),
+    Restore(
+        Image,
+        RestoreHook,
+        oneshot::Sender<Result<Revision, BackendError>>,
+    ),
 }
 
 pub struct LocalBackend {
@@ -76,16 +90,20 @@ pub struct LocalBackend {
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
+/// The committer's key index: a persistent map, so that a checkpoint keeps
+/// it in O(1) and a restore swaps it back without rebuilding it.
+pub(crate) type KeyIndex = imbl::HashMap<String, IndexEntry>;
+
 /// What the committer knows about one key without its value.
-#[derive(Clone, Copy)]
-struct IndexEntry {
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct IndexEntry {
     create_revision: Revision,
     mod_revision: Revision,
 }
 
 struct Committer<D: Disk> {
     disk: D,
-    index: HashMap<String, IndexEntry>,
+    index: KeyIndex,
     revision: Revision,
     shared_revision: Arc<AtomicI64>,
     sinks: Vec<Arc<dyn EventSink>>,
@@ -96,7 +114,7 @@ impl LocalBackend {
     pub fn open<D: Disk>(mut disk: D) -> Result<Self, BackendError> {
         // Only keys and revisions: the values are loaded once, by the cache.
         let (revision, keys) = disk.load_keys()?;
-        let mut index = HashMap::with_capacity(keys.len());
+        let mut index = KeyIndex::new();
         for (key, create_revision, mod_revision) in keys {
             index.insert(
                 key,
@@ -194,6 +212,28 @@ impl Backend for LocalBackend {
         Box::pin(async { Ok(()) })
     }
 
+    fn image(&self, at: ImageHook) -> BoxFuture<'_, Result<Image, BackendError>> {
+        let (sender, receiver) = oneshot::channel();
+        let sent = self.send(Request::Image(at, sender));
+        Box::pin(async move {
+            sent?;
+            reply(receiver).await
+        })
+    }
+
+    fn restore(
+        &self,
+        image: Image,
+        at: RestoreHook,
+    ) -> BoxFuture<'_, Result<Revision, BackendError>> {
+        let (sender, receiver) = oneshot::channel();
+        let sent = self.send(Request::Restore(image, at, sender));
+        Box::pin(async move {
+            sent?;
+            reply(receiver).await
+        })
+    }
+
     fn close(&self) -> BoxFuture<'_, Result<(), BackendError>> {
         let (sender, receiver) = oneshot::channel();
         let sent = self.send(Request::Close(sender));
@@ -280,7 +320,54 @@ impl<D: Disk> Committer<D> {
                 let _ = reply.send(self.disk.close());
                 true
             }
+            Request::Image(at, reply) => {
+                let image = self.disk.image().map(|mut image| {
+                    image.index = Some(self.index.clone());
+                    image.index_revision = self.revision;
+                    image
+                });
+                if image.is_ok() {
+                    at();
+                }
+                let _ = reply.send(image);
+                false
+            }
+            Request::Restore(image, at, reply) => {
+                let _ = reply.send(self.restore(&image, at));
+                false
+            }
         }
+    }
+
+    /// Swap in `image` at a revision above every one handed out so far: a
+    /// resourceVersion a client holds never names other data afterwards
+    /// (see `checkpoint.rs`).
+    fn restore(&mut self, image: &Image, at: RestoreHook) -> Result<Revision, BackendError> {
+        let revision = self.revision.max(image.revision) + 1;
+        self.disk.restore(image, revision)?;
+        let index = match &image.index {
+            // Taken with the image: the very index of that state.
+            Some(index) if image.index_revision == image.revision => index.clone(),
+            _ => {
+                let mut index = KeyIndex::new();
+                for (key, kv) in &image.kvs {
+                    index.insert(
+                        key.clone(),
+                        IndexEntry {
+                            create_revision: kv.create_revision,
+                            mod_revision: kv.mod_revision,
+                        },
+                    );
+                }
+                index
+            }
+        };
+        self.index = index;
+        self.revision = revision;
+        at(revision);
+        // Published after the hook, as after the sinks of a commit.
+        self.shared_revision.store(revision, Ordering::Release);
+        Ok(revision)
     }
 
     fn commit_batch(

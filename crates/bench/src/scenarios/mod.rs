@@ -8,6 +8,7 @@ pub mod create;
 pub mod etcd;
 pub mod formats;
 pub mod get;
+pub mod in_process;
 pub mod lifecycle;
 pub mod list;
 pub mod memory;
