@@ -42,6 +42,43 @@ pub struct ServiceReference {
     pub port: u16,
 }
 
+/// A `WebhookClientConfig`: its endpoint (`url`, else `service` with port
+/// 443 by default) and its CA bundle (conversion and admission webhooks).
+pub fn client_config(client: Option<&Value>) -> (Option<WebhookEndpoint>, Vec<u8>) {
+    let text = |value: Option<&Value>, field: &str| -> String {
+        value
+            .and_then(|value| value.get(field))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let url = text(client, "url");
+    let service = client.and_then(|client| client.get("service"));
+    let endpoint = if !url.is_empty() {
+        Some(WebhookEndpoint::Url(url))
+    } else {
+        service.map(|service| {
+            WebhookEndpoint::Service(ServiceReference {
+                namespace: text(Some(service), "namespace"),
+                name: text(Some(service), "name"),
+                path: text(Some(service), "path"),
+                port: service
+                    .get("port")
+                    .and_then(Value::as_u64)
+                    .and_then(|port| u16::try_from(port).ok())
+                    .unwrap_or(443),
+            })
+        })
+    };
+    let ca_bundle = {
+        use base64::Engine as _;
+        base64::engine::general_purpose::STANDARD
+            .decode(text(client, "caBundle"))
+            .unwrap_or_default()
+    };
+    (endpoint, ca_bundle)
+}
+
 impl WebhookConversion {
     /// From a CRD; `None` unless its strategy is `Webhook`.
     pub fn of_crd(crd: &Value) -> Option<Self> {
@@ -54,37 +91,7 @@ impl WebhookConversion {
         }
         let webhook = crd.pointer("/spec/conversion/webhook");
         let client = webhook.and_then(|webhook| webhook.get("clientConfig"));
-        let text = |value: Option<&Value>, field: &str| {
-            value
-                .and_then(|value| value.get(field))
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string()
-        };
-        let url = text(client, "url");
-        let service = client.and_then(|client| client.get("service"));
-        let endpoint = if !url.is_empty() {
-            Some(WebhookEndpoint::Url(url))
-        } else {
-            service.map(|service| {
-                WebhookEndpoint::Service(ServiceReference {
-                    namespace: text(Some(service), "namespace"),
-                    name: text(Some(service), "name"),
-                    path: text(Some(service), "path"),
-                    port: service
-                        .get("port")
-                        .and_then(Value::as_u64)
-                        .and_then(|port| u16::try_from(port).ok())
-                        .unwrap_or(443),
-                })
-            })
-        };
-        let ca_bundle = {
-            use base64::Engine as _;
-            base64::engine::general_purpose::STANDARD
-                .decode(text(client, "caBundle"))
-                .unwrap_or_default()
-        };
+        let (endpoint, ca_bundle) = client_config(client);
         let review_versions = webhook
             .and_then(|webhook| webhook.get("conversionReviewVersions"))
             .and_then(Value::as_array)

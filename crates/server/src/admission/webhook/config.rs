@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::crd::webhook::{ServiceReference, WebhookEndpoint};
+use crate::crd::webhook::WebhookEndpoint;
 use crate::label_selector::{LabelSelectorError, Selector};
 
 /// `failurePolicy` (default `Fail`).
@@ -92,35 +92,7 @@ fn text<'a>(value: Option<&'a Value>, field: &str) -> &'a str {
         .unwrap_or_default()
 }
 
-/// `clientConfig`: its endpoint (`url`, else `service` with port 443 by
-/// default) and its CA bundle.
-pub fn client_config(client: Option<&Value>) -> (Option<WebhookEndpoint>, Vec<u8>) {
-    let url = text(client, "url");
-    let service = client.and_then(|client| client.get("service"));
-    let endpoint = if !url.is_empty() {
-        Some(WebhookEndpoint::Url(url.to_string()))
-    } else {
-        service.map(|service| {
-            WebhookEndpoint::Service(ServiceReference {
-                namespace: text(Some(service), "namespace").to_string(),
-                name: text(Some(service), "name").to_string(),
-                path: text(Some(service), "path").to_string(),
-                port: service
-                    .get("port")
-                    .and_then(Value::as_u64)
-                    .and_then(|port| u16::try_from(port).ok())
-                    .unwrap_or(443),
-            })
-        })
-    };
-    let ca_bundle = {
-        use base64::Engine as _;
-        base64::engine::general_purpose::STANDARD
-            .decode(text(client, "caBundle"))
-            .unwrap_or_default()
-    };
-    (endpoint, ca_bundle)
-}
+pub use crate::crd::webhook::client_config;
 
 fn selector(webhook: &Value, field: &str) -> Result<Selector, LabelSelectorError> {
     match webhook.get(field) {
