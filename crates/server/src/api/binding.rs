@@ -17,9 +17,10 @@ use super::context::Api;
 use super::exchange::{ApiRequest, ApiResponse};
 use super::options::WriteOptions;
 use super::target::{check_type, Target};
-use super::write::commit;
 use super::write::decode::{decode, Decoded};
 use super::write::validate::settle_namespace;
+use super::write::{self, commit};
+use crate::admission::Operation;
 use crate::object;
 use crate::pod_condition::update_pod_condition;
 use crate::status::{GroupResource, Result, Status};
@@ -78,7 +79,29 @@ pub(super) async fn create(
             "name in URL does not match name in Binding object",
         ));
     }
+    // The create handler's mutating admission, then `createValidation` in
+    // `BindingREST.Create`, as for any create of the `pods/binding` or
+    // `bindings` resource.
+    let caller = options.caller(request);
+    write::admission::mutate(
+        api,
+        target,
+        Operation::Create,
+        Some(&mut binding),
+        None,
+        &caller,
+    )
+    .await?;
     validate_binding(&binding)?;
+    write::admission::validate(
+        api,
+        target,
+        Operation::Create,
+        Some(&binding),
+        None,
+        &caller,
+    )
+    .await?;
     let node = binding
         .pointer("/target/name")
         .and_then(Value::as_str)
@@ -115,6 +138,8 @@ pub(super) async fn create(
         "status": "Success",
         "code": 201,
     });
+    let mut warnings = warnings;
+    warnings.extend(caller.take_warnings());
     Ok(ApiResponse::json(201, &status).with_warnings(warnings))
 }
 
