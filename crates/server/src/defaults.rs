@@ -74,7 +74,7 @@ pub fn apply(resource: &ResourceDef, object: &mut Value) {
         ("batch", "CronJob") => cron_job(object),
         ("apiextensions.k8s.io", "CustomResourceDefinition") => custom_resource_definition(object),
         ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding") => role_binding(object),
-        _ => {}
+        _ => crate::defaults_non_core::apply(resource, object),
     }
 }
 

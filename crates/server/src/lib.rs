@@ -17,6 +17,7 @@ pub mod crd;
 pub mod data_dir;
 pub mod decode_error;
 pub mod defaults;
+pub mod defaults_non_core;
 pub mod discovery;
 pub mod disruption_budget;
 pub mod encryption_config;

@@ -7,11 +7,18 @@
 //! - [`field`] — field paths, `field.Error` constructors, shared `util/validation` checks;
 //! - [`batch`] — Job, CronJob;
 //! - [`config`] — ConfigMap, Secret;
+//! - [`coordination`] — Lease;
+//! - [`discovery`] — EndpointSlice;
+//! - [`ip_address`] — IP addresses and CIDRs as kube's legacy fields parse them;
+//! - [`networking`] — Ingress, IngressClass, NetworkPolicy;
 //! - [`pod`], [`container`], [`pod_volumes`], [`pod_update`] — Pod, PodTemplate and
 //!   every pod template inside a workload;
+//! - [`policy`] — PodDisruptionBudget;
 //! - [`rbac`] — Role, ClusterRole, RoleBinding, ClusterRoleBinding;
+//! - [`scheduling`] — PriorityClass, RuntimeClass;
 //! - [`selector`] — label selectors in specs;
 //! - [`service`] — Service;
+//! - [`storage`] — StorageClass, CSIDriver, CSINode, VolumeAttachment;
 //! - [`workloads`] — Deployment, ReplicaSet, StatefulSet, DaemonSet, ReplicationController;
 //! - [`workload_status`] — `/status` writes of Deployments, ReplicaSets, ReplicationControllers;
 //!
@@ -22,13 +29,20 @@
 pub mod batch;
 pub mod config;
 pub mod container;
+pub mod coordination;
+pub mod discovery;
 pub mod field;
+pub mod ip_address;
+pub mod networking;
 pub mod pod;
 pub mod pod_update;
 pub mod pod_volumes;
+pub mod policy;
 pub mod rbac;
+pub mod scheduling;
 pub mod selector;
 pub mod service;
+pub mod storage;
 pub mod workload_status;
 pub mod workloads;
 
@@ -50,6 +64,12 @@ pub fn validate(
             ("apps", "Deployment", Some(old)) => workload_status::deployment(object, old),
             ("apps", "ReplicaSet", Some(_)) | ("", "ReplicationController", Some(_)) => {
                 workload_status::replica_set(object)
+            }
+            ("networking.k8s.io", "Ingress", Some(old)) => {
+                networking::ingress_status_update(object, old)
+            }
+            ("policy", "PodDisruptionBudget", Some(_)) => {
+                policy::pod_disruption_budget_status(object)
             }
             _ => Vec::new(),
         };
@@ -91,6 +111,46 @@ pub fn validate(
         }
         ("apps", "StatefulSet", None) => workloads::stateful_set(object),
         ("apps", "StatefulSet", Some(old)) => workloads::stateful_set_update(object, old),
+        _ => non_core(resource, object, old),
+    }
+}
+
+/// The kinds of the non-core API groups (networking, storage, policy,
+/// scheduling, node, coordination, discovery).
+fn non_core(resource: &ResourceDef, object: &Value, old: Option<&Value>) -> Vec<FieldError> {
+    match (resource.group, resource.kind, old) {
+        ("networking.k8s.io", "Ingress", None) => networking::ingress(object),
+        ("networking.k8s.io", "Ingress", Some(old)) => networking::ingress_update(object, old),
+        ("networking.k8s.io", "IngressClass", None) => networking::ingress_class(object),
+        ("networking.k8s.io", "IngressClass", Some(old)) => {
+            networking::ingress_class_update(object, old)
+        }
+        ("networking.k8s.io", "NetworkPolicy", None) => networking::network_policy(object),
+        ("networking.k8s.io", "NetworkPolicy", Some(old)) => {
+            networking::network_policy_update(object, old)
+        }
+        ("storage.k8s.io", "StorageClass", None) => storage::storage_class(object),
+        ("storage.k8s.io", "StorageClass", Some(old)) => storage::storage_class_update(object, old),
+        ("storage.k8s.io", "CSIDriver", None) => storage::csi_driver(object),
+        ("storage.k8s.io", "CSIDriver", Some(old)) => storage::csi_driver_update(object, old),
+        ("storage.k8s.io", "CSINode", None) => storage::csi_node(object),
+        ("storage.k8s.io", "CSINode", Some(old)) => storage::csi_node_update(object, old),
+        ("storage.k8s.io", "VolumeAttachment", None) => storage::volume_attachment(object),
+        ("storage.k8s.io", "VolumeAttachment", Some(old)) => {
+            storage::volume_attachment_update(object, old)
+        }
+        ("policy", "PodDisruptionBudget", _) => policy::pod_disruption_budget(object),
+        ("scheduling.k8s.io", "PriorityClass", None) => scheduling::priority_class(object),
+        ("scheduling.k8s.io", "PriorityClass", Some(old)) => {
+            scheduling::priority_class_update(object, old)
+        }
+        ("node.k8s.io", "RuntimeClass", None) => scheduling::runtime_class(object),
+        ("node.k8s.io", "RuntimeClass", Some(old)) => scheduling::runtime_class_update(object, old),
+        ("coordination.k8s.io", "Lease", _) => coordination::lease(object),
+        ("discovery.k8s.io", "EndpointSlice", None) => discovery::endpoint_slice(object),
+        ("discovery.k8s.io", "EndpointSlice", Some(old)) => {
+            discovery::endpoint_slice_update(object, old)
+        }
         _ => Vec::new(),
     }
 }

@@ -107,7 +107,7 @@ fn always_restarts(template: &Value, kind: &str, errors: &mut Vec<FieldError>) {
 }
 
 /// Go's `%#v` of an `intstr.IntOrString`.
-fn go_int_or_string(value: &Value) -> String {
+pub(super) fn go_int_or_string(value: &Value) -> String {
     match value {
         Value::String(text) => format!(
             "intstr.IntOrString{{Type:1, IntVal:0, StrVal:{}}}",
@@ -121,7 +121,7 @@ fn go_int_or_string(value: &Value) -> String {
 }
 
 /// `getIntOrPercentValue`: the number, or the percentage's number.
-fn int_or_percent_value(value: Option<&Value>) -> i64 {
+pub(super) fn int_or_percent_value(value: Option<&Value>) -> i64 {
     match value {
         Some(Value::String(text)) => text
             .strip_suffix('%')
@@ -133,7 +133,11 @@ fn int_or_percent_value(value: Option<&Value>) -> i64 {
 }
 
 /// `ValidatePositiveIntOrPercent`.
-fn positive_int_or_percent(value: Option<&Value>, path: &str, errors: &mut Vec<FieldError>) {
+pub(super) fn positive_int_or_percent(
+    value: Option<&Value>,
+    path: &str,
+    errors: &mut Vec<FieldError>,
+) {
     match value {
         Some(Value::String(text)) => {
             let valid = text.strip_suffix('%').is_some_and(|number| {

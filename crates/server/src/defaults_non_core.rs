@@ -1,0 +1,104 @@
+//! Defaults kube-apiserver applies to the kinds of the non-core API groups
+//! whose validation needs them set (`pkg/apis/storage/v1/defaults.go`,
+//! `pkg/apis/networking/v1/defaults.go`, `pkg/apis/discovery/v1/defaults.go`).
+//! Idempotent, like every defaulter.
+
+use serde_json::{json, Map, Value};
+
+use crate::registry::ResourceDef;
+
+fn set_default(map: &mut Map<String, Value>, field: &str, value: Value) {
+    if map.get(field).is_none_or(Value::is_null) {
+        map.insert(field.to_string(), value);
+    }
+}
+
+fn each_object_in(
+    map: &mut Map<String, Value>,
+    field: &str,
+    mut apply: impl FnMut(&mut Map<String, Value>),
+) {
+    if let Some(items) = map.get_mut(field).and_then(Value::as_array_mut) {
+        for item in items.iter_mut().filter_map(Value::as_object_mut) {
+            apply(item);
+        }
+    }
+}
+
+pub fn apply(resource: &ResourceDef, object: &mut Value) {
+    let Some(map) = object.as_object_mut() else {
+        return;
+    };
+    match (resource.group, resource.kind) {
+        // `SetDefaults_StorageClass`.
+        ("storage.k8s.io", "StorageClass") => {
+            set_default(map, "reclaimPolicy", json!("Delete"));
+            set_default(map, "volumeBindingMode", json!("Immediate"));
+        }
+        // `SetDefaults_CSIDriver` (`SELinuxMountReadWriteOncePod` is on in 1.34).
+        ("storage.k8s.io", "CSIDriver") => {
+            if let Some(spec) = map.get_mut("spec").and_then(Value::as_object_mut) {
+                set_default(spec, "attachRequired", json!(true));
+                set_default(spec, "podInfoOnMount", json!(false));
+                set_default(spec, "storageCapacity", json!(false));
+                set_default(spec, "fsGroupPolicy", json!("ReadWriteOnceWithFSType"));
+                if spec
+                    .get("volumeLifecycleModes")
+                    .and_then(Value::as_array)
+                    .is_none_or(Vec::is_empty)
+                {
+                    spec.insert("volumeLifecycleModes".into(), json!(["Persistent"]));
+                }
+                set_default(spec, "requiresRepublish", json!(false));
+                set_default(spec, "seLinuxMount", json!(false));
+            }
+        }
+        // `SetDefaults_NetworkPolicyPort`, `SetDefaults_NetworkPolicy`.
+        ("networking.k8s.io", "NetworkPolicy") => {
+            if let Some(spec) = map.get_mut("spec").and_then(Value::as_object_mut) {
+                for rules in ["ingress", "egress"] {
+                    each_object_in(spec, rules, |rule| {
+                        each_object_in(rule, "ports", |port| {
+                            set_default(port, "protocol", json!("TCP"));
+                        });
+                    });
+                }
+                let no_types = spec
+                    .get("policyTypes")
+                    .and_then(Value::as_array)
+                    .is_none_or(Vec::is_empty);
+                if no_types {
+                    let has_egress = spec
+                        .get("egress")
+                        .and_then(Value::as_array)
+                        .is_some_and(|egress| !egress.is_empty());
+                    let types = if has_egress {
+                        json!(["Ingress", "Egress"])
+                    } else {
+                        json!(["Ingress"])
+                    };
+                    spec.insert("policyTypes".into(), types);
+                }
+            }
+        }
+        // `SetDefaults_IngressClass`: parameters are cluster-scoped unless said otherwise.
+        ("networking.k8s.io", "IngressClass") => {
+            if let Some(parameters) = map
+                .get_mut("spec")
+                .and_then(Value::as_object_mut)
+                .and_then(|spec| spec.get_mut("parameters"))
+                .and_then(Value::as_object_mut)
+            {
+                set_default(parameters, "scope", json!("Cluster"));
+            }
+        }
+        // `SetDefaults_EndpointPort`.
+        ("discovery.k8s.io", "EndpointSlice") => {
+            each_object_in(map, "ports", |port| {
+                set_default(port, "name", json!(""));
+                set_default(port, "protocol", json!("TCP"));
+            });
+        }
+        _ => {}
+    }
+}
