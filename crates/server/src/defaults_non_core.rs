@@ -102,3 +102,84 @@ pub fn apply(resource: &ResourceDef, object: &mut Value) {
         _ => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resource(group: &str, kind: &str) -> &'static ResourceDef {
+        crate::registry::builtin_resources()
+            .iter()
+            .find(|resource| resource.group == group && resource.kind == kind)
+            .unwrap_or_else(|| panic!("no resource {group} {kind}"))
+    }
+
+    fn defaulted(group: &str, kind: &str, mut object: Value) -> Value {
+        let resource = resource(group, kind);
+        apply(resource, &mut object);
+        let again = {
+            let mut copy = object.clone();
+            apply(resource, &mut copy);
+            copy
+        };
+        assert_eq!(again, object, "defaulting is idempotent");
+        object
+    }
+
+    #[test]
+    fn v1_defaults_as_kube_sets_them() {
+        let class = defaulted(
+            "storage.k8s.io",
+            "StorageClass",
+            json!({"provisioner": "a/b"}),
+        );
+        assert_eq!(class["reclaimPolicy"], "Delete");
+        assert_eq!(class["volumeBindingMode"], "Immediate");
+        let kept = defaulted(
+            "storage.k8s.io",
+            "StorageClass",
+            json!({"reclaimPolicy": "Retain"}),
+        );
+        assert_eq!(kept["reclaimPolicy"], "Retain");
+
+        let driver = defaulted("storage.k8s.io", "CSIDriver", json!({"spec": {}}));
+        assert_eq!(
+            driver["spec"],
+            json!({"attachRequired": true, "podInfoOnMount": false, "storageCapacity": false,
+                   "fsGroupPolicy": "ReadWriteOnceWithFSType", "volumeLifecycleModes": ["Persistent"],
+                   "requiresRepublish": false, "seLinuxMount": false})
+        );
+
+        let policy = defaulted(
+            "networking.k8s.io",
+            "NetworkPolicy",
+            json!({"spec": {"ingress": [{"ports": [{"port": 80}, {"protocol": "UDP"}]}]}}),
+        );
+        assert_eq!(policy["spec"]["policyTypes"], json!(["Ingress"]));
+        assert_eq!(policy["spec"]["ingress"][0]["ports"][0]["protocol"], "TCP");
+        assert_eq!(policy["spec"]["ingress"][0]["ports"][1]["protocol"], "UDP");
+        let egress = defaulted(
+            "networking.k8s.io",
+            "NetworkPolicy",
+            json!({"spec": {"egress": [{}]}}),
+        );
+        assert_eq!(egress["spec"]["policyTypes"], json!(["Ingress", "Egress"]));
+
+        let class = defaulted(
+            "networking.k8s.io",
+            "IngressClass",
+            json!({"spec": {"controller": "a/b", "parameters": {"kind": "k", "name": "n"}}}),
+        );
+        assert_eq!(class["spec"]["parameters"]["scope"], "Cluster");
+
+        let slice = defaulted(
+            "discovery.k8s.io",
+            "EndpointSlice",
+            json!({"ports": [{"port": 80}]}),
+        );
+        assert_eq!(
+            slice["ports"],
+            json!([{"port": 80, "name": "", "protocol": "TCP"}])
+        );
+    }
+}

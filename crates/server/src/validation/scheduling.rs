@@ -5,9 +5,9 @@
 
 use serde_json::Value;
 
-use super::field::{self, child, index};
+use super::field::{self, index};
 use crate::go::strconv::quote;
-use crate::status::FieldError;
+use crate::status::{FieldError, FieldErrorKind};
 
 /// `scheduling.SystemPriorityClassPrefix`.
 const SYSTEM_PREFIX: &str = "system-";
@@ -112,7 +112,7 @@ pub fn runtime_class(object: &Value) -> Vec<FieldError> {
                 let text = quantity.as_str().unwrap_or_default();
                 if text.starts_with('-') {
                     errors.push(field::invalid(
-                        &key_path("overhead.podFixed", resource),
+                        &field::key("overhead.podFixed", resource),
                         text,
                         field::IS_NEGATIVE,
                     ));
@@ -140,8 +140,8 @@ pub fn runtime_class(object: &Value) -> Vec<FieldError> {
                 .map(|name| field::str_at(toleration, name))
                 .collect();
             if seen.contains(&list_key) {
-                errors.push(crate::status::FieldError {
-                    kind: crate::status::FieldErrorKind::Duplicate(go_toleration(toleration)),
+                errors.push(FieldError {
+                    kind: FieldErrorKind::Duplicate(go_toleration(toleration)),
                     field: index("scheduling.tolerations", position),
                     detail: String::new(),
                 });
@@ -151,10 +151,6 @@ pub fn runtime_class(object: &Value) -> Vec<FieldError> {
         }
     }
     errors
-}
-
-fn key_path(path: &str, name: &str) -> String {
-    field::key(path, name)
 }
 
 /// Go's `%#v` of a `core.Toleration`.
