@@ -112,14 +112,12 @@ fn endpoints(list: &[Value], address_type: &str, errors: &mut Vec<FieldError>) {
             let address = address.as_str().unwrap_or_default();
             let address_path = index(&addresses_path, address_position);
             match address_type {
-                "IP" => {
-                    if ip_address::parse_ip_sloppy(address).is_none() {
-                        errors.push(field::invalid(
-                            &address_path,
-                            address,
-                            "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)",
-                        ));
-                    }
+                "IP" if ip_address::parse_ip_sloppy(address).is_none() => {
+                    errors.push(field::invalid(
+                        &address_path,
+                        address,
+                        "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)",
+                    ));
                 }
                 "IPv4" => errors.extend(ip_address::ipv4_address(&address_path, address)),
                 "IPv6" => errors.extend(ip_address::ipv6_address(&address_path, address)),
