@@ -239,3 +239,42 @@ async fn kube_rs_priority_classes_keep_their_value_and_system_names() {
         .await
         .unwrap();
 }
+
+#[tokio::test]
+async fn kube_rs_certificate_signing_requests_need_a_pem_request_and_usages() {
+    use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
+    let env = TestEnv::new("valnet-csr").await;
+    let requests: Api<CertificateSigningRequest> = Api::all(env.client.clone());
+    let name = format!("csr-{}", suffix());
+    let base64 = |bytes: &[u8]| {
+        use base64::Engine as _;
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    };
+    let bad: CertificateSigningRequest = serde_json::from_value(json!({
+        "metadata": {"name": name},
+        "spec": {"request": base64(b"hi"), "signerName": "example.com/signer", "usages": []},
+    }))
+    .unwrap();
+    expect_api_error(
+        requests.create(&PostParams::default(), &bad).await,
+        422,
+        "Invalid",
+        &format!("CertificateSigningRequest.certificates.k8s.io \"{name}\" is invalid: [spec.request: Invalid value: []byte{{0x68, 0x69}}: PEM block type must be CERTIFICATE REQUEST, spec.usages: Required value]"),
+    );
+    let key = rcgen::KeyPair::generate().unwrap();
+    let params = rcgen::CertificateParams::new(vec!["node.example.com".to_string()]).unwrap();
+    let pem = params.serialize_request(&key).unwrap().pem().unwrap();
+    let good: CertificateSigningRequest = serde_json::from_value(json!({
+        "metadata": {"name": name},
+        "spec": {"request": base64(pem.as_bytes()), "signerName": "example.com/signer", "usages": ["client auth"]},
+    }))
+    .unwrap();
+    requests
+        .create(&PostParams::default(), &good)
+        .await
+        .unwrap();
+    requests
+        .delete(&name, &DeleteParams::default())
+        .await
+        .unwrap();
+}

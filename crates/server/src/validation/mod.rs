@@ -6,6 +6,7 @@
 //!
 //! - [`field`] — field paths, `field.Error` constructors, shared `util/validation` checks;
 //! - [`batch`] — Job, CronJob;
+//! - [`certificates`] — CertificateSigningRequest;
 //! - [`config`] — ConfigMap, Secret;
 //! - [`coordination`] — Lease;
 //! - [`discovery`] — EndpointSlice;
@@ -27,6 +28,7 @@
 //! fields read as Go's zero values.
 
 pub mod batch;
+pub mod certificates;
 pub mod config;
 pub mod container;
 pub mod coordination;
@@ -147,6 +149,12 @@ fn non_core(resource: &ResourceDef, object: &Value, old: Option<&Value>) -> Vec<
         ("node.k8s.io", "RuntimeClass", None) => scheduling::runtime_class(object),
         ("node.k8s.io", "RuntimeClass", Some(old)) => scheduling::runtime_class_update(object, old),
         ("coordination.k8s.io", "Lease", _) => coordination::lease(object),
+        ("certificates.k8s.io", "CertificateSigningRequest", None) => {
+            certificates::certificate_signing_request(object)
+        }
+        ("certificates.k8s.io", "CertificateSigningRequest", Some(old)) => {
+            certificates::certificate_signing_request_update(object, old)
+        }
         ("discovery.k8s.io", "EndpointSlice", None) => discovery::endpoint_slice(object),
         ("discovery.k8s.io", "EndpointSlice", Some(old)) => {
             discovery::endpoint_slice_update(object, old)
