@@ -636,3 +636,146 @@ async fn configurations_and_immortal_namespaces_are_refused_as_kube_refuses_them
         r#"namespaces "kube-public" is forbidden: this namespace may not be deleted"#
     );
 }
+
+/// `matchConditions` (`plugin/webhook/matchconditions`): the webhook is
+/// called only when every condition is true; a condition that fails to
+/// evaluate refuses the request under `failurePolicy: Fail` with kube's
+/// 403; a condition that does not parse is refused at create with kube's
+/// 422.
+#[tokio::test]
+async fn match_conditions_decide_whether_the_webhook_is_called() {
+    let env = TestEnv::new("mcwh").await;
+    let hook = start_webhook(&env.ns).await;
+    let namespace_selector = select_namespace(&env).await;
+    let name = format!("conditional.{}.example.com", env.ns);
+    let webhook = |conditions: Value, policy: &str| {
+        json!({
+            "name": name,
+            "clientConfig": {"url": hook.url("/validate"), "caBundle": hook.ca_bundle},
+            "rules": configmaps_rule(json!(["CREATE"])),
+            "namespaceSelector": namespace_selector,
+            "matchConditions": conditions,
+            "failurePolicy": policy,
+            "sideEffects": "None",
+            "admissionReviewVersions": ["v1"],
+        })
+    };
+    register(
+        &env,
+        "ValidatingWebhookConfiguration",
+        &env.ns,
+        json!([webhook(
+            json!([
+                {"name": "checked", "expression": "has(object.metadata.labels) && 'checked' in object.metadata.labels"},
+                {"name": "creates", "expression": "request.operation == 'CREATE' && oldObject == null"},
+            ]),
+            "Fail"
+        )]),
+    )
+    .await;
+    let configmaps: Api<ConfigMap> = env.api();
+    // A condition is false: the webhook is not called, its denial not given.
+    configmaps
+        .create(
+            &PostParams::default(),
+            &configmap("unchecked", json!({"deny": "true"})),
+        )
+        .await
+        .unwrap();
+    assert!(hook.received().is_empty(), "{:?}", hook.received());
+    // Every condition is true: the webhook is called and denies.
+    let denied = api_status(
+        configmaps
+            .create(
+                &PostParams::default(),
+                &configmap("checked", json!({"deny": "true", "checked": "yes"})),
+            )
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(
+        denied.message,
+        format!(
+            r#"admission webhook "{name}" denied the request: configmaps labelled deny are refused"#
+        )
+    );
+    assert_eq!(hook.received().len(), 1);
+    unregister(&env, "ValidatingWebhookConfiguration", &env.ns).await;
+
+    // A condition that fails to evaluate: refused under Fail ...
+    let failing = json!([{"name": "reads-a-missing-key", "expression": "object.metadata.labels.missing == 'x'"}]);
+    register(
+        &env,
+        "ValidatingWebhookConfiguration",
+        &env.ns,
+        json!([webhook(failing.clone(), "Fail")]),
+    )
+    .await;
+    let refused = api_status(
+        configmaps
+            .create(
+                &PostParams::default(),
+                &configmap("failing", json!({"a": "b"})),
+            )
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!((refused.code, refused.reason.as_str()), (403, "Forbidden"));
+    assert_eq!(
+        refused.message,
+        r#"configmaps "failing" is forbidden: expression 'object.metadata.labels.missing == 'x'' resulted in error: no such key: missing"#
+    );
+    unregister(&env, "ValidatingWebhookConfiguration", &env.ns).await;
+    // ... and the webhook skipped under Ignore.
+    register(
+        &env,
+        "ValidatingWebhookConfiguration",
+        &env.ns,
+        json!([webhook(failing, "Ignore")]),
+    )
+    .await;
+    configmaps
+        .create(
+            &PostParams::default(),
+            &configmap("ignored", json!({"deny": "true"})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(hook.received().len(), 1);
+    unregister(&env, "ValidatingWebhookConfiguration", &env.ns).await;
+
+    // A condition that does not parse, and a duplicate name: kube's 422.
+    let (resource, object) = webhook_configuration(
+        "ValidatingWebhookConfiguration",
+        &env.ns,
+        json!([webhook(
+            json!([
+                {"name": "same", "expression": "true"},
+                {"name": "same", "expression": "object.x =="},
+            ]),
+            "Fail"
+        )]),
+    );
+    let api: Api<DynamicObject> = Api::all_with(env.client.clone(), &resource);
+    let invalid = api_status(
+        api.create(&PostParams::default(), &object)
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!((invalid.code, invalid.reason.as_str()), (422, "Invalid"));
+    assert!(
+        invalid.message.starts_with(&format!(
+            r#"ValidatingWebhookConfiguration.admissionregistration.k8s.io "{}" is invalid: [webhooks[0].matchConditions[1].expression: Invalid value: "object.x ==": compilation failed: ERROR: <input>:1:12: Syntax error: "#,
+            env.ns
+        )),
+        "{}",
+        invalid.message
+    );
+    assert!(
+        invalid
+            .message
+            .ends_with(r#", webhooks[0].matchConditions[1].name: Duplicate value: "same"]"#),
+        "{}",
+        invalid.message
+    );
+}

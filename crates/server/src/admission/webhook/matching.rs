@@ -1,10 +1,12 @@
 //! Which webhooks a request calls (`plugin/webhook/generic/webhook.go`
 //! `ShouldCallHook`, `predicates/rules`, `predicates/namespace`,
-//! `predicates/object`): namespaceSelector, objectSelector, then the rules.
+//! `predicates/object`): namespaceSelector, objectSelector, the rules,
+//! then the `matchConditions` (`match_conditions.rs`).
 
 use serde_json::Value;
 
 use super::config::{Rule, Scope, Webhook};
+use super::match_conditions::{self, Outcome};
 use crate::admission::attributes::Attributes;
 use crate::object::ObjectStore;
 use crate::status::{GroupResource, Status};
@@ -161,7 +163,23 @@ pub fn should_call(
     }
     namespace?;
     object_selected?;
-    Ok(true)
+    match match_conditions::evaluate(
+        &webhook.match_conditions,
+        webhook.failure_policy,
+        attributes,
+        object,
+    ) {
+        Outcome::Call => Ok(true),
+        Outcome::Skip => Ok(false),
+        Outcome::Refuse(reason) => {
+            tracing::warn!(webhook = %webhook.name, %reason, "failed evaluating match conditions, failing closed");
+            Err(Status::forbidden(
+                &GroupResource::new(&attributes.resource.group, &attributes.resource.name),
+                attributes.name,
+                &reason,
+            ))
+        }
+    }
 }
 
 #[cfg(test)]

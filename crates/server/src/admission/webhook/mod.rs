@@ -10,6 +10,7 @@
 
 pub mod config;
 pub mod config_rules;
+pub mod match_conditions;
 pub mod matching;
 pub mod review;
 
