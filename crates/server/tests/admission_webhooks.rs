@@ -779,3 +779,108 @@ async fn match_conditions_decide_whether_the_webhook_is_called() {
         invalid.message
     );
 }
+
+/// `matchPolicy: Equivalent` (`generic/webhook.go` `ShouldCallHook`): a
+/// webhook whose rules name events.k8s.io/v1 events is called for a core
+/// v1 Event, with the object converted to events.k8s.io/v1 and the
+/// review's `requestKind` naming the request's version; with `Exact` it
+/// is not called.
+#[tokio::test]
+async fn equivalent_match_policy_converts_the_object_for_the_webhook() {
+    let env = TestEnv::new("eqwh").await;
+    let hook = start_webhook(&env.ns).await;
+    let namespace_selector = select_namespace(&env).await;
+    let name = format!("events.{}.example.com", env.ns);
+    let webhook = |policy: &str| {
+        json!({
+            "name": name,
+            "clientConfig": {"url": hook.url("/validate"), "caBundle": hook.ca_bundle},
+            "rules": [{"operations": ["CREATE"], "apiGroups": ["events.k8s.io"], "apiVersions": ["v1"],
+                       "resources": ["events"], "scope": "Namespaced"}],
+            "namespaceSelector": namespace_selector,
+            "matchPolicy": policy,
+            "sideEffects": "None",
+            "admissionReviewVersions": ["v1"],
+        })
+    };
+    let core_events = ApiResource {
+        group: "".into(),
+        version: "v1".into(),
+        api_version: "v1".into(),
+        kind: "Event".into(),
+        plural: "events".into(),
+    };
+    let events: Api<DynamicObject> =
+        Api::namespaced_with(env.client.clone(), &env.ns, &core_events);
+    let event = |event_name: &str| -> DynamicObject {
+        serde_json::from_value(json!({
+            "apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": event_name, "namespace": env.ns, "labels": {"deny": "true"}},
+            "involvedObject": {"kind": "Pod", "namespace": env.ns, "name": "p", "apiVersion": "v1"},
+            "reason": "Started", "message": "Started container app", "type": "Normal",
+            "source": {"component": "kubelet", "host": "node-1"},
+            "eventTime": "2026-01-01T00:00:00.000001Z",
+            "reportingComponent": "kubelet", "reportingInstance": "node-1",
+        }))
+        .unwrap()
+    };
+
+    register(
+        &env,
+        "ValidatingWebhookConfiguration",
+        &env.ns,
+        json!([webhook("Exact")]),
+    )
+    .await;
+    events
+        .create(&PostParams::default(), &event("exact"))
+        .await
+        .unwrap();
+    assert!(hook.received().is_empty());
+    unregister(&env, "ValidatingWebhookConfiguration", &env.ns).await;
+
+    register(
+        &env,
+        "ValidatingWebhookConfiguration",
+        &env.ns,
+        json!([webhook("Equivalent")]),
+    )
+    .await;
+    let denied = api_status(
+        events
+            .create(&PostParams::default(), &event("equivalent"))
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(
+        denied.message,
+        format!(
+            r#"admission webhook "{name}" denied the request: configmaps labelled deny are refused"#
+        )
+    );
+    let received = hook.received();
+    assert_eq!(received.len(), 1);
+    let request = &received[0].review["request"];
+    assert_eq!(
+        request["kind"],
+        json!({"group": "events.k8s.io", "version": "v1", "kind": "Event"})
+    );
+    assert_eq!(
+        request["resource"],
+        json!({"group": "events.k8s.io", "version": "v1", "resource": "events"})
+    );
+    assert_eq!(
+        request["requestKind"],
+        json!({"group": "", "version": "v1", "kind": "Event"})
+    );
+    assert_eq!(
+        request["requestResource"],
+        json!({"group": "", "version": "v1", "resource": "events"})
+    );
+    // The object as events.k8s.io/v1 has it: `note` and `regarding`.
+    let object = &request["object"];
+    assert_eq!(object["apiVersion"], "events.k8s.io/v1");
+    assert_eq!(object["note"], "Started container app");
+    assert_eq!(object["regarding"]["name"], "p");
+    unregister(&env, "ValidatingWebhookConfiguration", &env.ns).await;
+}

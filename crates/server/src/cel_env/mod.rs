@@ -5,13 +5,15 @@
 //! extension and `matches`, plus kube's own libraries
 //! (`staging/src/k8s.io/apiserver/pkg/cel/library`) as far as they are
 //! ported here: [`lists`] (`isSorted`, `sum`, `min`, `max`, `indexOf`,
-//! `lastIndexOf`) and [`regex`] (`find`, `findAll`).
+//! `lastIndexOf`), [`regex`] (`find`, `findAll`) and [`quantity`]
+//! (`quantity`, `isQuantity`, comparisons and `sign`).
 //!
-//! Not ported: `quantity`, `url`, `ip`, `cidr`, `format`, `semver`,
-//! `authz`; a rule calling one of them fails when evaluated with cel-rust's
+//! Not ported: quantity arithmetic, `url`, `ip`, `cidr`, `format`,
+//! `semver`, `authz`; a rule calling one of them fails when evaluated with cel-rust's
 //! "no such overload" error (kube refuses it earlier, at type check).
 
 pub mod lists;
+pub mod quantity;
 pub mod regex;
 
 use std::sync::{Arc, OnceLock};
@@ -24,10 +26,11 @@ pub fn env() -> &'static Arc<Env> {
     static ENV: OnceLock<Arc<Env>> = OnceLock::new();
     ENV.get_or_init(|| {
         let mut env = Env::stdlib();
-        let libraries: [(&str, fn(&mut Env) -> Result<(), cel::DeclarationError>); 3] = [
+        let libraries: [(&str, fn(&mut Env) -> Result<(), cel::DeclarationError>); 4] = [
             ("strings", cel::extensions::strings),
             ("lists", lists::library),
             ("regex", regex::library),
+            ("quantity", quantity::library),
         ];
         for (name, library) in libraries {
             if let Err(error) = env.add_extension(library) {
