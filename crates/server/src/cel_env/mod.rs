@@ -6,12 +6,13 @@
 //! (`staging/src/k8s.io/apiserver/pkg/cel/library`) as far as they are
 //! ported here: [`lists`] (`isSorted`, `sum`, `min`, `max`, `indexOf`,
 //! `lastIndexOf`), [`regex`] (`find`, `findAll`) and [`quantity`]
-//! (`quantity`, `isQuantity`, comparisons and `sign`).
+//! (`quantity`, `isQuantity`, comparisons and `sign`), [`ip`] (kube's
+//! `ip` and `cidr` libraries).
 //!
-//! Not ported: quantity arithmetic, `url`, `ip`, `cidr`, `format`,
-//! `semver`, `authz`; a rule calling one of them fails when evaluated with cel-rust's
+//! Not ported: quantity arithmetic, `url`, `format`, `semver`, `authz`; a rule calling one of them fails when evaluated with cel-rust's
 //! "no such overload" error (kube refuses it earlier, at type check).
 
+pub mod ip;
 pub mod lists;
 pub mod quantity;
 pub mod regex;
@@ -26,11 +27,12 @@ pub fn env() -> &'static Arc<Env> {
     static ENV: OnceLock<Arc<Env>> = OnceLock::new();
     ENV.get_or_init(|| {
         let mut env = Env::stdlib();
-        let libraries: [(&str, fn(&mut Env) -> Result<(), cel::DeclarationError>); 4] = [
+        let libraries: [(&str, Library); 5] = [
             ("strings", cel::extensions::strings),
             ("lists", lists::library),
             ("regex", regex::library),
             ("quantity", quantity::library),
+            ("ip", ip::library),
         ];
         for (name, library) in libraries {
             if let Err(error) = env.add_extension(library) {
@@ -40,6 +42,9 @@ pub fn env() -> &'static Arc<Env> {
         Arc::new(env)
     })
 }
+
+/// A library: registers its overloads on an environment.
+type Library = fn(&mut Env) -> Result<(), cel::DeclarationError>;
 
 /// A library function written over [`Value`]s.
 pub type ValueFunction = fn(&[Value]) -> Result<Value, ExecutionError>;
@@ -72,9 +77,7 @@ macro_rules! overload {
 pub(crate) use overload;
 
 /// The arguments of an overload, as many as it declares.
-pub(crate) fn arguments<'a, const N: usize>(
-    args: &'a [Value],
-) -> Result<&'a [Value; N], ExecutionError> {
+pub(crate) fn arguments<const N: usize>(args: &[Value]) -> Result<&[Value; N], ExecutionError> {
     args.try_into()
         .map_err(|_| ExecutionError::invalid_argument_count(N, args.len()))
 }
