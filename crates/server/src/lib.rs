@@ -10,6 +10,7 @@ pub mod api;
 pub mod authn;
 pub mod authz;
 pub mod bootstrap;
+pub mod cel_env;
 pub mod cluster_authentication_trust;
 pub mod coalesce;
 pub mod controllers;

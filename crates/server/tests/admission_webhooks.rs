@@ -636,3 +636,251 @@ async fn configurations_and_immortal_namespaces_are_refused_as_kube_refuses_them
         r#"namespaces "kube-public" is forbidden: this namespace may not be deleted"#
     );
 }
+
+/// `matchConditions` (`plugin/webhook/matchconditions`): the webhook is
+/// called only when every condition is true; a condition that fails to
+/// evaluate refuses the request under `failurePolicy: Fail` with kube's
+/// 403; a condition that does not parse is refused at create with kube's
+/// 422.
+#[tokio::test]
+async fn match_conditions_decide_whether_the_webhook_is_called() {
+    let env = TestEnv::new("mcwh").await;
+    let hook = start_webhook(&env.ns).await;
+    let namespace_selector = select_namespace(&env).await;
+    let name = format!("conditional.{}.example.com", env.ns);
+    let webhook = |conditions: Value, policy: &str| {
+        json!({
+            "name": name,
+            "clientConfig": {"url": hook.url("/validate"), "caBundle": hook.ca_bundle},
+            "rules": configmaps_rule(json!(["CREATE"])),
+            "namespaceSelector": namespace_selector,
+            "matchConditions": conditions,
+            "failurePolicy": policy,
+            "sideEffects": "None",
+            "admissionReviewVersions": ["v1"],
+        })
+    };
+    register(
+        &env,
+        "ValidatingWebhookConfiguration",
+        &env.ns,
+        json!([webhook(
+            json!([
+                {"name": "checked", "expression": "has(object.metadata.labels) && 'checked' in object.metadata.labels"},
+                {"name": "creates", "expression": "request.operation == 'CREATE' && oldObject == null"},
+            ]),
+            "Fail"
+        )]),
+    )
+    .await;
+    let configmaps: Api<ConfigMap> = env.api();
+    // A condition is false: the webhook is not called, its denial not given.
+    configmaps
+        .create(
+            &PostParams::default(),
+            &configmap("unchecked", json!({"deny": "true"})),
+        )
+        .await
+        .unwrap();
+    assert!(hook.received().is_empty(), "{:?}", hook.received());
+    // Every condition is true: the webhook is called and denies.
+    let denied = api_status(
+        configmaps
+            .create(
+                &PostParams::default(),
+                &configmap("checked", json!({"deny": "true", "checked": "yes"})),
+            )
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(
+        denied.message,
+        format!(
+            r#"admission webhook "{name}" denied the request: configmaps labelled deny are refused"#
+        )
+    );
+    assert_eq!(hook.received().len(), 1);
+    unregister(&env, "ValidatingWebhookConfiguration", &env.ns).await;
+
+    // A condition that fails to evaluate: refused under Fail ...
+    let failing = json!([{"name": "reads-a-missing-key", "expression": "object.metadata.labels.missing == 'x'"}]);
+    register(
+        &env,
+        "ValidatingWebhookConfiguration",
+        &env.ns,
+        json!([webhook(failing.clone(), "Fail")]),
+    )
+    .await;
+    let refused = api_status(
+        configmaps
+            .create(
+                &PostParams::default(),
+                &configmap("failing", json!({"a": "b"})),
+            )
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!((refused.code, refused.reason.as_str()), (403, "Forbidden"));
+    assert_eq!(
+        refused.message,
+        r#"configmaps "failing" is forbidden: expression 'object.metadata.labels.missing == 'x'' resulted in error: no such key: missing"#
+    );
+    unregister(&env, "ValidatingWebhookConfiguration", &env.ns).await;
+    // ... and the webhook skipped under Ignore.
+    register(
+        &env,
+        "ValidatingWebhookConfiguration",
+        &env.ns,
+        json!([webhook(failing, "Ignore")]),
+    )
+    .await;
+    configmaps
+        .create(
+            &PostParams::default(),
+            &configmap("ignored", json!({"deny": "true"})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(hook.received().len(), 1);
+    unregister(&env, "ValidatingWebhookConfiguration", &env.ns).await;
+
+    // A condition that does not parse, and a duplicate name: kube's 422.
+    let (resource, object) = webhook_configuration(
+        "ValidatingWebhookConfiguration",
+        &env.ns,
+        json!([webhook(
+            json!([
+                {"name": "same", "expression": "true"},
+                {"name": "same", "expression": "object.x =="},
+            ]),
+            "Fail"
+        )]),
+    );
+    let api: Api<DynamicObject> = Api::all_with(env.client.clone(), &resource);
+    let invalid = api_status(
+        api.create(&PostParams::default(), &object)
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!((invalid.code, invalid.reason.as_str()), (422, "Invalid"));
+    assert!(
+        invalid.message.starts_with(&format!(
+            r#"ValidatingWebhookConfiguration.admissionregistration.k8s.io "{}" is invalid: [webhooks[0].matchConditions[1].expression: Invalid value: "object.x ==": compilation failed: ERROR: <input>:1:12: Syntax error: "#,
+            env.ns
+        )),
+        "{}",
+        invalid.message
+    );
+    assert!(
+        invalid
+            .message
+            .ends_with(r#", webhooks[0].matchConditions[1].name: Duplicate value: "same"]"#),
+        "{}",
+        invalid.message
+    );
+}
+
+/// `matchPolicy: Equivalent` (`generic/webhook.go` `ShouldCallHook`): a
+/// webhook whose rules name events.k8s.io/v1 events is called for a core
+/// v1 Event, with the object converted to events.k8s.io/v1 and the
+/// review's `requestKind` naming the request's version; with `Exact` it
+/// is not called.
+#[tokio::test]
+async fn equivalent_match_policy_converts_the_object_for_the_webhook() {
+    let env = TestEnv::new("eqwh").await;
+    let hook = start_webhook(&env.ns).await;
+    let namespace_selector = select_namespace(&env).await;
+    let name = format!("events.{}.example.com", env.ns);
+    let webhook = |policy: &str| {
+        json!({
+            "name": name,
+            "clientConfig": {"url": hook.url("/validate"), "caBundle": hook.ca_bundle},
+            "rules": [{"operations": ["CREATE"], "apiGroups": ["events.k8s.io"], "apiVersions": ["v1"],
+                       "resources": ["events"], "scope": "Namespaced"}],
+            "namespaceSelector": namespace_selector,
+            "matchPolicy": policy,
+            "sideEffects": "None",
+            "admissionReviewVersions": ["v1"],
+        })
+    };
+    let core_events = ApiResource {
+        group: "".into(),
+        version: "v1".into(),
+        api_version: "v1".into(),
+        kind: "Event".into(),
+        plural: "events".into(),
+    };
+    let events: Api<DynamicObject> =
+        Api::namespaced_with(env.client.clone(), &env.ns, &core_events);
+    let event = |event_name: &str| -> DynamicObject {
+        serde_json::from_value(json!({
+            "apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": event_name, "namespace": env.ns, "labels": {"deny": "true"}},
+            "involvedObject": {"kind": "Pod", "namespace": env.ns, "name": "p", "apiVersion": "v1"},
+            "reason": "Started", "message": "Started container app", "type": "Normal",
+            "source": {"component": "kubelet", "host": "node-1"},
+            "eventTime": "2026-01-01T00:00:00.000001Z",
+            "reportingComponent": "kubelet", "reportingInstance": "node-1",
+        }))
+        .unwrap()
+    };
+
+    register(
+        &env,
+        "ValidatingWebhookConfiguration",
+        &env.ns,
+        json!([webhook("Exact")]),
+    )
+    .await;
+    events
+        .create(&PostParams::default(), &event("exact"))
+        .await
+        .unwrap();
+    assert!(hook.received().is_empty());
+    unregister(&env, "ValidatingWebhookConfiguration", &env.ns).await;
+
+    register(
+        &env,
+        "ValidatingWebhookConfiguration",
+        &env.ns,
+        json!([webhook("Equivalent")]),
+    )
+    .await;
+    let denied = api_status(
+        events
+            .create(&PostParams::default(), &event("equivalent"))
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(
+        denied.message,
+        format!(
+            r#"admission webhook "{name}" denied the request: configmaps labelled deny are refused"#
+        )
+    );
+    let received = hook.received();
+    assert_eq!(received.len(), 1);
+    let request = &received[0].review["request"];
+    assert_eq!(
+        request["kind"],
+        json!({"group": "events.k8s.io", "version": "v1", "kind": "Event"})
+    );
+    assert_eq!(
+        request["resource"],
+        json!({"group": "events.k8s.io", "version": "v1", "resource": "events"})
+    );
+    assert_eq!(
+        request["requestKind"],
+        json!({"group": "", "version": "v1", "kind": "Event"})
+    );
+    assert_eq!(
+        request["requestResource"],
+        json!({"group": "", "version": "v1", "resource": "events"})
+    );
+    // The object as events.k8s.io/v1 has it: `note` and `regarding`.
+    let object = &request["object"];
+    assert_eq!(object["apiVersion"], "events.k8s.io/v1");
+    assert_eq!(object["note"], "Started container app");
+    assert_eq!(object["regarding"]["name"], "p");
+    unregister(&env, "ValidatingWebhookConfiguration", &env.ns).await;
+}

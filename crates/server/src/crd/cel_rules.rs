@@ -5,14 +5,14 @@
 //! `messageExpression`, whether it reads `oldSelf`, its normalized
 //! `fieldPath`). `cel_validation.rs` evaluates them.
 //!
-//! The environment is cel-rust's standard library with its strings
-//! extension and `matches` (RE2 syntax through the `regex` crate). What kube
-//! adds and cel-rust lacks (the type check against the schema, cost
-//! estimation, kube's `quantity`, `url`, `ip`, `cidr`, `format` and `authz`
-//! libraries, `isSorted`/`sum`/`indexOf` on lists) is not there: a rule
-//! using one compiles, and fails when evaluated, with cel-rust's error.
+//! The environment is `cel_env`'s: cel-rust's standard library with its
+//! strings extension and `matches` (RE2 syntax through the `regex` crate),
+//! plus kube's list and regex libraries. What kube adds and is not there
+//! (the type check against the schema, cost estimation, kube's `quantity`,
+//! `url`, `ip`, `cidr`, `format` and `authz` libraries) makes a rule using
+//! it compile, and fail when evaluated, with cel-rust's error.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use cel::{Env, Program};
 
@@ -101,16 +101,10 @@ impl CelRules {
     }
 }
 
-/// kube's CEL environment as far as cel-rust has it.
+/// kube's CEL environment (`cel_env`), shared with webhook
+/// `matchConditions` and admission policies.
 pub(crate) fn env() -> &'static Arc<Env> {
-    static ENV: OnceLock<Arc<Env>> = OnceLock::new();
-    ENV.get_or_init(|| {
-        let mut env = Env::stdlib();
-        if env.add_extension(cel::extensions::strings).is_err() {
-            tracing::warn!("the CEL strings extension did not load");
-        }
-        Arc::new(env)
-    })
+    crate::cel_env::env()
 }
 
 fn compile_rule(model: &Model, id: NodeId, rule: &ValidationRule) -> CompiledRule {

@@ -404,6 +404,8 @@ fn evaluation_error(error: &ExecutionError, rule: &str) -> String {
                 "'no such overload': call arguments did not match a supported operator, function or macro signature for rule: {rule}"
             )
         }
+        // kube's library functions' own texts (`min called on empty list`).
+        ExecutionError::FunctionError { message, .. } => message.clone(),
         other => other.to_string(),
     };
     format!("{text} evaluating rule: {rule}")

@@ -288,3 +288,100 @@ async fn cel_rules_are_enforced_on_custom_resources() {
     );
     crds.delete(&name, &DeleteParams::default()).await.unwrap();
 }
+
+/// kube's CEL libraries in CRD rules (`apiserver/pkg/cel/library`): the
+/// list functions and the regex `find`, enforced on what kube-rs and
+/// kubectl create.
+#[tokio::test]
+async fn kubes_cel_libraries_work_in_crd_rules() {
+    let env = TestEnv::new("crd-cel-library").await;
+    let crds: Api<CustomResourceDefinition> = Api::all(env.client.clone());
+    let group = format!("g{}.example.com", suffix());
+    let crd: CustomResourceDefinition = serde_json::from_value(json!({
+        "metadata": {"name": format!("releases.{group}")},
+        "spec": {
+            "group": group,
+            "scope": "Namespaced",
+            "names": {"plural": "releases", "kind": "Release"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {
+                "type": "object",
+                "properties": {"spec": {"type": "object",
+                    "x-kubernetes-validations": [
+                        {"rule": "self.waves.isSorted()", "message": "waves must be sorted"},
+                        {"rule": "self.waves.sum() <= 10", "messageExpression": "'too many waves: ' + string(self.waves.sum())"},
+                        {"rule": "self.image.find(':[a-z0-9.]+$') != ''", "message": "image needs a tag"},
+                        {"rule": "self.waves.indexOf(0) == -1 && self.waves.max() >= self.waves.min()"},
+                    ],
+                    "properties": {
+                        "waves": {"type": "array", "items": {"type": "integer"}},
+                        "image": {"type": "string"},
+                    }}},
+            }}}],
+        },
+    }))
+    .unwrap();
+    let name = crd.metadata.name.clone().unwrap();
+    crds.create(&PostParams::default(), &crd).await.unwrap();
+    tokio::time::timeout(
+        Duration::from_secs(30),
+        await_condition(crds.clone(), &name, conditions::is_crd_established()),
+    )
+    .await
+    .expect("established in time")
+    .unwrap();
+    let resource = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk(&group, "v1", "Release"),
+        "releases",
+    );
+    let releases: Api<DynamicObject> = Api::namespaced_with(env.client.clone(), &env.ns, &resource);
+    let release = |name: &str, spec: Value| -> DynamicObject {
+        serde_json::from_value(json!({
+            "apiVersion": format!("{group}/v1"), "kind": "Release",
+            "metadata": {"name": name}, "spec": spec,
+        }))
+        .unwrap()
+    };
+    let accepted = releases
+        .create(
+            &PostParams::default(),
+            &release("good", json!({"waves": [1, 2, 3], "image": "app:1.2"})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(accepted.data["spec"]["waves"], json!([1, 2, 3]));
+
+    let status = match releases
+        .create(
+            &PostParams::default(),
+            &release("bad", json!({"waves": [0, 9, 4], "image": "app"})),
+        )
+        .await
+    {
+        Err(kube::Error::Api(status)) => status,
+        other => panic!("a release breaking the rules answered {other:?}"),
+    };
+    assert_eq!((status.code, status.reason.as_str()), (422, "Invalid"));
+    assert_eq!(
+        status.message,
+        format!(
+            r#"Release.{group} "bad" is invalid: [spec: Invalid value: "object": waves must be sorted, spec: Invalid value: "object": too many waves: 13, spec: Invalid value: "object": image needs a tag, spec: Invalid value: "object": failed rule: self.waves.indexOf(0) == -1 && self.waves.max() >= self.waves.min()]"#
+        )
+    );
+
+    // kubectl: an empty list has no maximum, an evaluation error as kube words it.
+    let manifest = format!(
+        "apiVersion: {group}/v1\nkind: Release\nmetadata:\n  name: empty\n  namespace: {}\nspec:\n  waves: []\n  image: app:1\n",
+        env.ns
+    );
+    let (status, _, err) = env.kubectl_stdin("1.33", &["create", "-f", "-"], Some(&manifest));
+    assert!(
+        !status.success(),
+        "kubectl created a release whose rule failed"
+    );
+    assert!(
+        err.contains("max called on empty list evaluating rule: self.waves.indexOf(0) == -1 && self.waves.max() >= self.waves.min()"),
+        "{err}"
+    );
+    crds.delete(&name, &DeleteParams::default()).await.unwrap();
+}

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::match_conditions::{self, MatchCondition};
 use crate::crd::webhook::WebhookEndpoint;
 use crate::label_selector::{LabelSelectorError, Selector};
 
@@ -68,8 +69,8 @@ pub struct Webhook {
     pub timeout: Duration,
     /// `reinvocationPolicy: IfNeeded` (mutating webhooks only).
     pub reinvoke_if_needed: bool,
-    /// `matchConditions` are present (not evaluated by ferrokube).
-    pub has_match_conditions: bool,
+    /// `matchConditions`, compiled.
+    pub match_conditions: Vec<MatchCondition>,
 }
 
 fn strings(value: Option<&Value>) -> Vec<String> {
@@ -155,10 +156,7 @@ pub fn compile(configuration: &Value, mutating: bool) -> Vec<Webhook> {
                 reinvoke_if_needed: mutating
                     && webhook.get("reinvocationPolicy").and_then(Value::as_str)
                         == Some("IfNeeded"),
-                has_match_conditions: webhook
-                    .get("matchConditions")
-                    .and_then(Value::as_array)
-                    .is_some_and(|conditions| !conditions.is_empty()),
+                match_conditions: match_conditions::compile(webhook.get("matchConditions")),
             }
         })
         .collect()

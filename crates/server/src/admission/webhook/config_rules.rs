@@ -5,9 +5,10 @@
 //! kube's paths and texts, and its relaxations on update (a rule the old
 //! object already broke is not enforced).
 //!
-//! Not checked: `matchConditions` (CEL), label selector syntax, and the
-//! finer resource rules of `validateResources` (only that `resources` is
-//! not empty).
+//! `matchConditions` are checked by `match_conditions::validate` (parsed,
+//! not type-checked); not checked: label selector syntax, and the finer
+//! resource rules of `validateResources` (only that `resources` is not
+//! empty).
 
 use std::collections::HashSet;
 
@@ -28,6 +29,9 @@ struct Options {
     require_no_side_effects: bool,
     require_recognized_review_version: bool,
     require_unique_names: bool,
+    /// `!ignoreMatchConditions`: on update, only when some webhook's
+    /// `matchConditions` changed (or the number of webhooks did).
+    validate_match_conditions: bool,
 }
 
 fn webhooks(configuration: &Value) -> &[Value] {
@@ -59,6 +63,7 @@ pub fn validate(configuration: &Value, old: Option<&Value>, mutating: bool) -> V
             require_no_side_effects: true,
             require_recognized_review_version: true,
             require_unique_names: true,
+            validate_match_conditions: true,
         },
         Some(old) => {
             let old_hooks = webhooks(old);
@@ -75,6 +80,13 @@ pub fn validate(configuration: &Value, old: Option<&Value>, mutating: bool) -> V
                     let versions = strings(hook.get("admissionReviewVersions"));
                     versions.is_empty() || versions.iter().any(|v| REVIEW_VERSIONS.contains(v))
                 }),
+                validate_match_conditions: {
+                    let new_hooks = webhooks(configuration);
+                    new_hooks.len() != old_hooks.len()
+                        || new_hooks.iter().zip(old_hooks).any(|(new, old)| {
+                            new.get("matchConditions") != old.get("matchConditions")
+                        })
+                },
                 require_unique_names: {
                     let mut names = HashSet::new();
                     old_hooks.iter().all(|hook| {
@@ -219,6 +231,13 @@ fn webhook_rules(
             &client_path,
             "exactly one of url or service is required",
         )),
+    }
+    if options.validate_match_conditions {
+        super::match_conditions::validate(
+            hook.get("matchConditions"),
+            &format!("{path}.matchConditions"),
+            errors,
+        );
     }
 }
 

@@ -1,10 +1,14 @@
 //! Which webhooks a request calls (`plugin/webhook/generic/webhook.go`
 //! `ShouldCallHook`, `predicates/rules`, `predicates/namespace`,
-//! `predicates/object`): namespaceSelector, objectSelector, then the rules.
+//! `predicates/object`): namespaceSelector, objectSelector, the rules
+//! (with `matchPolicy: Equivalent`, also at the resource's other versions:
+//! `equivalent.rs`), then the `matchConditions` (`match_conditions.rs`).
 
 use serde_json::Value;
 
-use super::config::{Rule, Scope, Webhook};
+use super::config::{MatchPolicy, Rule, Scope, Webhook};
+use super::equivalent::{self, Equivalent};
+use super::match_conditions::{self, Outcome};
 use crate::admission::attributes::Attributes;
 use crate::object::ObjectStore;
 use crate::status::{GroupResource, Status};
@@ -133,35 +137,98 @@ fn object_matches(
     Ok(matches(object) || matches(attributes.old_object))
 }
 
-/// `ShouldCallHook`: whether `webhook` is called for this request; a
-/// selector error only counts when the rules match.
+/// How a webhook is called: at the request's resource, or at an
+/// equivalent one (`matchPolicy: Equivalent`) with the objects converted.
+#[derive(Debug, Clone)]
+pub struct Invocation {
+    pub equivalent: Option<Equivalent>,
+}
+
+/// `ShouldCallHook`: whether and how `webhook` is called for this request;
+/// a selector error only counts when the rules match.
 pub fn should_call(
     store: &ObjectStore,
     webhook: &Webhook,
     attributes: &Attributes<'_>,
     object: Option<&Value>,
-) -> Result<bool, Status> {
+) -> Result<Option<Invocation>, Status> {
     let namespace = namespace_matches(store, webhook, attributes, object);
     if matches!(namespace, Ok(false)) {
-        return Ok(false);
+        return Ok(None);
     }
     let object_selected = object_matches(webhook, attributes, object);
     if matches!(object_selected, Ok(false)) {
-        return Ok(false);
+        return Ok(None);
     }
-    // matchPolicy Equivalent would also try the same group and resource at
-    // its other versions; ferrokube does not convert objects for webhooks,
-    // so only the request's own version is matched (docs/compatibility.md).
     let matched = webhook
         .rules
         .iter()
         .any(|rule| rule_matches(rule, attributes));
+    let mut invocation = Invocation { equivalent: None };
     if !matched {
-        return Ok(false);
+        // Equivalents keep the resource's name: a webhook whose rules do not
+        // name it need not look them up (a CRD read per request).
+        let names_resource = webhook.rules.iter().any(|rule| {
+            rule.resources.iter().any(|entry| {
+                let resource = entry.split_once('/').map_or(entry.as_str(), |(r, _)| r);
+                resource == "*" || resource == attributes.resource.name
+            })
+        });
+        if webhook.match_policy != MatchPolicy::Equivalent || !names_resource {
+            return Ok(None);
+        }
+        // Earlier rules first, each against every equivalent resource.
+        let candidates = equivalent::equivalents(store, attributes);
+        invocation.equivalent = webhook.rules.iter().find_map(|rule| {
+            candidates
+                .iter()
+                .find(|candidate| rule_matches(rule, &candidate.attributes(attributes, None)))
+                .cloned()
+        });
+        if invocation.equivalent.is_none() {
+            return Ok(None);
+        }
     }
     namespace?;
     object_selected?;
-    Ok(true)
+    if webhook.match_conditions.is_empty() {
+        return Ok(Some(invocation));
+    }
+    let outcome = match &invocation.equivalent {
+        None => match_conditions::evaluate(
+            &webhook.match_conditions,
+            webhook.failure_policy,
+            attributes,
+            object,
+        ),
+        Some(equivalent) => {
+            let object = object
+                .map(|object| equivalent.to_this(object))
+                .transpose()?;
+            let old = attributes
+                .old_object
+                .map(|old| equivalent.to_this(old))
+                .transpose()?;
+            match_conditions::evaluate(
+                &webhook.match_conditions,
+                webhook.failure_policy,
+                &equivalent.attributes(attributes, old.as_ref()),
+                object.as_ref(),
+            )
+        }
+    };
+    match outcome {
+        Outcome::Call => Ok(Some(invocation)),
+        Outcome::Skip => Ok(None),
+        Outcome::Refuse(reason) => {
+            tracing::warn!(webhook = %webhook.name, %reason, "failed evaluating match conditions, failing closed");
+            Err(Status::forbidden(
+                &GroupResource::new(&attributes.resource.group, &attributes.resource.name),
+                attributes.name,
+                &reason,
+            ))
+        }
+    }
 }
 
 #[cfg(test)]

@@ -10,6 +10,8 @@
 
 pub mod config;
 pub mod config_rules;
+pub mod equivalent;
+pub mod match_conditions;
 pub mod matching;
 pub mod review;
 
@@ -19,6 +21,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 
 use self::config::{FailurePolicy, Webhook};
+use self::equivalent::Equivalent;
 use super::attributes::{Attributes, Caller};
 use crate::crd::webhook_client::{self, ClientPool};
 use crate::object::ObjectStore;
@@ -96,6 +99,7 @@ enum CallError {
 async fn call(
     store: &ObjectStore,
     webhook: &Webhook,
+    equivalent: Option<&Equivalent>,
     attributes: &Attributes<'_>,
     object: Option<&Value>,
     caller: &Caller,
@@ -103,7 +107,23 @@ async fn call(
 ) -> std::result::Result<review::Verdict, CallError> {
     dry_run_allowed(webhook, attributes.dry_run)?;
     let uid = uuid::Uuid::new_v4().to_string();
-    let request = review::request(&uid, attributes, object);
+    let request = match equivalent {
+        None => review::request(&uid, attributes, object),
+        // `NewVersionedAttributes`: the objects at the equivalent's version.
+        Some(equivalent) => {
+            let object = object
+                .map(|object| equivalent.to_this(object))
+                .transpose()
+                .map_err(CallError::Status)?;
+            let old = attributes
+                .old_object
+                .map(|old| equivalent.to_this(old))
+                .transpose()
+                .map_err(CallError::Status)?;
+            let versioned = equivalent.attributes(attributes, old.as_ref());
+            review::request_as(&uid, &versioned, attributes, object.as_ref())
+        }
+    };
     let resolved = {
         let snapshot = store.snapshot();
         webhook_client::resolve_with_timeout(
@@ -175,17 +195,18 @@ fn under_failure_policy(webhook: &Webhook, error: CallError) -> Option<Status> {
     }
 }
 
-/// The webhooks of `hooks` this request calls, in order.
+/// The webhooks of `hooks` this request calls, in order, each with the
+/// equivalent resource it is called at (`matchPolicy: Equivalent`).
 fn matching<'h>(
     store: &ObjectStore,
     hooks: &'h [Webhook],
     attributes: &Attributes<'_>,
     object: Option<&Value>,
-) -> Result<Vec<&'h Webhook>> {
+) -> Result<Vec<(&'h Webhook, Option<Equivalent>)>> {
     let mut called = Vec::new();
     for webhook in hooks {
-        if matching::should_call(store, webhook, attributes, object)? {
-            called.push(webhook);
+        if let Some(invocation) = matching::should_call(store, webhook, attributes, object)? {
+            called.push((webhook, invocation.equivalent));
         }
     }
     Ok(called)
@@ -207,8 +228,18 @@ pub async fn validate(
     if called.is_empty() {
         return Ok(());
     }
-    let calls = called.iter().map(|webhook| async move {
-        match call(store, webhook, attributes, object, caller, false).await {
+    let calls = called.iter().map(|(webhook, equivalent)| async move {
+        match call(
+            store,
+            webhook,
+            equivalent.as_ref(),
+            attributes,
+            object,
+            caller,
+            false,
+        )
+        .await
+        {
             Ok(_) => None,
             Err(error) => under_failure_policy(webhook, error),
         }
@@ -246,18 +277,36 @@ pub async fn mutate(
             break;
         }
         let called = matching(store, hooks, attributes, object.as_deref())?;
-        for webhook in called {
+        for (webhook, equivalent) in called {
             if round == 1 && !reinvoke.contains(webhook.uid.as_str()) {
                 continue;
             }
-            let changed =
-                match call(store, webhook, attributes, object.as_deref(), caller, true).await {
-                    Ok(verdict) => apply_patch(webhook, verdict.patch.as_deref(), object)?,
-                    Err(error) => match under_failure_policy(webhook, error) {
-                        Some(status) => return Err(status),
-                        None => false,
-                    },
-                };
+            let answer = call(
+                store,
+                webhook,
+                equivalent.as_ref(),
+                attributes,
+                object.as_deref(),
+                caller,
+                true,
+            )
+            .await;
+            let changed = match answer {
+                Ok(verdict) => match &equivalent {
+                    None => apply_patch(webhook, verdict.patch.as_deref(), object)?,
+                    Some(equivalent) => apply_patch_as(
+                        webhook,
+                        equivalent,
+                        attributes,
+                        verdict.patch.as_deref(),
+                        object,
+                    )?,
+                },
+                Err(error) => match under_failure_policy(webhook, error) {
+                    Some(status) => return Err(status),
+                    None => false,
+                },
+            };
             if changed {
                 reinvoke.extend(previously_invoked.iter().copied());
                 should_reinvoke = true;
@@ -268,6 +317,30 @@ pub async fn mutate(
         }
     }
     Ok(())
+}
+
+/// Applies the JSON patch of a webhook called at an equivalent resource:
+/// to the object at that version, converted back to the request's
+/// (`mutating/dispatcher.go`, `ConvertToGVK` of the patched object);
+/// whether the object changed.
+fn apply_patch_as(
+    webhook: &Webhook,
+    equivalent: &Equivalent,
+    attributes: &Attributes<'_>,
+    patch: Option<&[u8]>,
+    object: &mut Option<&mut Value>,
+) -> Result<bool> {
+    let Some(current) = object.as_deref_mut() else {
+        return apply_patch(webhook, patch, object);
+    };
+    let mut converted = equivalent.to_this(current)?;
+    if !apply_patch(webhook, patch, &mut Some(&mut converted))? {
+        return Ok(false);
+    }
+    equivalent.back(&mut converted, attributes)?;
+    let changed = converted != *current;
+    *current = converted;
+    Ok(changed)
 }
 
 /// Applies a webhook's JSON patch; whether the object changed.

@@ -11,6 +11,18 @@ use crate::status::{Cause, Details, Status};
 /// The review sent for one call (`CreateV1AdmissionReview`), with Go's
 /// field order and omitempty fields left out.
 pub fn request(uid: &str, attributes: &Attributes<'_>, object: Option<&Value>) -> Value {
+    request_as(uid, attributes, attributes, object)
+}
+
+/// The review of a call at an equivalent resource: `kind`, `resource` and
+/// the objects from `attributes` (the equivalent's), `requestKind` and
+/// `requestResource` from `requested` (the request's own).
+pub fn request_as(
+    uid: &str,
+    attributes: &Attributes<'_>,
+    requested: &Attributes<'_>,
+    object: Option<&Value>,
+) -> Value {
     let mut request = Map::new();
     request.insert("uid".into(), json!(uid));
     let kind = json!({
@@ -23,13 +35,27 @@ pub fn request(uid: &str, attributes: &Attributes<'_>, object: Option<&Value>) -
         "version": attributes.resource.version,
         "resource": attributes.resource.name,
     });
-    request.insert("kind".into(), kind.clone());
-    request.insert("resource".into(), resource.clone());
+    request.insert("kind".into(), kind);
+    request.insert("resource".into(), resource);
     if !attributes.subresource.is_empty() {
         request.insert("subResource".into(), json!(attributes.subresource));
     }
-    request.insert("requestKind".into(), kind);
-    request.insert("requestResource".into(), resource);
+    request.insert(
+        "requestKind".into(),
+        json!({
+            "group": requested.kind.group,
+            "version": requested.kind.version,
+            "kind": requested.kind.name,
+        }),
+    );
+    request.insert(
+        "requestResource".into(),
+        json!({
+            "group": requested.resource.group,
+            "version": requested.resource.version,
+            "resource": requested.resource.name,
+        }),
+    );
     if !attributes.subresource.is_empty() {
         request.insert("requestSubResource".into(), json!(attributes.subresource));
     }

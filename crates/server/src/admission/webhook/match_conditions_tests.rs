@@ -1,0 +1,184 @@
+use serde_json::json;
+
+use super::*;
+use crate::admission::attributes::{GroupVersionName, Operation};
+
+fn attributes<'a>(old: Option<&'a Value>) -> Attributes<'a> {
+    Attributes {
+        operation: if old.is_some() {
+            Operation::Update
+        } else {
+            Operation::Create
+        },
+        kind: GroupVersionName::new("", "v1", "ConfigMap"),
+        resource: GroupVersionName::new("", "v1", "configmaps"),
+        subresource: "",
+        name: "cm",
+        namespace: "default",
+        old_object: old,
+        options: Value::Null,
+        dry_run: false,
+        user: None,
+    }
+}
+
+fn conditions(expressions: &[&str]) -> Vec<MatchCondition> {
+    let list: Vec<Value> = expressions
+        .iter()
+        .enumerate()
+        .map(|(index, expression)| json!({"name": format!("c{index}"), "expression": expression}))
+        .collect();
+    compile(Some(&Value::Array(list)))
+}
+
+fn object() -> Value {
+    json!({"metadata": {"name": "cm", "labels": {"team": "a"}}, "data": {"k": "v"}})
+}
+
+#[test]
+fn every_condition_must_be_true() {
+    let object = object();
+    let outcome = |expressions: &[&str], policy| {
+        evaluate(
+            &conditions(expressions),
+            policy,
+            &attributes(None),
+            Some(&object),
+        )
+    };
+    assert_eq!(outcome(&[], FailurePolicy::Fail), Outcome::Call);
+    assert_eq!(
+        outcome(
+            &[
+                "object.metadata.labels.team == 'a'",
+                "request.operation == 'CREATE' && request.resource.resource == 'configmaps'",
+                "oldObject == null",
+                "request.namespace == 'default' && request.name == 'cm'",
+            ],
+            FailurePolicy::Fail
+        ),
+        Outcome::Call
+    );
+    assert_eq!(
+        outcome(&["true", "object.data.k == 'other'"], FailurePolicy::Fail),
+        Outcome::Skip
+    );
+}
+
+#[test]
+fn a_false_condition_wins_over_errors() {
+    let object = object();
+    let outcome = evaluate(
+        &conditions(&["object.missing == 1", "false"]),
+        FailurePolicy::Fail,
+        &attributes(None),
+        Some(&object),
+    );
+    assert_eq!(outcome, Outcome::Skip);
+}
+
+#[test]
+fn errors_follow_the_failure_policy() {
+    let object = object();
+    let failing = conditions(&["object.metadata.missing == 'x'", "true"]);
+    assert_eq!(
+        evaluate(
+            &failing,
+            FailurePolicy::Ignore,
+            &attributes(None),
+            Some(&object)
+        ),
+        Outcome::Skip
+    );
+    assert_eq!(
+        evaluate(
+            &failing,
+            FailurePolicy::Fail,
+            &attributes(None),
+            Some(&object)
+        ),
+        Outcome::Refuse(
+            "expression 'object.metadata.missing == 'x'' resulted in error: no such key: missing"
+                .into()
+        )
+    );
+    let two = conditions(&["1 / 0 == 1", "object.nope"]);
+    assert_eq!(
+        evaluate(&two, FailurePolicy::Fail, &attributes(None), Some(&object)),
+        Outcome::Refuse(
+            "[expression '1 / 0 == 1' resulted in error: division by zero, expression 'object.nope' resulted in error: no such key: nope]"
+                .into()
+        )
+    );
+}
+
+#[test]
+fn updates_see_the_old_object() {
+    let object = object();
+    let old = json!({"metadata": {"name": "cm"}, "data": {"k": "before"}});
+    let outcome = evaluate(
+        &conditions(&["oldObject.data.k == 'before' && object.data.k == 'v'"]),
+        FailurePolicy::Fail,
+        &attributes(Some(&old)),
+        Some(&object),
+    );
+    assert_eq!(outcome, Outcome::Call);
+}
+
+#[test]
+fn kubes_libraries_are_there() {
+    let object = json!({"metadata": {"name": "cm"}, "data": {"a": "3", "b": "1"}});
+    let outcome = evaluate(
+        &conditions(&["object.data.a.find('[0-9]') == '3' && [3, 1].max() == 3"]),
+        FailurePolicy::Fail,
+        &attributes(None),
+        Some(&object),
+    );
+    assert_eq!(outcome, Outcome::Call);
+}
+
+fn texts(errors: &[FieldError]) -> Vec<String> {
+    errors.iter().map(ToString::to_string).collect()
+}
+
+#[test]
+fn configurations_are_validated_as_kube_validates_them() {
+    let mut errors = Vec::new();
+    validate(
+        Some(&json!([
+            {"name": "ok", "expression": "true"},
+            {"name": "ok", "expression": "  "},
+            {"name": "", "expression": "object.x =="},
+            {"name": "bad name!", "expression": "true"},
+        ])),
+        "webhooks[0].matchConditions",
+        &mut errors,
+    );
+    assert_eq!(
+        texts(&errors),
+        [
+            "webhooks[0].matchConditions[1].expression: Required value",
+            r#"webhooks[0].matchConditions[1].name: Duplicate value: "ok""#,
+            "webhooks[0].matchConditions[2].expression: Invalid value: \"object.x ==\": compilation failed: ERROR: <input>:1:12: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | object.x ==\n | ...........^",
+            "webhooks[0].matchConditions[2].name: Required value",
+            "webhooks[0].matchConditions[3].name: Invalid value: \"bad name!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+        ]
+    );
+}
+
+#[test]
+fn at_most_64_conditions() {
+    let many: Vec<Value> = (0..65)
+        .map(|index| json!({"name": format!("c{index}"), "expression": "true"}))
+        .collect();
+    let mut errors = Vec::new();
+    validate(
+        Some(&Value::Array(many)),
+        "webhooks[0].matchConditions",
+        &mut errors,
+    );
+    assert_eq!(
+        texts(&errors),
+        ["webhooks[0].matchConditions: Too many: 65: must have at most 64 items"]
+    );
+}
