@@ -275,7 +275,8 @@ const KEY: &str = "/registry/configmaps/kube-system/extension-apiserver-authenti
 /// Starts the controller: a first sync (the post-start hook completes after
 /// it), then one a minute, one whenever `reloaded` fires, and one whenever
 /// the ConfigMap changes or is deleted (kube's informer on it).
-pub fn spawn(api: Arc<Api>, mut reloaded: tokio::sync::watch::Receiver<u64>) {
+pub fn spawn(api: Arc<Api>, reloaded: tokio::sync::watch::Receiver<u64>) {
+    let mut reloaded = Some(reloaded);
     api.post_start_hooks.register(POST_START_HOOK);
     tokio::spawn(async move {
         let mut shutdown = api.shutdown_signal();
@@ -300,14 +301,7 @@ pub fn spawn(api: Arc<Api>, mut reloaded: tokio::sync::watch::Receiver<u64>) {
             loop {
                 tokio::select! {
                     () = &mut timer => break,
-                    changed = reloaded.changed() => {
-                        if changed.is_err() {
-                            // The reloader is gone: resync without it.
-                            reloaded = tokio::sync::watch::channel(0).1;
-                            continue;
-                        }
-                        break;
-                    }
+                    () = next_reload(&mut reloaded) => break,
                     update = feed.next() => {
                         let ours = match update {
                             Update::Resync(_) => true,
@@ -324,6 +318,21 @@ pub fn spawn(api: Arc<Api>, mut reloaded: tokio::sync::watch::Receiver<u64>) {
             }
         }
     });
+}
+
+/// Returns when the CA reloader reports a changed bundle. Once the reloader
+/// is gone (it never runs without CA files) it is forgotten and this never
+/// returns: a closed channel answers `changed()` at once, and waiting on it
+/// again in a loop spun this task on every poll (a fifth of the server's
+/// instructions under a create load).
+async fn next_reload(reloaded: &mut Option<tokio::sync::watch::Receiver<u64>>) {
+    if let Some(receiver) = reloaded {
+        if receiver.changed().await.is_ok() {
+            return;
+        }
+        *reloaded = None;
+    }
+    std::future::pending::<()>().await;
 }
 
 #[cfg(test)]
@@ -405,5 +414,22 @@ mod tests {
             "X-Remote-Group".to_string(),
         )]);
         assert!(AuthenticationInfo::from_data(&data).is_err());
+    }
+
+    #[tokio::test]
+    async fn a_gone_reloader_is_waited_on_forever_not_polled_in_a_loop() {
+        use futures::FutureExt;
+        // A reloader without CA files drops its sender at once.
+        let (sender, receiver) = tokio::sync::watch::channel(0u64);
+        let mut reloaded = Some(receiver);
+        let _ = sender.send(1);
+        // A reload is reported ...
+        assert_eq!(next_reload(&mut reloaded).now_or_never(), Some(()));
+        drop(sender);
+        // ... and once the sender is gone, nothing is: not now, not on the
+        // next wait (the loop that spun answered both at once).
+        assert_eq!(next_reload(&mut reloaded).now_or_never(), None);
+        assert!(reloaded.is_none());
+        assert_eq!(next_reload(&mut reloaded).now_or_never(), None);
     }
 }
