@@ -12,6 +12,7 @@ pub mod authz;
 pub mod bootstrap;
 pub mod cluster_authentication_trust;
 pub mod coalesce;
+pub mod connection_timeouts;
 pub mod controllers;
 pub mod crd;
 pub mod data_dir;
