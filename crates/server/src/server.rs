@@ -547,7 +547,9 @@ impl Server {
             .initial_stream_window_size(HTTP2_BUFFER_PER_STREAM)
             .max_frame_size(HTTP2_BUFFER_PER_STREAM)
             .initial_connection_window_size(
-                HTTP2_BUFFER_PER_STREAM.saturating_mul(self.http2_max_streams),
+                HTTP2_BUFFER_PER_STREAM
+                    .saturating_mul(self.http2_max_streams)
+                    .min(HTTP2_MAX_WINDOW),
             );
         let builder = Arc::new(builder);
         let timeouts = self.serving_timeouts;
@@ -608,6 +610,9 @@ impl Server {
 /// (`SecureServingInfo.Serve`: `resourceBody99Percentile`, 256 KiB); the
 /// connection's buffer is this times the streams allowed.
 const HTTP2_BUFFER_PER_STREAM: u32 = 256 * 1024;
+/// HTTP/2's largest flow-control window (2^31 - 1): h2 refuses a larger
+/// one, which `--http2-max-streams-per-connection` above 8191 would ask for.
+const HTTP2_MAX_WINDOW: u32 = (1 << 31) - 1;
 
 /// What serving one accepted connection needs.
 struct Connection {

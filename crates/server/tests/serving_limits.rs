@@ -20,6 +20,7 @@ const SETTINGS_MAX_CONCURRENT_STREAMS: u16 = 0x3;
 const SETTINGS_INITIAL_WINDOW_SIZE: u16 = 0x4;
 const SETTINGS_MAX_FRAME_SIZE: u16 = 0x5;
 const FRAME_GOAWAY: u8 = 0x7;
+const FRAME_WINDOW_UPDATE: u8 = 0x8;
 
 /// How long a test waits for something that must happen "eventually": far
 /// beyond the shortened timers, only there so a failure does not hang.
@@ -166,6 +167,25 @@ async fn http2_buffers_are_kubes_256_kib() {
             "{setting}: {settings:?}"
         );
     }
+    drop(server);
+    // 256 KiB × 10,000 streams is beyond HTTP/2's largest window: capped.
+    let server = TestServer::start_with(&["--http2-max-streams-per-connection=10000"]);
+    let (mut h2, settings) = h2_connection(&server).await;
+    assert!(
+        settings.contains(&(SETTINGS_MAX_CONCURRENT_STREAMS, 10000)),
+        "{settings:?}"
+    );
+    // The connection window's WINDOW_UPDATE (stream 0) follows; the
+    // connection lives on.
+    let payload = loop {
+        let (kind, payload) = read_frame(&mut h2).await.unwrap();
+        // Skip the SETTINGS acknowledgement.
+        if kind == FRAME_WINDOW_UPDATE {
+            break payload;
+        }
+    };
+    let increment = u32::from_be_bytes([payload[0], payload[1], payload[2], payload[3]]);
+    assert_eq!(increment, (1 << 31) - 1 - 65_535);
 }
 
 /// Go's `ReadHeaderTimeout`: a client that sends half a request's headers is
