@@ -13,6 +13,7 @@ pub mod bootstrap;
 pub mod cel_env;
 pub mod cluster_authentication_trust;
 pub mod coalesce;
+pub mod connection_timeouts;
 pub mod controllers;
 pub mod crd;
 pub mod data_dir;

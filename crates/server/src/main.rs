@@ -121,6 +121,26 @@ enum Command {
         /// connection; 0 uses kube-apiserver's 100.
         #[arg(long, default_value_t = 0)]
         http2_max_streams_per_connection: u32,
+        /// The most requests other than mutating and long-running ones
+        /// (watch, exec, log, proxy …) served at once; beyond it 429 with
+        /// `Retry-After: 1` (system:masters excepted). 0: no limit.
+        #[arg(long, default_value_t = ferrokube::api::max_in_flight::DEFAULT_MAX_REQUESTS_INFLIGHT)]
+        max_requests_inflight: usize,
+        /// The most mutating requests served at once; beyond it 429. 0: no limit.
+        #[arg(long, default_value_t = ferrokube::api::max_in_flight::DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT)]
+        max_mutating_requests_inflight: usize,
+        /// Accepted for kube-apiserver compatibility: ferrokube has no API
+        /// Priority and Fairness, so the max-inflight limits apply either way.
+        #[arg(long, num_args = 0..=1, default_missing_value = "true")]
+        enable_priority_and_fairness: Option<bool>,
+        /// How long a client has for the TLS handshake and for a request's
+        /// headers once it began sending them (kube's 32s; no kube flag).
+        #[arg(long, default_value = "32s", value_parser = parse_duration, hide = true)]
+        header_read_timeout: Duration,
+        /// How long a connection without requests stays open (kube's 90s; no
+        /// kube flag).
+        #[arg(long, default_value = "90s", value_parser = parse_duration, hide = true)]
+        idle_connection_timeout: Duration,
         /// Built-in controllers to run, kube-controller-manager style: `*` every
         /// default-on one, `name` one more, `-name` one fewer (garbagecollector,
         /// namespace, serviceaccount, serviceaccount-token, root-ca-cert-publisher).
@@ -249,6 +269,11 @@ fn main() -> ExitCode {
         request_timeout,
         encryption_provider_config,
         http2_max_streams_per_connection,
+        max_requests_inflight,
+        max_mutating_requests_inflight,
+        enable_priority_and_fairness: _,
+        header_read_timeout,
+        idle_connection_timeout,
         controllers,
         service_cluster_ip_range,
         service_node_port_range,
@@ -341,6 +366,12 @@ fn main() -> ExitCode {
         request_timeout,
         encryption_provider_config,
         http2_max_streams_per_connection,
+        serving_timeouts: ferrokube::connection_timeouts::ServingTimeouts {
+            header_read: header_read_timeout,
+            idle: idle_connection_timeout,
+        },
+        max_requests_inflight,
+        max_mutating_requests_inflight,
         controllers: match ferrokube::controllers::parse_controllers(&controllers) {
             Ok(enabled) => enabled,
             Err(error) => {

@@ -18,6 +18,7 @@ use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 
 use crate::coalesce::CoalescingIo;
+use crate::connection_timeouts::{ActivityIo, ConnectionActivity, Expiry, ServingTimeouts};
 use crate::segments::Chunk;
 
 use crate::api::Authentication;
@@ -70,6 +71,13 @@ pub struct ServerConfig {
     pub encryption_provider_config: Option<PathBuf>,
     /// kube-apiserver's `--http2-max-streams-per-connection` (0: kube's 100).
     pub http2_max_streams_per_connection: u32,
+    /// Header-read (and TLS handshake) and idle timeouts of a connection
+    /// (`connection_timeouts.rs`; kube's 32 s and 90 s).
+    pub serving_timeouts: crate::connection_timeouts::ServingTimeouts,
+    /// kube-apiserver's `--max-requests-inflight` (0: no limit).
+    pub max_requests_inflight: usize,
+    /// kube-apiserver's `--max-mutating-requests-inflight` (0: no limit).
+    pub max_mutating_requests_inflight: usize,
     /// `--controllers`: the built-in controllers that run (`crate::controllers`).
     pub controllers: std::collections::BTreeSet<&'static str>,
     /// `--service-cluster-ip-range`.
@@ -118,6 +126,10 @@ impl ServerConfig {
             request_timeout: Duration::from_secs(60),
             encryption_provider_config: None,
             http2_max_streams_per_connection: 0,
+            serving_timeouts: crate::connection_timeouts::ServingTimeouts::default(),
+            max_requests_inflight: crate::api::max_in_flight::DEFAULT_MAX_REQUESTS_INFLIGHT,
+            max_mutating_requests_inflight:
+                crate::api::max_in_flight::DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT,
             controllers: crate::controllers::parse_controllers(&["*".to_string()])
                 .unwrap_or_default(),
             service_cluster_ip_range: crate::allocator::IpRange::parse(
@@ -181,6 +193,7 @@ pub struct Server {
     pub leading: tokio::sync::watch::Receiver<bool>,
     /// HTTP/2 streams a client may open at once on one connection.
     http2_max_streams: u32,
+    serving_timeouts: crate::connection_timeouts::ServingTimeouts,
     /// Held while the server lives: no second process opens this store.
     _data_dir: crate::data_dir::DataDir,
 }
@@ -392,6 +405,8 @@ impl Server {
             pki.use_serving_certificate(cert, key)?;
         }
         let (store, etcd) = store?;
+        // SQLite made its files with the umask's mode.
+        data_dir.make_files_private()?;
         let server_address = kubeconfig::server_url(address)
             .trim_start_matches("https://")
             .to_string();
@@ -419,6 +434,8 @@ impl Server {
                 authorization_modes: config.authorization_modes.clone(),
                 anonymous_auth: config.anonymous_auth,
                 admission_plugins: config.admission_plugins.clone(),
+                max_requests_inflight: config.max_requests_inflight,
+                max_mutating_requests_inflight: config.max_mutating_requests_inflight,
             },
             Authentication {
                 service_accounts: Arc::new(service_accounts),
@@ -512,18 +529,30 @@ impl Server {
                 0 => DEFAULT_HTTP2_MAX_STREAMS,
                 streams => streams,
             },
+            serving_timeouts: config.serving_timeouts,
             _data_dir: data_dir,
         })
     }
 
     /// Serve until `shutdown` resolves, then finish in-flight requests and flush the store.
     pub async fn serve(self, shutdown: impl std::future::Future<Output = ()>) {
-        let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+        // Every connection holds a receiver: `closed` resolves when the last
+        // one has finished (hyper-util's `GracefulShutdown` does the same,
+        // but only for connections it drives itself).
+        let (closing, _) = tokio::sync::watch::channel(false);
         let mut builder = auto::Builder::new(TokioExecutor::new());
         builder
             .http2()
-            .max_concurrent_streams(self.http2_max_streams);
+            .max_concurrent_streams(self.http2_max_streams)
+            .initial_stream_window_size(HTTP2_BUFFER_PER_STREAM)
+            .max_frame_size(HTTP2_BUFFER_PER_STREAM)
+            .initial_connection_window_size(
+                HTTP2_BUFFER_PER_STREAM
+                    .saturating_mul(self.http2_max_streams)
+                    .min(HTTP2_MAX_WINDOW),
+            );
         let builder = Arc::new(builder);
+        let timeouts = self.serving_timeouts;
         tokio::pin!(shutdown);
         let mut accept_backoff: Option<Duration> = None;
         loop {
@@ -552,58 +581,20 @@ impl Server {
                 }
             };
             let _ = stream.set_nodelay(true);
-            let acceptor = self.acceptor.clone();
-            let api = self.api.clone();
-            let authenticator = self.authenticator.clone();
-            let builder = builder.clone();
-            let watcher = graceful.watcher();
-            tokio::spawn(async move {
-                let tls =
-                    match tokio::time::timeout(Duration::from_secs(10), acceptor.accept(stream))
-                        .await
-                    {
-                        Ok(Ok(mut tls)) => {
-                            tls.get_mut()
-                                .1
-                                .set_buffer_limit(Some(crate::coalesce::TLS_QUEUE_LIMIT));
-                            tls
-                        }
-                        Ok(Err(error)) => {
-                            tracing::debug!(%peer, %error, "tls handshake failed");
-                            return;
-                        }
-                        Err(_) => return,
-                    };
-                // The client certificate is fixed for the connection: verify it once.
-                let certificate_user = tls::peer_certificate_chain(tls.get_ref().1)
-                    .map(|chain| authenticator.peer_certificate(&chain));
-                let certificate_user = Arc::new(certificate_user);
-                let service =
-                    hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
-                        let api = api.clone();
-                        let authenticator = authenticator.clone();
-                        let certificate_user = certificate_user.clone();
-                        async move {
-                            let response = serve_one(
-                                &api,
-                                &authenticator,
-                                certificate_user.as_ref().as_ref(),
-                                request,
-                            )
-                            .await;
-                            Ok::<_, Infallible>(response)
-                        }
-                    });
-                let connection = builder
-                    .serve_connection_with_upgrades(TokioIo::new(CoalescingIo::new(tls)), service);
-                if let Err(error) = watcher.watch(connection.into_owned()).await {
-                    tracing::debug!(%peer, %error, "connection ended with an error");
-                }
-            });
+            let connection = Connection {
+                acceptor: self.acceptor.clone(),
+                api: self.api.clone(),
+                authenticator: self.authenticator.clone(),
+                builder: builder.clone(),
+                timeouts,
+                closing: closing.subscribe(),
+            };
+            tokio::spawn(connection.serve(stream, peer));
         }
         self.api.begin_shutdown();
         drop(self.listener);
-        if tokio::time::timeout(Duration::from_secs(30), graceful.shutdown())
+        let _ = closing.send(true);
+        if tokio::time::timeout(Duration::from_secs(30), closing.closed())
             .await
             .is_err()
         {
@@ -612,6 +603,142 @@ impl Server {
         if let Err(error) = self.api.store.close().await {
             tracing::error!(%error, "closing the store");
         }
+    }
+}
+
+/// kube's HTTP/2 per-stream receive buffer and largest frame read
+/// (`SecureServingInfo.Serve`: `resourceBody99Percentile`, 256 KiB); the
+/// connection's buffer is this times the streams allowed.
+const HTTP2_BUFFER_PER_STREAM: u32 = 256 * 1024;
+/// HTTP/2's largest flow-control window (2^31 - 1): h2 refuses a larger
+/// one, which `--http2-max-streams-per-connection` above 8191 would ask for.
+const HTTP2_MAX_WINDOW: u32 = (1 << 31) - 1;
+
+/// What serving one accepted connection needs.
+struct Connection {
+    acceptor: TlsAcceptor,
+    api: Arc<Api>,
+    authenticator: Arc<Authenticator>,
+    builder: Arc<auto::Builder<TokioExecutor>>,
+    timeouts: ServingTimeouts,
+    /// Turns true when the server shuts down; dropped when the connection ends.
+    closing: tokio::sync::watch::Receiver<bool>,
+}
+
+impl Connection {
+    /// The TLS handshake, then requests until the client leaves, a timer of
+    /// `connection_timeouts.rs` runs out or the server shuts down.
+    async fn serve(self, stream: tokio::net::TcpStream, peer: SocketAddr) {
+        let Connection {
+            acceptor,
+            api,
+            authenticator,
+            builder,
+            timeouts,
+            mut closing,
+        } = self;
+        // Go's `tlsHandshakeTimeout` is the smallest of the server's read
+        // timeouts: kube's `ReadHeaderTimeout`.
+        let tls = match tokio::time::timeout(timeouts.header_read, acceptor.accept(stream)).await {
+            Ok(Ok(mut tls)) => {
+                tls.get_mut()
+                    .1
+                    .set_buffer_limit(Some(crate::coalesce::TLS_QUEUE_LIMIT));
+                tls
+            }
+            Ok(Err(error)) => {
+                tracing::debug!(%peer, %error, "tls handshake failed");
+                return;
+            }
+            Err(_) => return,
+        };
+        let http2 = tls.get_ref().1.alpn_protocol() == Some(&b"h2"[..]);
+        let activity = ConnectionActivity::new(timeouts, !http2);
+        // The client certificate is fixed for the connection: verify it once.
+        let certificate_user = tls::peer_certificate_chain(tls.get_ref().1)
+            .map(|chain| authenticator.peer_certificate(&chain));
+        let certificate_user = Arc::new(certificate_user);
+        let requests = activity.clone();
+        let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
+            let api = api.clone();
+            let authenticator = authenticator.clone();
+            let certificate_user = certificate_user.clone();
+            // In flight until the response body is dropped.
+            let in_flight = requests.request_started();
+            async move {
+                let response = serve_one(
+                    &api,
+                    &authenticator,
+                    certificate_user.as_ref().as_ref(),
+                    request,
+                )
+                .await;
+                Ok::<_, Infallible>(response.map(|body| Holding::body(body, in_flight)))
+            }
+        });
+        let io = TokioIo::new(ActivityIo::new(CoalescingIo::new(tls), activity.clone()));
+        let connection = builder.serve_connection_with_upgrades(io, service);
+        tokio::pin!(connection);
+        let mut shutting_down = false;
+        let ended = loop {
+            tokio::select! {
+                ended = connection.as_mut() => break ended,
+                _ = closing.changed(), if !shutting_down => {
+                    shutting_down = true;
+                    connection.as_mut().graceful_shutdown();
+                }
+                expiry = activity.expired(), if !shutting_down => match expiry {
+                    // Go closes an idle HTTP/1.1 connection; its HTTP/2
+                    // server sends a GOAWAY first: hyper's graceful
+                    // shutdown does both.
+                    Expiry::Idle => {
+                        tracing::debug!(%peer, "closing an idle connection");
+                        shutting_down = true;
+                        connection.as_mut().graceful_shutdown();
+                    }
+                    Expiry::HeaderRead => {
+                        tracing::debug!(%peer, "a request's headers did not arrive in time");
+                        return;
+                    }
+                },
+            }
+        };
+        if let Err(error) = ended {
+            tracing::debug!(%peer, %error, "connection ended with an error");
+        }
+    }
+}
+
+/// A response body that holds something until it is dropped: the
+/// connection's in-flight mark, a request's in-flight seat.
+struct Holding<T> {
+    body: HyperBody,
+    _held: T,
+}
+
+impl<T: Send + Sync + Unpin + 'static> Holding<T> {
+    fn body(body: HyperBody, held: T) -> HyperBody {
+        Holding { body, _held: held }.boxed()
+    }
+}
+
+impl<T: Unpin> hyper::body::Body for Holding<T> {
+    type Data = Chunk;
+    type Error = std::io::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        context: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Chunk>, std::io::Error>>> {
+        std::pin::Pin::new(&mut self.body).poll_frame(context)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
     }
 }
 
@@ -674,22 +801,31 @@ async fn serve_one(
         api_request.headers = parts.headers;
         api.admit(&mut api_request)
     };
+    // Held until the response body is sent, as kube's filter holds it until
+    // its handler has written the answer.
+    let mut seat = None;
     let response = match admitted {
         Err(response) => {
             labels = None;
             drain(body).await;
             *response
         }
-        Ok(admitted) => match read_body(body).await {
-            Ok(bytes) => {
-                api_request.body = bytes;
-                api.handle_admitted(api_request, admitted).await
+        Ok(mut admitted) => {
+            seat = admitted.take_seat();
+            match read_body(body).await {
+                Ok(bytes) => {
+                    api_request.body = bytes;
+                    api.handle_admitted(api_request, admitted).await
+                }
+                Err(status) => ApiResponse::error(&status),
             }
-            Err(status) => ApiResponse::error(&status),
-        },
+        }
     };
     let code = response.status;
-    let response = into_hyper(response, parts.method == http::Method::HEAD);
+    let mut response = into_hyper(response, parts.method == http::Method::HEAD);
+    if let Some(seat) = seat {
+        response = response.map(|body| Holding::body(body, seat));
+    }
     match labels {
         // Timed until the body's last byte is handed to the connection.
         Some(labels) => response.map(|body| {

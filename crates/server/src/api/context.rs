@@ -61,6 +61,9 @@ pub struct Api {
     pub post_start_hooks: crate::post_start_hooks::PostStartHooks,
     /// The admission chain of every write (`crate::admission`).
     pub admission: crate::admission::Admission,
+    /// `--max-requests-inflight` and `--max-mutating-requests-inflight`
+    /// (`max_in_flight.rs`), taken in [`Api::admit`].
+    pub max_in_flight: super::max_in_flight::MaxInFlight,
 }
 
 /// How requests are authenticated: the service-account token settings,
@@ -106,6 +109,10 @@ pub struct ApiConfig {
     pub anonymous_auth: bool,
     /// `--enable-admission-plugins` / `--disable-admission-plugins`.
     pub admission_plugins: crate::admission::Plugins,
+    /// `--max-requests-inflight` (0: no limit).
+    pub max_requests_inflight: usize,
+    /// `--max-mutating-requests-inflight` (0: no limit).
+    pub max_mutating_requests_inflight: usize,
 }
 
 impl Default for ApiConfig {
@@ -116,6 +123,9 @@ impl Default for ApiConfig {
             authorization_modes: crate::authz::DEFAULT_MODES.to_vec(),
             anonymous_auth: true,
             admission_plugins: crate::admission::Plugins::default(),
+            max_requests_inflight: super::max_in_flight::DEFAULT_MAX_REQUESTS_INFLIGHT,
+            max_mutating_requests_inflight:
+                super::max_in_flight::DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT,
         }
     }
 }
@@ -203,6 +213,10 @@ impl Api {
             anonymous_auth: config.anonymous_auth,
             post_start_hooks: Default::default(),
             admission,
+            max_in_flight: super::max_in_flight::MaxInFlight::new(
+                config.max_requests_inflight,
+                config.max_mutating_requests_inflight,
+            ),
         });
         // Outside a runtime (a few synchronous tests) only built-in kinds are served.
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {

@@ -12,7 +12,13 @@ use std::path::{Path, PathBuf};
 
 /// `api`'s modules, bottom layer first (the groups of `api/mod.rs`).
 const LAYERS: &[&[&str]] = &[
-    &["continue_token", "exchange", "strategy", "target"],
+    &[
+        "continue_token",
+        "exchange",
+        "max_in_flight",
+        "strategy",
+        "target",
+    ],
     &[
         "context",
         "deadline",

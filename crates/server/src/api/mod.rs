@@ -7,6 +7,7 @@
 // Layer 0: request values and shared types, importing nothing of `api`.
 mod continue_token;
 mod exchange;
+pub mod max_in_flight;
 mod strategy;
 mod target;
 // Layer 1: shared state, typed options, selections, typed objects.
@@ -75,7 +76,37 @@ use crate::status::Status;
 /// Proof that a request passed [`Api::admit`]: only `admit` makes one, so
 /// a request cannot reach its handler unauthorized.
 #[derive(Debug)]
-pub struct Admitted(());
+pub struct Admitted {
+    /// The `--max-requests-inflight` / `--max-mutating-requests-inflight`
+    /// seat the request holds while it is served (`max_in_flight.rs`).
+    seat: Option<max_in_flight::InFlightSeat>,
+}
+
+impl Admitted {
+    /// The request's in-flight seat, for a caller that keeps it until the
+    /// response body is sent (kube's filter holds it until `ServeHTTP`
+    /// returns, after the body is written); otherwise it is freed when
+    /// [`Api::handle_admitted`] returns.
+    pub fn take_seat(&mut self) -> Option<max_in_flight::InFlightSeat> {
+        self.seat.take()
+    }
+}
+
+/// kube's `tooManyRequests` (`server/filters/maxinflight.go`):
+/// `Retry-After: 1` and Go's `http.Error` (plain text with a newline,
+/// `X-Content-Type-Options: nosniff`).
+fn too_many_requests() -> ApiResponse {
+    ApiResponse::bytes(
+        429,
+        "text/plain; charset=utf-8",
+        bytes::Bytes::from_static(max_in_flight::TooManyRequests::BODY.as_bytes()),
+    )
+    .with_header(http::header::X_CONTENT_TYPE_OPTIONS, "nosniff")
+    .with_header(
+        http::header::RETRY_AFTER,
+        max_in_flight::TooManyRequests::RETRY_AFTER,
+    )
+}
 
 impl Api {
     /// Answer one request. Never panics on client input; every failure is a
@@ -137,9 +168,19 @@ impl Api {
             &request.query,
             endpoint,
         );
+        // `WithMaxInFlightLimit` runs after impersonation and before
+        // authorization: a request that will be forbidden takes a seat too.
+        let seat = self
+            .max_in_flight
+            .admit(
+                attributes.verb,
+                deadline::is_long_running(endpoint),
+                &user.groups,
+            )
+            .map_err(|max_in_flight::TooManyRequests| Box::new(too_many_requests()))?;
         let decision = self.authorizer.authorize(&attributes);
         if decision.allowed() {
-            return Ok(Admitted(()));
+            return Ok(Admitted { seat });
         }
         let status = crate::authz::forbidden(&attributes, &decision.reason);
         Err(Box::new(representation::represent_error(&status, request)))

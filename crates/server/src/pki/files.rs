@@ -43,7 +43,9 @@ pub(super) fn read_pair(cert: &Path, key: &Path) -> Result<Option<(String, Strin
 }
 
 /// Writes `data` to `path` through a temporary file and a rename, so readers
-/// never see half a file; `mode` applies on Unix.
+/// never see half a file, durably: the file is synced before the rename and
+/// its directory after it, so a power loss leaves the old file or the whole
+/// new one. `mode` applies on Unix.
 pub(crate) fn write_file(path: &Path, data: &[u8], mode: u32) -> Result<(), PkiError> {
     write_file_io(path, data, mode).map_err(|source| PkiError::Write {
         path: path.to_path_buf(),
@@ -72,8 +74,43 @@ pub(crate) fn write_file_io(path: &Path, data: &[u8], mode: u32) -> io::Result<(
     let _ = mode;
     let mut file = options.open(&tmp)?;
     file.write_all(data)?;
+    file.sync_all()?;
     drop(file);
-    fs::rename(&tmp, path)
+    fs::rename(&tmp, path)?;
+    sync_dir(path.parent().unwrap_or(Path::new(".")))
+}
+
+/// fsync(2) on a directory, so the names created or renamed in it last.
+pub(crate) fn sync_dir(dir: &Path) -> io::Result<()> {
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    fs::File::open(dir)?.sync_all()
+}
+
+/// Makes an existing file private to its owner: a file written before
+/// ferrokube wrote them 0600 keeps its mode otherwise.
+pub(super) fn restrict_mode(path: &Path) -> Result<(), PkiError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let restrict = || -> io::Result<()> {
+            let mode = fs::metadata(path)?.permissions().mode();
+            if mode & 0o077 != 0 {
+                fs::set_permissions(path, fs::Permissions::from_mode(mode & 0o700))?;
+            }
+            Ok(())
+        };
+        restrict().map_err(|source| PkiError::Write {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
 }
 
 pub(super) fn all_certs(path: &Path, pem: &str) -> Result<Vec<CertificateDer<'static>>, PkiError> {

@@ -211,7 +211,7 @@ pub fn ensure(pki_dir: &Path, sans: &[String]) -> Result<Pki, PkiError> {
             // Key first: a crash in between leaves no certificate, so the
             // next start creates the pair again.
             write_file(&ca_key_path, key.as_bytes(), 0o600)?;
-            write_file(&ca_cert_path, cert.as_bytes(), 0o644)?;
+            write_file(&ca_cert_path, cert.as_bytes(), 0o600)?;
             generated.push("ca");
             (cert, key)
         }
@@ -223,7 +223,7 @@ pub fn ensure(pki_dir: &Path, sans: &[String]) -> Result<Pki, PkiError> {
         _ => {
             let (cert, key) = new_serving(&ca, &wanted, now)?;
             write_file(&serving_key_path, key.as_bytes(), 0o600)?;
-            write_file(&serving_cert_path, cert.as_bytes(), 0o644)?;
+            write_file(&serving_cert_path, cert.as_bytes(), 0o600)?;
             generated.push("apiserver");
             (cert, key)
         }
@@ -234,7 +234,7 @@ pub fn ensure(pki_dir: &Path, sans: &[String]) -> Result<Pki, PkiError> {
         _ => {
             let (cert, key) = new_admin(&ca, now)?;
             write_file(&admin_key_path, key.as_bytes(), 0o600)?;
-            write_file(&admin_cert_path, cert.as_bytes(), 0o644)?;
+            write_file(&admin_cert_path, cert.as_bytes(), 0o600)?;
             generated.push("admin");
             (cert, key)
         }
@@ -242,6 +242,17 @@ pub fn ensure(pki_dir: &Path, sans: &[String]) -> Result<Pki, PkiError> {
 
     if !generated.is_empty() {
         tracing::info!(dir = %pki_dir.display(), ?generated, "pki certificates written");
+    }
+    // Files an older ferrokube wrote (certificates were 0644) become 0600 too.
+    for file in [
+        &ca_cert_path,
+        &ca_key_path,
+        &serving_cert_path,
+        &serving_key_path,
+        &admin_cert_path,
+        &admin_key_path,
+    ] {
+        files::restrict_mode(file)?;
     }
     Ok(Pki {
         dir: pki_dir.to_path_buf(),

@@ -38,7 +38,7 @@ fn first_run_creates_everything_and_second_run_reuses_it() {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        for name in [CA_KEY_FILE, SERVING_KEY_FILE, ADMIN_KEY_FILE] {
+        for name in ALL {
             let mode = fs::metadata(dir.join(name))
                 .expect("stat")
                 .permissions()
@@ -169,4 +169,42 @@ fn sans_are_classified() {
     assert_eq!(parse("  "), None);
     assert!(SanName::parse("exämple.com").is_err());
     assert!(SanName::parse("http://x").is_err());
+}
+
+/// Files an older ferrokube wrote readable by everyone (certificates were
+/// 0644) are made private on the next start, and nothing is left behind by
+/// the durable writes (no `.tmp` files).
+#[cfg(unix)]
+#[test]
+fn existing_files_are_made_private_and_writes_leave_no_temporaries() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("pki");
+    ensure(&dir, &[]).expect("first ensure");
+    for name in ALL {
+        fs::set_permissions(dir.join(name), fs::Permissions::from_mode(0o644)).expect("chmod");
+    }
+    let again = ensure(&dir, &[]).expect("second ensure");
+    assert!(again.generated.is_empty(), "{:?}", again.generated);
+    for name in ALL {
+        let mode = fs::metadata(dir.join(name))
+            .expect("stat")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "{name}");
+    }
+    let mut names: Vec<String> = fs::read_dir(&dir)
+        .expect("read_dir")
+        .map(|entry| {
+            entry
+                .expect("entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    names.sort();
+    let mut expected: Vec<String> = ALL.iter().map(|name| (*name).to_string()).collect();
+    expected.sort();
+    assert_eq!(names, expected);
 }
