@@ -153,7 +153,7 @@ impl RequestAudit {
     /// The request body: for create and update `LogRequestObject` completes
     /// `objectRef` from the object's metadata; at `Request` and above the
     /// object (a patch: the patch itself) is `requestObject`. Bodies that
-    /// are not JSON or YAML (protobuf, CBOR) are not recorded.
+    /// are not JSON, YAML or protobuf (CBOR) are not recorded.
     pub fn request_body(&mut self, content_type: Option<&str>, body: &[u8]) {
         if body.is_empty() {
             return;
@@ -281,6 +281,9 @@ fn body_value(content_type: Option<&str>, body: &[u8]) -> Option<Value> {
     if media.ends_with("yaml") {
         return crate::yaml::yaml_to_json(body).ok();
     }
+    if media == "application/vnd.kubernetes.protobuf" {
+        return crate::protobuf::decode_object(body, crate::protobuf::message_for).ok();
+    }
     None
 }
 
@@ -381,9 +384,6 @@ mod tests {
             body_value(Some("application/merge-patch+json"), br#"{"b":2}"#),
             Some(serde_json::json!({"b": 2}))
         );
-        assert_eq!(
-            body_value(Some("application/vnd.kubernetes.protobuf"), b"k8s\0"),
-            None
-        );
+        assert_eq!(body_value(Some("application/cbor"), b"\xa0"), None);
     }
 }
