@@ -92,25 +92,50 @@ async fn kubectl_requests_are_audited_as_the_policy_says() {
     ]);
     let create = kubectl(
         &server,
-        &["create", "configmap", "audited", "-n", "default", "--from-literal=a=b"],
+        &[
+            "create",
+            "configmap",
+            "audited",
+            "-n",
+            "default",
+            "--from-literal=a=b",
+        ],
     );
     assert!(create.0, "{create:?}");
-    let get = kubectl(&server, &["get", "configmap", "audited", "-n", "default", "-o", "json"]);
+    let get = kubectl(
+        &server,
+        &["get", "configmap", "audited", "-n", "default", "-o", "json"],
+    );
     assert!(get.0, "{get:?}");
     let list = kubectl(&server, &["get", "configmaps", "-n", "default"]);
     assert!(list.0, "{list:?}");
     let missing = kubectl(&server, &["get", "configmap", "missing", "-n", "default"]);
     assert!(!missing.0 && missing.2.contains("NotFound"), "{missing:?}");
     let forbidden = kubectl(&server, &["get", "pods", "-n", "default", "--as=nobody"]);
-    assert!(!forbidden.0 && forbidden.2.contains("Forbidden"), "{forbidden:?}");
+    assert!(
+        !forbidden.0 && forbidden.2.contains("Forbidden"),
+        "{forbidden:?}"
+    );
     let secret = kubectl(
         &server,
-        &["create", "secret", "generic", "audited", "-n", "default", "--from-literal=k=v"],
+        &[
+            "create",
+            "secret",
+            "generic",
+            "audited",
+            "-n",
+            "default",
+            "--from-literal=k=v",
+        ],
     );
     assert!(secret.0, "{secret:?}");
     let watch = kubectl(
         &server,
-        &["get", "--raw", "/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=1"],
+        &[
+            "get",
+            "--raw",
+            "/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=1",
+        ],
     );
     assert!(watch.0, "{watch:?}");
 
@@ -131,32 +156,60 @@ async fn kubectl_requests_are_audited_as_the_policy_says() {
     let id = text(&created[0], "/auditID").to_string();
     let created = wait_for(&log, 2, |e| text(e, "/auditID") == id);
     assert!(created[0]["objectRef"].get("name").is_none());
-    assert_eq!(stages(&created), ["RequestReceived", "ResponseComplete"], "{created:#?}");
+    assert_eq!(
+        stages(&created),
+        ["RequestReceived", "ResponseComplete"],
+        "{created:#?}"
+    );
     let complete = &created[1];
     assert_eq!(complete["kind"], "Event");
     assert_eq!(complete["apiVersion"], "audit.k8s.io/v1");
     assert_eq!(complete["level"], "RequestResponse");
     assert_eq!(complete["auditID"], created[0]["auditID"]);
-    assert_eq!(complete["requestURI"], "/api/v1/namespaces/default/configmaps?fieldManager=kubectl-create&fieldValidation=Strict");
+    assert_eq!(
+        complete["requestURI"],
+        "/api/v1/namespaces/default/configmaps?fieldManager=kubectl-create&fieldValidation=Strict"
+    );
     assert_eq!(complete["objectRef"]["apiVersion"], "v1");
     assert!(complete["objectRef"].get("apiGroup").is_none());
-    assert_eq!(complete["responseStatus"], serde_json::json!({"metadata": {}, "code": 201}));
+    assert_eq!(
+        complete["responseStatus"],
+        serde_json::json!({"metadata": {}, "code": 201})
+    );
     assert_eq!(complete["requestObject"]["data"]["a"], "b");
     assert_eq!(complete["responseObject"]["metadata"]["name"], "audited");
     assert!(complete["responseObject"]["metadata"]["uid"].is_string());
     assert!(created[0].get("responseStatus").is_none());
     assert!(text(complete, "/user/username").len() > 0);
-    assert!(complete["user"]["groups"].as_array().unwrap().iter().any(|g| g == "system:masters"));
+    assert!(complete["user"]["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|g| g == "system:masters"));
     assert_eq!(complete["sourceIPs"], serde_json::json!(["127.0.0.1"]));
-    assert!(text(complete, "/userAgent").starts_with("kubectl"), "{complete}");
-    assert_eq!(complete["annotations"]["authorization.k8s.io/decision"], "allow");
-    assert!(complete["annotations"]["authorization.k8s.io/reason"].is_string(), "{complete}");
+    assert!(
+        text(complete, "/userAgent").starts_with("kubectl"),
+        "{complete}"
+    );
+    assert_eq!(
+        complete["annotations"]["authorization.k8s.io/decision"],
+        "allow"
+    );
+    assert!(
+        complete["annotations"]["authorization.k8s.io/reason"].is_string(),
+        "{complete}"
+    );
     assert!(is_micro_time(text(complete, "/requestReceivedTimestamp")));
     assert!(is_micro_time(text(complete, "/stageTimestamp")));
-    assert_eq!(created[0]["requestReceivedTimestamp"], created[0]["stageTimestamp"]);
+    assert_eq!(
+        created[0]["requestReceivedTimestamp"],
+        created[0]["stageTimestamp"]
+    );
 
     // get and list: the response object is the object and the list.
-    let got = wait_for(&log, 2, |e| configmap("get")(e) && text(e, "/objectRef/name") == "audited");
+    let got = wait_for(&log, 2, |e| {
+        configmap("get")(e) && text(e, "/objectRef/name") == "audited"
+    });
     assert_eq!(stages(&got), ["RequestReceived", "ResponseComplete"]);
     assert_eq!(got[1]["responseStatus"]["code"], 200);
     assert_eq!(got[1]["responseObject"]["data"]["a"], "b");
@@ -166,23 +219,33 @@ async fn kubectl_requests_are_audited_as_the_policy_says() {
     assert!(listed[1]["responseObject"].is_object(), "{:#?}", listed[1]);
 
     // 404: the Status's bounded fields.
-    let not_found = wait_for(&log, 2, |e| configmap("get")(e) && text(e, "/objectRef/name") == "missing");
+    let not_found = wait_for(&log, 2, |e| {
+        configmap("get")(e) && text(e, "/objectRef/name") == "missing"
+    });
     let status = &not_found[1]["responseStatus"];
     assert_eq!(status["code"], 404);
     assert_eq!(status["reason"], "NotFound");
     assert_eq!(status["status"], "Failure");
     assert_eq!(status["message"], "configmaps \"missing\" not found");
-    assert_eq!(status["details"], serde_json::json!({"name": "missing", "kind": "configmaps"}));
+    assert_eq!(
+        status["details"],
+        serde_json::json!({"name": "missing", "kind": "configmaps"})
+    );
 
     // 403 through impersonation: Metadata level, the impersonated user.
-    let denied = wait_for(&log, 2, |e| text(e, "/objectRef/resource") == "pods" && text(e, "/verb") == "list");
+    let denied = wait_for(&log, 2, |e| {
+        text(e, "/objectRef/resource") == "pods" && text(e, "/verb") == "list"
+    });
     assert_eq!(stages(&denied), ["RequestReceived", "ResponseComplete"]);
     let denied = &denied[1];
     assert_eq!(denied["level"], "Metadata");
     assert_eq!(denied["responseStatus"]["code"], 403);
     assert_eq!(denied["responseStatus"]["reason"], "Forbidden");
     assert_eq!(denied["impersonatedUser"]["username"], "nobody");
-    assert_eq!(denied["annotations"]["authorization.k8s.io/decision"], "forbid");
+    assert_eq!(
+        denied["annotations"]["authorization.k8s.io/decision"],
+        "forbid"
+    );
     assert!(denied.get("responseObject").is_none() && denied.get("requestObject").is_none());
 
     // Request level with RequestReceived omitted: one event, the request
@@ -196,12 +259,22 @@ async fn kubectl_requests_are_audited_as_the_policy_says() {
     // watch: long-running, so ResponseStarted when the headers go and
     // ResponseComplete when the stream ends.
     let watched = wait_for(&log, 3, configmap("watch"));
-    assert_eq!(stages(&watched), ["RequestReceived", "ResponseStarted", "ResponseComplete"]);
-    assert_eq!(watched[1]["responseStatus"], serde_json::json!({"metadata": {}, "code": 200}));
+    assert_eq!(
+        stages(&watched),
+        ["RequestReceived", "ResponseStarted", "ResponseComplete"]
+    );
+    assert_eq!(
+        watched[1]["responseStatus"],
+        serde_json::json!({"metadata": {}, "code": 200})
+    );
 
     // Nothing for what the policy says None of.
-    assert!(events(&log).iter().all(|e| !text(e, "/requestURI").starts_with("/readyz")));
-    assert!(events(&log).iter().all(|e| !text(e, "/requestURI").starts_with("/api?")));
+    assert!(events(&log)
+        .iter()
+        .all(|e| !text(e, "/requestURI").starts_with("/readyz")));
+    assert!(events(&log)
+        .iter()
+        .all(|e| !text(e, "/requestURI").starts_with("/api?")));
 }
 
 async fn get_with_audit_id(server: &TestServer, audit_id: Option<&str>) -> String {
@@ -242,7 +315,11 @@ async fn the_audit_id_header_is_the_events_audit_id() {
     assert_eq!(chosen, "my-own-audit-id");
     for id in [generated, chosen] {
         let found = wait_for(&log, 2, |e| text(e, "/auditID") == id);
-        assert_eq!(stages(&found), ["RequestReceived", "ResponseComplete"], "{id}");
+        assert_eq!(
+            stages(&found),
+            ["RequestReceived", "ResponseComplete"],
+            "{id}"
+        );
         assert_eq!(found[1]["objectRef"]["resource"], "namespaces");
     }
     // Without a policy nothing is audited, yet every response has an ID.
@@ -255,8 +332,11 @@ async fn the_audit_id_header_is_the_events_audit_id() {
 fn a_bad_policy_stops_the_start_with_kubes_message() {
     let directory = tempfile::tempdir().unwrap();
     let policy = directory.path().join("policy.yaml");
-    std::fs::write(&policy, "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- users: [a]\n")
-        .unwrap();
+    std::fs::write(
+        &policy,
+        "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- users: [a]\n",
+    )
+    .unwrap();
     let out = Command::new(ferrokube_testkit::ferrokube_bin())
         .args(["serve", "--ephemeral", "--audit-policy-file"])
         .arg(&policy)

@@ -18,6 +18,7 @@ const ROOTS: &[&str] = &[
     "crates/server/src/admission",
     "crates/server/src/admission/webhook",
     "crates/server/src/api",
+    "crates/server/src/audit",
     "crates/server/src/authn",
     "crates/server/src/controllers",
     "crates/server/src/crd",

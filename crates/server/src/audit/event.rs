@@ -290,10 +290,7 @@ impl Event {
             .response_status
             .as_ref()
             .map_or("<deferred>".to_string(), |status| status.code.to_string());
-        let ip = self
-            .source_ips
-            .first()
-            .map_or("<unknown>", String::as_str);
+        let ip = self.source_ips.first().map_or("<unknown>", String::as_str);
         format!(
             "{} AUDIT: id={} stage={} ip={} method={} user={} groups={} as={} asgroups={} user-agent={} namespace={} uri={} response=\"{}\"\n",
             rfc3339_nano(self.received),

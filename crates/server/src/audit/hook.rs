@@ -60,7 +60,11 @@ impl Audit {
     /// Evaluates the policy for `request` (user set by authentication, not
     /// yet admitted) and writes `RequestReceived`; `None` when the policy
     /// says `None`. Sets what the handlers must keep for the log.
-    pub fn begin(auditor: &Arc<Auditor>, start: &Start<'_>, request: &mut ApiRequest) -> Option<Audit> {
+    pub fn begin(
+        auditor: &Arc<Auditor>,
+        start: &Start<'_>,
+        request: &mut ApiRequest,
+    ) -> Option<Audit> {
         let anonymous = UserInfo::anonymous();
         let user = match &request.user {
             Some(user) => Some(user),
@@ -118,7 +122,11 @@ impl Audit {
         let (status, object, panic) = match audited {
             Some(audited) => {
                 let audited = *audited;
-                (audited.status.or(payload_status), audited.object, audited.panic)
+                (
+                    audited.status.or(payload_status),
+                    audited.object,
+                    audited.panic,
+                )
             }
             None => (payload_status, None, None),
         };

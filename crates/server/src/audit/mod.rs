@@ -166,7 +166,9 @@ impl AuditOptions {
         let log_path = self.log_path.as_deref().unwrap_or_default();
         let Some(policy_file) = &self.policy_file else {
             if !log_path.is_empty() {
-                tracing::warn!("no audit policy file provided, no events will be recorded for log backend");
+                tracing::warn!(
+                    "no audit policy file provided, no events will be recorded for log backend"
+                );
             }
             return Ok(None);
         };

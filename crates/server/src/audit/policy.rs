@@ -200,8 +200,8 @@ impl Policy {
     pub fn parse(bytes: &[u8]) -> Result<Policy, String> {
         let value = crate::yaml::yaml_to_json(bytes)
             .map_err(|error| format!("failed decoding: {}", error.message()))?;
-        let raw: RawPolicy = serde_json::from_value(value)
-            .map_err(|error| format!("failed decoding: {error}"))?;
+        let raw: RawPolicy =
+            serde_json::from_value(value).map_err(|error| format!("failed decoding: {error}"))?;
         if raw.kind.is_empty() {
             return Err("failed decoding: Object 'Kind' is missing".to_string());
         }
@@ -348,9 +348,7 @@ fn validate_rule(rule: &RawRule, path: &str, errors: &mut Vec<FieldError>) {
         && (!rule.resources.is_empty() || !rule.namespaces.is_empty())
     {
         errors.push(FieldError {
-            kind: FieldErrorKind::Invalid(crate::go::fmt::sharp_v_strings(
-                &rule.non_resource_urls,
-            )),
+            kind: FieldErrorKind::Invalid(crate::go::fmt::sharp_v_strings(&rule.non_resource_urls)),
             field: format!("{path}.nonResourceURLs"),
             detail: "rules cannot apply to both regular resources and non-resource URLs"
                 .to_string(),

@@ -79,18 +79,30 @@ fn rules_match_in_order_by_user_group_verb_resource_and_url() {
     let admin = user("admin", &["system:masters"]);
     let proxy = user("system:kube-proxy", &[]);
     let node = user("system:node:a", &["system:nodes"]);
-    let level = |user: Option<&UserInfo>, attributes: &Attributes| {
-        policy.evaluate(user, attributes).level
-    };
-    let pods = |user, verb, subresource| resource(user, verb, "", "pods", subresource, "default", "p");
+    let level =
+        |user: Option<&UserInfo>, attributes: &Attributes| policy.evaluate(user, attributes).level;
+    let pods =
+        |user, verb, subresource| resource(user, verb, "", "pods", subresource, "default", "p");
     // users
-    assert_eq!(level(Some(&proxy), &pods(&proxy, "create", "")), Level::None);
+    assert_eq!(
+        level(Some(&proxy), &pods(&proxy, "create", "")),
+        Level::None
+    );
     // userGroups with verbs: a node's get is not audited, its create is.
     assert_eq!(level(Some(&node), &pods(&node, "get", "")), Level::None);
-    assert_eq!(level(Some(&node), &pods(&node, "create", "")), Level::Metadata);
+    assert_eq!(
+        level(Some(&node), &pods(&node, "create", "")),
+        Level::Metadata
+    );
     // resource/subresource and */subresource
-    assert_eq!(level(Some(&admin), &pods(&admin, "get", "log")), Level::RequestResponse);
-    assert_eq!(level(Some(&admin), &pods(&admin, "update", "status")), Level::RequestResponse);
+    assert_eq!(
+        level(Some(&admin), &pods(&admin, "get", "log")),
+        Level::RequestResponse
+    );
+    assert_eq!(
+        level(Some(&admin), &pods(&admin, "update", "status")),
+        Level::RequestResponse
+    );
     let services = resource(&admin, "patch", "", "services", "status", "default", "s");
     assert_eq!(level(Some(&admin), &services), Level::RequestResponse);
     // a plain pod get falls through every rule
@@ -102,7 +114,15 @@ fn rules_match_in_order_by_user_group_verb_resource_and_url() {
     assert_eq!(level(Some(&admin), &other), Level::None);
     // resource/* matches the resource and each subresource
     let deployment = resource(&admin, "get", "apps", "deployments", "", "default", "d");
-    let scale = resource(&admin, "get", "apps", "deployments", "scale", "default", "d");
+    let scale = resource(
+        &admin,
+        "get",
+        "apps",
+        "deployments",
+        "scale",
+        "default",
+        "d",
+    );
     assert_eq!(level(Some(&admin), &deployment), Level::Metadata);
     assert_eq!(level(Some(&admin), &scale), Level::Metadata);
     // the group must match: core deployments do not exist, so no match
@@ -186,7 +206,10 @@ fn invalid_policies_fail_with_kubes_messages() {
     ];
     for (text, expected) in cases {
         let error = Policy::parse(text.as_bytes()).unwrap_err();
-        assert!(error.starts_with(expected), "{text}\n got: {error}\nwant: {expected}");
+        assert!(
+            error.starts_with(expected),
+            "{text}\n got: {error}\nwant: {expected}"
+        );
     }
 }
 
@@ -194,7 +217,11 @@ fn invalid_policies_fail_with_kubes_messages() {
 fn a_policy_file_error_names_the_file() {
     let directory = tempfile::tempdir().unwrap();
     let path = directory.path().join("policy.yaml");
-    std::fs::write(&path, "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules: []\n").unwrap();
+    std::fs::write(
+        &path,
+        "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules: []\n",
+    )
+    .unwrap();
     let error = Policy::load(&path).unwrap_err().to_string();
     assert_eq!(
         error,
@@ -205,5 +232,8 @@ fn a_policy_file_error_names_the_file() {
     );
     let missing = directory.path().join("missing.yaml");
     let error = Policy::load(&missing).unwrap_err().to_string();
-    assert!(error.starts_with("loading audit policy file: failed to read file path"), "{error}");
+    assert!(
+        error.starts_with("loading audit policy file: failed to read file path"),
+        "{error}"
+    );
 }

@@ -14,7 +14,9 @@ use serde_json::Value;
 use crate::authn::UserInfo;
 use crate::authz::Attributes;
 
-use super::event::{micro_time, without_managed_fields, Event, EventUser, ObjectRef, ResponseStatus};
+use super::event::{
+    micro_time, without_managed_fields, Event, EventUser, ObjectRef, ResponseStatus,
+};
 use super::policy::{Level, RequestAuditConfig, Stage};
 use super::Auditor;
 
@@ -330,7 +332,9 @@ pub fn source_ips(headers: &http::HeaderMap, peer: IpAddr) -> Vec<String> {
     if ips.last().map(|last| canonical(*last)) != Some(peer) {
         ips.push(peer);
     }
-    ips.into_iter().map(|ip| canonical(ip).to_string()).collect()
+    ips.into_iter()
+        .map(|ip| canonical(ip).to_string())
+        .collect()
 }
 
 /// Go prints an IPv4-mapped IPv6 address as the IPv4 one.
@@ -350,7 +354,10 @@ mod tests {
         let peer: IpAddr = "10.0.0.9".parse().unwrap();
         let mut headers = http::HeaderMap::new();
         assert_eq!(source_ips(&headers, peer), vec!["10.0.0.9"]);
-        headers.insert("x-forwarded-for", "1.2.3.4, bogus, 5.6.7.8".parse().unwrap());
+        headers.insert(
+            "x-forwarded-for",
+            "1.2.3.4, bogus, 5.6.7.8".parse().unwrap(),
+        );
         headers.insert("x-real-ip", "1.2.3.4".parse().unwrap());
         assert_eq!(
             source_ips(&headers, peer),

@@ -39,7 +39,10 @@ impl RotatingFile {
     /// kube's `ensureLogFile`: the directory (0700) and the file (0600)
     /// exist before the server starts, so a bad path fails the start.
     pub fn create(path: &Path, rotation: Rotation) -> std::io::Result<RotatingFile> {
-        if let Some(parent) = path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
+        if let Some(parent) = path
+            .parent()
+            .filter(|parent| !parent.as_os_str().is_empty())
+        {
             std::fs::DirBuilder::new()
                 .recursive(true)
                 .mode(0o700)
@@ -207,7 +210,9 @@ impl RotatingFile {
 
 /// lumberjack's `backupTimeFormat` in UTC: `2006-01-02T15-04-05.000`.
 fn backup_time(at: SystemTime) -> String {
-    let since = at.duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
+    let since = at
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap_or_default();
     let seconds = i64::try_from(since.as_secs()).unwrap_or(i64::MAX);
     let text = crate::go::time::format_time(seconds, 0, false)
         .unwrap_or_else(|| "9999-12-31T23:59:59Z".to_string());
@@ -286,7 +291,9 @@ mod tests {
                 .and_then(|rest| rest.strip_suffix(".log"))
                 .unwrap();
             assert!(is_backup_time(stamp), "{name}");
-            let size = std::fs::metadata(directory.path().join(name)).unwrap().len();
+            let size = std::fs::metadata(directory.path().join(name))
+                .unwrap()
+                .len();
             assert_eq!(size, 800 * 1024);
         }
         assert_eq!(std::fs::metadata(&path).unwrap().len(), 800 * 1024);
