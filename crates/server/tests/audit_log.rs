@@ -180,7 +180,7 @@ async fn kubectl_requests_are_audited_as_the_policy_says() {
     assert_eq!(complete["responseObject"]["metadata"]["name"], "audited");
     assert!(complete["responseObject"]["metadata"]["uid"].is_string());
     assert!(created[0].get("responseStatus").is_none());
-    assert!(text(complete, "/user/username").len() > 0);
+    assert!(!text(complete, "/user/username").is_empty());
     assert!(complete["user"]["groups"]
         .as_array()
         .unwrap()
