@@ -347,7 +347,7 @@ pub fn without_managed_fields(mut value: Value) -> Value {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::time::Duration;
 
@@ -374,6 +374,70 @@ mod tests {
         );
         let ok = serde_json::to_string(&ResponseStatus::code(200)).unwrap();
         assert_eq!(ok, r#"{"metadata":{},"code":200}"#);
+    }
+
+    pub(crate) fn sample() -> Event {
+        Event {
+            kind: "Event",
+            api_version: "audit.k8s.io/v1",
+            level: "Metadata",
+            audit_id: "id-1".to_string(),
+            stage: "ResponseComplete",
+            request_uri: "/api/v1/namespaces/a/pods?x=<y>".to_string(),
+            verb: "list".to_string(),
+            user: EventUser {
+                username: "alice".to_string(),
+                groups: vec!["dev".to_string(), "system:authenticated".to_string()],
+                ..EventUser::default()
+            },
+            impersonated_user: None,
+            source_ips: vec!["10.0.0.1".to_string()],
+            user_agent: "kubectl".to_string(),
+            object_ref: Some(ObjectRef {
+                resource: "pods".to_string(),
+                namespace: "a".to_string(),
+                api_version: "v1".to_string(),
+                ..ObjectRef::default()
+            }),
+            response_status: Some(ResponseStatus::code(200)),
+            request_object: None,
+            response_object: None,
+            request_received_timestamp: "2023-11-14T22:13:20.123450Z".to_string(),
+            stage_timestamp: "2023-11-14T22:13:20.200000Z".to_string(),
+            annotations: BTreeMap::new(),
+            received: SystemTime::UNIX_EPOCH + Duration::new(1_700_000_000, 123_450_000),
+        }
+    }
+
+    #[test]
+    fn lines_are_kubes_json_and_legacy_forms() {
+        let event = sample();
+        let json = String::from_utf8(event.json_line()).unwrap();
+        assert_eq!(
+            json,
+            concat!(
+                r#"{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"id-1","#,
+                r#""stage":"ResponseComplete","requestURI":"/api/v1/namespaces/a/pods?x=\u003cy\u003e","#,
+                r#""verb":"list","user":{"username":"alice","groups":["dev","system:authenticated"]},"#,
+                r#""sourceIPs":["10.0.0.1"],"userAgent":"kubectl","#,
+                r#""objectRef":{"resource":"pods","namespace":"a","apiVersion":"v1"},"#,
+                r#""responseStatus":{"metadata":{},"code":200},"#,
+                r#""requestReceivedTimestamp":"2023-11-14T22:13:20.123450Z","#,
+                r#""stageTimestamp":"2023-11-14T22:13:20.200000Z"}"#,
+                "\n"
+            )
+        );
+        let legacy = String::from_utf8(event.legacy_line()).unwrap();
+        assert_eq!(
+            legacy,
+            concat!(
+                r#"2023-11-14T22:13:20.12345Z AUDIT: id="id-1" stage="ResponseComplete" ip="10.0.0.1" "#,
+                r#"method="list" user="alice" groups="\"dev\",\"system:authenticated\"" as="<self>" "#,
+                r#"asgroups="<lookup>" user-agent="kubectl" namespace="a" "#,
+                r#"uri="/api/v1/namespaces/a/pods?x=<y>" response="200""#,
+                "\n"
+            )
+        );
     }
 
     #[test]

@@ -196,3 +196,37 @@ fn write_events(receiver: Receiver<Message>, mut output: Output, format: Format)
     }
     output.flush();
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::rotation::Rotation;
+
+    #[test]
+    fn queued_events_are_written_in_order_before_a_flush_returns() {
+        let directory = tempfile::tempdir().unwrap();
+        let path = directory.path().join("audit.log");
+        let file = RotatingFile::create(&path, Rotation::default()).unwrap();
+        let sink = Sink::start(Output::File(file), Format::Json, Mode::Batch, 1000).unwrap();
+        for index in 0..50 {
+            let mut event = super::super::event::tests::sample();
+            event.audit_id = format!("id-{index}");
+            sink.process(event);
+        }
+        sink.flush();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let ids: Vec<String> = text
+            .lines()
+            .map(|line| {
+                let value: serde_json::Value = serde_json::from_str(line).unwrap();
+                value["auditID"].as_str().unwrap().to_string()
+            })
+            .collect();
+        let expected: Vec<String> = (0..50).map(|index| format!("id-{index}")).collect();
+        assert_eq!(ids, expected);
+        assert_eq!(sink.dropped(), 0);
+        sink.shutdown();
+        // After shutdown nothing more is queued (and nothing panics).
+        sink.process(super::super::event::tests::sample());
+    }
+}
