@@ -322,6 +322,24 @@ async fn the_audit_id_header_is_the_events_audit_id() {
         );
         assert_eq!(found[1]["objectRef"]["resource"], "namespaces");
     }
+    // A refused credential: one ResponseStarted event with the 401, no user
+    // (kube's `WithFailedAuthenticationAudit`).
+    let mut config = ferrokube_testkit::config_from(&server.kubeconfig).await;
+    config.auth_info = Default::default();
+    config.auth_info.token = Some("not-a-valid-token".to_string().into());
+    let stranger = kube::Client::try_from(config).unwrap();
+    let request = http::Request::builder()
+        .uri("/api/v1/namespaces/kube-system/secrets")
+        .body(kube::client::Body::empty())
+        .unwrap();
+    let response = stranger.send(request).await.unwrap();
+    assert_eq!(response.status(), 401);
+    let id = response.headers()["audit-id"].to_str().unwrap().to_string();
+    let refused = wait_for(&log, 1, |e| text(e, "/auditID") == id);
+    assert_eq!(stages(&refused), ["ResponseStarted"], "{refused:#?}");
+    assert_eq!(refused[0]["responseStatus"]["code"], 401);
+    assert_eq!(refused[0]["user"], serde_json::json!({}));
+    assert_eq!(refused[0]["objectRef"]["resource"], "secrets");
     // Without a policy nothing is audited, yet every response has an ID.
     let plain = TestServer::start();
     let id = get_with_audit_id(&plain, None).await;
