@@ -7,6 +7,7 @@ pub use ferrokube_formats::{cbor, go, protobuf, quantity, segments, selector, ya
 pub mod admission;
 pub mod allocator;
 pub mod api;
+pub mod audit;
 pub mod authn;
 pub mod authz;
 pub mod bootstrap;

@@ -117,6 +117,35 @@ enum Command {
         /// aesgcm or secretbox providers.
         #[arg(long)]
         encryption_provider_config: Option<PathBuf>,
+        /// kube's audit Policy (audit.k8s.io/v1): which requests are
+        /// recorded, at which level; nothing is audited without it.
+        #[arg(long)]
+        audit_policy_file: Option<PathBuf>,
+        /// Where audit events go, one per line; `-` is stdout.
+        #[arg(long)]
+        audit_log_path: Option<String>,
+        /// Days an audit log backup is kept (0: no limit).
+        #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
+        audit_log_maxage: i64,
+        /// Audit log backups kept (0: no limit).
+        #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
+        audit_log_maxbackup: i64,
+        /// MiB the audit log grows to before it is rotated (0: 100).
+        #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
+        audit_log_maxsize: i64,
+        /// `json` (one Event object per line) or `legacy` (kube's text line).
+        #[arg(long, default_value = "json")]
+        audit_log_format: String,
+        /// `blocking` and `blocking-strict` wait for room in the queue to
+        /// the audit writer; `batch` drops an event when it is full.
+        #[arg(long, default_value = "blocking")]
+        audit_log_mode: String,
+        /// The size of the queue to the audit writer.
+        #[arg(long, default_value_t = 10000, allow_hyphen_values = true)]
+        audit_log_batch_buffer_size: i64,
+        /// The API version of the events written.
+        #[arg(long, default_value = "audit.k8s.io/v1")]
+        audit_log_version: String,
         /// The most HTTP/2 streams a client may open at once on one
         /// connection; 0 uses kube-apiserver's 100.
         #[arg(long, default_value_t = 0)]
@@ -268,6 +297,15 @@ fn main() -> ExitCode {
         min_request_timeout,
         request_timeout,
         encryption_provider_config,
+        audit_policy_file,
+        audit_log_path,
+        audit_log_maxage,
+        audit_log_maxbackup,
+        audit_log_maxsize,
+        audit_log_format,
+        audit_log_mode,
+        audit_log_batch_buffer_size,
+        audit_log_version,
         http2_max_streams_per_connection,
         max_requests_inflight,
         max_mutating_requests_inflight,
@@ -444,6 +482,17 @@ fn main() -> ExitCode {
             }
         },
         start_from: None,
+        audit: ferrokube::audit::AuditOptions {
+            policy_file: audit_policy_file,
+            log_path: audit_log_path,
+            max_age: audit_log_maxage,
+            max_backup: audit_log_maxbackup,
+            max_size: audit_log_maxsize,
+            format: audit_log_format,
+            mode: audit_log_mode,
+            batch_buffer_size: audit_log_batch_buffer_size,
+            version: audit_log_version,
+        },
     };
     if config.storage_backend == StorageBackend::Etcd3 && config.etcd.endpoints.is_empty() {
         // kube-apiserver's `EtcdOptions.Validate` wording.

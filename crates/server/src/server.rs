@@ -100,6 +100,8 @@ pub struct ServerConfig {
     /// Start a memory store from this checkpoint of another server's store
     /// instead of an empty one (in-process test servers, `crates/testing`).
     pub start_from: Option<ServerCheckpoint>,
+    /// `--audit-policy-file` and `--audit-log-*` (`crate::audit`).
+    pub audit: crate::audit::AuditOptions,
 }
 
 /// The whole state of a server's memory store (`ferrokube_store::Checkpoint`).
@@ -144,6 +146,7 @@ impl ServerConfig {
             request_header: crate::authn::RequestHeaderFlags::default(),
             admission_plugins: crate::admission::Plugins::default(),
             start_from: None,
+            audit: crate::audit::AuditOptions::default(),
         }
     }
 }
@@ -178,6 +181,8 @@ pub enum ServerError {
     ServiceAccount(#[from] crate::serviceaccount::ServiceAccountError),
     #[error(transparent)]
     Encryption(#[from] crate::encryption_config::EncryptionConfigError),
+    #[error(transparent)]
+    Audit(#[from] crate::audit::AuditError),
 }
 
 /// A server that is bound and ready to serve.
@@ -194,6 +199,8 @@ pub struct Server {
     /// HTTP/2 streams a client may open at once on one connection.
     http2_max_streams: u32,
     serving_timeouts: crate::connection_timeouts::ServingTimeouts,
+    /// The audit log, when a policy and a log path are given.
+    auditor: Option<Arc<crate::audit::Auditor>>,
     /// Held while the server lives: no second process opens this store.
     _data_dir: crate::data_dir::DataDir,
 }
@@ -374,6 +381,8 @@ fn signer_in_file(path: &std::path::Path) -> Result<Signer, ServiceAccountError>
 impl Server {
     /// Bind, prepare PKI, open the store, write the kubeconfig.
     pub async fn bind(config: ServerConfig) -> Result<Server, ServerError> {
+        // A bad policy or log path stops the start, as kube-apiserver's.
+        let auditor = config.audit.start()?;
         let data_dir = crate::data_dir::DataDir::open(&config.data_dir)?;
         let requested = SocketAddr::new(config.bind_address, config.secure_port);
         let listener = TcpListener::bind(requested)
@@ -530,6 +539,7 @@ impl Server {
                 streams => streams,
             },
             serving_timeouts: config.serving_timeouts,
+            auditor,
             _data_dir: data_dir,
         })
     }
@@ -588,6 +598,7 @@ impl Server {
                 builder: builder.clone(),
                 timeouts,
                 closing: closing.subscribe(),
+                auditor: self.auditor.clone(),
             };
             tokio::spawn(connection.serve(stream, peer));
         }
@@ -603,7 +614,22 @@ impl Server {
         if let Err(error) = self.api.store.close().await {
             tracing::error!(%error, "closing the store");
         }
+        if let Some(auditor) = self.auditor {
+            // Every event of the requests served is written before exit.
+            let _ = tokio::task::spawn_blocking(move || auditor.shutdown()).await;
+        }
     }
+
+    /// The audit log, when this server audits (tests flush it).
+    pub fn auditor(&self) -> Option<&Arc<crate::audit::Auditor>> {
+        self.auditor.as_ref()
+    }
+}
+
+/// What `serve_one` knows of the connection a request came on.
+struct Origin<'a> {
+    auditor: Option<&'a Arc<crate::audit::Auditor>>,
+    peer: IpAddr,
 }
 
 /// kube's HTTP/2 per-stream receive buffer and largest frame read
@@ -623,6 +649,8 @@ struct Connection {
     timeouts: ServingTimeouts,
     /// Turns true when the server shuts down; dropped when the connection ends.
     closing: tokio::sync::watch::Receiver<bool>,
+    /// The audit log, when a policy and a log path are given.
+    auditor: Option<Arc<crate::audit::Auditor>>,
 }
 
 impl Connection {
@@ -636,6 +664,7 @@ impl Connection {
             builder,
             timeouts,
             mut closing,
+            auditor,
         } = self;
         // Go's `tlsHandshakeTimeout` is the smallest of the server's read
         // timeouts: kube's `ReadHeaderTimeout`.
@@ -663,6 +692,7 @@ impl Connection {
             let api = api.clone();
             let authenticator = authenticator.clone();
             let certificate_user = certificate_user.clone();
+            let auditor = auditor.clone();
             // In flight until the response body is dropped.
             let in_flight = requests.request_started();
             async move {
@@ -670,6 +700,10 @@ impl Connection {
                     &api,
                     &authenticator,
                     certificate_user.as_ref().as_ref(),
+                    Origin {
+                        auditor: auditor.as_ref(),
+                        peer: peer.ip(),
+                    },
                     request,
                 )
                 .await;
@@ -756,9 +790,13 @@ async fn serve_one(
     api: &Arc<Api>,
     authenticator: &Authenticator,
     certificate: Option<&crate::authn::PeerCertificate>,
+    origin: Origin<'_>,
     request: hyper::Request<Incoming>,
 ) -> hyper::Response<HyperBody> {
     let (mut parts, body) = request.into_parts();
+    // kube's `WithAuditInit`, on every request, audited or not.
+    let audit_id = crate::audit::audit_id(&parts.headers);
+    let received = origin.auditor.map(|_| std::time::SystemTime::now());
     let path_and_query = parts
         .uri
         .path_and_query()
@@ -777,6 +815,21 @@ async fn serve_one(
         }
     };
     api_request.user = user;
+    let mut audit = match (origin.auditor, received) {
+        (Some(auditor), Some(received)) => {
+            let start = crate::audit::Start {
+                audit_id: &audit_id,
+                received,
+                request_uri: path_and_query,
+                headers: &parts.headers,
+                peer: origin.peer,
+                refused,
+                anonymous_auth: api.anonymous_auth,
+            };
+            crate::audit::Audit::begin(auditor, &start, &mut api_request)
+        }
+        _ => None,
+    };
     let started = std::time::Instant::now();
     // Unauthenticated and unauthorized requests make no series (kube counts
     // only requests that passed its filters, on its installed routes).
@@ -804,28 +857,48 @@ async fn serve_one(
     // Held until the response body is sent, as kube's filter holds it until
     // its handler has written the answer.
     let mut seat = None;
-    let response = match admitted {
+    // What the audit event reads of the request once its handler took it.
+    let auditing = audit.is_some();
+    let view = |request: &ApiRequest| auditing.then(|| audit_view(request));
+    let (mut response, audit_request) = match admitted {
         Err(response) => {
             labels = None;
             drain(body).await;
-            *response
+            (*response, view(&api_request))
         }
         Ok(mut admitted) => {
             seat = admitted.take_seat();
             match read_body(body).await {
                 Ok(bytes) => {
                     api_request.body = bytes;
-                    api.handle_admitted(api_request, admitted).await
+                    let kept = view(&api_request);
+                    if let Some(audit) = audit.as_mut() {
+                        audit.request_body(&api_request);
+                    }
+                    (api.handle_admitted(api_request, admitted).await, kept)
                 }
-                Err(status) => ApiResponse::error(&status),
+                Err(status) => (ApiResponse::error(&status), view(&api_request)),
             }
         }
+    };
+    let stream_end = match (audit, &audit_request) {
+        (Some(audit), Some(request)) => audit.finish(request, &mut response),
+        _ => None,
     };
     let code = response.status;
     let mut response = into_hyper(response, parts.method == http::Method::HEAD);
     if let Some(seat) = seat {
         response = response.map(|body| Holding::body(body, seat));
     }
+    if let Ok(value) = http::HeaderValue::from_str(&audit_id) {
+        response
+            .headers_mut()
+            .insert(crate::audit::AUDIT_ID_HEADER, value);
+    }
+    let response = match stream_end {
+        Some(end) => response.map(|body| crate::audit::AuditedBody::new(body, end).boxed()),
+        None => response,
+    };
     match labels {
         // Timed until the body's last byte is handed to the connection.
         Some(labels) => response.map(|body| {
@@ -833,6 +906,15 @@ async fn serve_one(
         }),
         None => response,
     }
+}
+
+/// What the audit event reads of a request after its handler took it: the
+/// user (impersonation) and the authorizer's decision.
+fn audit_view(request: &ApiRequest) -> ApiRequest {
+    let mut view = ApiRequest::new(request.method, "/");
+    view.user = request.user.clone();
+    view.authorization = request.authorization.clone();
+    view
 }
 
 /// How much of an oversized body is read and dropped so the client, still

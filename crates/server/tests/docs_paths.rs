@@ -19,6 +19,7 @@ const ROOTS: &[&str] = &[
     "crates/server/src/admission/webhook",
     "crates/server/src/api",
     "crates/server/src/cel_env",
+    "crates/server/src/audit",
     "crates/server/src/authn",
     "crates/server/src/controllers",
     "crates/server/src/crd",

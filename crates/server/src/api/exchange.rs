@@ -30,6 +30,43 @@ pub struct ApiRequest {
     /// When the request was received: its deadline counts from here
     /// (kube's `WithRequestReceivedTimestamp`).
     pub received: std::time::Instant,
+    /// What the audit log needs of the response (`Off` without auditing:
+    /// no work at all).
+    pub audit: AuditCapture,
+    /// The authorizer's decision, kept for the audit annotations when the
+    /// request is audited.
+    pub authorization: Option<AuthorizationDecision>,
+}
+
+/// How much of a response the audit log records (`crate::audit`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum AuditCapture {
+    #[default]
+    Off,
+    /// A failure's `Status` (levels `Metadata` and `Request`).
+    Status,
+    /// The response object too (`RequestResponse`).
+    Object,
+}
+
+/// The authorizer's verdict on a request, for kube's
+/// `authorization.k8s.io/decision` and `authorization.k8s.io/reason`
+/// audit annotations.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthorizationDecision {
+    pub allowed: bool,
+    pub reason: String,
+}
+
+/// What the audit log records of a response, captured while it is encoded.
+#[derive(Debug, Default)]
+pub struct AuditedResponse {
+    /// The `Status` the response holds, if it is one.
+    pub status: Option<Value>,
+    /// The response object (`AuditCapture::Object`).
+    pub object: Option<Value>,
+    /// The panic the handler ended in (kube's `Panic` stage).
+    pub panic: Option<String>,
 }
 
 impl ApiRequest {
@@ -47,6 +84,8 @@ impl ApiRequest {
             body: Bytes::new(),
             user: None,
             received: std::time::Instant::now(),
+            audit: AuditCapture::Off,
+            authorization: None,
         }
     }
 
@@ -72,6 +111,8 @@ pub struct ApiResponse {
     /// What a resource response holds, for `representation::represent` to
     /// encode in the negotiated media type; `None` for bodies sent as they are.
     pub payload: Option<Payload>,
+    /// Kept for the audit log when the request asked (`ApiRequest::audit`).
+    pub audited: Option<Box<AuditedResponse>>,
 }
 
 /// The content of a resource response before it is encoded.
@@ -106,6 +147,7 @@ impl ApiResponse {
             headers: vec![(http::header::CONTENT_TYPE, content_type.to_string())],
             body: ResponseBody::Full(body),
             payload: None,
+            audited: None,
         }
     }
 

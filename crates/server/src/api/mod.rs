@@ -67,7 +67,11 @@ pub use context::{
     MAX_REQUEST_BODY_BYTES,
 };
 pub use continue_token::{ContinueKey, RandomUnavailable};
-pub use exchange::{ApiRequest, ApiResponse, ListPayload, Payload, ResponseBody, StreamBody};
+pub use deadline::is_long_running;
+pub use exchange::{
+    ApiRequest, ApiResponse, AuditCapture, AuditedResponse, AuthorizationDecision, ListPayload,
+    Payload, ResponseBody, StreamBody,
+};
 pub use representation::GZIP_THRESHOLD_BYTES;
 
 use crate::route::Endpoint;
@@ -179,11 +183,18 @@ impl Api {
             )
             .map_err(|max_in_flight::TooManyRequests| Box::new(too_many_requests()))?;
         let decision = self.authorizer.authorize(&attributes);
-        if decision.allowed() {
-            return Ok(Admitted { seat });
+        let allowed = decision.allowed();
+        let status = (!allowed).then(|| crate::authz::forbidden(&attributes, &decision.reason));
+        if request.audit != exchange::AuditCapture::Off {
+            request.authorization = Some(exchange::AuthorizationDecision {
+                allowed,
+                reason: decision.reason,
+            });
         }
-        let status = crate::authz::forbidden(&attributes, &decision.reason);
-        Err(Box::new(representation::represent_error(&status, request)))
+        match status {
+            None => Ok(Admitted { seat }),
+            Some(status) => Err(Box::new(representation::represent_error(&status, request))),
+        }
     }
 
     /// Answer a request [`admit`](Self::admit) let through, within its

@@ -51,7 +51,13 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 /// The answer to a request whose handler panicked.
 pub fn panicked(method: Method, path: &str, message: &str) -> ApiResponse {
     tracing::error!(?method, %path, panic = %message, "apiserver panic'd");
-    ApiResponse::text(500, PANIC_BODY)
+    let mut response = ApiResponse::text(500, PANIC_BODY);
+    // The audit log's `Panic` stage (kube's `WithAudit` sees the panic).
+    response.audited = Some(Box::new(super::exchange::AuditedResponse {
+        panic: Some(message.to_string()),
+        ..Default::default()
+    }));
+    response
 }
 
 #[cfg(test)]

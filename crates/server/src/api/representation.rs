@@ -21,7 +21,9 @@ use bytes::{BufMut, Bytes, BytesMut};
 use serde_json::{json, Map, Value};
 use std::io::Write as _;
 
-use super::exchange::{ApiRequest, ApiResponse, ListPayload, Payload, ResponseBody};
+use super::exchange::{
+    ApiRequest, ApiResponse, AuditCapture, AuditedResponse, ListPayload, Payload, ResponseBody,
+};
 use super::target::Target;
 use crate::crd::{conversion, CustomVersion, PrinterColumn};
 use crate::negotiate::{self, Media, Negotiated, Representation};
@@ -176,6 +178,9 @@ fn finish(
     request: &ApiRequest,
     reading: Reading<'_>,
 ) -> ApiResponse {
+    if request.audit != AuditCapture::Off {
+        response.audited = Some(Box::new(audited(payload, request.audit, reading)));
+    }
     let pretty = negotiated.pretty
         || negotiate::pretty_requested(request.query.get("pretty"), request.header("user-agent"));
     let (media, body) = match encode_body(payload, negotiated.media, pretty, reading) {
@@ -201,6 +206,25 @@ fn finish(
         .insert(0, (http::header::CONTENT_TYPE, content_type));
     response.body = body;
     compress(request, response)
+}
+
+/// What the audit log records of a response (`LogResponseObject`): a
+/// `Status` always, the object at `RequestResponse`.
+fn audited(payload: &Payload, capture: AuditCapture, reading: Reading<'_>) -> AuditedResponse {
+    let status = match payload {
+        Payload::Value(value) if is_status(value) => Some(value.clone()),
+        _ => None,
+    };
+    let object = (capture == AuditCapture::Object).then(|| match payload {
+        Payload::Value(value) => value.clone(),
+        Payload::Stored { object, .. } => reading.value(object).unwrap_or(Value::Null),
+        Payload::List(list) => list_value(list, reading),
+    });
+    AuditedResponse {
+        status,
+        object,
+        panic: None,
+    }
 }
 
 fn is_status(value: &Value) -> bool {
