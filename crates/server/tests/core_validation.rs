@@ -41,10 +41,10 @@ async fn kubectl_prints_kube_causes_for_core_kinds() {
         err.ends_with("is invalid: spec.finalizers: Invalid value: \"foo\": name is neither a standard finalizer name nor is it fully qualified\n"),
         "{err}"
     );
-    let endpoints = "apiVersion: v1\nkind: Endpoints\nmetadata:\n  name: ep\nsubsets:\n- addresses: [{ip: 127.0.0.1}]\n  ports: [{port: 80, protocol: TCP}]\n";
+    let endpoints = "apiVersion: v1\nkind: Endpoints\nmetadata:\n  name: ep\nsubsets:\n- addresses: [{ip: 169.254.169.254}]\n  ports: [{port: 80, protocol: TCP}]\n";
     assert_eq!(
         refused(&env, endpoints),
-        "The Endpoints \"ep\" is invalid: subsets[0].addresses[0].ip: Invalid value: \"127.0.0.1\": may not be in the loopback range (127.0.0.0/8, ::1/128)\n"
+        "The Endpoints \"ep\" is invalid: subsets[0].addresses[0].ip: Invalid value: \"169.254.169.254\": may not be in the link-local range (169.254.0.0/16, fe80::/10)\n"
     );
     let quota =
         "apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: q\nspec:\n  hard: {pods: 1500m}\n";

@@ -2,10 +2,12 @@
 //! `ValidateEndpoints`, `validateEndpointSubsets`, `validateEndpointAddress`,
 //! `validateEndpointPort`); an update runs the same rules on the new object.
 //!
-//! One deliberate difference: `default/kubernetes`, which ferrokube keeps
-//! naming its own address, may name a loopback address. kube-apiserver
-//! advertises a host interface address there (`ResolveBindAddress`); ferrokube
-//! advertises the address it is bound to, usually 127.0.0.1.
+//! One deliberate difference: an address may be a loopback one. ferrokube
+//! runs without nodes, so its Endpoints name local processes: its own
+//! `default/kubernetes` names the address it is bound to (kube-apiserver
+//! advertises a host interface there, `ResolveBindAddress`), and webhook and
+//! conversion Services are routed to local servers. kube refuses loopback
+//! addresses (`ValidateNonSpecialIP`); the other special ranges are refused here too.
 
 use serde_json::Value;
 
@@ -16,8 +18,6 @@ use crate::status::FieldError;
 /// `validateEndpointSubsets`.
 pub fn endpoints(object: &Value) -> Vec<FieldError> {
     let mut errors = Vec::new();
-    let own_service = crate::object::namespace(object) == "default"
-        && crate::object::name(object) == "kubernetes";
     for (position, subset) in field::items_at(object, "subsets").iter().enumerate() {
         let subset_path = index("subsets", position);
         let addresses = field::items_at(subset, "addresses");
@@ -31,7 +31,7 @@ pub fn endpoints(object: &Value) -> Vec<FieldError> {
         for (list, items) in [("addresses", addresses), ("notReadyAddresses", not_ready)] {
             for (address_position, address) in items.iter().enumerate() {
                 let path = index(&child(&subset_path, list), address_position);
-                endpoint_address(address, &path, own_service, &mut errors);
+                endpoint_address(address, &path, &mut errors);
             }
         }
         let ports = field::items_at(subset, "ports");
@@ -44,7 +44,7 @@ pub fn endpoints(object: &Value) -> Vec<FieldError> {
 }
 
 /// `validateEndpointAddress`.
-fn endpoint_address(address: &Value, path: &str, own_service: bool, errors: &mut Vec<FieldError>) {
+fn endpoint_address(address: &Value, path: &str, errors: &mut Vec<FieldError>) {
     let ip = field::str_at(address, "ip");
     let ip_path = child(path, "ip");
     ip_field::valid_ip(&ip_path, ip, errors);
@@ -55,9 +55,8 @@ fn endpoint_address(address: &Value, path: &str, own_service: bool, errors: &mut
     if let Some(node_name) = address.get("nodeName").and_then(Value::as_str) {
         field::dns1123_subdomain(&child(path, "nodeName"), node_name, errors);
     }
-    let own_loopback =
-        own_service && ip_field::parse_ip_sloppy(ip).is_some_and(|parsed| parsed.is_loopback());
-    if !own_loopback {
+    let loopback = ip_field::parse_ip_sloppy(ip).is_some_and(|parsed| parsed.is_loopback());
+    if !loopback {
         ip_field::non_special_ip(&ip_path, ip, errors);
     }
 }
@@ -109,8 +108,9 @@ mod tests {
         }]})).is_empty());
         // A headless service's endpoints may have no ports; one port needs no name.
         assert!(texts(json!({"subsets": [{"addresses": [{"ip": "10.10.1.1"}], "ports": [{"port": 80, "protocol": "TCP"}]}]})).is_empty());
-        // ferrokube's own service endpoints may name the loopback address it is bound to.
+        // Loopback addresses name local processes here (a deliberate difference).
         assert!(texts(json!({"metadata": {"name": "kubernetes", "namespace": "default"}, "subsets": [{"addresses": [{"ip": "127.0.0.1"}], "ports": [{"name": "https", "port": 6443, "protocol": "TCP"}]}]})).is_empty());
+        assert!(texts(json!({"subsets": [{"addresses": [{"ip": "::1"}]}]})).is_empty());
 
         let cases: Vec<(Value, Vec<&str>)> = vec![
             (
@@ -125,12 +125,11 @@ mod tests {
                 ],
             ),
             (
-                json!({"subsets": [{"addresses": [{"ip": "127.0.0.1"}]}]}),
-                vec!["subsets[0].addresses[0].ip: Invalid value: \"127.0.0.1\": may not be in the loopback range (127.0.0.0/8, ::1/128)"],
-            ),
-            (
-                json!({"metadata": {"name": "kubernetes", "namespace": "other"}, "subsets": [{"addresses": [{"ip": "127.0.0.1"}]}]}),
-                vec!["subsets[0].addresses[0].ip: Invalid value: \"127.0.0.1\": may not be in the loopback range (127.0.0.0/8, ::1/128)"],
+                json!({"subsets": [{"addresses": [{"ip": "169.254.169.254"}, {"ip": "0.0.0.0"}]}]}),
+                vec![
+                    "subsets[0].addresses[0].ip: Invalid value: \"169.254.169.254\": may not be in the link-local range (169.254.0.0/16, fe80::/10)",
+                    "subsets[0].addresses[1].ip: Invalid value: \"0.0.0.0\": may not be unspecified (0.0.0.0)",
+                ],
             ),
             (
                 json!({"subsets": [{"notReadyAddresses": [{"ip": "10.0.0.1", "hostname": "Web_0"}]}]}),

@@ -8,7 +8,7 @@
 //! `resource.Quantity` value in a message it prints Go's `%#v` of the struct;
 //! ferrokube prints the quantity's string instead.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::field::{self, child, key};
 use crate::quantity::Quantity;
@@ -171,7 +171,7 @@ pub fn resource_quantity_value(
 /// A resource list's entries in Go's map order for messages: sorted by name.
 fn resource_list(object: &Value, name: &str) -> Vec<(String, Value)> {
     let mut entries: Vec<(String, Value)> = field::map_at(object, name)
-        .map(Map::clone)
+        .cloned()
         .unwrap_or_default()
         .into_iter()
         .collect();
