@@ -52,7 +52,7 @@ async fn kubectl_prints_kube_causes_for_core_kinds() {
         refused(&env, quota),
         "The ResourceQuota \"q\" is invalid: spec.hard[pods]: Invalid value: \"1500m\": must be an integer\n"
     );
-    let limits = "apiVersion: v1\nkind: LimitRange\nmetadata:\n  name: l\nspec:\n  limits:\n  - type: Container\n    min: {cpu: \"2\"}\n    max: {cpu: \"1\"}\n";
+    let limits = "apiVersion: v1\nkind: LimitRange\nmetadata:\n  name: l\nspec:\n  limits:\n  - type: Pod\n    min: {cpu: \"2\"}\n    max: {cpu: \"1\"}\n";
     assert_eq!(
         refused(&env, limits),
         "The LimitRange \"l\" is invalid: spec.limits[0].min[cpu]: Invalid value: \"2\": min value 2 is greater than max value 1\n"
