@@ -29,6 +29,8 @@ def core_event(name, namespace):
         "eventTime": "2026-01-01T00:00:00.000001Z",
         "reportingComponent": "kubelet",
         "reportingInstance": "node-1",
+        # kube's legacyValidateEvent requires an action once eventTime is set.
+        "action": "Pulling",
     }
 
 

@@ -52,6 +52,8 @@ pub fn apply(resource: &ResourceDef, object: &mut Value) {
                 set_default(spec, "volumeMode", json!("Filesystem"));
             }
         }
+        ("", "Endpoints") => endpoints(object),
+        ("", "LimitRange") => limit_range(object),
         // `SetDefaults_PriorityClass` (scheduling/v1, v1beta1, v1alpha1).
         ("scheduling.k8s.io", "PriorityClass") => {
             if let Some(map) = object.as_object_mut() {
@@ -80,6 +82,54 @@ pub fn apply(resource: &ResourceDef, object: &mut Value) {
 
 /// `SetDefaults_CustomResourceDefinitionSpec` (apiextensions v1): singular
 /// and listKind from the kind, conversion `None`, webhook service port 443.
+/// `SetDefaults_Endpoints`: a port's protocol is TCP.
+fn endpoints(object: &mut Value) {
+    let Some(subsets) = object.get_mut("subsets") else {
+        return;
+    };
+    each_object(Some(subsets), |subset| {
+        each_object(subset.get_mut("ports"), |port| {
+            if port
+                .get("protocol")
+                .and_then(Value::as_str)
+                .is_none_or(str::is_empty)
+            {
+                port.insert("protocol".into(), json!("TCP"));
+            }
+        });
+    });
+}
+
+/// `SetDefaults_LimitRangeItem`: a Container limit's default comes from its
+/// max, its default request from the default, else from the min.
+fn limit_range(object: &mut Value) {
+    let Some(spec) = object_at(object, &["spec"]) else {
+        return;
+    };
+    each_object(spec.get_mut("limits"), |limit| {
+        if limit.get("type").and_then(Value::as_str) != Some("Container") {
+            return;
+        }
+        let list = |limit: &Map<String, Value>, name: &str| {
+            limit
+                .get(name)
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default()
+        };
+        let mut default = list(limit, "default");
+        for (name, value) in list(limit, "max") {
+            default.entry(name).or_insert(value);
+        }
+        let mut request = list(limit, "defaultRequest");
+        for (name, value) in default.iter().chain(list(limit, "min").iter()) {
+            request.entry(name.clone()).or_insert_with(|| value.clone());
+        }
+        limit.insert("default".into(), Value::Object(default));
+        limit.insert("defaultRequest".into(), Value::Object(request));
+    });
+}
+
 fn custom_resource_definition(object: &mut Value) {
     if let Some(names) = object_at(object, &["spec", "names"]) {
         let kind = names
@@ -475,6 +525,36 @@ mod tests {
         apply(resource, &mut object);
         assert_eq!(once, object, "defaulting is idempotent");
         object
+    }
+
+    #[test]
+    fn endpoints_and_limit_ranges_default_as_kube() {
+        let endpoints = defaulted(
+            "",
+            "endpoints",
+            json!({"subsets": [{"ports": [{"port": 80}, {"port": 53, "protocol": "UDP"}]}]}),
+        );
+        assert_eq!(
+            endpoints["subsets"][0]["ports"],
+            json!([{"port": 80, "protocol": "TCP"}, {"port": 53, "protocol": "UDP"}])
+        );
+        let limits = defaulted(
+            "",
+            "limitranges",
+            json!({"spec": {"limits": [
+                {"type": "Container", "max": {"cpu": "2", "memory": "1Gi"}, "min": {"ephemeral-storage": "1Gi"}, "default": {"memory": "512Mi"}},
+                {"type": "Pod", "max": {"cpu": "4"}}
+            ]}}),
+        );
+        assert_eq!(
+            limits["spec"]["limits"],
+            json!([
+                {"type": "Container", "max": {"cpu": "2", "memory": "1Gi"}, "min": {"ephemeral-storage": "1Gi"},
+                 "default": {"cpu": "2", "memory": "512Mi"},
+                 "defaultRequest": {"cpu": "2", "memory": "512Mi", "ephemeral-storage": "1Gi"}},
+                {"type": "Pod", "max": {"cpu": "4"}}
+            ])
+        );
     }
 
     #[test]

@@ -468,8 +468,8 @@ impl FieldError {
                 }
                 text
             }
-            FieldErrorKind::Duplicate(value) => format!("Duplicate value: {value}"),
-            FieldErrorKind::NotFound(value) => format!("Not found: {value}"),
+            FieldErrorKind::Duplicate(value) => detail_suffix(format!("Duplicate value: {value}")),
+            FieldErrorKind::NotFound(value) => detail_suffix(format!("Not found: {value}")),
             FieldErrorKind::TooLong(max) => format!("Too long: may not be more than {max} bytes"),
             FieldErrorKind::TypeInvalid(value) => detail_suffix(format!("Invalid value: {value}")),
             FieldErrorKind::TooMany(actual, max) => {

@@ -17,7 +17,8 @@ use kube::ResourceExt;
 use serde_json::{json, Value};
 
 /// A core/v1 Event as a kubelet-style recorder writes it (with `eventTime`,
-/// which events.k8s.io/v1 readers such as the Python client require).
+/// which events.k8s.io/v1 readers such as the Python client require, and so
+/// with the `action` kube's `legacyValidateEvent` then requires).
 fn core_event(ns: &str, name: &str, pod: &str) -> core_v1::Event {
     serde_json::from_value(json!({
         "apiVersion": "v1", "kind": "Event",
@@ -27,7 +28,7 @@ fn core_event(ns: &str, name: &str, pod: &str) -> core_v1::Event {
         "source": {"component": "kubelet", "host": "node-1"},
         "firstTimestamp": "2026-01-01T00:00:00Z", "lastTimestamp": "2026-01-01T00:00:05Z",
         "count": 2, "eventTime": "2026-01-01T00:00:00.000001Z",
-        "reportingComponent": "kubelet", "reportingInstance": "node-1",
+        "reportingComponent": "kubelet", "reportingInstance": "node-1", "action": "Started",
     }))
     .unwrap()
 }

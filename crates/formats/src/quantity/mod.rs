@@ -127,6 +127,43 @@ impl Quantity {
         }
     }
 
+    /// `Quantity.ScaledValue(-scale)` rounded up as Go does: `value * 10^scale`,
+    /// the smallest integer not below it, saturating at the `i64` bounds.
+    /// `Value()` is `scaled_value(0)`, `MilliValue()` is `scaled_value(3)`.
+    pub fn scaled_value(&self, scale: i64) -> i64 {
+        let exponent = self.exponent.saturating_add(scale);
+        let saturated = if self.negative { i64::MIN } else { i64::MAX };
+        let (whole, fraction): (&[u8], &[u8]) = if exponent >= 0 {
+            (&self.digits, &[])
+        } else {
+            let split = self
+                .digits
+                .len()
+                .saturating_sub(exponent.unsigned_abs() as usize);
+            self.digits.split_at(split)
+        };
+        let mut magnitude: i128 = 0;
+        for &digit in whole {
+            magnitude = magnitude * 10 + i128::from(digit - b'0');
+            if magnitude > i128::from(i64::MAX) {
+                return saturated;
+            }
+        }
+        for _ in 0..exponent.max(0) {
+            magnitude *= 10;
+            if magnitude > i128::from(i64::MAX) {
+                return saturated;
+            }
+        }
+        let rounded_up = fraction.iter().any(|&digit| digit != b'0');
+        let value = if self.negative {
+            -magnitude
+        } else {
+            magnitude + i128::from(rounded_up)
+        };
+        i64::try_from(value).unwrap_or(saturated)
+    }
+
     /// `Quantity.Cmp`: compares values, ignoring format.
     pub fn cmp_value(&self, other: &Quantity) -> Ordering {
         match self.sign().cmp(&other.sign()) {

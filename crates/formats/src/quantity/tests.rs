@@ -393,3 +393,18 @@ fn compares_values() {
     assert_eq!(parse("0").cmp_value(&parse("-0.5")), Ordering::Greater);
     assert_eq!(parse("0.5").cmp_value(&parse("500m")), Ordering::Equal);
 }
+
+#[test]
+fn scaled_values_round_up_as_go() {
+    let parse = |text| Quantity::parse(text).expect("valid");
+    assert_eq!(parse("1500m").scaled_value(0), 2);
+    assert_eq!(parse("1500m").scaled_value(3), 1500);
+    assert_eq!(parse("-1500m").scaled_value(0), -1);
+    assert_eq!(parse("-500m").scaled_value(0), 0);
+    assert_eq!(parse("1Ki").scaled_value(0), 1024);
+    assert_eq!(parse("2k").scaled_value(3), 2_000_000);
+    assert_eq!(parse("0").scaled_value(3), 0);
+    assert_eq!(parse("1u").scaled_value(3), 1);
+    assert_eq!(parse("100E").scaled_value(3), i64::MAX);
+    assert_eq!(parse("-100E").scaled_value(0), i64::MIN);
+}

@@ -69,10 +69,20 @@ pub fn prepare_for_create(resource: &ResourceDef, object: &mut Value) {
         }
     }
     if (resource.group, resource.kind) == ("", "Namespace") {
-        // namespace strategy: the `kubernetes` finalizer, and the name label (NamespaceDefaultLabelName).
+        // namespace strategy: the `kubernetes` finalizer is appended to the ones
+        // sent when missing (`namespaceStrategy.PrepareForCreate`), and the name
+        // label (NamespaceDefaultLabelName).
         let spec = map.entry("spec").or_insert_with(|| json!({}));
         if let Some(spec) = spec.as_object_mut() {
-            spec.insert("finalizers".into(), json!(["kubernetes"]));
+            let finalizers = spec.entry("finalizers").or_insert_with(|| json!([]));
+            if !finalizers.is_array() {
+                *finalizers = json!([]);
+            }
+            if let Some(list) = finalizers.as_array_mut() {
+                if !list.iter().any(|finalizer| finalizer == "kubernetes") {
+                    list.push(json!("kubernetes"));
+                }
+            }
         }
     }
     if resource.has_generation {
@@ -422,6 +432,24 @@ mod tests {
         assert_eq!(status["status"], json!({"replicas": 2}));
         assert_eq!(status["metadata"]["labels"], json!({"a": "1"}));
         assert_eq!(status["metadata"]["resourceVersion"], json!("5"));
+    }
+
+    #[test]
+    fn namespaces_get_the_kubernetes_finalizer_appended() {
+        let namespaces = def("", "namespaces");
+        let mut bare = json!({"metadata": {"name": "a"}});
+        prepare_for_create(namespaces, &mut bare);
+        assert_eq!(bare["spec"]["finalizers"], json!(["kubernetes"]));
+        let mut own = json!({"metadata": {"name": "b"}, "spec": {"finalizers": ["example.com/x"]}});
+        prepare_for_create(namespaces, &mut own);
+        assert_eq!(
+            own["spec"]["finalizers"],
+            json!(["example.com/x", "kubernetes"])
+        );
+        let mut already =
+            json!({"metadata": {"name": "c"}, "spec": {"finalizers": ["kubernetes"]}});
+        prepare_for_create(namespaces, &mut already);
+        assert_eq!(already["spec"]["finalizers"], json!(["kubernetes"]));
     }
 
     #[test]

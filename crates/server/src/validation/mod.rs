@@ -12,6 +12,11 @@
 //! - [`discovery`] — EndpointSlice;
 //! - [`ip_address`] — IP addresses and CIDRs as kube's legacy fields parse them;
 //! - [`networking`] — Ingress, IngressClass, NetworkPolicy;
+//! - [`endpoints`] — Endpoints; [`ip_field`] — IP and CIDR fields;
+//! - [`event`] — core/v1 Event;
+//! - [`limit_range`] — LimitRange; [`quota`] — ResourceQuota and resource names/quantities;
+//! - [`namespace`] — Namespace (and its `/status`, `/finalize`);
+//! - [`node`] — Node (and its `/status`);
 //! - [`pod`], [`container`], [`pod_volumes`], [`pod_update`] — Pod, PodTemplate and
 //!   every pod template inside a workload;
 //! - [`policy`] — PodDisruptionBudget;
@@ -20,6 +25,7 @@
 //! - [`selector`] — label selectors in specs;
 //! - [`service`] — Service;
 //! - [`storage`] — StorageClass, CSIDriver, CSINode, VolumeAttachment;
+//! - [`storage_core`] — PersistentVolume, PersistentVolumeClaim;
 //! - [`workloads`] — Deployment, ReplicaSet, StatefulSet, DaemonSet, ReplicationController;
 //! - [`workload_status`] — `/status` writes of Deployments, ReplicaSets, ReplicationControllers;
 //!
@@ -33,18 +39,26 @@ pub mod config;
 pub mod container;
 pub mod coordination;
 pub mod discovery;
+pub mod endpoints;
+pub mod event;
 pub mod field;
 pub mod ip_address;
+pub mod ip_field;
+pub mod limit_range;
+pub mod namespace;
 pub mod networking;
+pub mod node;
 pub mod pod;
 pub mod pod_update;
 pub mod pod_volumes;
 pub mod policy;
+pub mod quota;
 pub mod rbac;
 pub mod scheduling;
 pub mod selector;
 pub mod service;
 pub mod storage;
+pub mod storage_core;
 pub mod workload_status;
 pub mod workloads;
 
@@ -73,6 +87,15 @@ pub fn validate(
             ("policy", "PodDisruptionBudget", Some(_)) => {
                 policy::pod_disruption_budget_status(object)
             }
+            ("", "Namespace", Some(_)) => namespace::namespace_status(object),
+            ("", "Node", Some(old)) => node::node_update(object, old),
+            ("", "ResourceQuota", Some(_)) => quota::resource_quota_status(object),
+            _ => Vec::new(),
+        };
+    }
+    if subresource == Some("finalize") {
+        return match (resource.group, resource.kind) {
+            ("", "Namespace") => namespace::namespace_finalize(object),
             _ => Vec::new(),
         };
     }
@@ -85,6 +108,20 @@ pub fn validate(
         ("", "Secret", None) => config::secret(object),
         ("", "Secret", Some(old)) => config::secret_update(object, old),
         ("", "Service", _) => service::service(object),
+        ("", "Namespace", _) => namespace::namespace(object),
+        ("", "Endpoints", _) => endpoints::endpoints(object),
+        ("", "Event", _) => event::event(object),
+        ("", "LimitRange", _) => limit_range::limit_range(object),
+        ("", "ResourceQuota", None) => quota::resource_quota(object),
+        ("", "ResourceQuota", Some(old)) => quota::resource_quota_update(object, old),
+        ("", "Node", None) => node::node(object),
+        ("", "Node", Some(old)) => node::node_update(object, old),
+        ("", "PersistentVolume", None) => storage_core::persistent_volume(object),
+        ("", "PersistentVolume", Some(old)) => storage_core::persistent_volume_update(object, old),
+        ("", "PersistentVolumeClaim", None) => storage_core::persistent_volume_claim(object),
+        ("", "PersistentVolumeClaim", Some(old)) => {
+            storage_core::persistent_volume_claim_update(object, old)
+        }
         ("batch", "Job", None) => batch::job(object),
         ("batch", "Job", Some(old)) => batch::job_update(object, old),
         ("batch", "CronJob", _) => batch::cron_job(object),

@@ -188,6 +188,11 @@ fn normalized(value: &Value) -> Value {
 /// A short diff of the specs' top-level fields in the spirit of the
 /// `cmp.Diff` kube appends (its exact text is Go's and not reproduced).
 fn spec_diff(old_spec: &Value, new_spec: &Value) -> String {
+    value_diff("core.PodSpec", old_spec, new_spec)
+}
+
+/// The same short diff for any struct kube diffs in an immutability message.
+pub fn value_diff(type_name: &str, old_spec: &Value, new_spec: &Value) -> String {
     let old = normalized(old_spec);
     let new = normalized(new_spec);
     let empty = Map::new();
@@ -196,7 +201,7 @@ fn spec_diff(old_spec: &Value, new_spec: &Value) -> String {
     let mut names: Vec<&String> = old_map.keys().chain(new_map.keys()).collect();
     names.sort();
     names.dedup();
-    let mut text = String::from("  core.PodSpec{\n");
+    let mut text = format!("  {type_name}{{\n");
     for name in names {
         let (before, after) = (old_map.get(name), new_map.get(name));
         if before == after {

@@ -144,7 +144,7 @@ const HOST_PATH_TYPES: [&str; 8] = [
 ];
 
 /// `validateHostPathVolumeSource`.
-fn host_path(source: &Value, path: &str, errors: &mut Vec<FieldError>) {
+pub fn host_path(source: &Value, path: &str, errors: &mut Vec<FieldError>) {
     let host_path = field::str_at(source, "path");
     if host_path.is_empty() {
         errors.push(field::required(&child(path, "path"), ""));

@@ -1,0 +1,638 @@
+//! PersistentVolume and PersistentVolumeClaim validation
+//! (`pkg/apis/core/validation/validation.go` `ValidatePersistentVolume`,
+//! `ValidatePersistentVolumeSpec`, `ValidatePersistentVolumeUpdate`,
+//! `ValidatePersistentVolumeClaim`, `ValidatePersistentVolumeClaimSpec`,
+//! `ValidatePersistentVolumeClaimUpdate`), with the VolumeAttributesClass
+//! feature on as in 1.34. Of the volume sources, exactly one must be set;
+//! hostPath, local, nfs, csi, gcePersistentDisk and awsElasticBlockStore get
+//! their own field rules, the other (deprecated in-tree) sources are counted only.
+
+use serde_json::{Map, Value};
+
+use super::field::{self, child, key};
+use super::{pod_volumes, quota, selector};
+use crate::status::FieldError;
+
+const ACCESS_MODES: [&str; 4] = [
+    "ReadOnlyMany",
+    "ReadWriteMany",
+    "ReadWriteOnce",
+    "ReadWriteOncePod",
+];
+const RECLAIM_POLICIES: [&str; 3] = ["Delete", "Recycle", "Retain"];
+const VOLUME_MODES: [&str; 2] = ["Block", "Filesystem"];
+const MORE_THAN_ONE: &str = "may not specify more than 1 volume type";
+
+/// The PV sources in the order kube checks them, with the path a second one
+/// is reported at (kube spells `cephFS` there).
+const PV_SOURCES: [(&str, &str); 22] = [
+    ("hostPath", "hostPath"),
+    ("gcePersistentDisk", "gcePersistentDisk"),
+    ("awsElasticBlockStore", "awsElasticBlockStore"),
+    ("glusterfs", "glusterfs"),
+    ("flocker", "flocker"),
+    ("nfs", "nfs"),
+    ("rbd", "rbd"),
+    ("quobyte", "quobyte"),
+    ("cephfs", "cephFS"),
+    ("iscsi", "iscsi"),
+    ("cinder", "cinder"),
+    ("fc", "fc"),
+    ("flexVolume", "flexVolume"),
+    ("azureFile", "azureFile"),
+    ("vsphereVolume", "vsphereVolume"),
+    ("photonPersistentDisk", "photonPersistentDisk"),
+    ("portworxVolume", "portworxVolume"),
+    ("azureDisk", "azureDisk"),
+    ("scaleIO", "scaleIO"),
+    ("local", "local"),
+    ("storageos", "storageos"),
+    ("csi", "csi"),
+];
+
+fn spec(object: &Value) -> &Value {
+    object.get("spec").unwrap_or(&Value::Null)
+}
+
+fn set<'a>(object: &'a Value, name: &str) -> Option<&'a Value> {
+    object.get(name).filter(|value| !value.is_null())
+}
+
+/// The access mode rules PVs and PVCs share.
+fn access_modes(spec: &Value, required_detail: &str, errors: &mut Vec<FieldError>) {
+    let modes = field::items_at(spec, "accessModes");
+    if modes.is_empty() {
+        errors.push(field::required("spec.accessModes", required_detail));
+    }
+    let (mut once_pod, mut other) = (false, false);
+    for mode in modes {
+        let mode = mode.as_str().unwrap_or_default();
+        if !ACCESS_MODES.contains(&mode) {
+            errors.push(field::not_supported(
+                "spec.accessModes",
+                mode,
+                &ACCESS_MODES,
+            ));
+        }
+        if mode == "ReadWriteOncePod" {
+            once_pod = true;
+        } else if ACCESS_MODES.contains(&mode) {
+            other = true;
+        }
+    }
+    if once_pod && other {
+        errors.push(field::forbidden(
+            "spec.accessModes",
+            "may not use ReadWriteOncePod with other access modes",
+        ));
+    }
+}
+
+fn class_name(path: &str, name: &str, errors: &mut Vec<FieldError>) {
+    field::dns1123_subdomain(path, name, errors);
+}
+
+/// Go's `%#v` of a `core.ResourceList` (quantities printed as strings).
+fn resource_list_go(list: Option<&Map<String, Value>>) -> String {
+    match list {
+        None => "core.ResourceList(nil)".to_string(),
+        Some(list) => {
+            let entries: Vec<String> = list
+                .iter()
+                .map(|(name, value)| {
+                    format!(
+                        "{}:{}",
+                        crate::go::strconv::quote(name),
+                        crate::go::strconv::quote(value.as_str().unwrap_or_default())
+                    )
+                })
+                .collect();
+            format!("core.ResourceList{{{}}}", entries.join(", "))
+        }
+    }
+}
+
+/// `validateCSIPersistentVolumeSource`.
+fn csi(source: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    let driver = field::str_at(source, "driver");
+    let driver_path = child(path, "driver");
+    if driver.is_empty() {
+        errors.push(field::required(&driver_path, ""));
+    }
+    if driver.len() > 63 {
+        errors.push(field::too_long(&driver_path, 63));
+    }
+    for message in crate::names::dns1123_subdomain(&driver.to_lowercase()) {
+        errors.push(field::invalid(&driver_path, driver, message));
+    }
+    if field::str_at(source, "volumeHandle").is_empty() {
+        errors.push(field::required(&child(path, "volumeHandle"), ""));
+    }
+    for reference in [
+        "controllerPublishSecretRef",
+        "controllerExpandSecretRef",
+        "nodePublishSecretRef",
+        "nodeExpandSecretRef",
+    ] {
+        let Some(secret) = set(source, reference) else {
+            continue;
+        };
+        let reference_path = child(path, reference);
+        let name = field::str_at(secret, "name");
+        if name.is_empty() {
+            errors.push(field::required(&child(&reference_path, "name"), ""));
+        } else {
+            field::dns1123_subdomain(&child(&reference_path, "name"), name, errors);
+        }
+        let namespace = field::str_at(secret, "namespace");
+        if namespace.is_empty() {
+            errors.push(field::required(&child(&reference_path, "namespace"), ""));
+        } else {
+            field::dns1123_label(&child(&reference_path, "namespace"), namespace, errors);
+        }
+    }
+}
+
+/// The field rules of the one source a PV names.
+fn source_rules(
+    name: &str,
+    source: &Value,
+    path: &str,
+    node_affinity: bool,
+    errors: &mut Vec<FieldError>,
+) {
+    match name {
+        "hostPath" => pod_volumes::host_path(source, path, errors),
+        "local" => {
+            let local_path = field::str_at(source, "path");
+            if local_path.is_empty() {
+                errors.push(field::required(&child(path, "path"), ""));
+            } else if local_path.split(['/', '\\']).any(|part| part == "..") {
+                errors.push(field::invalid(
+                    &child(path, "path"),
+                    local_path,
+                    "must not contain '..'",
+                ));
+            }
+            if !node_affinity {
+                errors.push(field::required(
+                    "spec.nodeAffinity",
+                    "Local volume requires node affinity",
+                ));
+            }
+        }
+        "nfs" => {
+            let nfs_path = field::str_at(source, "path");
+            if field::str_at(source, "server").is_empty() {
+                errors.push(field::required(&child(path, "server"), ""));
+            }
+            if nfs_path.is_empty() {
+                errors.push(field::required(&child(path, "path"), ""));
+            }
+            if !nfs_path.starts_with('/') {
+                errors.push(field::invalid(
+                    &child(path, "path"),
+                    nfs_path,
+                    "must be an absolute path",
+                ));
+            }
+        }
+        "csi" => csi(source, path, errors),
+        "gcePersistentDisk" | "awsElasticBlockStore" => {
+            let (id, report_path) = if name == "gcePersistentDisk" {
+                ("pdName", "spec.persistentDisk".to_string())
+            } else {
+                ("volumeID", path.to_string())
+            };
+            if field::str_at(source, id).is_empty() {
+                errors.push(field::required(&child(&report_path, id), ""));
+            }
+            let partition = field::int_at(source, "partition").unwrap_or(0);
+            if !(0..=255).contains(&partition) {
+                errors.push(field::invalid_number(
+                    &child(&report_path, "partition"),
+                    partition,
+                    field::inclusive_range_error(1, 255),
+                ));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `ValidatePersistentVolumeSpec` of a stored (not inline) PV.
+pub fn persistent_volume(object: &Value) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    let spec = spec(object);
+    access_modes(spec, "", &mut errors);
+    let capacity = field::map_at(spec, "capacity");
+    if capacity.is_none_or(Map::is_empty) {
+        errors.push(field::required("spec.capacity", ""));
+    }
+    if capacity.is_none_or(|capacity| !capacity.contains_key("storage") || capacity.len() > 1) {
+        errors.push(FieldError {
+            kind: crate::status::FieldErrorKind::NotSupported(
+                resource_list_go(capacity),
+                vec!["\"storage\"".to_string()],
+            ),
+            field: "spec.capacity".into(),
+            detail: String::new(),
+        });
+    }
+    for (name, value) in capacity.into_iter().flatten() {
+        let path = key("spec.capacity", name);
+        quota::basic_resource(value, &path, &mut errors);
+        quota::positive_quantity(value, &path, &mut errors);
+    }
+    let reclaim = field::str_at(spec, "persistentVolumeReclaimPolicy");
+    if !reclaim.is_empty() && !RECLAIM_POLICIES.contains(&reclaim) {
+        errors.push(field::not_supported(
+            "spec.persistentVolumeReclaimPolicy",
+            reclaim,
+            &RECLAIM_POLICIES,
+        ));
+    }
+    let node_affinity =
+        set(spec, "nodeAffinity").is_some_and(|affinity| set(affinity, "required").is_some());
+    let mut sources = 0;
+    for (name, second_path) in PV_SOURCES {
+        let Some(source) = set(spec, name) else {
+            continue;
+        };
+        if sources > 0 && name != "flexVolume" {
+            errors.push(field::forbidden(&child("spec", second_path), MORE_THAN_ONE));
+            continue;
+        }
+        sources += 1;
+        source_rules(
+            name,
+            source,
+            &child("spec", name),
+            node_affinity,
+            &mut errors,
+        );
+    }
+    if sources == 0 {
+        errors.push(field::required("spec", "must specify a volume type"));
+    }
+    if let Some(host_path) = set(spec, "hostPath") {
+        let cleaned = field::str_at(host_path, "path").trim_end_matches('/');
+        if cleaned.is_empty()
+            && !field::str_at(host_path, "path").is_empty()
+            && reclaim == "Recycle"
+        {
+            errors.push(field::forbidden(
+                "spec.persistentVolumeReclaimPolicy",
+                "may not be 'recycle' for a hostPath mount of '/'",
+            ));
+        }
+    }
+    let class = field::str_at(spec, "storageClassName");
+    if !class.is_empty() {
+        class_name("spec.storageClassName", class, &mut errors);
+    }
+    if let Some(mode) = spec.get("volumeMode").and_then(Value::as_str) {
+        if !VOLUME_MODES.contains(&mode) {
+            errors.push(field::not_supported("spec.volumeMode", mode, &VOLUME_MODES));
+        }
+    }
+    if let Some(attributes) = spec
+        .get("volumeAttributesClassName")
+        .and_then(Value::as_str)
+    {
+        if attributes.is_empty() {
+            errors.push(field::required(
+                "spec.volumeAttributesClassName",
+                "an empty string is disallowed",
+            ));
+        } else {
+            class_name("spec.volumeAttributesClassName", attributes, &mut errors);
+        }
+        if set(spec, "csi").is_none() {
+            errors.push(field::required(
+                "spec.csi",
+                "has to be specified when using volumeAttributesClassName",
+            ));
+        }
+    }
+    errors
+}
+
+/// Every PV source field, for the immutability check.
+fn pv_source(spec: &Value) -> Map<String, Value> {
+    PV_SOURCES
+        .iter()
+        .filter_map(|(name, _)| set(spec, name).map(|value| (name.to_string(), value.clone())))
+        .collect()
+}
+
+/// `ValidatePersistentVolumeUpdate`: the source and volume mode are fixed;
+/// a CSI `controllerExpandSecretRef` may be added; the attributes class may
+/// not be removed once set. (kube's `validatePvNodeAffinity` is not ported.)
+pub fn persistent_volume_update(new: &Value, old: &Value) -> Vec<FieldError> {
+    let mut errors = persistent_volume(new);
+    let (new_spec, old_spec) = (spec(new), spec(old));
+    let mut new_source = pv_source(new_spec);
+    let old_source = pv_source(old_spec);
+    let old_has_expand = old_source
+        .get("csi")
+        .is_some_and(|csi| set(csi, "controllerExpandSecretRef").is_some());
+    if !old_has_expand {
+        if let Some(Value::Object(csi)) = new_source.get_mut("csi") {
+            csi.remove("controllerExpandSecretRef");
+        }
+    }
+    if new_source != old_source {
+        errors.push(field::forbidden(
+            "spec.persistentvolumesource",
+            format!(
+                "spec.persistentvolumesource is immutable after creation\n{}",
+                super::pod_update::value_diff(
+                    "core.PersistentVolumeSource",
+                    &Value::Object(old_source),
+                    &Value::Object(new_source)
+                )
+            ),
+        ));
+    }
+    let new_mode = new_spec.get("volumeMode").and_then(Value::as_str);
+    let old_mode = old_spec.get("volumeMode").and_then(Value::as_str);
+    if new_mode != old_mode {
+        errors.push(field::invalid_rendered(
+            "volumeMode",
+            &immutable_mode_value(new_mode),
+            field::FIELD_IMMUTABLE,
+        ));
+    }
+    if set(old_spec, "volumeAttributesClassName").is_some()
+        && set(new_spec, "volumeAttributesClassName").is_none()
+    {
+        errors.push(field::forbidden(
+            "spec.volumeAttributesClassName",
+            "update from non-nil value to nil is forbidden",
+        ));
+    }
+    errors
+}
+
+/// How `ValidateImmutableField` prints a `*core.PersistentVolumeMode`.
+fn immutable_mode_value(mode: Option<&str>) -> String {
+    mode.map_or("null".to_string(), crate::go::strconv::quote)
+}
+
+/// `validateDataSource` / `validateDataSourceRef`.
+fn data_source(source: &Value, path: &str, with_namespace: bool, errors: &mut Vec<FieldError>) {
+    if field::str_at(source, "name").is_empty() {
+        errors.push(field::required(&child(path, "name"), ""));
+    }
+    let kind = field::str_at(source, "kind");
+    if kind.is_empty() {
+        errors.push(field::required(&child(path, "kind"), ""));
+    }
+    let group = field::str_at(source, "apiGroup");
+    if group.is_empty() && kind != "PersistentVolumeClaim" {
+        errors.push(field::invalid(
+            path,
+            kind,
+            "must be 'PersistentVolumeClaim' when referencing the default apiGroup",
+        ));
+    }
+    if !group.is_empty() {
+        field::dns1123_subdomain(&child(path, "apiGroup"), group, errors);
+    }
+    if with_namespace {
+        let namespace = field::str_at(source, "namespace");
+        if !namespace.is_empty() {
+            field::dns1123_label(&child(path, "namespace"), namespace, errors);
+        }
+    }
+}
+
+/// `ValidatePersistentVolumeClaimSpec`.
+pub fn persistent_volume_claim(object: &Value) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    let spec = spec(object);
+    access_modes(spec, "at least 1 access mode is required", &mut errors);
+    if let Some(claim_selector) = set(spec, "selector") {
+        selector::validate(claim_selector, "spec.selector", &mut errors);
+    }
+    let storage_path = key("spec.resources", "storage");
+    match spec.pointer("/resources/requests/storage") {
+        None => errors.push(field::required(&storage_path, "")),
+        Some(storage) => {
+            if quota::positive_quantity(storage, &storage_path, &mut errors) {
+                quota::resource_quantity_value("storage", storage, &storage_path, &mut errors);
+            }
+        }
+    }
+    if let Some(class) = spec.get("storageClassName").and_then(Value::as_str) {
+        if !class.is_empty() {
+            class_name("spec.storageClassName", class, &mut errors);
+        }
+    }
+    if let Some(mode) = spec.get("volumeMode").and_then(Value::as_str) {
+        if !VOLUME_MODES.contains(&mode) {
+            errors.push(field::not_supported("spec.volumeMode", mode, &VOLUME_MODES));
+        }
+    }
+    let source = set(spec, "dataSource");
+    let reference = set(spec, "dataSourceRef");
+    if let Some(source) = source {
+        data_source(source, "spec.dataSource", false, &mut errors);
+    }
+    if let Some(reference) = reference {
+        data_source(reference, "spec.dataSourceRef", true, &mut errors);
+    }
+    let cross_namespace =
+        reference.is_some_and(|reference| !field::str_at(reference, "namespace").is_empty());
+    if cross_namespace {
+        if source.is_some() {
+            errors.push(field::invalid_rendered(
+                "spec",
+                "spec.dataSource",
+                "may not be specified when dataSourceRef.namespace is specified",
+            ));
+        }
+    } else if let (Some(source), Some(reference)) = (source, reference) {
+        let same = ["apiGroup", "kind", "name"]
+            .iter()
+            .all(|name| source.get(*name) == reference.get(*name));
+        if !same {
+            errors.push(field::invalid_rendered(
+                "spec",
+                "spec.dataSource",
+                "must match dataSourceRef",
+            ));
+        }
+    }
+    if let Some(attributes) = spec
+        .get("volumeAttributesClassName")
+        .and_then(Value::as_str)
+    {
+        if !attributes.is_empty() {
+            class_name("spec.volumeAttributesClassName", attributes, &mut errors);
+        }
+    }
+    errors
+}
+
+/// `ValidatePersistentVolumeClaimUpdate`: the spec is fixed except the storage
+/// request (which may only grow), `volumeName` once, a storage class taken
+/// from the beta annotation or set from nil, and the attributes class of a
+/// bound claim.
+pub fn persistent_volume_claim_update(new: &Value, old: &Value) -> Vec<FieldError> {
+    let mut errors = persistent_volume_claim(new);
+    let (new_spec, old_spec) = (spec(new), spec(old));
+    let mut new_clone = new_spec.clone();
+    let mut old_clone = old_spec.clone();
+    let (Some(new_map), Some(old_map)) = (new_clone.as_object_mut(), old_clone.as_object_mut())
+    else {
+        return errors;
+    };
+    if field::str_at(old_spec, "volumeName").is_empty() {
+        match new_map.get("volumeName") {
+            Some(name) => old_map.insert("volumeName".into(), name.clone()),
+            None => old_map.remove("volumeName"),
+        };
+    }
+    let annotation = |object: &Value| {
+        object
+            .pointer("/metadata/annotations/volume.beta.kubernetes.io~1storage-class")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    let (old_annotation, new_annotation) = (annotation(old), annotation(new));
+    let old_class = old_spec.get("storageClassName").and_then(Value::as_str);
+    let new_class = new_spec.get("storageClassName").and_then(Value::as_str);
+    let upgrade_from_annotation = old_annotation.is_some()
+        && old_class.is_none()
+        && new_class.is_some()
+        && new_class == old_annotation.as_deref()
+        && (new_annotation.is_none() || new_annotation == old_annotation);
+    if upgrade_from_annotation {
+        new_map.remove("storageClassName");
+    } else {
+        if new_annotation != old_annotation {
+            errors.push(field::invalid(
+                "metadata.annotations.volume.beta.kubernetes.io/storage-class",
+                new_annotation.as_deref().unwrap_or_default(),
+                field::FIELD_IMMUTABLE,
+            ));
+        }
+        let from_nil = new_class.is_some()
+            && old_class.is_none()
+            && (old_annotation.is_none() || new_class == old_annotation.as_deref());
+        if from_nil {
+            new_map.remove("storageClassName");
+        }
+    }
+    let bound = new
+        .get("status")
+        .map(|status| field::str_at(status, "phase"))
+        == Some("Bound");
+    if bound {
+        if let Some(requests) = new_map
+            .get_mut("resources")
+            .and_then(|resources| resources.get_mut("requests"))
+            .and_then(Value::as_object_mut)
+        {
+            match old_spec.pointer("/resources/requests/storage") {
+                Some(storage) => requests.insert("storage".into(), storage.clone()),
+                None => requests.remove("storage"),
+            };
+        }
+        if new_map.contains_key("volumeAttributesClassName") {
+            match old_map.get("volumeAttributesClassName") {
+                Some(class) => new_map.insert("volumeAttributesClassName".into(), class.clone()),
+                None => new_map.remove("volumeAttributesClassName"),
+            };
+        }
+    }
+    if semantic(&new_clone) != semantic(&old_clone) {
+        errors.push(field::forbidden(
+            "spec",
+            format!(
+                "spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n{}",
+                super::pod_update::value_diff("core.PersistentVolumeClaimSpec", &old_clone, &new_clone)
+            ),
+        ));
+    }
+    let size = |spec: &Value| {
+        spec.pointer("/resources/requests/storage")
+            .map(quota::quantity)
+    };
+    if let (Some(new_size), Some(old_size)) = (size(new_spec), size(old_spec)) {
+        if new_size.cmp_value(&old_size) == std::cmp::Ordering::Less {
+            let status_size = old.pointer("/status/capacity/storage").map(quota::quantity);
+            // RecoverVolumeExpansionFailure is on in 1.34: shrinking down to
+            // (but not to or below) the recorded capacity is allowed.
+            if status_size
+                .is_none_or(|status| new_size.cmp_value(&status) != std::cmp::Ordering::Greater)
+            {
+                errors.push(field::forbidden(
+                    "spec.resources.requests.storage",
+                    "field can not be less than status.capacity",
+                ));
+            }
+        }
+    }
+    let new_mode = new_spec.get("volumeMode").and_then(Value::as_str);
+    let old_mode = old_spec.get("volumeMode").and_then(Value::as_str);
+    if new_mode != old_mode {
+        errors.push(field::invalid_rendered(
+            "volumeMode",
+            &immutable_mode_value(new_mode),
+            field::FIELD_IMMUTABLE,
+        ));
+    }
+    if old_spec
+        .get("volumeAttributesClassName")
+        .and_then(Value::as_str)
+        .is_some()
+    {
+        match new_spec
+            .get("volumeAttributesClassName")
+            .and_then(Value::as_str)
+        {
+            None => errors.push(field::forbidden(
+                "spec.volumeAttributesClassName",
+                "update from non-nil value to nil is forbidden",
+            )),
+            Some("") => errors.push(field::forbidden(
+                "spec.volumeAttributesClassName",
+                "update from non-nil value to an empty string is forbidden",
+            )),
+            Some(_) => {}
+        }
+    }
+    errors
+}
+
+/// Semantic equality as `apiequality.Semantic.DeepEqual` sees it: absent and
+/// empty collections alike (quantities are canonical after decoding, so their
+/// text compares by value).
+fn semantic(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(_, v)| !is_empty(v))
+                .map(|(k, v)| (k.clone(), semantic(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(semantic).collect()),
+        other => other.clone(),
+    }
+}
+
+fn is_empty(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Object(map) => map.is_empty(),
+        Value::Array(items) => items.is_empty(),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+#[path = "storage_core_tests.rs"]
+mod tests;

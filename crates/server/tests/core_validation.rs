@@ -1,0 +1,174 @@
+//! kube's validation of the core kinds beyond pods and workloads (Namespace,
+//! PersistentVolumeClaim, PersistentVolume, Node, Endpoints, ResourceQuota,
+//! LimitRange, Event), seen through real clients: kubectl 1.33 prints the
+//! 422's causes exactly as it would against kube-apiserver, and kube-rs gets
+//! the `Status` with kube's reason, message and causes. Needs `kubectl.1.33`.
+#![allow(clippy::unwrap_used)]
+
+use ferrokube_testkit as common;
+
+use common::{expect_api_error, suffix, TestEnv};
+use k8s_openapi::api::core::v1::{Endpoints, Node, PersistentVolumeClaim};
+use kube::api::{Api, PostParams};
+
+const KUBECTL: &str = "1.33";
+
+/// `kubectl create -f -` of `manifest` fails; returns its stderr.
+fn refused(env: &TestEnv, manifest: &str) -> String {
+    let (status, out, err) = env.kubectl_stdin(
+        KUBECTL,
+        &["create", "-f", "-", "-n", &env.ns],
+        Some(manifest),
+    );
+    assert!(!status.success(), "create must fail: {out}{err}");
+    err
+}
+
+#[tokio::test]
+async fn kubectl_prints_kube_causes_for_core_kinds() {
+    let env = TestEnv::new("val-core").await;
+    let pvc = "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: claim\nspec:\n  accessModes: [ReadWriteSome]\n  resources:\n    requests: {cpu: \"1\"}\n";
+    assert_eq!(
+        refused(&env, pvc),
+        "The PersistentVolumeClaim \"claim\" is invalid: \n* spec.accessModes: Unsupported value: \"ReadWriteSome\": supported values: \"ReadOnlyMany\", \"ReadWriteMany\", \"ReadWriteOnce\", \"ReadWriteOncePod\"\n* spec.resources[storage]: Required value\n"
+    );
+    let namespace = format!(
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: val-ns-{}\nspec:\n  finalizers: [foo]\n",
+        suffix()
+    );
+    let err = refused(&env, &namespace);
+    assert!(
+        err.ends_with("is invalid: spec.finalizers: Invalid value: \"foo\": name is neither a standard finalizer name nor is it fully qualified\n"),
+        "{err}"
+    );
+    let endpoints = "apiVersion: v1\nkind: Endpoints\nmetadata:\n  name: ep\nsubsets:\n- addresses: [{ip: 169.254.169.254}]\n  ports: [{port: 80, protocol: TCP}]\n";
+    assert_eq!(
+        refused(&env, endpoints),
+        "The Endpoints \"ep\" is invalid: subsets[0].addresses[0].ip: Invalid value: \"169.254.169.254\": may not be in the link-local range (169.254.0.0/16, fe80::/10)\n"
+    );
+    let quota =
+        "apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: q\nspec:\n  hard: {pods: 1500m}\n";
+    assert_eq!(
+        refused(&env, quota),
+        "The ResourceQuota \"q\" is invalid: spec.hard[pods]: Invalid value: \"1500m\": must be an integer\n"
+    );
+    let limits = "apiVersion: v1\nkind: LimitRange\nmetadata:\n  name: l\nspec:\n  limits:\n  - type: Pod\n    min: {cpu: \"2\"}\n    max: {cpu: \"1\"}\n";
+    assert_eq!(
+        refused(&env, limits),
+        "The LimitRange \"l\" is invalid: spec.limits[0].min[cpu]: Invalid value: \"2\": min value 2 is greater than max value 1\n"
+    );
+    let event = "apiVersion: v1\nkind: Event\nmetadata:\n  name: e\ninvolvedObject: {kind: Pod, name: p, namespace: elsewhere}\n";
+    assert_eq!(
+        refused(&env, event),
+        "The Event \"e\" is invalid: involvedObject.namespace: Invalid value: \"elsewhere\": does not match event.namespace\n"
+    );
+    // Nothing refused was stored; valid objects of the same kinds are.
+    let (status, out, err) = env.kubectl(
+        KUBECTL,
+        &[
+            "get",
+            "pvc,endpoints,resourcequota,limitrange",
+            "-n",
+            &env.ns,
+            "-o",
+            "name",
+        ],
+    );
+    assert!(status.success(), "{err}");
+    assert_eq!(out, "");
+    let valid = "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: claim\nspec:\n  accessModes: [ReadWriteOnce]\n  resources:\n    requests: {storage: 1Gi}\n";
+    let (status, out, err) =
+        env.kubectl_stdin(KUBECTL, &["create", "-f", "-", "-n", &env.ns], Some(valid));
+    assert!(status.success(), "{out}{err}");
+    // A claim's spec is immutable (a bound one's storage request may grow).
+    let (status, _, err) = env.kubectl(
+        KUBECTL,
+        &[
+            "patch",
+            "pvc",
+            "claim",
+            "-n",
+            &env.ns,
+            "--type=merge",
+            "-p",
+            r#"{"spec":{"accessModes":["ReadWriteMany"]}}"#,
+        ],
+    );
+    assert!(!status.success());
+    assert!(
+        err.starts_with("The PersistentVolumeClaim \"claim\" is invalid: spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn kube_rs_gets_kube_statuses_for_core_kinds() {
+    let env = TestEnv::new("val-core-rs").await;
+    let claims: Api<PersistentVolumeClaim> = env.api();
+    let claim: PersistentVolumeClaim = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "claim"},
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "0"}}}
+    }))
+    .unwrap();
+    let status = expect_api_error(
+        claims.create(&PostParams::default(), &claim).await,
+        422,
+        "Invalid",
+        "PersistentVolumeClaim \"claim\" is invalid: spec.resources[storage]: Invalid value: \"0\": must be greater than zero",
+    );
+    let causes = status.details.unwrap().causes;
+    assert_eq!(causes.len(), 1);
+    assert_eq!(causes[0].reason, "FieldValueInvalid");
+    assert_eq!(causes[0].field, "spec.resources[storage]");
+
+    let endpoints: Api<Endpoints> = env.api();
+    let bad: Endpoints = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "ep"},
+        "subsets": [{"addresses": [{"ip": "10.0.0.1"}], "ports": [{"port": 80, "protocol": "TCP"}, {"name": "b", "port": 81, "protocol": "TCP"}]}]
+    }))
+    .unwrap();
+    let status = expect_api_error(
+        endpoints.create(&PostParams::default(), &bad).await,
+        422,
+        "Invalid",
+        "Endpoints \"ep\" is invalid: subsets[0].ports[0].name: Required value",
+    );
+    assert_eq!(
+        status.details.unwrap().causes[0].reason,
+        "FieldValueRequired"
+    );
+
+    // Nodes: a duplicate taint is refused, and a set providerID cannot change.
+    let nodes: Api<Node> = Api::all(env.client.clone());
+    let name = format!("val-node-{}", suffix());
+    let node = |provider: &str, taints: serde_json::Value| -> Node {
+        serde_json::from_value(serde_json::json!({
+            "metadata": {"name": name},
+            "spec": {"providerID": provider, "taints": taints}
+        }))
+        .unwrap()
+    };
+    let taint = serde_json::json!({"key": "dedicated", "value": "a", "effect": "NoSchedule"});
+    expect_api_error(
+        nodes.create(&PostParams::default(), &node("p1", serde_json::json!([taint, taint]))).await,
+        422,
+        "Invalid",
+        &format!("Node \"{name}\" is invalid: metadata.taints[1]: Duplicate value: core.Taint{{Key:\"dedicated\", Value:\"a\", Effect:\"NoSchedule\", TimeAdded:(*v1.Time)(nil)}}: taints must be unique by key and effect pair"),
+    );
+    let created = nodes
+        .create(
+            &PostParams::default(),
+            &node("p1", serde_json::json!([taint])),
+        )
+        .await
+        .unwrap();
+    let mut moved = created.clone();
+    moved.spec.as_mut().unwrap().provider_id = Some("p2".into());
+    expect_api_error(
+        nodes.replace(&name, &PostParams::default(), &moved).await,
+        422,
+        "Invalid",
+        &format!("Node \"{name}\" is invalid: spec.providerID: Forbidden: node updates may not change providerID except from \"\" to valid"),
+    );
+    nodes.delete(&name, &Default::default()).await.unwrap();
+}
