@@ -99,9 +99,12 @@ pub fn matches(
     }
     let matched =
         criteria.resource_rules.is_empty() || matches_rules(&criteria.resource_rules, attributes);
+    if !matched {
+        return Ok(false);
+    }
     object_selected?;
     namespace?;
-    Ok(matched)
+    Ok(true)
 }
 
 #[cfg(test)]
