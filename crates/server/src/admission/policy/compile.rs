@@ -25,19 +25,6 @@ pub struct Uses {
     pub variables: bool,
 }
 
-impl Uses {
-    pub fn union(self, other: Uses) -> Uses {
-        Uses {
-            object: self.object || other.object,
-            old_object: self.old_object || other.old_object,
-            request: self.request || other.request,
-            params: self.params || other.params,
-            namespace_object: self.namespace_object || other.namespace_object,
-            variables: self.variables || other.variables,
-        }
-    }
-}
-
 /// One CEL expression, compiled.
 #[derive(Debug)]
 pub struct Expression {
@@ -45,6 +32,8 @@ pub struct Expression {
     /// The program, or cel-rust's parse error.
     pub program: Result<Program, String>,
     pub uses: Uses,
+    /// How deep its syntax tree nests: evaluation recurses as deep.
+    pub depth: usize,
 }
 
 impl Expression {
@@ -64,12 +53,46 @@ impl Expression {
             }
             Err(_) => Uses::default(),
         };
+        let depth = program
+            .as_ref()
+            .map_or(0, |program| depth(program.expression()));
         Expression {
             source: source.to_string(),
             program,
             uses,
+            depth,
         }
     }
+}
+
+/// The nesting depth of a syntax tree.
+fn depth(expression: &cel::parser::Expression) -> usize {
+    use cel::common::ast::{EntryExpr, Expr};
+    let children: Vec<&cel::parser::Expression> = match &expression.expr {
+        Expr::Call(call) => call.target.iter().map(|t| &**t).chain(&call.args).collect(),
+        Expr::Comprehension(c) => vec![
+            &c.iter_range,
+            &c.accu_init,
+            &c.loop_cond,
+            &c.loop_step,
+            &c.result,
+        ],
+        Expr::List(list) => list.elements.iter().collect(),
+        Expr::Map(map) => entries(&map.entries),
+        Expr::Struct(object) => entries(&object.entries),
+        Expr::Select(select) => vec![&*select.operand],
+        Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => Vec::new(),
+    };
+    fn entries(entries: &[cel::common::ast::IdedEntryExpr]) -> Vec<&cel::parser::Expression> {
+        entries
+            .iter()
+            .flat_map(|entry| match &entry.expr {
+                EntryExpr::StructField(field) => vec![&field.value],
+                EntryExpr::MapEntry(pair) => vec![&pair.key, &pair.value],
+            })
+            .collect()
+    }
+    1 + children.into_iter().map(depth).max().unwrap_or(0)
 }
 
 /// A `validations` entry.
@@ -151,8 +174,9 @@ pub struct Policy {
     pub match_conditions: Vec<(String, Expression)>,
     pub variables: Vec<(String, Expression)>,
     pub validations: Vec<Validation>,
-    /// What the programs that run on every matching request read.
-    pub uses: Uses,
+    /// The deepest expression's depth: a deep one is evaluated on a thread
+    /// with the parser's stack, not the request's.
+    pub depth: usize,
 }
 
 /// `paramRef` of a binding.
@@ -296,19 +320,16 @@ fn policy_on_this_thread(object: &Value) -> Policy {
         .collect();
     let match_conditions = named_expressions(spec.get("matchConditions"));
     let variables = named_expressions(spec.get("variables"));
-    let mut uses = Uses::default();
-    for expression in validations
+    let depth = validations
         .iter()
-        .map(|validation| &validation.expression)
+        .flat_map(|validation| {
+            std::iter::once(&validation.expression).chain(&validation.message_expression)
+        })
         .chain(match_conditions.iter().map(|(_, expression)| expression))
-    {
-        uses = uses.union(expression.uses);
-    }
-    if uses.variables {
-        for (_, expression) in &variables {
-            uses = uses.union(expression.uses);
-        }
-    }
+        .chain(variables.iter().map(|(_, expression)| expression))
+        .map(|expression| expression.depth)
+        .max()
+        .unwrap_or(0);
     Policy {
         name: text(object, "/metadata/name").to_string(),
         failure_policy: match spec.get("failurePolicy").and_then(Value::as_str) {
@@ -320,7 +341,7 @@ fn policy_on_this_thread(object: &Value) -> Policy {
         match_conditions,
         variables,
         validations,
-        uses,
+        depth,
     }
 }
 

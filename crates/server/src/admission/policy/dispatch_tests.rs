@@ -180,3 +180,20 @@ fn group_version_kinds_print_as_go_prints_them() {
         "apps/v1, Kind=Deployment"
     );
 }
+
+#[tokio::test]
+async fn deeply_nested_expressions_are_evaluated_on_a_large_stack() {
+    let store = store().await;
+    let nested = format!("{}1{}.size() == 1", "[".repeat(80), "]".repeat(80));
+    let policy = json!({"metadata": {"name": "ns-policy"}, "spec": {
+        "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+            "operations": ["CREATE"], "resources": ["namespaces"]}]},
+        "validations": [{"expression": nested}],
+    }});
+    let compiled = compiled(policy, &[binding("deny", json!(["Deny"]), json!({}))]);
+    assert!(compiled.hooks[0].policy.depth > SHALLOW_DEPTH);
+    let object = json!({"metadata": {"name": "deep"}});
+    let attributes = namespace_create("deep");
+    let caller = Caller::internal();
+    assert!(validate(&store, None, &compiled, &attributes, Some(&object), &caller).is_ok());
+}

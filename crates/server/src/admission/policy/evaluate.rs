@@ -9,7 +9,7 @@
 
 use std::cell::OnceCell;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use cel::{Context, ExecutionError};
 use serde_json::{Map, Value};
@@ -36,10 +36,10 @@ pub struct Inputs<'a> {
     store: &'a ObjectStore,
     attributes: &'a Attributes<'a>,
     object: Option<&'a Value>,
-    object_cel: OnceCell<cel::Value>,
-    old_object_cel: OnceCell<cel::Value>,
-    request_cel: OnceCell<cel::Value>,
-    namespace_cel: OnceCell<cel::Value>,
+    object_cel: OnceLock<cel::Value>,
+    old_object_cel: OnceLock<cel::Value>,
+    request_cel: OnceLock<cel::Value>,
+    namespace_cel: OnceLock<cel::Value>,
 }
 
 impl<'a> Inputs<'a> {
@@ -52,10 +52,10 @@ impl<'a> Inputs<'a> {
             store,
             attributes,
             object,
-            object_cel: OnceCell::new(),
-            old_object_cel: OnceCell::new(),
-            request_cel: OnceCell::new(),
-            namespace_cel: OnceCell::new(),
+            object_cel: OnceLock::new(),
+            old_object_cel: OnceLock::new(),
+            request_cel: OnceLock::new(),
+            namespace_cel: OnceLock::new(),
         }
     }
 

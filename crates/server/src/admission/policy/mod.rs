@@ -60,16 +60,28 @@ impl Policies {
     /// The policies the store holds now.
     pub fn current(&self, store: &ObjectStore) -> Arc<Compiled> {
         let snapshot = store.snapshot();
-        let stamp: Vec<(String, i64)> = snapshot
-            .range(POLICY_PREFIX, None)
-            .chain(snapshot.range(BINDING_PREFIX, None))
-            .map(|(key, entry)| (key.clone(), entry.mod_revision))
-            .collect();
+        let stored = || {
+            snapshot
+                .range(POLICY_PREFIX, None)
+                .chain(snapshot.range(BINDING_PREFIX, None))
+        };
         let previous = match self.compiled.lock() {
-            Ok(compiled) if compiled.stamp == stamp => return compiled.clone(),
             Ok(compiled) => compiled.clone(),
             Err(_) => Arc::new(Compiled::default()),
         };
+        // The common case, nothing changed: compared without allocating.
+        let mut compiled_from = previous.stamp.iter();
+        let unchanged = stored().all(|(key, entry)| {
+            compiled_from
+                .next()
+                .is_some_and(|(k, revision)| k == key && *revision == entry.mod_revision)
+        }) && compiled_from.next().is_none();
+        if unchanged {
+            return previous;
+        }
+        let stamp: Vec<(String, i64)> = stored()
+            .map(|(key, entry)| (key.clone(), entry.mod_revision))
+            .collect();
         let bindings: Vec<Arc<Binding>> = snapshot
             .range(BINDING_PREFIX, None)
             .filter_map(|(_, entry)| entry.object.value())
@@ -177,14 +189,26 @@ pub fn validate(
                 }
             };
             for param in &params {
-                let evaluation = Evaluation::new(policy, &inputs, param.as_ref());
-                let denials = match evaluation.match_conditions() {
-                    Ok(false) => continue,
-                    Ok(true) => evaluation.validations(),
-                    Err(message) => vec![evaluate::Denial {
-                        message,
-                        reason: Reason::Invalid,
-                    }],
+                let evaluate = || {
+                    let evaluation = Evaluation::new(policy, &inputs, param.as_ref());
+                    match evaluation.match_conditions() {
+                        Ok(false) => Vec::new(),
+                        Ok(true) => evaluation.validations(),
+                        Err(message) => vec![evaluate::Denial {
+                            message,
+                            reason: Reason::Invalid,
+                        }],
+                    }
+                };
+                let denials = if policy.depth > SHALLOW_DEPTH {
+                    on_a_large_stack(evaluate).unwrap_or_else(|| {
+                        vec![evaluate::Denial {
+                            message: "the policy could not be evaluated".into(),
+                            reason: Reason::Invalid,
+                        }]
+                    })
+                } else {
+                    evaluate()
                 };
                 for denial in denials {
                     if binding.deny {
@@ -212,6 +236,22 @@ pub fn validate(
         Some(first) => Err(denial_status(attributes, object, &first)),
         None => Ok(()),
     }
+}
+
+/// Expressions up to this depth are evaluated on the request's thread.
+const SHALLOW_DEPTH: usize = 48;
+
+/// Runs `work` on a thread with the CEL parser's stack (evaluation recurses
+/// as deep as the expression nests); `None` if it panicked.
+fn on_a_large_stack<T: Send>(work: impl FnOnce() -> T + Send) -> Option<T> {
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("cel-evaluate".into())
+            .stack_size(crate::crd::cel_rules::CEL_STACK_BYTES)
+            .spawn_scoped(scope, work)
+            .ok()
+            .and_then(|handle| handle.join().ok())
+    })
 }
 
 /// The first denial as kube answers it: `admission.NewForbidden` with the
