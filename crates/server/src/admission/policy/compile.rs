@@ -362,7 +362,7 @@ pub fn binding(object: &Value) -> Binding {
                 selector: r
                     .get("selector")
                     .filter(|s| s.is_object())
-                    .map(|s| Selector::parse(s)),
+                    .map(Selector::parse),
                 deny_when_missing: text(r, "/parameterNotFoundAction") == "Deny",
             }),
         match_resources: spec
