@@ -57,6 +57,10 @@ pub enum Scenario {
     /// Concurrent clients creating ConfigMaps, then custom resources of a
     /// --crd-fields schema (default 30), in one run: both rates and their ratio.
     CrdCreate,
+    /// Concurrent clients creating ConfigMaps, then the same creates with a
+    /// three-rule ValidatingAdmissionPolicy bound to the namespace: both
+    /// rates and their ratio.
+    PolicyCreate,
     /// GETs and creates by a user granted by a RoleBinding, among --roles
     /// other Roles and RoleBindings, on servers started --runs times with
     /// `--authorization-mode=AlwaysAllow` and `RBAC`: medians and ratio.
@@ -86,6 +90,7 @@ impl Scenario {
             Scenario::Lifecycle => "lifecycle",
             Scenario::Crd => "crd",
             Scenario::CrdCreate => "crd-create",
+            Scenario::PolicyCreate => "policy-create",
             Scenario::Rbac => "rbac",
             Scenario::InProcess => "in-process",
         }

@@ -103,6 +103,13 @@ pub async fn run(cli: &Cli) -> Result<Report, BenchError> {
                 results.extend(scenarios::crd_create::run(cli, &endpoint, &label).await?);
             }
         }
+        Scenario::PolicyCreate => {
+            for variant in cli.variants() {
+                let label = format!("policy-create{}", variant.suffix);
+                let endpoint = scenarios::Endpoint::open(cli, &variant).await?;
+                results.extend(scenarios::policy_create::run(cli, &endpoint, &label).await?);
+            }
+        }
         Scenario::Rbac => {
             let (measured, compared) = scenarios::rbac::run(cli).await?;
             results.extend(measured);

@@ -13,6 +13,7 @@ pub mod lifecycle;
 pub mod list;
 pub mod memory;
 pub mod mix;
+pub mod policy_create;
 pub mod rbac;
 pub mod ready;
 pub mod watch;

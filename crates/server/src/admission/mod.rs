@@ -1,8 +1,8 @@
 //! Admission (`k8s.io/apiserver/pkg/admission`): the stage of every write
 //! after decoding where kube's admission plugins run, in kube's order —
 //! the mutating stage (NamespaceLifecycle, mutating webhooks) before the
-//! object is defaulted and validated, the validating stage (validating
-//! webhooks) after, just before the commit. The write pipeline
+//! object is defaulted and validated, the validating stage
+//! (ValidatingAdmissionPolicies, then validating webhooks) after, just before the commit. The write pipeline
 //! (`api/write/admission.rs`) builds the [`Attributes`] and calls
 //! [`Admission::mutate`] and [`Admission::validate`] on create, update,
 //! every patch type and apply, `/status`, `/scale`, delete and each item of
@@ -14,7 +14,10 @@
 pub mod attributes;
 pub mod namespace_lifecycle;
 pub mod plugins;
+pub mod policy;
 pub mod webhook;
+
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -22,6 +25,7 @@ pub use attributes::{Attributes, Caller, GroupVersionName, Operation};
 pub use plugins::Plugins;
 
 use crate::object::ObjectStore;
+use crate::registry::LiveRegistry;
 use crate::status::Result;
 
 /// The enabled plugins and what they read.
@@ -29,6 +33,9 @@ pub struct Admission {
     store: ObjectStore,
     plugins: Plugins,
     webhooks: webhook::Webhooks,
+    policies: policy::Policies,
+    /// The served resources, for a policy's `paramKind`.
+    registry: Option<Arc<LiveRegistry>>,
 }
 
 impl Admission {
@@ -37,7 +44,15 @@ impl Admission {
             store,
             plugins,
             webhooks: webhook::Webhooks::default(),
+            policies: policy::Policies::default(),
+            registry: None,
         }
+    }
+
+    /// The registry policies look their `paramKind` up in.
+    pub fn with_registry(mut self, registry: Arc<LiveRegistry>) -> Self {
+        self.registry = Some(registry);
+        self
     }
 
     pub fn plugins(&self) -> &Plugins {
@@ -83,6 +98,19 @@ impl Admission {
         object: Option<&Value>,
         caller: &Caller,
     ) -> Result<()> {
+        if self.plugins.is_enabled("ValidatingAdmissionPolicy") {
+            let compiled = self.policies.current(&self.store);
+            if !compiled.hooks.is_empty() {
+                policy::validate(
+                    &self.store,
+                    self.registry.as_deref(),
+                    &compiled,
+                    attributes,
+                    object,
+                    caller,
+                )?;
+            }
+        }
         if self.plugins.is_enabled("ValidatingAdmissionWebhook") {
             let compiled = self.webhooks.current(&self.store);
             if !compiled.validating.is_empty() {

@@ -193,7 +193,8 @@ impl Api {
             shutdown.subscribe(),
         );
         let min_request_timeout = config.min_request_timeout;
-        let admission = crate::admission::Admission::new(store.clone(), config.admission_plugins);
+        let admission = crate::admission::Admission::new(store.clone(), config.admission_plugins)
+            .with_registry(registry.clone());
         let api = Arc::new(Api {
             store,
             registry: registry.clone(),

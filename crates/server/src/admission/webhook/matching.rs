@@ -59,7 +59,7 @@ pub fn rule_matches(rule: &Rule, attributes: &Attributes<'_>) -> bool {
 /// The labels of the request's namespace (`GetNamespaceLabels`): from the
 /// object itself for a create or update of a Namespace, else the stored
 /// namespace's (404 when it is missing).
-fn namespace_labels(
+pub(crate) fn namespace_labels(
     store: &ObjectStore,
     attributes: &Attributes<'_>,
     object: Option<&Value>,

@@ -1,0 +1,376 @@
+//! ValidatingAdmissionPolicies and their bindings
+//! (`admissionregistration.k8s.io/v1`) compiled once per stored version into
+//! what the dispatcher reads: match constraints, the CEL programs of
+//! matchConditions, variables, validations and messageExpressions, each
+//! with the request variables it reads, and the binding's paramRef, match
+//! resources and actions (`policy/validating/plugin.go` `compilePolicy`,
+//! `policy/generic/policy_source.go`). Defaults as
+//! `pkg/apis/admissionregistration/v1/defaults.go` sets them.
+
+use cel::Program;
+use serde_json::Value;
+
+use crate::admission::webhook::config::{FailurePolicy, MatchPolicy, Rule, Scope};
+use crate::crd::cel_rules::{env, CEL_STACK_BYTES};
+use crate::label_selector::{LabelSelectorError, Selector};
+
+/// The request variables a program reads: only these are converted to CEL.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Uses {
+    pub object: bool,
+    pub old_object: bool,
+    pub request: bool,
+    pub params: bool,
+    pub namespace_object: bool,
+    pub variables: bool,
+}
+
+/// One CEL expression, compiled.
+#[derive(Debug)]
+pub struct Expression {
+    pub source: String,
+    /// The program, or cel-rust's parse error.
+    pub program: Result<Program, String>,
+    pub uses: Uses,
+    /// How deep its syntax tree nests: evaluation recurses as deep.
+    pub depth: usize,
+}
+
+impl Expression {
+    pub fn compile(source: &str) -> Expression {
+        let program = env().compile(source).map_err(|errors| errors.to_string());
+        let uses = match &program {
+            Ok(program) => {
+                let references = program.references();
+                Uses {
+                    object: references.has_variable("object"),
+                    old_object: references.has_variable("oldObject"),
+                    request: references.has_variable("request"),
+                    params: references.has_variable("params"),
+                    namespace_object: references.has_variable("namespaceObject"),
+                    variables: references.has_variable("variables"),
+                }
+            }
+            Err(_) => Uses::default(),
+        };
+        let depth = program
+            .as_ref()
+            .map_or(0, |program| depth(program.expression()));
+        Expression {
+            source: source.to_string(),
+            program,
+            uses,
+            depth,
+        }
+    }
+}
+
+/// The nesting depth of a syntax tree.
+fn depth(expression: &cel::parser::Expression) -> usize {
+    use cel::common::ast::{EntryExpr, Expr};
+    let children: Vec<&cel::parser::Expression> = match &expression.expr {
+        Expr::Call(call) => call.target.iter().map(|t| &**t).chain(&call.args).collect(),
+        Expr::Comprehension(c) => vec![
+            &c.iter_range,
+            &c.accu_init,
+            &c.loop_cond,
+            &c.loop_step,
+            &c.result,
+        ],
+        Expr::List(list) => list.elements.iter().collect(),
+        Expr::Map(map) => entries(&map.entries),
+        Expr::Struct(object) => entries(&object.entries),
+        Expr::Select(select) => vec![&*select.operand],
+        Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => Vec::new(),
+    };
+    fn entries(entries: &[cel::common::ast::IdedEntryExpr]) -> Vec<&cel::parser::Expression> {
+        entries
+            .iter()
+            .flat_map(|entry| match &entry.expr {
+                EntryExpr::StructField(field) => vec![&field.value],
+                EntryExpr::MapEntry(pair) => vec![&pair.key, &pair.value],
+            })
+            .collect()
+    }
+    1 + children.into_iter().map(depth).max().unwrap_or(0)
+}
+
+/// A `validations` entry.
+#[derive(Debug)]
+pub struct Validation {
+    pub expression: Expression,
+    pub message: String,
+    pub message_expression: Option<Expression>,
+    /// `reason`, one of kube's four (default `Invalid`).
+    pub reason: Reason,
+}
+
+/// `validations[].reason` and the HTTP code kube answers with
+/// (`reasonToCode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reason {
+    Invalid,
+    Forbidden,
+    Unauthorized,
+    RequestEntityTooLarge,
+}
+
+impl Reason {
+    fn parse(value: Option<&str>) -> Reason {
+        match value {
+            Some("Forbidden") => Reason::Forbidden,
+            Some("Unauthorized") => Reason::Unauthorized,
+            Some("RequestEntityTooLarge") => Reason::RequestEntityTooLarge,
+            _ => Reason::Invalid,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Invalid => "Invalid",
+            Reason::Forbidden => "Forbidden",
+            Reason::Unauthorized => "Unauthorized",
+            Reason::RequestEntityTooLarge => "RequestEntityTooLarge",
+        }
+    }
+
+    pub fn code(self) -> u16 {
+        match self {
+            Reason::Invalid => 422,
+            Reason::Forbidden => 403,
+            Reason::Unauthorized => 401,
+            Reason::RequestEntityTooLarge => 413,
+        }
+    }
+}
+
+/// A `resourceRules` / `excludeResourceRules` entry
+/// (`NamedRuleWithOperations`).
+#[derive(Debug, Clone)]
+pub struct NamedRule {
+    pub rule: Rule,
+    pub resource_names: Vec<String>,
+}
+
+/// `matchConstraints` of a policy or `matchResources` of a binding.
+#[derive(Debug)]
+pub struct MatchResources {
+    pub namespace_selector: Result<Selector, LabelSelectorError>,
+    pub object_selector: Result<Selector, LabelSelectorError>,
+    pub resource_rules: Vec<NamedRule>,
+    pub exclude_resource_rules: Vec<NamedRule>,
+    pub match_policy: MatchPolicy,
+}
+
+/// A compiled ValidatingAdmissionPolicy.
+#[derive(Debug)]
+pub struct Policy {
+    pub name: String,
+    pub failure_policy: FailurePolicy,
+    /// `paramKind`: apiVersion and kind.
+    pub param_kind: Option<(String, String)>,
+    pub match_constraints: MatchResources,
+    /// `matchConditions`: name and expression.
+    pub match_conditions: Vec<(String, Expression)>,
+    pub variables: Vec<(String, Expression)>,
+    pub validations: Vec<Validation>,
+    /// The deepest expression's depth: a deep one is evaluated on a thread
+    /// with the parser's stack, not the request's.
+    pub depth: usize,
+}
+
+/// `paramRef` of a binding.
+#[derive(Debug)]
+pub struct ParamRef {
+    pub name: String,
+    pub namespace: String,
+    /// `selector`, when set.
+    pub selector: Option<Result<Selector, LabelSelectorError>>,
+    /// `parameterNotFoundAction: Deny`.
+    pub deny_when_missing: bool,
+}
+
+/// A compiled ValidatingAdmissionPolicyBinding.
+#[derive(Debug)]
+pub struct Binding {
+    pub name: String,
+    pub policy_name: String,
+    pub param_ref: Option<ParamRef>,
+    pub match_resources: Option<MatchResources>,
+    pub deny: bool,
+    pub warn: bool,
+    /// `Audit` is accepted; ferrokube writes no audit annotations.
+    pub audit: bool,
+}
+
+fn text<'a>(value: &'a Value, pointer: &str) -> &'a str {
+    value
+        .pointer(pointer)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+}
+
+fn strings(value: Option<&Value>) -> Vec<String> {
+    value
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn selector(value: Option<&Value>) -> Result<Selector, LabelSelectorError> {
+    match value {
+        Some(selector) if selector.is_object() => Selector::parse(selector),
+        _ => Selector::parse(&Value::Null),
+    }
+}
+
+fn named_rules(value: Option<&Value>) -> Vec<NamedRule> {
+    value
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|rule| NamedRule {
+            rule: Rule {
+                operations: strings(rule.get("operations")),
+                api_groups: strings(rule.get("apiGroups")),
+                api_versions: strings(rule.get("apiVersions")),
+                resources: strings(rule.get("resources")),
+                scope: match rule.get("scope").and_then(Value::as_str) {
+                    None | Some("*") => Scope::All,
+                    Some("Cluster") => Scope::Cluster,
+                    Some("Namespaced") => Scope::Namespaced,
+                    Some(_) => Scope::Other,
+                },
+            },
+            resource_names: strings(rule.get("resourceNames")),
+        })
+        .collect()
+}
+
+fn match_resources(value: &Value) -> MatchResources {
+    MatchResources {
+        namespace_selector: selector(value.get("namespaceSelector")),
+        object_selector: selector(value.get("objectSelector")),
+        resource_rules: named_rules(value.get("resourceRules")),
+        exclude_resource_rules: named_rules(value.get("excludeResourceRules")),
+        match_policy: match value.get("matchPolicy").and_then(Value::as_str) {
+            Some("Exact") => MatchPolicy::Exact,
+            _ => MatchPolicy::Equivalent,
+        },
+    }
+}
+
+fn named_expressions(value: Option<&Value>) -> Vec<(String, Expression)> {
+    value
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|item| {
+            (
+                text(item, "/name").to_string(),
+                Expression::compile(text(item, "/expression")),
+            )
+        })
+        .collect()
+}
+
+/// Compiles a policy object. The CEL parser recurses as deep as an
+/// expression nests: it runs on a thread with the CRD rules' stack.
+pub fn policy(object: &Value) -> Option<Policy> {
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("cel-compile".into())
+            .stack_size(CEL_STACK_BYTES)
+            .spawn_scoped(scope, || policy_on_this_thread(object))
+            .ok()
+            .and_then(|handle| handle.join().ok())
+    })
+}
+
+fn policy_on_this_thread(object: &Value) -> Policy {
+    let spec = object.get("spec").cloned().unwrap_or(Value::Null);
+    let param_kind = spec
+        .get("paramKind")
+        .filter(|kind| kind.is_object())
+        .map(|kind| {
+            (
+                text(kind, "/apiVersion").to_string(),
+                text(kind, "/kind").to_string(),
+            )
+        });
+    let validations: Vec<Validation> = spec
+        .get("validations")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|validation| Validation {
+            expression: Expression::compile(text(validation, "/expression")),
+            message: text(validation, "/message").to_string(),
+            message_expression: Some(text(validation, "/messageExpression"))
+                .filter(|source| !source.is_empty())
+                .map(Expression::compile),
+            reason: Reason::parse(validation.get("reason").and_then(Value::as_str)),
+        })
+        .collect();
+    let match_conditions = named_expressions(spec.get("matchConditions"));
+    let variables = named_expressions(spec.get("variables"));
+    let depth = validations
+        .iter()
+        .flat_map(|validation| {
+            std::iter::once(&validation.expression).chain(&validation.message_expression)
+        })
+        .chain(match_conditions.iter().map(|(_, expression)| expression))
+        .chain(variables.iter().map(|(_, expression)| expression))
+        .map(|expression| expression.depth)
+        .max()
+        .unwrap_or(0);
+    Policy {
+        name: text(object, "/metadata/name").to_string(),
+        failure_policy: match spec.get("failurePolicy").and_then(Value::as_str) {
+            Some("Ignore") => FailurePolicy::Ignore,
+            _ => FailurePolicy::Fail,
+        },
+        param_kind,
+        match_constraints: match_resources(spec.get("matchConstraints").unwrap_or(&Value::Null)),
+        match_conditions,
+        variables,
+        validations,
+        depth,
+    }
+}
+
+/// Compiles a binding object.
+pub fn binding(object: &Value) -> Binding {
+    let spec = object.get("spec").cloned().unwrap_or(Value::Null);
+    let actions = strings(spec.get("validationActions"));
+    let has = |action: &str| actions.iter().any(|a| a == action);
+    Binding {
+        name: text(object, "/metadata/name").to_string(),
+        policy_name: text(&spec, "/policyName").to_string(),
+        param_ref: spec
+            .get("paramRef")
+            .filter(|r| r.is_object())
+            .map(|r| ParamRef {
+                name: text(r, "/name").to_string(),
+                namespace: text(r, "/namespace").to_string(),
+                selector: r
+                    .get("selector")
+                    .filter(|s| s.is_object())
+                    .map(Selector::parse),
+                deny_when_missing: text(r, "/parameterNotFoundAction") == "Deny",
+            }),
+        match_resources: spec
+            .get("matchResources")
+            .filter(|m| m.is_object())
+            .map(match_resources),
+        deny: has("Deny"),
+        warn: has("Warn"),
+        audit: has("Audit"),
+    }
+}

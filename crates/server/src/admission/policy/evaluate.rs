@@ -1,0 +1,379 @@
+//! One policy evaluated for one binding and one param
+//! (`policy/validating/validator.go` `validator.Validate`, with
+//! `plugin/cel/condition.go`'s activation and errors and
+//! `webhook/matchconditions/matcher.go` for matchConditions): the CEL
+//! variables `object`, `oldObject`, `request`, `params`,
+//! `namespaceObject` and `variables`, each converted from JSON only when a
+//! program that runs reads it, and `variables.<name>` evaluated only when
+//! an expression names it, once per param.
+
+use std::cell::OnceCell;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+use cel::{Context, ExecutionError};
+use serde_json::{Map, Value};
+
+use super::compile::{Expression, Policy, Reason};
+use crate::admission::attributes::Attributes;
+use crate::admission::webhook::config::FailurePolicy;
+use crate::crd::cel_rules::env;
+use crate::object::ObjectStore;
+
+/// kube's `MaxEvaluatedMessageExpressionSizeBytes`.
+const MAX_MESSAGE_BYTES: usize = 5 * 1024;
+
+/// A validation that did not pass (`PolicyDecision` with `ActionDeny`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Denial {
+    pub message: String,
+    pub reason: Reason,
+}
+
+/// The request's CEL inputs, converted on first use and shared by every
+/// binding and param of the request.
+pub struct Inputs<'a> {
+    store: &'a ObjectStore,
+    attributes: &'a Attributes<'a>,
+    object: Option<&'a Value>,
+    object_cel: OnceLock<cel::Value>,
+    old_object_cel: OnceLock<cel::Value>,
+    request_cel: OnceLock<cel::Value>,
+    namespace_cel: OnceLock<cel::Value>,
+}
+
+impl<'a> Inputs<'a> {
+    pub fn new(
+        store: &'a ObjectStore,
+        attributes: &'a Attributes<'a>,
+        object: Option<&'a Value>,
+    ) -> Self {
+        Inputs {
+            store,
+            attributes,
+            object,
+            object_cel: OnceLock::new(),
+            old_object_cel: OnceLock::new(),
+            request_cel: OnceLock::new(),
+            namespace_cel: OnceLock::new(),
+        }
+    }
+
+    fn object(&self) -> &cel::Value {
+        self.object_cel
+            .get_or_init(|| self.object.map_or(cel::Value::Null, to_cel))
+    }
+
+    fn old_object(&self) -> &cel::Value {
+        self.old_object_cel
+            .get_or_init(|| self.attributes.old_object.map_or(cel::Value::Null, to_cel))
+    }
+
+    fn request(&self) -> &cel::Value {
+        self.request_cel
+            .get_or_init(|| to_cel(&request_object(self.attributes)))
+    }
+
+    /// `CreateNamespaceObject`: the request's namespace with the metadata
+    /// kube exposes; null for cluster-scoped requests and Namespaces.
+    fn namespace_object(&self) -> &cel::Value {
+        self.namespace_cel.get_or_init(|| {
+            let attributes = self.attributes;
+            if attributes.namespace.is_empty()
+                || (attributes.kind.group.is_empty()
+                    && attributes.kind.version == "v1"
+                    && attributes.kind.name == "Namespace")
+            {
+                return cel::Value::Null;
+            }
+            let snapshot = self.store.snapshot();
+            let Some(namespace) = snapshot
+                .get(&format!("/registry/namespaces/{}", attributes.namespace))
+                .and_then(|entry| entry.object.value())
+            else {
+                return cel::Value::Null;
+            };
+            to_cel(&namespace_object(&namespace))
+        })
+    }
+}
+
+/// `CreateAdmissionRequest` as CEL's `request` sees it: the review's
+/// request without the objects.
+pub fn request_object(attributes: &Attributes<'_>) -> Value {
+    let mut review = crate::admission::webhook::review::request("", attributes, None);
+    let mut request = review
+        .get_mut("request")
+        .map(Value::take)
+        .unwrap_or(Value::Null);
+    if let Some(fields) = request.as_object_mut() {
+        fields.remove("object");
+        fields.remove("oldObject");
+        fields.remove("uid");
+    }
+    request
+}
+
+/// `CreateNamespaceObject`.
+fn namespace_object(namespace: &Value) -> Value {
+    let mut metadata = Map::new();
+    if let Some(stored) = namespace.get("metadata").and_then(Value::as_object) {
+        for field in [
+            "name",
+            "generateName",
+            "namespace",
+            "uid",
+            "resourceVersion",
+            "generation",
+            "creationTimestamp",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "labels",
+            "annotations",
+            "finalizers",
+        ] {
+            if let Some(value) = stored.get(field) {
+                metadata.insert(field.into(), value.clone());
+            }
+        }
+    }
+    let mut out = Map::new();
+    out.insert("metadata".into(), Value::Object(metadata));
+    for field in ["spec", "status"] {
+        if let Some(value) = namespace.get(field) {
+            out.insert(field.into(), value.clone());
+        }
+    }
+    Value::Object(out)
+}
+
+/// A JSON value as CEL sees it (`UnstructuredToVal` without a schema):
+/// integers as ints, other numbers as doubles.
+pub fn to_cel(value: &Value) -> cel::Value {
+    match value {
+        Value::Null => cel::Value::Null,
+        Value::Bool(flag) => cel::Value::Bool(*flag),
+        Value::Number(number) => match number.as_i64() {
+            Some(int) => cel::Value::Int(int),
+            None => match number.as_u64() {
+                Some(uint) => cel::Value::UInt(uint),
+                None => cel::Value::Float(number.as_f64().unwrap_or(f64::NAN)),
+            },
+        },
+        Value::String(text) => cel::Value::String(Arc::new(text.clone())),
+        Value::Array(items) => cel::Value::List(Arc::new(items.iter().map(to_cel).collect())),
+        Value::Object(map) => {
+            let out: HashMap<String, cel::Value> = map
+                .iter()
+                .map(|(key, field)| (key.clone(), to_cel(field)))
+                .collect();
+            out.into()
+        }
+    }
+}
+
+/// The names an expression reads as `variables.<name>`; `None` when it
+/// reads `variables` some other way (then every variable is bound).
+fn variable_names(source: &str) -> Option<Vec<&str>> {
+    let mut names = Vec::new();
+    let mut rest = source;
+    while let Some(at) = rest.find("variables") {
+        let before = source.len() - rest.len() + at;
+        let preceded_by_ident = source[..before]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.');
+        let after = &rest[at + "variables".len()..];
+        rest = after;
+        if preceded_by_ident {
+            continue;
+        }
+        let Some(field) = after.strip_prefix('.') else {
+            if after
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+            {
+                continue;
+            }
+            return None;
+        };
+        let end = field
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(field.len());
+        names.push(&field[..end]);
+    }
+    Some(names)
+}
+
+/// One binding's evaluation of a policy with one param.
+pub struct Evaluation<'p, 'i> {
+    policy: &'p Policy,
+    inputs: &'i Inputs<'i>,
+    params: cel::Value,
+    /// Each variable's value or error, once evaluated.
+    variables: Vec<OnceCell<Result<cel::Value, String>>>,
+}
+
+impl<'p, 'i> Evaluation<'p, 'i> {
+    pub fn new(policy: &'p Policy, inputs: &'i Inputs<'i>, params: Option<&Value>) -> Self {
+        Evaluation {
+            policy,
+            inputs,
+            params: params.map_or(cel::Value::Null, to_cel),
+            variables: policy.variables.iter().map(|_| OnceCell::new()).collect(),
+        }
+    }
+
+    /// The variable at `index`, seeing only the variables before it.
+    fn variable(&self, index: usize) -> &Result<cel::Value, String> {
+        self.variables[index].get_or_init(|| {
+            let (_, expression) = &self.policy.variables[index];
+            self.run(expression, index)
+        })
+    }
+
+    /// Runs `expression` with the variables before `visible` in scope;
+    /// errors in kube's words (`expression '…' resulted in error: …`).
+    fn run(&self, expression: &Expression, visible: usize) -> Result<cel::Value, String> {
+        let program = match &expression.program {
+            Ok(program) => program,
+            Err(error) => return Err(format!("compilation error: {error}")),
+        };
+        let mut context = Context::with_env(Arc::clone(env()));
+        let uses = expression.uses;
+        let inputs = self.inputs;
+        if uses.object {
+            context.add_variable_from_value("object", inputs.object().clone());
+        }
+        if uses.old_object {
+            context.add_variable_from_value("oldObject", inputs.old_object().clone());
+        }
+        if uses.request {
+            context.add_variable_from_value("request", inputs.request().clone());
+        }
+        if uses.params {
+            context.add_variable_from_value("params", self.params.clone());
+        }
+        if uses.namespace_object {
+            context.add_variable_from_value("namespaceObject", inputs.namespace_object().clone());
+        }
+        if uses.variables {
+            let mut bound: HashMap<String, cel::Value> = HashMap::new();
+            let wanted = variable_names(&expression.source);
+            for (index, (name, _)) in self.policy.variables.iter().enumerate().take(visible) {
+                if wanted
+                    .as_ref()
+                    .is_some_and(|names| !names.contains(&name.as_str()))
+                {
+                    continue;
+                }
+                match self.variable(index) {
+                    Ok(value) => {
+                        bound.insert(name.clone(), value.clone());
+                    }
+                    Err(error) => return Err(error.clone()),
+                }
+            }
+            context.add_variable_from_value("variables", bound);
+        }
+        program.execute(&context).map_err(|error| {
+            format!(
+                "expression '{}' resulted in error: {}",
+                expression.source,
+                execution_error(&error)
+            )
+        })
+    }
+
+    /// `matchConditions` (`matchconditions.Matcher.Match`): `Ok(false)` when
+    /// one is false; errors follow the failurePolicy (`Err` under `Fail`).
+    pub fn match_conditions(&self) -> Result<bool, String> {
+        let mut errors = Vec::new();
+        for (_, condition) in &self.policy.match_conditions {
+            match self.run(condition, self.policy.variables.len()) {
+                Ok(cel::Value::Bool(false)) => return Ok(false),
+                Ok(_) => {}
+                Err(error) => errors.push(error),
+            }
+        }
+        if errors.is_empty() {
+            return Ok(true);
+        }
+        match self.policy.failure_policy {
+            FailurePolicy::Ignore => Ok(false),
+            FailurePolicy::Fail => Err(aggregate(&errors)),
+        }
+    }
+
+    /// The validations' denials, in order (`validator.Validate`); an
+    /// evaluation error is a denial under `failurePolicy: Fail`.
+    pub fn validations(&self) -> Vec<Denial> {
+        let mut denials = Vec::new();
+        let visible = self.policy.variables.len();
+        for validation in &self.policy.validations {
+            match self.run(&validation.expression, visible) {
+                Ok(cel::Value::Bool(true)) => {}
+                Err(error) => {
+                    if self.policy.failure_policy == FailurePolicy::Fail {
+                        denials.push(Denial {
+                            message: error,
+                            reason: Reason::Invalid,
+                        });
+                    }
+                }
+                Ok(_) => {
+                    let evaluated = validation
+                        .message_expression
+                        .as_ref()
+                        .and_then(|expression| match self.run(expression, visible) {
+                            Ok(cel::Value::String(text)) => {
+                                let trimmed = text.trim();
+                                (trimmed.len() <= MAX_MESSAGE_BYTES && !trimmed.contains('\n'))
+                                    .then(|| trimmed.to_string())
+                            }
+                            _ => None,
+                        })
+                        .filter(|message| !message.is_empty());
+                    let message = evaluated
+                        .or_else(|| {
+                            Some(validation.message.trim().to_string())
+                                .filter(|message| !message.is_empty())
+                        })
+                        .unwrap_or_else(|| {
+                            format!("failed expression: {}", validation.expression.source.trim())
+                        });
+                    denials.push(Denial {
+                        message,
+                        reason: validation.reason,
+                    });
+                }
+            }
+        }
+        denials
+    }
+}
+
+/// `utilerrors.NewAggregate(errs).Error()`.
+fn aggregate(errors: &[String]) -> String {
+    match errors {
+        [one] => one.clone(),
+        many => format!("[{}]", many.join(", ")),
+    }
+}
+
+/// cel-rust's error in cel-go's words where they have a counterpart.
+fn execution_error(error: &ExecutionError) -> String {
+    match error {
+        ExecutionError::NoSuchKey(key) => format!("no such key: {key}"),
+        ExecutionError::DivisionByZero(_) => "division by zero".to_string(),
+        ExecutionError::RemainderByZero(_) => "modulus by zero".to_string(),
+        ExecutionError::Overflow(..) => "integer overflow".to_string(),
+        ExecutionError::NoSuchOverload(_) => "no such overload".to_string(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+#[path = "evaluate_tests.rs"]
+mod tests;

@@ -1,0 +1,165 @@
+use super::*;
+use crate::admission::attributes::{GroupVersionName, Operation};
+use crate::admission::policy::compile;
+use serde_json::json;
+
+async fn store() -> ObjectStore {
+    use ferrokube_store::{Backend, LocalBackend, MemoryDisk, Store};
+    let backend: Arc<dyn Backend> =
+        Arc::new(LocalBackend::open(MemoryDisk::new()).expect("memory backend"));
+    Store::open(backend, crate::object::ObjectCodec)
+        .await
+        .expect("store")
+}
+
+fn attributes(old: Option<&Value>) -> Attributes<'_> {
+    Attributes {
+        operation: if old.is_some() {
+            Operation::Update
+        } else {
+            Operation::Create
+        },
+        kind: GroupVersionName::new("", "v1", "ConfigMap"),
+        resource: GroupVersionName::new("", "v1", "configmaps"),
+        subresource: "",
+        name: "cm",
+        namespace: "ns",
+        old_object: old,
+        options: json!({"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1"}),
+        dry_run: true,
+        user: None,
+    }
+}
+
+fn policy(spec: Value) -> Policy {
+    compile::policy(&json!({"metadata": {"name": "p"}, "spec": spec})).expect("compiles")
+}
+
+fn denials(
+    policy: &Policy,
+    object: &Value,
+    params: Option<&Value>,
+    store: &ObjectStore,
+) -> Vec<Denial> {
+    let attributes = attributes(None);
+    let inputs = Inputs::new(store, &attributes, Some(object));
+    Evaluation::new(policy, &inputs, params).validations()
+}
+
+#[tokio::test]
+async fn messages_come_from_message_expression_then_message_then_the_expression() {
+    let store = store().await;
+    let policy = policy(json!({"validations": [
+        {"expression": "object.data.a == 'x'", "messageExpression": "'a is ' + object.data.a", "reason": "Forbidden"},
+        {"expression": "object.data.a == 'x'", "messageExpression": "1", "message": " fixed message "},
+        {"expression": "object.data.a == 'x'", "messageExpression": "'two\\nlines'"},
+        {"expression": "object.data.a == 'y'"},
+    ]}));
+    let object = json!({"data": {"a": "y"}});
+    assert_eq!(
+        denials(&policy, &object, None, &store),
+        vec![
+            Denial {
+                message: "a is y".into(),
+                reason: Reason::Forbidden
+            },
+            Denial {
+                message: "fixed message".into(),
+                reason: Reason::Invalid
+            },
+            Denial {
+                message: "failed expression: object.data.a == 'x'".into(),
+                reason: Reason::Invalid
+            },
+        ]
+    );
+}
+
+#[tokio::test]
+async fn errors_follow_the_failure_policy_with_kubes_words() {
+    let store = store().await;
+    let failing = json!({"validations": [{"expression": "object.data.missing == 'x'"}]});
+    let object = json!({"data": {}});
+    assert_eq!(
+        denials(&policy(failing.clone()), &object, None, &store),
+        vec![Denial {
+            message:
+                "expression 'object.data.missing == 'x'' resulted in error: no such key: missing"
+                    .into(),
+            reason: Reason::Invalid,
+        }]
+    );
+    let mut ignored = failing;
+    ignored["failurePolicy"] = json!("Ignore");
+    assert!(denials(&policy(ignored), &object, None, &store).is_empty());
+}
+
+#[tokio::test]
+async fn variables_params_request_and_old_object_are_bound() {
+    let store = store().await;
+    let policy = policy(json!({
+        "variables": [
+            {"name": "limit", "expression": "int(params.data.limit)"},
+            {"name": "size", "expression": "size(object.data)"},
+            {"name": "broken", "expression": "object.nope"},
+        ],
+        "validations": [
+            {"expression": "variables.size <= variables.limit", "message": "too many keys"},
+            {"expression": "request.operation == 'CREATE' && request.dryRun && request.options.kind == 'CreateOptions'"},
+            {"expression": "oldObject == null && params.kind == 'ConfigMap'"},
+            {"expression": "request.userInfo.size() == 0 && request.namespace == 'ns' && request.resource.resource == 'configmaps'"},
+        ],
+    }));
+    let params = json!({"kind": "ConfigMap", "data": {"limit": "1"}});
+    let small = json!({"data": {"a": "1"}});
+    // The broken variable is never evaluated: no validation names it.
+    assert!(denials(&policy, &small, Some(&params), &store).is_empty());
+    let big = json!({"data": {"a": "1", "b": "2"}});
+    assert_eq!(
+        denials(&policy, &big, Some(&params), &store),
+        vec![Denial {
+            message: "too many keys".into(),
+            reason: Reason::Invalid
+        }]
+    );
+}
+
+#[tokio::test]
+async fn match_conditions_skip_or_fail() {
+    let store = store().await;
+    let object = json!({"data": {"a": "1"}});
+    let attributes = attributes(None);
+    let inputs = Inputs::new(&store, &attributes, Some(&object));
+    let skipping = policy(json!({"matchConditions": [
+        {"name": "has-a", "expression": "'a' in object.data"},
+        {"name": "has-b", "expression": "'b' in object.data"},
+    ]}));
+    assert_eq!(
+        Evaluation::new(&skipping, &inputs, None).match_conditions(),
+        Ok(false)
+    );
+    let failing = policy(json!({"matchConditions": [
+        {"name": "bad", "expression": "object.data.zzz == '1'"},
+    ]}));
+    assert_eq!(
+        Evaluation::new(&failing, &inputs, None).match_conditions(),
+        Err("expression 'object.data.zzz == '1'' resulted in error: no such key: zzz".into())
+    );
+    let ignoring = policy(json!({"failurePolicy": "Ignore", "matchConditions": [
+        {"name": "bad", "expression": "object.data.zzz == '1'"},
+    ]}));
+    assert_eq!(
+        Evaluation::new(&ignoring, &inputs, None).match_conditions(),
+        Ok(false)
+    );
+}
+
+#[test]
+fn variable_names_are_read_from_the_source() {
+    assert_eq!(
+        variable_names("variables.a + variables.b_2"),
+        Some(vec!["a", "b_2"])
+    );
+    assert_eq!(variable_names("myvariables.a == 1"), Some(vec![]));
+    assert_eq!(variable_names("variables['a']"), None);
+}

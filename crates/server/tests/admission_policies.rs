@@ -1,0 +1,303 @@
+//! ValidatingAdmissionPolicies through real clients: kubectl 1.33 applies
+//! a policy with a ConfigMap as its `paramKind`, its bindings and the
+//! param; kubectl and kube-rs then write Deployments and ConfigMaps that
+//! the policies deny (kube's messages, reasons and codes) or warn about
+//! (kube's warning text, as kubectl prints it). Policies are cluster-wide,
+//! so each one's `matchConditions` limit it to the test's namespace.
+#![allow(clippy::unwrap_used)]
+
+use ferrokube_testkit as common;
+
+use common::{api_status, TestEnv};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::{Api, DeleteParams, PostParams};
+use serde_json::json;
+
+fn policies_manifest(ns: &str) -> String {
+    format!(
+        r#"apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: replica-limit
+  namespace: {ns}
+data:
+  maxReplicas: "3"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: replicas-{ns}
+spec:
+  failurePolicy: Fail
+  paramKind:
+    apiVersion: v1
+    kind: ConfigMap
+  matchConstraints:
+    resourceRules:
+    - apiGroups: ["apps"]
+      apiVersions: ["v1"]
+      operations: ["CREATE", "UPDATE"]
+      resources: ["deployments"]
+  matchConditions:
+  - name: own-namespace
+    expression: "request.namespace == '{ns}'"
+  variables:
+  - name: replicas
+    expression: "object.spec.replicas"
+  validations:
+  - expression: "variables.replicas <= int(params.data.maxReplicas)"
+    messageExpression: "'replicas ' + string(variables.replicas) + ' is more than ' + params.data.maxReplicas"
+    reason: Forbidden
+  - expression: "has(object.metadata.labels) && 'team' in object.metadata.labels"
+    message: "deployments need a team label"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: replicas-{ns}
+spec:
+  policyName: replicas-{ns}
+  validationActions: [Deny]
+  paramRef:
+    name: replica-limit
+    namespace: {ns}
+    parameterNotFoundAction: Deny
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: names-{ns}
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [""]
+      apiVersions: ["v1"]
+      operations: ["CREATE"]
+      resources: ["configmaps"]
+  matchConditions:
+  - name: own-namespace
+    expression: "request.namespace == '{ns}'"
+  validations:
+  - expression: "!object.metadata.name.startsWith('bad-')"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: names-deny-{ns}
+spec:
+  policyName: names-{ns}
+  validationActions: [Deny]
+  matchResources:
+    objectSelector:
+      matchLabels:
+        vap: deny
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: names-warn-{ns}
+spec:
+  policyName: names-{ns}
+  validationActions: [Warn, Audit]
+  matchResources:
+    objectSelector:
+      matchLabels:
+        vap: warn
+"#
+    )
+}
+
+fn deployment_manifest(name: &str, replicas: i64, labels: &str) -> String {
+    format!(
+        r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {name}
+  labels: {labels}
+spec:
+  replicas: {replicas}
+  selector:
+    matchLabels: {{app: {name}}}
+  template:
+    metadata:
+      labels: {{app: {name}}}
+    spec:
+      containers:
+      - name: c
+        image: nginx
+"#
+    )
+}
+
+fn deployment(name: &str, replicas: i64, labels: serde_json::Value) -> Deployment {
+    serde_json::from_value(json!({
+        "metadata": {"name": name, "labels": labels},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "c", "image": "nginx"}]},
+            },
+        },
+    }))
+    .unwrap()
+}
+
+fn configmap_manifest(name: &str, label: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  labels:\n    vap: {label}\ndata:\n  a: b\n"
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn policy_with_params_denies_and_warns_for_kubectl_and_kube_rs() {
+    let env = TestEnv::new("vap").await;
+    let ns = env.ns.clone();
+    let (status, stdout, stderr) =
+        env.kubectl_stdin("1.33", &["apply", "-f", "-"], Some(&policies_manifest(&ns)));
+    assert!(status.success(), "{stdout}\n{stderr}");
+
+    // kubectl: more replicas than the param allows, refused with the
+    // messageExpression and the validation's reason (Forbidden, 403).
+    let (status, _, stderr) = env.kubectl_stdin(
+        "1.33",
+        &["create", "-n", &ns, "-f", "-"],
+        Some(&deployment_manifest("big", 5, "{team: a}")),
+    );
+    assert!(!status.success());
+    let message = format!(
+        "ValidatingAdmissionPolicy 'replicas-{ns}' with binding 'replicas-{ns}' denied request: replicas 5 is more than 3"
+    );
+    assert!(
+        stderr.contains(&format!(
+            r#"Error from server (Forbidden): error when creating "STDIN": deployments.apps "big" is forbidden: {message}"#
+        )),
+        "{stderr}"
+    );
+    // Within the limit and labelled: created.
+    let (status, stdout, stderr) = env.kubectl_stdin(
+        "1.33",
+        &["create", "-n", &ns, "-f", "-"],
+        Some(&deployment_manifest("small", 2, "{team: a}")),
+    );
+    assert!(status.success(), "{stderr}");
+    assert_eq!(stdout.trim(), "deployment.apps/small created");
+
+    // kube-rs: the second validation's message, reason Invalid (422).
+    let deployments: Api<Deployment> = env.api();
+    let unlabelled = deployment("nolabel", 1, json!({"x": "y"}));
+    let denied = api_status(
+        deployments
+            .create(&PostParams::default(), &unlabelled)
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!((denied.code, denied.reason.as_str()), (422, "Invalid"));
+    assert_eq!(
+        denied.message,
+        format!(
+            r#"deployments.apps "nolabel" is forbidden: ValidatingAdmissionPolicy 'replicas-{ns}' with binding 'replicas-{ns}' denied request: deployments need a team label"#
+        )
+    );
+
+    // Without its param, the binding's parameterNotFoundAction Deny refuses.
+    let configmaps: Api<ConfigMap> = env.api();
+    configmaps
+        .delete("replica-limit", &DeleteParams::default())
+        .await
+        .unwrap();
+    let denied = api_status(
+        deployments
+            .create(
+                &PostParams::default(),
+                &deployment("later", 1, json!({"team": "a"})),
+            )
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!((denied.code, denied.reason.as_str()), (422, "Invalid"));
+    assert_eq!(
+        denied.message,
+        format!(
+            "deployments.apps \"later\" is forbidden: ValidatingAdmissionPolicy 'replicas-{ns}' with binding 'replicas-{ns}' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction"
+        )
+    );
+
+    // kubectl: a ConfigMap the Deny binding selects, refused with the
+    // expression as the message (no message given); a 422 with the message
+    // as its cause, which kubectl prints as kube's (`is invalid: : …`).
+    let (status, _, stderr) = env.kubectl_stdin(
+        "1.33",
+        &["create", "-n", &ns, "-f", "-"],
+        Some(&configmap_manifest("bad-one", "deny")),
+    );
+    assert!(!status.success());
+    assert_eq!(
+        stderr.trim(),
+        format!(
+            r#"The configmaps "bad-one" is invalid: : ValidatingAdmissionPolicy 'names-{ns}' with binding 'names-deny-{ns}' denied request: failed expression: !object.metadata.name.startsWith('bad-')"#
+        )
+    );
+    // The Warn binding: created, with kube's warning as kubectl prints it.
+    let (status, stdout, stderr) = env.kubectl_stdin(
+        "1.33",
+        &["create", "-n", &ns, "-f", "-"],
+        Some(&configmap_manifest("bad-two", "warn")),
+    );
+    assert!(status.success(), "{stderr}");
+    assert_eq!(stdout.trim(), "configmap/bad-two created");
+    assert!(
+        stderr.contains(&format!(
+            "Warning: Validation failed for ValidatingAdmissionPolicy 'names-{ns}' with binding 'names-warn-{ns}': failed expression: !object.metadata.name.startsWith('bad-')"
+        )),
+        "{stderr}"
+    );
+    // Dry-run is judged the same.
+    let (status, _, stderr) = env.kubectl_stdin(
+        "1.33",
+        &["create", "--dry-run=server", "-n", &ns, "-f", "-"],
+        Some(&configmap_manifest("bad-three", "deny")),
+    );
+    assert!(!status.success());
+    assert!(
+        stderr.contains("denied request: failed expression"),
+        "{stderr}"
+    );
+    // Names the policy does not refuse pass either binding.
+    let fine: ConfigMap = serde_json::from_value(json!({
+        "metadata": {"name": "good", "labels": {"vap": "deny"}}, "data": {"a": "b"}
+    }))
+    .unwrap();
+    configmaps
+        .create(&PostParams::default(), &fine)
+        .await
+        .unwrap();
+
+    // Removing the policies lifts them.
+    for (kind, names) in [
+        (
+            "validatingadmissionpolicybindings",
+            vec![
+                format!("replicas-{ns}"),
+                format!("names-deny-{ns}"),
+                format!("names-warn-{ns}"),
+            ],
+        ),
+        (
+            "validatingadmissionpolicies",
+            vec![format!("replicas-{ns}"), format!("names-{ns}")],
+        ),
+    ] {
+        for name in names {
+            env.kubectl_ok("1.33", &["delete", kind, &name]);
+        }
+    }
+    let (status, _, stderr) = env.kubectl_stdin(
+        "1.33",
+        &["create", "-n", &ns, "-f", "-"],
+        Some(&configmap_manifest("bad-four", "deny")),
+    );
+    assert!(status.success(), "{stderr}");
+}
