@@ -137,7 +137,7 @@ impl Api {
             &request.query,
             endpoint,
         );
-        let decision = self.authorizer.authorize(&attributes);
+        let decision = self.authorizer.authorize_request(&attributes);
         if decision.allowed() {
             return Ok(Admitted(()));
         }
