@@ -467,3 +467,70 @@ async fn flags_name_the_key_issuers_and_audiences() {
         "299 - \"requested expiration of 86400 seconds shortened to 7200 seconds\""
     );
 }
+
+/// TokenRequest bodies get `fieldValidation` as every create does
+/// (`handlers/create.go`): unknown and duplicate fields warn by default,
+/// fail with Strict and pass silently with Ignore.
+#[tokio::test]
+async fn token_request_bodies_are_field_validated() {
+    let env = TestEnv::new("sa-fields").await;
+    create_service_account(&env, "checked").await;
+    let path = format!(
+        "/api/v1/namespaces/{}/serviceaccounts/checked/token",
+        env.ns
+    );
+    let body = br#"{"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+        "spec": {"expirationSeconds": 700, "expirationSeconds": 800, "bogus": 1}}"#
+        .to_vec();
+    let post = |query: &'static str| {
+        let path = format!("{path}{query}");
+        let body = body.clone();
+        let env = &env;
+        async move { env.raw("POST", &path, Some("application/json"), body).await }
+    };
+
+    let warned = post("").await;
+    assert_eq!(warned.status, 201, "{}", warned.body);
+    // One Warning header per problem.
+    let warning = warned
+        .headers
+        .get_all("warning")
+        .iter()
+        .map(|value| value.to_str().unwrap())
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        warning.contains(r#"unknown field \"spec.bogus\""#),
+        "{warning}"
+    );
+    assert!(
+        warning.contains(r#"duplicate field \"spec.expirationSeconds\""#),
+        "{warning}"
+    );
+    assert!(warned.json()["status"]["token"].is_string());
+
+    let strict = post("?fieldValidation=Strict").await;
+    assert_eq!(strict.status, 400, "{}", strict.body);
+    let status = strict.json();
+    assert_eq!(status["reason"], "BadRequest");
+    let message = status["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            r#"TokenRequest in version "v1" cannot be handled as a TokenRequest: strict decoding error: "#
+        ),
+        "{message}"
+    );
+    assert!(
+        message.contains(r#"unknown field "spec.bogus""#),
+        "{message}"
+    );
+
+    let ignored = post("?fieldValidation=Ignore").await;
+    assert_eq!(ignored.status, 201, "{}", ignored.body);
+    assert_eq!(ignored.header("warning"), "");
+
+    // The create options are validated as kube's `ValidateCreateOptions` does.
+    let unsupported = post("?fieldValidation=Loud").await;
+    assert_eq!(unsupported.status, 422, "{}", unsupported.body);
+    assert_eq!(unsupported.json()["details"]["kind"], "CreateOptions");
+}

@@ -16,6 +16,7 @@ use crate::backend::{
     Backend, BackendError, Committed, Event, EventKind, EventSink, KeyValue, Txn,
 };
 use crate::history::{Change, History, HistoryError};
+use crate::prefix_mark::PrefixMark;
 use crate::Revision;
 
 /// How long changes stay readable for watches and exact-revision reads (kube: etcd's 5 minutes).
@@ -105,6 +106,8 @@ pub(crate) struct Cache<C: Codec> {
     /// Serialises appliers; readers never take it.
     apply_lock: Mutex<()>,
     revision: watch::Sender<Revision>,
+    /// Raised by every applied change under their prefixes (`prefix_mark.rs`).
+    marks: RwLock<Vec<Arc<PrefixMark>>>,
 }
 
 /// Distinct ids for the stores of one process.
@@ -128,12 +131,21 @@ impl<C: Codec> Cache<C> {
             .write()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .reset(revision);
+        for mark in self.marks().iter() {
+            mark.raise(revision);
+        }
         let snapshot = Arc::new(Snapshot { revision, objects });
         match self.current.write() {
             Ok(mut current) => *current = snapshot,
             Err(poisoned) => *poisoned.into_inner() = snapshot,
         }
         self.revision.send_replace(revision);
+    }
+
+    fn marks(&self) -> std::sync::RwLockReadGuard<'_, Vec<Arc<PrefixMark>>> {
+        self.marks
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
@@ -154,7 +166,11 @@ impl<C: Codec> EventSink for Cache<C> {
             Err(poisoned) => poisoned.into_inner().objects.clone(),
         };
         let mut changes = Vec::with_capacity(events.len());
+        let marks = self.marks();
         for event in events {
+            for mark in marks.iter().filter(|mark| mark.covers(&event.kv.key)) {
+                mark.raise(event.kv.mod_revision);
+            }
             let key = &event.kv.key;
             match event.kind {
                 EventKind::Put => {
@@ -196,6 +212,7 @@ impl<C: Codec> EventSink for Cache<C> {
                 }
             }
         }
+        drop(marks);
         {
             let now = Instant::now();
             let mut history = self
@@ -290,6 +307,7 @@ impl<C: Codec> Store<C> {
             history: RwLock::new(History::new(0, window)),
             apply_lock: Mutex::new(()),
             revision,
+            marks: RwLock::new(Vec::new()),
         })
     }
 
@@ -413,6 +431,24 @@ impl<C: Codec> Store<C> {
             .read()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .oldest()
+    }
+
+    /// A mark of the last change under `prefixes`, raised by the cache from
+    /// now on before it publishes each revision; it starts at the current
+    /// revision (take the state to follow after this call).
+    pub fn prefix_mark(&self, prefixes: &[&str]) -> Arc<PrefixMark> {
+        let _guard = lock(&self.cache.apply_lock);
+        let start = *self.cache.revision.borrow();
+        let mark = Arc::new(PrefixMark::new(
+            prefixes.iter().map(|prefix| prefix.to_string()).collect(),
+            start,
+        ));
+        self.cache
+            .marks
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .push(mark.clone());
+        mark
     }
 
     /// Subscribe to the cache's revision: wakes whenever new changes were applied.

@@ -25,6 +25,7 @@ mod history;
 mod journal;
 mod local;
 mod memory;
+mod prefix_mark;
 mod sqlite;
 mod thread_panic;
 
@@ -37,6 +38,7 @@ pub use checkpoint::Checkpoint;
 pub use history::{Change, HistoryError};
 pub use local::{Disk, LocalBackend};
 pub use memory::MemoryDisk;
+pub use prefix_mark::PrefixMark;
 pub use sqlite::{SqliteDisk, SqliteOptions};
 
 /// An etcd-style revision: every committed transaction moves it by one.

@@ -148,7 +148,7 @@ fn authorize_unsafe_delete(
         name: std::borrow::Cow::Borrowed(name),
         ..crate::authz::Attributes::non_resource(user, UNSAFE_DELETE_VERB, &request.path)
     };
-    let decision = api.authorizer.authorize(&attributes);
+    let decision = api.authorizer.authorize_request(&attributes);
     if decision.allowed() {
         return Ok(());
     }

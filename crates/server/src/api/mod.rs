@@ -182,10 +182,17 @@ impl Api {
                 &user.groups,
             )
             .map_err(|max_in_flight::TooManyRequests| Box::new(too_many_requests()))?;
-        let decision = self.authorizer.authorize(&attributes);
+        let audited = request.audit != exchange::AuditCapture::Off;
+        // The allow reason ("RBAC: allowed by …") is written only for the
+        // audit log's `authorization.k8s.io/reason`.
+        let decision = if audited {
+            self.authorizer.authorize(&attributes)
+        } else {
+            self.authorizer.authorize_request(&attributes)
+        };
         let allowed = decision.allowed();
         let status = (!allowed).then(|| crate::authz::forbidden(&attributes, &decision.reason));
-        if request.audit != exchange::AuditCapture::Off {
+        if audited {
             request.authorization = Some(exchange::AuthorizationDecision {
                 allowed,
                 reason: decision.reason,

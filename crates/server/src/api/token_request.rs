@@ -10,9 +10,9 @@ use serde_json::{json, Value};
 
 use super::context::Api;
 use super::exchange::{ApiRequest, ApiResponse};
+use super::options::WriteOptions;
 use super::target::{check_type, Target};
 use super::write::decode::{decode, Decoded};
-use crate::field_validation::FieldValidation;
 use crate::serviceaccount::claims::{
     Binding, BoundClaims, ObjectRef, EXPIRATION_EXTENSION_SECONDS,
     WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS,
@@ -77,17 +77,20 @@ pub(super) async fn create(
     request: &ApiRequest,
     target: &Target<'_>,
 ) -> Result<ApiResponse> {
-    // kube decodes with its strict decoder for the TokenRequest type; the
-    // fields a TokenRequest does not have are not reported here.
+    // `handlers/create.go`: the create options are validated, and the body
+    // is decoded with the strict decoder under `fieldValidation` Warn or
+    // Strict, as for any create.
+    let options = WriteOptions::parse(request, None)?;
     let Decoded {
-        object: mut body, ..
+        object: mut body,
+        mut warnings,
     } = decode(
         api,
         request,
         target,
         KIND,
         API_VERSION,
-        FieldValidation::Ignore,
+        options.field_validation,
     )?;
     check_type(&mut body, API_VERSION, KIND)?;
     let namespace = target.namespace.unwrap_or_default();
@@ -233,7 +236,6 @@ pub(super) async fn create(
         }
     }
 
-    let mut warnings = Vec::new();
     if let Some(max) = tokens.max_expiration_seconds() {
         if expiration_seconds > max {
             warnings.extend(crate::field_validation::warning_header_value(&format!(

@@ -4,11 +4,15 @@
 //! ServiceAccount and the bound object still there with their uids) and
 //! `legacy.go` (Secret-based tokens: the Secret still holds the token).
 //!
+//! A token's signature is checked once per 10 s (`verified_cache.rs`); its
+//! claims are validated on every request.
+//!
 //! Objects are read from the store's current snapshot, as kube reads its
 //! informer caches (`serviceaccountcontroller.NewGetterFromClient`): one map
 //! lookup per object, no request.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
@@ -18,6 +22,7 @@ use super::claims::{
     ServiceAccountInfo, LEGACY_ISSUER,
 };
 use super::jwt;
+use super::verified_cache::{Key, Verified, VerifiedCache, VerifiedClaims};
 use super::ServiceAccountTokens;
 use crate::authn::{TokenAuthenticator, TokenOutcome};
 use crate::object::{ObjectStore, StoredObject};
@@ -33,6 +38,8 @@ const LEEWAY_SECONDS: i64 = 60;
 pub struct ServiceAccountAuthenticator {
     tokens: Arc<ServiceAccountTokens>,
     store: ObjectStore,
+    /// Tokens whose signature was checked in the last 10 s.
+    verified: VerifiedCache,
 }
 
 /// An object read for validation.
@@ -77,29 +84,64 @@ fn now_seconds() -> i64 {
 
 impl ServiceAccountAuthenticator {
     pub fn new(tokens: Arc<ServiceAccountTokens>, store: ObjectStore) -> Self {
-        ServiceAccountAuthenticator { tokens, store }
+        ServiceAccountAuthenticator {
+            tokens,
+            store,
+            verified: VerifiedCache::default(),
+        }
     }
 
     /// Authenticates `token` for `requested` audiences (the API audiences
-    /// when empty) at Unix time `now`.
+    /// when empty) at Unix time `now`. The signature check is skipped for a
+    /// token verified in the last 10 s (`verified_cache.rs`); the claims'
+    /// validation, which reads the objects the token names, never is.
     pub fn authenticate_at(&self, token: &str, requested: &[String], now: i64) -> TokenOutcome {
+        let key = Key::of(token, requested);
+        let checked_at = Instant::now();
+        let verified = match self.verified.get(&key, checked_at) {
+            Some(verified) => verified,
+            None => match self.verify(token, requested) {
+                Ok(verified) => {
+                    let verified = Arc::new(verified);
+                    self.verified.insert(key, verified.clone(), checked_at);
+                    verified
+                }
+                Err(outcome) => return outcome,
+            },
+        };
+        let validated = match &verified.private {
+            VerifiedClaims::Legacy(private) => {
+                self.validate_legacy(token, &verified.public, private)
+            }
+            VerifiedClaims::Bound(private) => self.validate_bound(&verified.public, private, now),
+        };
+        match validated {
+            Ok(info) => TokenOutcome::Authenticated {
+                user: info.user_info(),
+                audiences: verified.audiences.clone(),
+            },
+            Err(error) => TokenOutcome::Failed(error),
+        }
+    }
+
+    /// `jwtTokenAuthenticator.AuthenticateToken` up to its validator: the
+    /// issuer, the signature, the registered claims and the audiences;
+    /// `Err` with the outcome when the token is not ours or fails.
+    fn verify(&self, token: &str, requested: &[String]) -> Result<Verified, TokenOutcome> {
         let Some(issuer) = jwt::unverified_issuer(token) else {
-            return TokenOutcome::NotMine;
+            return Err(TokenOutcome::NotMine);
         };
         let legacy = issuer == LEGACY_ISSUER;
         if !legacy && !self.tokens.issuers().contains(&issuer) {
-            return TokenOutcome::NotMine;
+            return Err(TokenOutcome::NotMine);
         }
         let Some(parsed) = jwt::parse(token) else {
-            return TokenOutcome::NotMine;
+            return Err(TokenOutcome::NotMine);
         };
-        if let Err(error) = parsed.verify_with(self.tokens.keys()) {
-            return TokenOutcome::Failed(error);
-        }
-        let public = match PublicClaims::read(&parsed.claims) {
-            Ok(public) => public,
-            Err(error) => return TokenOutcome::Failed(error),
-        };
+        parsed
+            .verify_with(self.tokens.keys())
+            .map_err(TokenOutcome::Failed)?;
+        let public = PublicClaims::read(&parsed.claims).map_err(TokenOutcome::Failed)?;
         let implicit = self.tokens.api_audiences();
         // Only API audiences are allowed for tokens without one (legacy tokens).
         let token_audiences = if public.audiences.is_empty() {
@@ -114,24 +156,22 @@ impl ServiceAccountAuthenticator {
         };
         let audiences = intersect(&token_audiences, requested);
         if audiences.is_empty() && !implicit.is_empty() {
-            return TokenOutcome::Failed(format!(
+            return Err(TokenOutcome::Failed(format!(
                 "token audiences {} is invalid for the target audiences {}",
                 quoted_list(&token_audiences),
                 quoted_list(requested)
-            ));
+            )));
         }
-        let validated = if legacy {
-            self.validate_legacy(token, &public, &LegacyPrivateClaims::read(&parsed.claims))
+        let private = if legacy {
+            VerifiedClaims::Legacy(LegacyPrivateClaims::read(&parsed.claims))
         } else {
-            self.validate_bound(&public, &PrivateClaims::read(&parsed.claims), now)
+            VerifiedClaims::Bound(PrivateClaims::read(&parsed.claims))
         };
-        match validated {
-            Ok(info) => TokenOutcome::Authenticated {
-                user: info.user_info(),
-                audiences,
-            },
-            Err(error) => TokenOutcome::Failed(error),
-        }
+        Ok(Verified {
+            public,
+            private,
+            audiences,
+        })
     }
 
     fn get(&self, key: &str) -> Option<Found> {

@@ -11,6 +11,7 @@ pub mod claims;
 pub mod jwt;
 pub mod keys;
 pub mod openid;
+pub mod verified_cache;
 
 use std::path::PathBuf;
 

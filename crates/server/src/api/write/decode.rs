@@ -87,14 +87,8 @@ pub fn decode(
             let strict = if level.is_checked() {
                 // CBOR refuses duplicate keys outright; unknown fields are
                 // found on the equivalent JSON.
-                let resource = target.resource;
-                field_validation::strict_errors(
-                    &api.openapi,
-                    resource.group,
-                    resource.version,
-                    resource.kind,
-                    &json,
-                )
+                let (group, version, kind) = schema_of(target, kind, group_version);
+                field_validation::strict_errors(&api.openapi, group, version, kind, &json)
             } else {
                 Vec::new()
             };
@@ -103,14 +97,8 @@ pub fn decode(
         Media::Json => {
             let object = decode_json(&request.body, kind, group_version)?;
             let strict = if level.is_checked() {
-                let resource = target.resource;
-                field_validation::strict_errors(
-                    &api.openapi,
-                    resource.group,
-                    resource.version,
-                    resource.kind,
-                    &request.body,
-                )
+                let (group, version, kind) = schema_of(target, kind, group_version);
+                field_validation::strict_errors(&api.openapi, group, version, kind, &request.body)
             } else {
                 Vec::new()
             };
@@ -127,12 +115,12 @@ pub fn decode(
             let json = serde_json::to_vec(&converted).unwrap_or_default();
             let object = decode_json(&json, kind, group_version)?;
             let strict = if level.is_checked() {
-                let resource = target.resource;
+                let (group, version, kind) = schema_of(target, kind, group_version);
                 field_validation::yaml_strict_errors(
                     &api.openapi,
-                    resource.group,
-                    resource.version,
-                    resource.kind,
+                    group,
+                    version,
+                    kind,
                     &request.body,
                     &converted,
                 )
@@ -175,6 +163,26 @@ pub fn decode(
         _ => Vec::new(),
     };
     Ok(Decoded { object, warnings })
+}
+
+/// The group, version and kind whose schema field validation reads: the
+/// resource's, or for a subresource with a body of its own kind
+/// (`serviceaccounts/token`'s TokenRequest, `pods/eviction`'s Eviction)
+/// that kind in `group_version`, as kube's strict decoder decodes the
+/// subresource's own type.
+fn schema_of<'a>(
+    target: &Target<'a>,
+    kind: &'a str,
+    group_version: &'a str,
+) -> (&'a str, &'a str, &'a str) {
+    let resource = target.resource;
+    if kind == resource.kind {
+        return (resource.group, resource.version, resource.kind);
+    }
+    match group_version.split_once('/') {
+        Some((group, version)) => (group, version, kind),
+        None => ("", group_version, kind),
+    }
 }
 
 /// Media types a custom resource's body may use (no protobuf: custom

@@ -150,7 +150,7 @@ fn escalate_authorized(api: &Api, user: &UserInfo, target: &Target<'_>) -> bool 
         name: Cow::Borrowed(target.name.unwrap_or_default()),
         ..Attributes::non_resource(user, "escalate", "")
     };
-    api.authorizer.authorize(&attributes).allowed()
+    api.authorizer.authorize_request(&attributes).allowed()
 }
 
 /// `BindingAuthorized`: the `bind` verb on the referenced role.
@@ -176,7 +176,7 @@ fn bind_authorized(
         name: Cow::Borrowed(role),
         ..Attributes::non_resource(user, "bind", "")
     };
-    api.authorizer.authorize(&attributes).allowed()
+    api.authorizer.authorize_request(&attributes).allowed()
 }
 
 fn rules_of(object: &Value) -> Vec<PolicyRule> {

@@ -9,11 +9,11 @@
 //! of the binding; `catch_up` applies the log up to that revision before the
 //! request is authorized. kube has the race (its informer may lag); here a
 //! binding that returned is always in effect for the next request, with no
-//! sleep or retry in tests. The check is one atomic load when nothing
-//! changed, and a lock-free scan of the keys changed since when none of them
-//! is an RBAC object (writes of other kinds); otherwise the changes are
-//! applied once, under a lock, by whichever request or the task gets there
-//! first, and only RBAC keys are decoded.
+//! sleep or retry in tests. The check is two atomic loads when no RBAC
+//! object changed (whatever else was written: the store keeps the revision
+//! of the last change under the RBAC prefixes, `ferrokube_store::PrefixMark`);
+//! otherwise the changes are applied once, under a lock, by whichever
+//! request or the task gets there first, and only RBAC keys are decoded.
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, RwLock};
@@ -30,6 +30,9 @@ impl Rbac {
     /// [`Rbac::follow`] and by each request.
     pub fn following(store: &ObjectStore) -> Rbac {
         let revision = store.subscribe();
+        // Marked before the snapshot is read: every RBAC change after the
+        // snapshot raises the mark past the snapshot's revision.
+        let rbac_changes = store.prefix_mark(&PREFIXES);
         let snapshot = store.snapshot();
         let index = index_of_snapshot(&snapshot);
         Rbac {
@@ -39,6 +42,7 @@ impl Rbac {
             store: Some(FollowedStore {
                 store: store.clone(),
                 revision,
+                rbac_changes,
             }),
         }
     }
@@ -69,18 +73,14 @@ impl Rbac {
         if applied >= target {
             return;
         }
-        // Under writes the revision moves with every write of any kind; when
-        // none of the changes since the index's revision is an RBAC object
-        // (the common case), the mark moves on without the lock. Every RBAC
-        // change up to `applied` is in the index, and none lies after it up
-        // to `reached`, so the index stands for `reached`.
-        if let Ok(changes) = followed.store.changes_since(applied, usize::MAX) {
-            if !changes.iter().any(|change| is_rbac_key(&change.key)) {
-                let reached = changes.last().map_or(target, |change| change.revision);
-                self.applied
-                    .fetch_max(reached.max(target), Ordering::AcqRel);
-                return;
-            }
+        // Under writes the revision moves with every write of any kind. The
+        // mark is the revision of the last RBAC change the store applied,
+        // raised before the store published `target`: when it is not past
+        // `applied`, no RBAC object changed up to `target` and the index
+        // stands for `target` as it is (one atomic load, no lock, no scan).
+        if followed.rbac_changes.last_change() <= applied {
+            self.applied.fetch_max(target, Ordering::AcqRel);
+            return;
         }
         let _guard = self
             .follow_lock
@@ -135,4 +135,117 @@ fn index_of_snapshot(snapshot: &crate::object::feed::ObjectSnapshot) -> RbacInde
         }
     }
     index
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+    use std::sync::atomic::Ordering;
+
+    use ferrokube_store::{Backend, Expect, LocalBackend, MemoryDisk, Op, Store, Txn};
+    use serde_json::{json, Value};
+
+    use super::Rbac;
+    use crate::authn::UserInfo;
+    use crate::authz::Attributes;
+    use crate::object::{ObjectCodec, ObjectStore};
+
+    async fn store() -> ObjectStore {
+        let backend: std::sync::Arc<dyn Backend> =
+            std::sync::Arc::new(LocalBackend::open(MemoryDisk::new()).expect("memory backend"));
+        Store::open(backend, ObjectCodec).await.expect("store")
+    }
+
+    async fn put(store: &ObjectStore, key: &str, value: Value) {
+        store
+            .commit(Txn::single(Op::Put {
+                key: key.into(),
+                value: serde_json::to_vec(&value).expect("json").into(),
+                expect: Expect::Any,
+            }))
+            .await
+            .expect("commit");
+    }
+
+    async fn delete(store: &ObjectStore, key: &str) {
+        store
+            .commit(Txn::single(Op::Delete {
+                key: key.into(),
+                expect: Expect::Any,
+            }))
+            .await
+            .expect("commit");
+    }
+
+    async fn write_configmaps(store: &ObjectStore, count: usize) {
+        for n in 0..count {
+            let name = format!("cm-{n}");
+            put(
+                store,
+                &format!("/registry/configmaps/dev/{name}"),
+                json!({"apiVersion": "v1", "kind": "ConfigMap",
+                       "metadata": {"name": name, "namespace": "dev"}}),
+            )
+            .await;
+        }
+    }
+
+    fn may_get_configmaps(rbac: &Rbac, user: &UserInfo) -> bool {
+        let attributes = Attributes {
+            verb: "get",
+            resource_request: true,
+            resource: "configmaps",
+            namespace: "dev",
+            name: Cow::Borrowed("cm-0"),
+            ..Attributes::non_resource(user, "get", "/api/v1/namespaces/dev/configmaps/cm-0")
+        };
+        rbac.authorize(&attributes).allowed()
+    }
+
+    /// Writes of other kinds move the index's revision on without an RBAC
+    /// change (the prefix mark), and an RBAC write is in effect for the very
+    /// next request, without the follow task: read-your-writes either way.
+    #[tokio::test]
+    async fn the_index_follows_rbac_changes_and_skips_the_others() {
+        let store = store().await;
+        let rbac = Rbac::following(&store);
+        let jane = UserInfo {
+            name: "jane".into(),
+            groups: vec!["system:authenticated".into()],
+            ..UserInfo::default()
+        };
+        write_configmaps(&store, 20).await;
+        assert!(!may_get_configmaps(&rbac, &jane));
+        let revision = store.snapshot().revision;
+        assert_eq!(rbac.applied.load(Ordering::Acquire), revision);
+        assert_eq!(rbac.read_index().binding_count(), 0);
+
+        put(
+            &store,
+            "/registry/roles/dev/reader",
+            json!({"metadata": {"name": "reader", "namespace": "dev"},
+                   "rules": [{"verbs": ["get"], "apiGroups": [""], "resources": ["configmaps"]}]}),
+        )
+        .await;
+        write_configmaps(&store, 5).await;
+        put(
+            &store,
+            "/registry/rolebindings/dev/jane-reads",
+            json!({"metadata": {"name": "jane-reads", "namespace": "dev"},
+                   "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "reader"},
+                   "subjects": [{"kind": "User", "name": "jane"}]}),
+        )
+        .await;
+        assert!(may_get_configmaps(&rbac, &jane));
+        assert_eq!(rbac.read_index().binding_count(), 1);
+
+        write_configmaps(&store, 5).await;
+        assert!(may_get_configmaps(&rbac, &jane));
+        delete(&store, "/registry/rolebindings/dev/jane-reads").await;
+        assert!(!may_get_configmaps(&rbac, &jane));
+        assert_eq!(
+            rbac.applied.load(Ordering::Acquire),
+            store.snapshot().revision
+        );
+    }
 }

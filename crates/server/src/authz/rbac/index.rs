@@ -65,20 +65,44 @@ impl BySubject {
         }
     }
 
-    /// The bindings naming `user` or one of its groups, by name, once each.
-    fn for_user(&self, user: &UserInfo) -> Vec<&Arc<Binding>> {
-        let mut found: Vec<&Arc<Binding>> = Vec::new();
-        if let Some(set) = self.users.get(&user.name) {
+    /// Calls `visitor` with each binding naming `user` or one of its
+    /// groups, by name, once each, until it returns false; false when it
+    /// stopped. When one set holds them all (the common case: a user bound
+    /// by name, or only through one group) they are visited in place,
+    /// without collecting them.
+    fn visit_for_user<'s>(
+        &'s self,
+        user: &UserInfo,
+        visitor: impl FnMut(&'s Arc<Binding>) -> bool,
+    ) -> bool {
+        let mut sets = self.users.get(&user.name).into_iter().chain(
+            user.groups
+                .iter()
+                .filter_map(|group| self.groups.get(group)),
+        );
+        let Some(first) = sets.next() else {
+            return true;
+        };
+        let Some(second) = sets.next() else {
+            return first.values().all(visitor);
+        };
+        let mut found: Vec<&Arc<Binding>> = first.values().chain(second.values()).collect();
+        for set in sets {
             found.extend(set.values());
-        }
-        for group in &user.groups {
-            if let Some(set) = self.groups.get(group) {
-                found.extend(set.values());
-            }
         }
         // A binding naming the user and a group (or two groups) is visited once.
         found.sort_by(|a, b| a.name.cmp(&b.name));
         found.dedup_by(|a, b| Arc::ptr_eq(a, b));
+        found.into_iter().all(visitor)
+    }
+
+    /// The bindings naming `user` or one of its groups, by name, once each.
+    fn for_user(&self, user: &UserInfo) -> Vec<&Arc<Binding>> {
+        let mut found = Vec::new();
+        self.visit_for_user(user, |binding| {
+            found.push(binding);
+            true
+        });
         found
     }
 
@@ -90,8 +114,8 @@ impl BySubject {
 /// Every Role, ClusterRole, RoleBinding and ClusterRoleBinding.
 #[derive(Debug, Default, Clone)]
 pub struct RbacIndex {
-    /// `namespace/name` → rules.
-    roles: HashMap<String, Arc<[PolicyRule]>>,
+    /// Namespace → name → rules (looked up without building a key).
+    roles: HashMap<String, HashMap<String, Arc<[PolicyRule]>>>,
     cluster_roles: HashMap<String, Arc<[PolicyRule]>>,
     /// Every binding by its store key, to unindex it when it changes.
     bindings: HashMap<String, Arc<Binding>>,
@@ -151,13 +175,22 @@ impl RbacIndex {
             return;
         };
         match kind {
-            Kind::Role { namespace, name } => {
-                let id = format!("{namespace}/{name}");
-                match object {
-                    Some(object) => self.roles.insert(id, rules_of(object)),
-                    None => self.roles.remove(&id),
-                };
-            }
+            Kind::Role { namespace, name } => match object {
+                Some(object) => {
+                    self.roles
+                        .entry(namespace.to_string())
+                        .or_default()
+                        .insert(name.to_string(), rules_of(object));
+                }
+                None => {
+                    if let Some(roles) = self.roles.get_mut(namespace) {
+                        roles.remove(name);
+                        if roles.is_empty() {
+                            self.roles.remove(namespace);
+                        }
+                    }
+                }
+            },
             Kind::ClusterRole { name } => {
                 match object {
                     Some(object) => self
@@ -215,6 +248,22 @@ impl RbacIndex {
         self.cluster_bindings.for_user(user)
     }
 
+    /// [`Self::cluster_bindings_for`] then [`Self::bindings_for`] (none when
+    /// `namespace` is empty), handed to `visitor` until it returns false.
+    pub fn visit_bindings_for<'s>(
+        &'s self,
+        user: &UserInfo,
+        namespace: &str,
+        mut visitor: impl FnMut(&'s Arc<Binding>) -> bool,
+    ) {
+        if !self.cluster_bindings.visit_for_user(user, &mut visitor) || namespace.is_empty() {
+            return;
+        }
+        if let Some(by_subject) = self.namespaced_bindings.get(namespace) {
+            by_subject.visit_for_user(user, visitor);
+        }
+    }
+
     /// The RoleBindings of `namespace` that name `user`, by name.
     pub fn bindings_for(&self, user: &UserInfo, namespace: &str) -> Vec<&Arc<Binding>> {
         self.namespaced_bindings
@@ -229,18 +278,17 @@ impl RbacIndex {
         &self,
         role_ref: &RoleRef,
         binding_namespace: &str,
-    ) -> Result<Arc<[PolicyRule]>, RoleRefError> {
+    ) -> Result<&Arc<[PolicyRule]>, RoleRefError> {
         match role_ref.kind.as_str() {
             "Role" => self
                 .roles
-                .get(&format!("{binding_namespace}/{}", role_ref.name))
+                .get(binding_namespace)
+                .and_then(|roles| roles.get(&role_ref.name))
                 .filter(|_| !binding_namespace.is_empty())
-                .cloned()
                 .ok_or_else(|| RoleRefError::RoleNotFound(role_ref.name.clone())),
             "ClusterRole" => self
                 .cluster_roles
                 .get(&role_ref.name)
-                .cloned()
                 .ok_or_else(|| RoleRefError::ClusterRoleNotFound(role_ref.name.clone())),
             other => Err(RoleRefError::UnsupportedKind(other.to_string())),
         }

@@ -37,6 +37,15 @@ pub enum Visit<'a> {
     Error(RoleRefError),
 }
 
+/// Whether an Allow says which binding allowed it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AllowReason {
+    /// "RBAC: allowed by …", as access reviews show it.
+    Describe,
+    /// An empty reason (the request path, which never shows it).
+    Omit,
+}
+
 /// The RBAC authorizer and rule resolver.
 pub struct Rbac {
     index: RwLock<RbacIndex>,
@@ -51,6 +60,8 @@ pub struct Rbac {
 struct FollowedStore {
     store: ObjectStore,
     revision: tokio::sync::watch::Receiver<Revision>,
+    /// The revision of the last change of a Role, ClusterRole or binding.
+    rbac_changes: std::sync::Arc<ferrokube_store::PrefixMark>,
 }
 
 impl std::fmt::Debug for Rbac {
@@ -89,6 +100,13 @@ impl Rbac {
     /// rule of a binding of the user allows the request, otherwise
     /// NoOpinion with the bindings' role resolution errors as the reason.
     pub fn authorize(&self, attributes: &Attributes<'_>) -> Decision {
+        self.decide(attributes, AllowReason::Describe)
+    }
+
+    /// [`Rbac::authorize`], or with an empty reason on Allow when
+    /// `allow_reason` says so: the request path only reads why a request
+    /// was refused, so it does not format the binding that allowed it.
+    pub fn decide(&self, attributes: &Attributes<'_>, allow_reason: AllowReason) -> Decision {
         self.catch_up();
         let index = self.read_index();
         let mut errors = Vec::new();
@@ -97,7 +115,10 @@ impl Rbac {
             match visit {
                 Visit::Rule { source, rule } => {
                     if rule.allows(attributes) {
-                        allowed_by = Some(format!("RBAC: allowed by {source}"));
+                        allowed_by = Some(match allow_reason {
+                            AllowReason::Describe => format!("RBAC: allowed by {source}"),
+                            AllowReason::Omit => String::new(),
+                        });
                         return false;
                     }
                 }
@@ -161,7 +182,9 @@ impl Rbac {
             kind: kind.to_string(),
             name: name.to_string(),
         };
-        self.read_index().role_rules(&role_ref, binding_namespace)
+        self.read_index()
+            .role_rules(&role_ref, binding_namespace)
+            .cloned()
     }
 }
 
@@ -173,36 +196,25 @@ fn visit(
     namespace: &str,
     mut visitor: impl FnMut(Visit<'_>) -> bool,
 ) {
-    let cluster = index.cluster_bindings_for(user);
-    let namespaced = if namespace.is_empty() {
-        Vec::new()
-    } else {
-        index.bindings_for(user, namespace)
-    };
-    for binding in cluster.into_iter().chain(namespaced) {
+    index.visit_bindings_for(user, namespace, |binding| {
         let Some(subject) = binding.subject_for(user) else {
             debug_assert!(
                 false,
                 "the index returned a binding that does not name the user"
             );
-            continue;
+            return true;
         };
         let rules = match index.role_rules(&binding.role_ref, &binding.namespace) {
             Ok(rules) => rules,
-            Err(error) => {
-                if !visitor(Visit::Error(error)) {
-                    return;
-                }
-                continue;
-            }
+            Err(error) => return visitor(Visit::Error(error)),
         };
-        for rule in rules.iter() {
-            let source = binding.describe(subject);
-            if !visitor(Visit::Rule { source, rule }) {
-                return;
-            }
-        }
-    }
+        rules.iter().all(|rule| {
+            visitor(Visit::Rule {
+                source: binding.describe(subject),
+                rule,
+            })
+        })
+    });
 }
 
 /// `utilerrors.NewAggregate(errs).Error()`: one message as it is, several

@@ -77,17 +77,9 @@ impl PolicyRule {
     /// `RuleAllows`.
     pub fn allows(&self, attributes: &Attributes<'_>) -> bool {
         if attributes.resource_request {
-            let subresource = attributes.subresource;
-            let combined;
-            let combined_resource = if subresource.is_empty() {
-                attributes.resource
-            } else {
-                combined = format!("{}/{}", attributes.resource, subresource);
-                combined.as_str()
-            };
             return self.verb_matches(attributes.verb)
                 && self.api_group_matches(attributes.api_group)
-                && self.resource_matches(combined_resource, subresource)
+                && self.resource_matches(attributes.resource, attributes.subresource)
                 && self.resource_name_matches(&attributes.name);
         }
         self.verb_matches(attributes.verb) && self.non_resource_url_matches(attributes.path)
@@ -105,12 +97,12 @@ impl PolicyRule {
             .any(|rule| rule == ALL || rule == group)
     }
 
-    /// `ResourceMatches`: `*`, the exact `resource[/subresource]`, or
-    /// `*/subresource`.
-    pub fn resource_matches(&self, combined_resource: &str, subresource: &str) -> bool {
+    /// `ResourceMatches`: `*`, the exact `resource[/subresource]` (compared
+    /// in place, without joining the two), or `*/subresource`.
+    pub fn resource_matches(&self, resource: &str, subresource: &str) -> bool {
         self.resources.iter().any(|rule| {
             rule == ALL
-                || rule == combined_resource
+                || names_resource(rule, resource, subresource)
                 || (!subresource.is_empty()
                     && rule.len() == subresource.len() + 2
                     && rule.starts_with("*/")
@@ -131,4 +123,15 @@ impl PolicyRule {
                 || (rule.ends_with('*') && path.starts_with(rule.trim_end_matches('*')))
         })
     }
+}
+
+/// Whether `rule` is `resource`, or `resource/subresource` when there is a
+/// subresource (kube compares with the joined `combinedResource`).
+fn names_resource(rule: &str, resource: &str, subresource: &str) -> bool {
+    if subresource.is_empty() {
+        return rule == resource;
+    }
+    rule.strip_prefix(resource)
+        .and_then(|rest| rest.strip_prefix('/'))
+        == Some(subresource)
 }

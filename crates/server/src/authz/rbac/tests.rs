@@ -392,6 +392,64 @@ fn reasons_are_worded_as_kube() {
     assert_eq!(elsewhere.reason, "");
 }
 
+/// The request path asks without the allow reason; the decision is the
+/// same, and a refusal still says why.
+#[test]
+fn requests_are_decided_alike_without_the_allow_reason() {
+    let rbac = policy();
+    let jane = user("jane", &["system:authenticated"]);
+    let cases = [
+        resource(&jane, "create", "", "configmaps", "", "dev", ""),
+        resource(&jane, "delete", "", "configmaps", "", "dev", "x"),
+        resource(&jane, "get", "", "pods", "", "prod", "x"),
+        Attributes::non_resource(&jane, "get", "/version"),
+    ];
+    for attributes in &cases {
+        let described = rbac.authorize(attributes);
+        let quiet = rbac.decide(attributes, AllowReason::Omit);
+        assert_eq!(quiet.verdict, described.verdict, "{attributes:?}");
+        if described.allowed() {
+            assert!(described.reason.starts_with("RBAC: allowed by "));
+            assert_eq!(quiet.reason, "");
+        } else {
+            assert_eq!(quiet.reason, described.reason);
+        }
+    }
+    let chain = Authorizer::with_rbac(&[Mode::Rbac], std::sync::Arc::new(policy()));
+    let allowed = chain.authorize_request(&cases[0]);
+    assert!(allowed.allowed());
+    assert_eq!(allowed.reason, "");
+}
+
+/// `resource/subresource` rules are compared without joining the request's
+/// two parts: a rule for another subresource, or for the resource alone, or
+/// a prefix of the resource, does not match.
+#[test]
+fn subresource_rules_match_only_their_subresource() {
+    let pods_log = rule(json!({"verbs": ["get"], "apiGroups": [""], "resources": ["pods/log"]}));
+    let jane = user("jane", &[]);
+    let get = |resource_name: &'static str, subresource: &'static str| {
+        pods_log.allows(&resource(
+            &jane,
+            "get",
+            "",
+            resource_name,
+            subresource,
+            "dev",
+            "p",
+        ))
+    };
+    assert!(get("pods", "log"));
+    assert!(!get("pods", "logs"));
+    assert!(!get("pods", "lo"));
+    assert!(!get("pods", ""));
+    assert!(!get("pod", "s/log"));
+    assert!(!get("po", "ds/log"));
+    let plain = rule(json!({"verbs": ["get"], "apiGroups": [""], "resources": ["pods"]}));
+    assert!(plain.allows(&resource(&jane, "get", "", "pods", "", "dev", "p")));
+    assert!(!plain.allows(&resource(&jane, "get", "", "pods", "log", "dev", "p")));
+}
+
 #[test]
 fn several_missing_roles_are_aggregated() {
     let rbac = rbac(vec![
