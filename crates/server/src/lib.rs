@@ -20,6 +20,7 @@ pub mod defaults;
 pub mod discovery;
 pub mod disruption_budget;
 pub mod encryption_config;
+pub mod envtest;
 pub mod field_validation;
 pub mod fieldmanager;
 #[doc(hidden)]
