@@ -24,6 +24,7 @@ pub mod defaults_non_core;
 pub mod discovery;
 pub mod disruption_budget;
 pub mod encryption_config;
+pub mod envtest;
 pub mod field_validation;
 pub mod fieldmanager;
 #[doc(hidden)]

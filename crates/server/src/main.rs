@@ -32,6 +32,8 @@ enum BackendFlag {
     Etcd3,
 }
 
+// Parsed once per process: the size of `Serve` (every flag) costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Serve the Kubernetes API.
@@ -257,6 +259,91 @@ enum Command {
         #[arg(long)]
         ephemeral: bool,
     },
+    /// Lay out a KUBEBUILDER_ASSETS directory for controller-runtime's
+    /// envtest: `kube-apiserver` runs this binary on its memory store,
+    /// `etcd` is `ferrokube envtest-etcd`, `kubectl` links to the kubectl
+    /// on PATH. Then `export KUBEBUILDER_ASSETS=DIR`.
+    EnvtestAssets {
+        /// The directory (created when missing; files it wrote before are replaced).
+        dir: PathBuf,
+        /// The kubectl to link (default: the one on PATH, if any).
+        #[arg(long)]
+        kubectl: Option<PathBuf>,
+    },
+    /// The `etcd` of an envtest assets directory: answers envtest's
+    /// `GET /health` on --listen-client-urls and keeps no data; every
+    /// other etcd flag is accepted and ignored.
+    #[command(disable_help_flag = true, disable_version_flag = true)]
+    EnvtestEtcd {
+        /// etcd's flags, as envtest passes them.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        etcd_flags: Vec<String>,
+    },
+}
+
+/// `ferrokube envtest-assets DIR`.
+fn envtest_assets(dir: PathBuf, kubectl: Option<PathBuf>) -> ExitCode {
+    let ferrokube = match std::env::current_exe() {
+        Ok(path) => path,
+        Err(error) => {
+            eprintln!("ferrokube: envtest-assets: finding this binary: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let options = ferrokube::envtest::AssetsOptions {
+        ferrokube,
+        kubectl: kubectl.or_else(ferrokube::envtest::assets::kubectl_on_path),
+    };
+    let dir = std::path::absolute(&dir).unwrap_or(dir);
+    match ferrokube::envtest::write_assets(&dir, &options) {
+        Ok(assets) => {
+            if assets.kubectl.is_none() {
+                eprintln!("ferrokube: envtest-assets: no kubectl on PATH; none linked");
+            }
+            println!("export KUBEBUILDER_ASSETS={}", dir.display());
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("ferrokube: envtest-assets: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `ferrokube envtest-etcd [etcd flags]`.
+fn envtest_etcd(etcd_flags: &[String]) -> ExitCode {
+    let options = ferrokube::envtest::EtcdHealthOptions::parse(etcd_flags);
+    if options.help {
+        print!("{}", ferrokube::envtest::etcd_health::HELP);
+        return ExitCode::SUCCESS;
+    }
+    if options.version {
+        println!(
+            "ferrokube envtest-etcd {} (answers /health only)",
+            env!("CARGO_PKG_VERSION")
+        );
+        return ExitCode::SUCCESS;
+    }
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("ferrokube: starting the runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(ferrokube::envtest::serve_health(
+        &options,
+        shutdown_signal(),
+    )) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("ferrokube: envtest-etcd: {error}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// kube-apiserver takes flags only (envtest and scripts start it so):
@@ -273,6 +360,11 @@ fn with_default_subcommand(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::O
 
 fn main() -> ExitCode {
     let cli = Cli::parse_from(with_default_subcommand(std::env::args_os().collect()));
+    let serve = match cli.command {
+        Command::EnvtestAssets { dir, kubectl } => return envtest_assets(dir, kubectl),
+        Command::EnvtestEtcd { etcd_flags } => return envtest_etcd(&etcd_flags),
+        serve @ Command::Serve { .. } => serve,
+    };
     let Command::Serve {
         data_dir,
         cert_dir,
@@ -335,7 +427,10 @@ fn main() -> ExitCode {
         disable_admission_plugins,
         log_level,
         ephemeral,
-    } = cli.command;
+    } = serve
+    else {
+        return ExitCode::FAILURE;
+    };
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::new(log_level))
         .with_writer(std::io::stderr)
@@ -493,6 +588,7 @@ fn main() -> ExitCode {
             batch_buffer_size: audit_log_batch_buffer_size,
             version: audit_log_version,
         },
+        start_from_bootstrapped: false,
     };
     if config.storage_backend == StorageBackend::Etcd3 && config.etcd.endpoints.is_empty() {
         // kube-apiserver's `EtcdOptions.Validate` wording.

@@ -102,6 +102,13 @@ pub struct ServerConfig {
     pub start_from: Option<ServerCheckpoint>,
     /// `--audit-policy-file` and `--audit-log-*` (`crate::audit`).
     pub audit: crate::audit::AuditOptions,
+    /// `start_from` is the state a server of this binary reached once its
+    /// bootstrap post-start hooks (`rbac/bootstrap-roles`,
+    /// `scheduling/bootstrap-system-priority-classes`) had run, with
+    /// nothing written since (`crates/testing`'s process-wide template):
+    /// the hooks are marked done without reconciling again, which would
+    /// change nothing. Ignored without `start_from`.
+    pub start_from_bootstrapped: bool,
 }
 
 /// The whole state of a server's memory store (`ferrokube_store::Checkpoint`).
@@ -147,6 +154,7 @@ impl ServerConfig {
             admission_plugins: crate::admission::Plugins::default(),
             start_from: None,
             audit: crate::audit::AuditOptions::default(),
+            start_from_bootstrapped: false,
         }
     }
 }
@@ -378,6 +386,36 @@ fn signer_in_file(path: &std::path::Path) -> Result<Signer, ServiceAccountError>
     }
 }
 
+/// kube-apiserver's `scheduling/bootstrap-system-priority-classes` and
+/// `rbac/bootstrap-roles` post-start hooks (`storage_rbac.go`
+/// `PostStartHook`), each marked done once it has reconciled; the
+/// controllers start after the RBAC policy, which authorizes them.
+fn spawn_bootstrap_hooks(
+    api: &Arc<Api>,
+    controllers: crate::controllers::ControllersConfig,
+    leading: tokio::sync::watch::Receiver<bool>,
+) {
+    let priority_api = api.clone();
+    tokio::spawn(async move {
+        match crate::priority_classes::ensure_system_priority_classes(&priority_api).await {
+            Ok(()) => priority_api
+                .post_start_hooks
+                .complete(crate::priority_classes::POST_START_HOOK),
+            Err(error) => tracing::error!(%error, "system priority classes not created"),
+        }
+    });
+    let hook_api = api.clone();
+    tokio::spawn(async move {
+        match crate::rbac_policy::ensure_rbac_policy(&hook_api).await {
+            Ok(()) => hook_api
+                .post_start_hooks
+                .complete(crate::rbac_policy::POST_START_HOOK),
+            Err(error) => tracing::error!(%error, "unable to initialize roles"),
+        }
+        crate::controllers::spawn(hook_api, controllers, leading);
+    });
+}
+
 impl Server {
     /// Bind, prepare PKI, open the store, write the kubeconfig.
     pub async fn bind(config: ServerConfig) -> Result<Server, ServerError> {
@@ -489,21 +527,14 @@ impl Server {
             enabled: config.controllers.clone(),
             root_ca_pem: pki.ca_cert_pem.clone(),
         };
-        let priority_api = api.clone();
-        tokio::spawn(async move {
-            match crate::priority_classes::ensure_system_priority_classes(&priority_api).await {
-                Ok(()) => priority_api.post_start_hooks.complete(priority_hook),
-                Err(error) => tracing::error!(%error, "system priority classes not created"),
-            }
-        });
-        let (hook_api, hook_leading) = (api.clone(), leading.clone());
-        tokio::spawn(async move {
-            match crate::rbac_policy::ensure_rbac_policy(&hook_api).await {
-                Ok(()) => hook_api.post_start_hooks.complete(hook),
-                Err(error) => tracing::error!(%error, "unable to initialize roles"),
-            }
-            crate::controllers::spawn(hook_api, controllers, hook_leading);
-        });
+        if config.start_from.is_some() && config.start_from_bootstrapped {
+            // The checkpoint holds what both hooks write, reconciled.
+            api.post_start_hooks.complete(priority_hook);
+            api.post_start_hooks.complete(hook);
+            crate::controllers::spawn(api.clone(), controllers, leading.clone());
+        } else {
+            spawn_bootstrap_hooks(&api, controllers, leading.clone());
+        }
         // Parse the vendored OpenAPI definitions in the background, after start:
         // the first write that needs a schema then finds them ready.
         let warm = api.clone();

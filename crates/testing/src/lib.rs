@@ -31,6 +31,10 @@
 //!   [`TestServerBuilder::from_snapshot`]: a new server from it). Watches
 //!   opened before a restore end with 410 Expired, as after an etcd
 //!   compaction, so informers relist.
+//! - Starts are fast because the first server of the process runs the
+//!   bootstrap (system namespaces, the bootstrap RBAC policy, system
+//!   priority classes) and later ones open their store from a snapshot of
+//!   its result ([`TestServerBuilder::without_template`] runs it again).
 //!
 //! A complete example, a kube-rs `Controller` for a custom resource tested
 //! against a `TestServer` from a snapshot fixture, is
@@ -42,6 +46,7 @@ mod pki_cache;
 mod seed;
 mod server;
 mod snapshot;
+mod template;
 
 pub use error::{Error, Result};
 pub use ferrokube::authz::Mode as AuthorizationMode;

@@ -54,6 +54,7 @@ pub struct TestServerBuilder {
     controllers: Option<Vec<String>>,
     authorization_modes: Option<Vec<Mode>>,
     start_from: Option<Snapshot>,
+    without_template: bool,
 }
 
 impl TestServerBuilder {
@@ -83,6 +84,15 @@ impl TestServerBuilder {
         self
     }
 
+    /// Run the bootstrap post-start hooks as a new kube-apiserver does
+    /// (writing the bootstrap RBAC policy: tens of milliseconds) instead of
+    /// starting from the process's template of their result (see the
+    /// crate docs). Ignored with [`Self::from_snapshot`].
+    pub fn without_template(mut self) -> Self {
+        self.without_template = true;
+        self
+    }
+
     /// Start the server and wait until it is ready (its post-start hooks,
     /// such as the bootstrap RBAC policy, have run and the controllers are
     /// started).
@@ -99,7 +109,16 @@ impl TestServerBuilder {
         if let Some(modes) = self.authorization_modes {
             config.authorization_modes = modes;
         }
-        config.start_from = self.start_from.map(Snapshot::into_checkpoint);
+        match (self.start_from, self.without_template) {
+            // A snapshot of the caller's: kube reconciles the bootstrap
+            // policy on every start, over whatever the store holds.
+            (Some(snapshot), _) => config.start_from = Some(snapshot.into_checkpoint()),
+            (None, false) => {
+                config.start_from = Some(crate::template::template().await?.into_checkpoint());
+                config.start_from_bootstrapped = true;
+            }
+            (None, true) => {}
+        }
         let (ready_sender, ready) = oneshot::channel();
         let (stop, stopped) = oneshot::channel::<()>();
         let thread = std::thread::Builder::new()

@@ -2,7 +2,7 @@
 //!
 //! - start to a ready `kube::Client` and stop, --servers times (default
 //!   100) one after another (the first start, which makes the process's
-//!   certificates, apart), with this process's RSS and thread count after
+//!   certificates and the template later servers start from, apart), with this process's RSS and thread count after
 //!   the first cycle and after the last (no growth expected);
 //! - `snapshot` and `restore` of a server holding --objects ConfigMaps
 //!   (default 10,000), each timed --runs times (every restore undoes one
@@ -24,7 +24,7 @@ use crate::BenchError;
 
 #[derive(Debug, Clone, Serialize, Default)]
 pub struct InProcessResult {
-    /// The first start of the process (certificates made), ms.
+    /// The first start of the process (certificates and template made), ms.
     pub first_start_ms: f64,
     /// Later starts to a ready client, ms.
     pub start_ms: Option<MinMedMax>,
@@ -170,7 +170,7 @@ pub fn human(out: &mut String, r: &ScenarioResult, result: &InProcessResult) {
     let _ = writeln!(out, "\n{} ({})", r.label, r.target.server);
     let _ = writeln!(
         out,
-        "  first start (certificates made): {:.3} ms",
+        "  first start (certificates and template made): {:.3} ms",
         result.first_start_ms
     );
     let _ = writeln!(
