@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::compile::{MatchResources, NamedRule};
 use crate::admission::attributes::Attributes;
-use crate::admission::webhook::matching::{namespace_labels, rule_matches};
+use crate::admission::webhook::matching::{namespace_matches, object_matches, rule_matches};
 use crate::object::ObjectStore;
 use crate::status::Status;
 
@@ -27,52 +27,6 @@ fn matches_rules(rules: &[NamedRule], attributes: &Attributes<'_>) -> bool {
     })
 }
 
-/// `namespace.Matcher.MatchNamespaceSelector`.
-fn namespace_matches(
-    store: &ObjectStore,
-    criteria: &MatchResources,
-    attributes: &Attributes<'_>,
-    object: Option<&Value>,
-) -> Result<bool, Status> {
-    if attributes.namespace.is_empty() && !attributes.is_namespace() {
-        return Ok(true);
-    }
-    let selector = match &criteria.namespace_selector {
-        Ok(selector) => selector,
-        Err(error) => return Err(Status::internal(error)),
-    };
-    if selector.is_empty() {
-        return Ok(true);
-    }
-    let labels = namespace_labels(store, attributes, object)?;
-    Ok(selector.matches_labels(labels.as_ref()))
-}
-
-/// `object.Matcher.MatchObjectSelector`: the new or the old object's labels.
-fn object_matches(
-    criteria: &MatchResources,
-    attributes: &Attributes<'_>,
-    object: Option<&Value>,
-) -> Result<bool, Status> {
-    let selector = match &criteria.object_selector {
-        Ok(selector) => selector,
-        Err(error) => return Err(Status::internal(error)),
-    };
-    if selector.is_empty() {
-        return Ok(true);
-    }
-    let labels_match = |object: Option<&Value>| {
-        object.is_some_and(|object| {
-            selector.matches_labels(
-                object
-                    .pointer("/metadata/labels")
-                    .and_then(Value::as_object),
-            )
-        })
-    };
-    Ok(labels_match(object) || labels_match(attributes.old_object))
-}
-
 /// `Matcher.Matches`. An empty `resourceRules` (a binding's
 /// matchResources that only narrows by selectors) matches every resource.
 ///
@@ -86,11 +40,11 @@ pub fn matches(
     attributes: &Attributes<'_>,
     object: Option<&Value>,
 ) -> Result<bool, Status> {
-    let namespace = namespace_matches(store, criteria, attributes, object);
+    let namespace = namespace_matches(store, &criteria.namespace_selector, attributes, object);
     if matches!(namespace, Ok(false)) {
         return Ok(false);
     }
-    let object_selected = object_matches(criteria, attributes, object);
+    let object_selected = object_matches(&criteria.object_selector, attributes, object);
     if matches!(object_selected, Ok(false)) {
         return Ok(false);
     }

@@ -10,6 +10,7 @@ use super::config::{MatchPolicy, Rule, Scope, Webhook};
 use super::equivalent::{self, Equivalent};
 use super::match_conditions::{self, Outcome};
 use crate::admission::attributes::Attributes;
+use crate::label_selector::{LabelSelectorError, Selector};
 use crate::object::ObjectStore;
 use crate::status::{GroupResource, Status};
 
@@ -90,18 +91,18 @@ pub(crate) fn namespace_labels(
         .cloned())
 }
 
-/// `MatchNamespaceSelector`: cluster-scoped objects other than namespaces
-/// are never exempted.
-fn namespace_matches(
+/// `MatchNamespaceSelector` (webhooks and admission policies):
+/// cluster-scoped objects other than namespaces are never exempted.
+pub(crate) fn namespace_matches(
     store: &ObjectStore,
-    webhook: &Webhook,
+    namespace_selector: &Result<Selector, LabelSelectorError>,
     attributes: &Attributes<'_>,
     object: Option<&Value>,
 ) -> Result<bool, Status> {
     if attributes.namespace.is_empty() && !attributes.is_namespace() {
         return Ok(true);
     }
-    let selector = match &webhook.namespace_selector {
+    let selector = match namespace_selector {
         Ok(selector) => selector,
         Err(error) => return Err(Status::internal(error)),
     };
@@ -112,13 +113,14 @@ fn namespace_matches(
     Ok(selector.matches_labels(labels.as_ref()))
 }
 
-/// `MatchObjectSelector`: the new or the old object's labels.
-fn object_matches(
-    webhook: &Webhook,
+/// `MatchObjectSelector` (webhooks and admission policies): the new or
+/// the old object's labels.
+pub(crate) fn object_matches(
+    object_selector: &Result<Selector, LabelSelectorError>,
     attributes: &Attributes<'_>,
     object: Option<&Value>,
 ) -> Result<bool, Status> {
-    let selector = match &webhook.object_selector {
+    let selector = match object_selector {
         Ok(selector) => selector,
         Err(error) => return Err(Status::internal(error)),
     };
@@ -152,11 +154,11 @@ pub fn should_call(
     attributes: &Attributes<'_>,
     object: Option<&Value>,
 ) -> Result<Option<Invocation>, Status> {
-    let namespace = namespace_matches(store, webhook, attributes, object);
+    let namespace = namespace_matches(store, &webhook.namespace_selector, attributes, object);
     if matches!(namespace, Ok(false)) {
         return Ok(None);
     }
-    let object_selected = object_matches(webhook, attributes, object);
+    let object_selected = object_matches(&webhook.object_selector, attributes, object);
     if matches!(object_selected, Ok(false)) {
         return Ok(None);
     }
