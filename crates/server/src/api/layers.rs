@@ -34,6 +34,7 @@ const LAYERS: &[&[&str]] = &[
         "list",
         "meta_endpoints",
         "patch",
+        "proxy",
         "reviews",
         "scale",
         "token_request",

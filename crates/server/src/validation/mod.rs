@@ -37,6 +37,7 @@ pub mod field;
 pub mod ip_address;
 pub mod networking;
 pub mod pod;
+pub mod pod_ephemeral;
 pub mod pod_update;
 pub mod pod_volumes;
 pub mod policy;
@@ -75,6 +76,11 @@ pub fn validate(
             }
             _ => Vec::new(),
         };
+    }
+    if let (Some("ephemeralcontainers"), ("", "Pod", Some(old))) =
+        (subresource, (resource.group, resource.kind, old))
+    {
+        return pod_ephemeral::ephemeral_containers_update(object, old);
     }
     if !matches!(subresource, None | Some("scale")) {
         return Vec::new();
