@@ -411,7 +411,8 @@ fn pod_spec(spec: &mut Map<String, Value>) {
     set_default(spec, "dnsPolicy", json!("ClusterFirst"));
     set_default(spec, "securityContext", json!({}));
     set_default(spec, "schedulerName", json!("default-scheduler"));
-    for field in ["containers", "initContainers"] {
+    // `SetDefaults_EphemeralContainer` defaults them as containers.
+    for field in ["containers", "initContainers", "ephemeralContainers"] {
         each_object(spec.get_mut(field), container);
     }
     each_object(spec.get_mut("volumes"), |volume| {

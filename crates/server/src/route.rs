@@ -171,7 +171,13 @@ pub fn route(method: Method, path: &str, query: &Query) -> Endpoint {
 }
 
 fn resource(method: Method, group: &str, version: &str, parts: &[&str], query: &Query) -> Endpoint {
-    if parts.iter().any(|part| part.is_empty()) {
+    // A proxy subresource's trailing path is the backend's: it may hold
+    // empty segments (`.../proxy/`); everything before it may not.
+    let checked = match parts.iter().position(|part| *part == "proxy") {
+        Some(at) if at >= 2 => &parts[..at],
+        _ => parts,
+    };
+    if checked.iter().any(|part| part.is_empty()) {
         return Endpoint::NotFound;
     }
     let (legacy_watch, mut parts) = match parts {
@@ -199,7 +205,12 @@ fn resource(method: Method, group: &str, version: &str, parts: &[&str], query: &
             Some(name.to_string()),
             Some(subresource.to_string()),
         ),
-        // Deeper paths only exist for proxy subresources, which we do not serve.
+        // Deeper paths only exist for proxy subresources: the rest is the
+        // path on the backend (`RequestInfoFactory` keeps it out of the
+        // request's name and subresource).
+        [resource, name, "proxy", _, ..] => {
+            (resource, Some(name.to_string()), Some("proxy".to_string()))
+        }
         _ => return Endpoint::NotFound,
     };
     let watch_param = query.flag("watch");
@@ -553,6 +564,40 @@ mod tests {
             (
                 Method::Get,
                 "/api/v1/namespaces/default/pods/p/proxy/extra",
+                "",
+                resource_path(
+                    "",
+                    "v1",
+                    "pods",
+                    Some("default"),
+                    Some("p"),
+                    Some("proxy"),
+                    Verb::Get,
+                ),
+            ),
+            (
+                Method::Delete,
+                "/api/v1/nodes/n:10250/proxy/a//b/",
+                "",
+                resource_path(
+                    "",
+                    "v1",
+                    "nodes",
+                    None,
+                    Some("n:10250"),
+                    Some("proxy"),
+                    Verb::Delete,
+                ),
+            ),
+            (
+                Method::Get,
+                "/api/v1/namespaces/default/pods//proxy/x",
+                "",
+                Endpoint::NotFound,
+            ),
+            (
+                Method::Get,
+                "/api/v1/namespaces/default/pods/p/log/extra",
                 "",
                 Endpoint::NotFound,
             ),

@@ -418,3 +418,267 @@ async fn kubelet_subresources_answer_as_kube_without_a_kubelet() {
     assert_eq!(no_node.status, 404, "{}", no_node.body);
     assert_eq!(no_node.json()["message"], "nodes \"n9\" not found");
 }
+
+/// `pods/proxy`, `nodes/proxy` and `services/proxy`, every method, with and
+/// without a trailing path and in the `name:port` forms: answered as
+/// kube-apiserver answers before it dials (no cluster network is reached
+/// from here), through `kubectl get --raw` and raw requests.
+#[tokio::test]
+async fn proxy_subresources_answer_as_kube_without_a_network() {
+    let env = TestEnv::new("proxy").await;
+    let pods: Api<Pod> = env.api();
+    pods.create(&PostParams::default(), &pod("p"))
+        .await
+        .unwrap();
+    let base = format!("/api/v1/namespaces/{}/pods", env.ns);
+    // A pod without an IP: kube's "address not allowed", for every method.
+    for method in ["GET", "POST", "PUT", "PATCH", "DELETE"] {
+        for path in ["p/proxy", "p/proxy/", "p:8080/proxy/healthz/x"] {
+            let answer = env
+                .raw(method, &format!("{base}/{path}"), None, Vec::new())
+                .await;
+            assert_eq!(answer.status, 400, "{method} {path}: {}", answer.body);
+            assert_eq!(answer.json()["message"], "address not allowed");
+        }
+    }
+    let (status, _, err) = env.kubectl("1.33", &["get", "--raw", &format!("{base}/p/proxy/")]);
+    assert!(!status.success());
+    assert!(err.contains("address not allowed"), "{err}");
+    let invalid = env
+        .raw("GET", &format!("{base}/ftp:p:21/proxy"), None, Vec::new())
+        .await;
+    assert_eq!(invalid.status, 400, "{}", invalid.body);
+    assert_eq!(
+        invalid.json()["message"],
+        "invalid pod request \"ftp:p:21\""
+    );
+    let missing = env
+        .raw("GET", &format!("{base}/gone:80/proxy/x"), None, Vec::new())
+        .await;
+    assert_eq!(missing.status, 404, "{}", missing.body);
+    assert_eq!(missing.json()["message"], "pods \"gone\" not found");
+    // With an IP, kube would dial it: the proxy's 503.
+    let ip = json!({"status": {"podIP": "10.4.0.7", "podIPs": [{"ip": "10.4.0.7"}]}});
+    pods.patch_status("p", &PatchParams::default(), &Patch::Merge(&ip))
+        .await
+        .unwrap();
+    let reach = env
+        .raw(
+            "GET",
+            &format!("{base}/p:8080/proxy/healthz"),
+            None,
+            Vec::new(),
+        )
+        .await;
+    assert_eq!(reach.status, 503, "{}", reach.body);
+    assert_eq!(reach.json()["reason"], "ServiceUnavailable");
+    assert!(reach.json()["message"]
+        .as_str()
+        .unwrap()
+        .contains("10.4.0.7:8080"));
+
+    // Nodes: missing, without addresses (kube's plain 500), with one (503).
+    let node = format!("{}-n", env.ns);
+    let missing = env
+        .raw(
+            "GET",
+            &format!("/api/v1/nodes/{node}/proxy/metrics"),
+            None,
+            Vec::new(),
+        )
+        .await;
+    assert_eq!(missing.status, 404, "{}", missing.body);
+    assert_eq!(
+        missing.json()["message"],
+        format!("nodes \"{node}\" not found")
+    );
+    let body = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": node}});
+    let created = env
+        .raw(
+            "POST",
+            "/api/v1/nodes",
+            Some("application/json"),
+            body.to_string().into_bytes(),
+        )
+        .await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    let bare = env
+        .raw(
+            "GET",
+            &format!("/api/v1/nodes/{node}/proxy/"),
+            None,
+            Vec::new(),
+        )
+        .await;
+    assert_eq!(bare.status, 500, "{}", bare.body);
+    assert_eq!(
+        bare.json()["message"],
+        "no preferred addresses found; known addresses: []"
+    );
+    let addresses =
+        json!({"status": {"addresses": [{"type": "InternalIP", "address": "10.9.0.2"}]}});
+    let patched = env
+        .raw(
+            "PATCH",
+            &format!("/api/v1/nodes/{node}/status"),
+            Some("application/merge-patch+json"),
+            addresses.to_string().into_bytes(),
+        )
+        .await;
+    assert_eq!(patched.status, 200, "{}", patched.body);
+    let (status, _, err) = env.kubectl(
+        "1.33",
+        &[
+            "get",
+            "--raw",
+            &format!("/api/v1/nodes/{node}/proxy/metrics"),
+        ],
+    );
+    assert!(!status.success());
+    assert!(err.contains("10.9.0.2:10250"), "{err}");
+    env.raw("DELETE", &format!("/api/v1/nodes/{node}"), None, Vec::new())
+        .await;
+
+    // Services: a port number must be declared; endpoints must exist and
+    // have subsets.
+    let services = format!("/api/v1/namespaces/{}/services", env.ns);
+    let service = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
+        "spec": {"ports": [{"name": "http", "port": 80}]}});
+    let created = env
+        .raw(
+            "POST",
+            &services,
+            Some("application/json"),
+            service.to_string().into_bytes(),
+        )
+        .await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    let no_port = env
+        .raw("GET", &format!("{services}/s:81/proxy/"), None, Vec::new())
+        .await;
+    assert_eq!(no_port.status, 503, "{}", no_port.body);
+    assert_eq!(
+        no_port.json()["message"],
+        "no service port 81 found for service \"s\""
+    );
+    let endpoints = format!("/api/v1/namespaces/{}/endpoints", env.ns);
+    let empty = json!({"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "s"}});
+    let created = env
+        .raw(
+            "POST",
+            &endpoints,
+            Some("application/json"),
+            empty.to_string().into_bytes(),
+        )
+        .await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    let (status, _, err) = env.kubectl(
+        "1.33",
+        &["get", "--raw", &format!("{services}/s:80/proxy/")],
+    );
+    assert!(!status.success());
+    assert!(err.contains("no endpoints available for service"), "{err}");
+    let none = env
+        .raw(
+            "POST",
+            &format!("{services}/http:s:80/proxy/x"),
+            None,
+            Vec::new(),
+        )
+        .await;
+    assert_eq!(none.status, 503, "{}", none.body);
+    assert_eq!(
+        none.json()["message"],
+        "no endpoints available for service \"s\""
+    );
+}
+
+/// `kubectl debug --attach=false` adds an ephemeral container through
+/// `pods/ephemeralcontainers`; only ephemeral containers change there, and
+/// kube's rules refuse removing one or setting what it may not set.
+#[tokio::test]
+async fn kubectl_debug_adds_an_ephemeral_container() {
+    let env = TestEnv::new("debug").await;
+    let pods: Api<Pod> = env.api();
+    pods.create(&PostParams::default(), &pod("p"))
+        .await
+        .unwrap();
+    env.kubectl_ok(
+        "1.33",
+        &[
+            "debug",
+            "-n",
+            &env.ns,
+            "pod/p",
+            "--image=busybox",
+            "-c",
+            "debugger",
+            "--attach=false",
+        ],
+    );
+    let debugged = pods.get("p").await.unwrap();
+    let spec = debugged.spec.unwrap();
+    let ephemeral = spec.ephemeral_containers.unwrap_or_default();
+    assert_eq!(ephemeral.len(), 1);
+    assert_eq!(ephemeral[0].name, "debugger");
+    assert_eq!(ephemeral[0].image.as_deref(), Some("busybox"));
+    assert_eq!(spec.containers[0].image.as_deref(), Some("busybox"));
+
+    let base = format!("/api/v1/namespaces/{}/pods/p/ephemeralcontainers", env.ns);
+    let read = env.raw("GET", &base, None, Vec::new()).await;
+    assert_eq!(read.status, 200, "{}", read.body);
+    assert_eq!(read.json()["kind"], "Pod");
+    // Other fields sent through the subresource are dropped.
+    let patch = json!({"metadata": {"labels": {"x": "y"}},
+        "spec": {"activeDeadlineSeconds": 5}});
+    let patched = env
+        .raw(
+            "PATCH",
+            &base,
+            Some("application/strategic-merge-patch+json"),
+            patch.to_string().into_bytes(),
+        )
+        .await;
+    assert_eq!(patched.status, 200, "{}", patched.body);
+    assert_eq!(patched.json()["spec"].get("activeDeadlineSeconds"), None);
+    // Removing one is forbidden; ports may not be set.
+    let removed = env
+        .raw(
+            "PATCH",
+            &base,
+            Some("application/merge-patch+json"),
+            json!({"spec": {"ephemeralContainers": []}})
+                .to_string()
+                .into_bytes(),
+        )
+        .await;
+    assert_eq!(removed.status, 422, "{}", removed.body);
+    assert!(
+        removed
+            .body
+            .contains("existing ephemeral containers \\\"debugger\\\" may not be removed"),
+        "{}",
+        removed.body
+    );
+    let mut with_ports = serde_json::to_value(&ephemeral).unwrap();
+    with_ports
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"name": "e2", "image": "busybox", "ports": [{"containerPort": 80}]}));
+    let refused = env
+        .raw(
+            "PATCH",
+            &base,
+            Some("application/merge-patch+json"),
+            json!({"spec": {"ephemeralContainers": with_ports}})
+                .to_string()
+                .into_bytes(),
+        )
+        .await;
+    assert_eq!(refused.status, 422, "{}", refused.body);
+    assert!(
+        refused.body.contains("spec.ephemeralContainers[1].ports"),
+        "{}",
+        refused.body
+    );
+}

@@ -10,8 +10,8 @@ use super::exchange::{ApiRequest, ApiResponse};
 use super::patch_type::PatchType;
 use super::target::Target;
 use super::{
-    apply, binding, create, delete, eviction, get, kubelet_proxy, list, patch, representation,
-    reviews, scale, token_request, update, watch,
+    apply, binding, create, delete, eviction, get, kubelet_proxy, list, patch, proxy,
+    representation, reviews, scale, token_request, update, watch,
 };
 use crate::authz::access_review::ReviewKind;
 use crate::registry::{Registry, ResourceDef};
@@ -128,6 +128,15 @@ async fn dispatch(
             ("status", Verb::Get) => get::get(api, request, target).await,
             ("status" | "finalize", Verb::Update) => update::update(api, request, target).await,
             ("status" | "scale", Verb::Patch) => patch_or_apply(api, request, target).await,
+            ("ephemeralcontainers", verb) if resource.group.is_empty() => match verb {
+                Verb::Get => get::get(api, request, target).await,
+                Verb::Update => update::update(api, request, target).await,
+                Verb::Patch => patch_or_apply(api, request, target).await,
+                _ => Err(Status::method_not_supported(
+                    &target.group_resource(),
+                    verb.as_str(),
+                )),
+            },
             ("scale", Verb::Get) => scale::get(api, request, target).await,
             ("scale", Verb::Update) => scale::update(api, request, target).await,
             ("token", Verb::Create) if resource.group.is_empty() => {
@@ -143,6 +152,11 @@ async fn dispatch(
                 if resource.plural == "pods" && resource.group.is_empty() =>
             {
                 kubelet_proxy::connect(api, request, target, subresource).await
+            }
+            ("proxy", Verb::Get | Verb::Create | Verb::Update | Verb::Patch | Verb::Delete)
+                if resource.group.is_empty() =>
+            {
+                proxy::connect(api, target)
             }
             ("eviction", Verb::Create) if resource.group.is_empty() => {
                 eviction::create(api, request, target).await

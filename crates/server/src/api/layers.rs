@@ -40,6 +40,7 @@ const LAYERS: &[&[&str]] = &[
         "list",
         "meta_endpoints",
         "patch",
+        "proxy",
         "reviews",
         "scale",
         "token_request",

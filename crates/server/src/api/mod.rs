@@ -36,6 +36,7 @@ mod kubelet_proxy;
 mod list;
 mod meta_endpoints;
 mod patch;
+mod proxy;
 mod reviews;
 mod scale;
 mod token_request;

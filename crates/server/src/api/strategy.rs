@@ -262,6 +262,9 @@ pub fn prepare_for_update(
         }
         return false;
     }
+    if subresource == Some("ephemeralcontainers") {
+        return keep_only_ephemeral_containers(old, new);
+    }
     if has_status_subresource(resource) && (resource.group, resource.kind) != ("", "Node") {
         if let Some(map) = new.as_object_mut() {
             match old.get("status") {
@@ -290,6 +293,27 @@ pub fn prepare_for_update(
     // Deployments also bump on annotation changes: they are copied to replica sets
     // (`deployment/strategy.go` PrepareForUpdate).
     spec_changed(old, new) || annotations_changed
+}
+
+/// `podEphemeralContainersStrategy.PrepareForUpdate`
+/// (`dropNonEphemeralContainerUpdates`): the old pod with the new
+/// `spec.ephemeralContainers` and the request's resourceVersion
+/// precondition. Returns whether the spec changed.
+fn keep_only_ephemeral_containers(old: &Value, new: &mut Value) -> bool {
+    let ephemeral = new.pointer("/spec/ephemeralContainers").cloned();
+    let resource_version = crate::object::resource_version(new).to_string();
+    let mut merged = old.clone();
+    if let Some(spec) = merged.get_mut("spec").and_then(Value::as_object_mut) {
+        match ephemeral {
+            Some(list) => spec.insert("ephemeralContainers".into(), list),
+            None => spec.remove("ephemeralContainers"),
+        };
+    }
+    *new = merged;
+    if let Some(metadata) = crate::object::metadata_mut(new) {
+        metadata.insert("resourceVersion".into(), Value::String(resource_version));
+    }
+    spec_changed(old, new)
 }
 
 /// The CRD status strategy's `PrepareForUpdate`

@@ -49,6 +49,7 @@ pub mod namespace;
 pub mod networking;
 pub mod node;
 pub mod pod;
+pub mod pod_ephemeral;
 pub mod pod_update;
 pub mod pod_volumes;
 pub mod policy;
@@ -98,6 +99,11 @@ pub fn validate(
             ("", "Namespace") => namespace::namespace_finalize(object),
             _ => Vec::new(),
         };
+    }
+    if let (Some("ephemeralcontainers"), ("", "Pod", Some(old))) =
+        (subresource, (resource.group, resource.kind, old))
+    {
+        return pod_ephemeral::ephemeral_containers_update(object, old);
     }
     if !matches!(subresource, None | Some("scale")) {
         return Vec::new();

@@ -77,7 +77,9 @@ pub async fn update_object(
             strategy::prepare_for_update(target.resource, target.subresource, &old, &mut new);
         keep_system_metadata(target, &old, &mut new, spec_changed)?;
         strategy::namespace_name_label(target.resource, &mut new);
-        if target.subresource.is_none() {
+        // kube defaults at decoding: what `pods/ephemeralcontainers` adds is
+        // defaulted as the main resource's writes are.
+        if matches!(target.subresource, None | Some("ephemeralcontainers")) {
             crate::defaults::apply(target.resource, &mut new);
         }
         validate::normalize(api, target, &mut new)?;
