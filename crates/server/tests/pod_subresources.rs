@@ -426,6 +426,17 @@ async fn kubelet_subresources_answer_as_kube_without_a_kubelet() {
 #[tokio::test]
 async fn proxy_subresources_answer_as_kube_without_a_network() {
     let env = TestEnv::new("proxy").await;
+    // kube-rs retries 503s by default (15 times, backing off to minutes):
+    // the raw requests go through a client without retries, so each 503 is
+    // seen once, as kubectl sees it.
+    let mut config = common::config_from(&env.kubeconfig).await;
+    config.default_retry = false;
+    let client = kube::Client::try_from(config).unwrap();
+    let raw =
+        |method: &'static str, path: String, content_type: Option<&'static str>, body: Vec<u8>| {
+            let client = client.clone();
+            async move { common::raw_request(&client, method, &path, content_type, body).await }
+        };
     let pods: Api<Pod> = env.api();
     pods.create(&PostParams::default(), &pod("p"))
         .await
@@ -434,9 +445,7 @@ async fn proxy_subresources_answer_as_kube_without_a_network() {
     // A pod without an IP: kube's "address not allowed", for every method.
     for method in ["GET", "POST", "PUT", "PATCH", "DELETE"] {
         for path in ["p/proxy", "p/proxy/", "p:8080/proxy/healthz/x"] {
-            let answer = env
-                .raw(method, &format!("{base}/{path}"), None, Vec::new())
-                .await;
+            let answer = raw(method, format!("{base}/{path}"), None, Vec::new()).await;
             assert_eq!(answer.status, 400, "{method} {path}: {}", answer.body);
             assert_eq!(answer.json()["message"], "address not allowed");
         }
@@ -444,17 +453,13 @@ async fn proxy_subresources_answer_as_kube_without_a_network() {
     let (status, _, err) = env.kubectl("1.33", &["get", "--raw", &format!("{base}/p/proxy/")]);
     assert!(!status.success());
     assert!(err.contains("address not allowed"), "{err}");
-    let invalid = env
-        .raw("GET", &format!("{base}/ftp:p:21/proxy"), None, Vec::new())
-        .await;
+    let invalid = raw("GET", format!("{base}/ftp:p:21/proxy"), None, Vec::new()).await;
     assert_eq!(invalid.status, 400, "{}", invalid.body);
     assert_eq!(
         invalid.json()["message"],
         "invalid pod request \"ftp:p:21\""
     );
-    let missing = env
-        .raw("GET", &format!("{base}/gone:80/proxy/x"), None, Vec::new())
-        .await;
+    let missing = raw("GET", format!("{base}/gone:80/proxy/x"), None, Vec::new()).await;
     assert_eq!(missing.status, 404, "{}", missing.body);
     assert_eq!(missing.json()["message"], "pods \"gone\" not found");
     // With an IP, kube would dial it: the proxy's 503.
@@ -462,14 +467,13 @@ async fn proxy_subresources_answer_as_kube_without_a_network() {
     pods.patch_status("p", &PatchParams::default(), &Patch::Merge(&ip))
         .await
         .unwrap();
-    let reach = env
-        .raw(
-            "GET",
-            &format!("{base}/p:8080/proxy/healthz"),
-            None,
-            Vec::new(),
-        )
-        .await;
+    let reach = raw(
+        "GET",
+        format!("{base}/p:8080/proxy/healthz"),
+        None,
+        Vec::new(),
+    )
+    .await;
     assert_eq!(reach.status, 503, "{}", reach.body);
     assert_eq!(reach.json()["reason"], "ServiceUnavailable");
     assert!(reach.json()["message"]
@@ -479,37 +483,34 @@ async fn proxy_subresources_answer_as_kube_without_a_network() {
 
     // Nodes: missing, without addresses (kube's plain 500), with one (503).
     let node = format!("{}-n", env.ns);
-    let missing = env
-        .raw(
-            "GET",
-            &format!("/api/v1/nodes/{node}/proxy/metrics"),
-            None,
-            Vec::new(),
-        )
-        .await;
+    let missing = raw(
+        "GET",
+        format!("/api/v1/nodes/{node}/proxy/metrics"),
+        None,
+        Vec::new(),
+    )
+    .await;
     assert_eq!(missing.status, 404, "{}", missing.body);
     assert_eq!(
         missing.json()["message"],
         format!("nodes \"{node}\" not found")
     );
     let body = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": node}});
-    let created = env
-        .raw(
-            "POST",
-            "/api/v1/nodes",
-            Some("application/json"),
-            body.to_string().into_bytes(),
-        )
-        .await;
+    let created = raw(
+        "POST",
+        "/api/v1/nodes".to_string(),
+        Some("application/json"),
+        body.to_string().into_bytes(),
+    )
+    .await;
     assert_eq!(created.status, 201, "{}", created.body);
-    let bare = env
-        .raw(
-            "GET",
-            &format!("/api/v1/nodes/{node}/proxy/"),
-            None,
-            Vec::new(),
-        )
-        .await;
+    let bare = raw(
+        "GET",
+        format!("/api/v1/nodes/{node}/proxy/"),
+        None,
+        Vec::new(),
+    )
+    .await;
     assert_eq!(bare.status, 500, "{}", bare.body);
     assert_eq!(
         bare.json()["message"],
@@ -517,14 +518,13 @@ async fn proxy_subresources_answer_as_kube_without_a_network() {
     );
     let addresses =
         json!({"status": {"addresses": [{"type": "InternalIP", "address": "10.9.0.2"}]}});
-    let patched = env
-        .raw(
-            "PATCH",
-            &format!("/api/v1/nodes/{node}/status"),
-            Some("application/merge-patch+json"),
-            addresses.to_string().into_bytes(),
-        )
-        .await;
+    let patched = raw(
+        "PATCH",
+        format!("/api/v1/nodes/{node}/status"),
+        Some("application/merge-patch+json"),
+        addresses.to_string().into_bytes(),
+    )
+    .await;
     assert_eq!(patched.status, 200, "{}", patched.body);
     let (status, _, err) = env.kubectl(
         "1.33",
@@ -536,26 +536,22 @@ async fn proxy_subresources_answer_as_kube_without_a_network() {
     );
     assert!(!status.success());
     assert!(err.contains("10.9.0.2:10250"), "{err}");
-    env.raw("DELETE", &format!("/api/v1/nodes/{node}"), None, Vec::new())
-        .await;
+    raw("DELETE", format!("/api/v1/nodes/{node}"), None, Vec::new()).await;
 
     // Services: a port number must be declared; endpoints must exist and
     // have subsets.
     let services = format!("/api/v1/namespaces/{}/services", env.ns);
     let service = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
         "spec": {"ports": [{"name": "http", "port": 80}]}});
-    let created = env
-        .raw(
-            "POST",
-            &services,
-            Some("application/json"),
-            service.to_string().into_bytes(),
-        )
-        .await;
+    let created = raw(
+        "POST",
+        services.clone(),
+        Some("application/json"),
+        service.to_string().into_bytes(),
+    )
+    .await;
     assert_eq!(created.status, 201, "{}", created.body);
-    let no_port = env
-        .raw("GET", &format!("{services}/s:81/proxy/"), None, Vec::new())
-        .await;
+    let no_port = raw("GET", format!("{services}/s:81/proxy/"), None, Vec::new()).await;
     assert_eq!(no_port.status, 503, "{}", no_port.body);
     assert_eq!(
         no_port.json()["message"],
@@ -563,14 +559,13 @@ async fn proxy_subresources_answer_as_kube_without_a_network() {
     );
     let endpoints = format!("/api/v1/namespaces/{}/endpoints", env.ns);
     let empty = json!({"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "s"}});
-    let created = env
-        .raw(
-            "POST",
-            &endpoints,
-            Some("application/json"),
-            empty.to_string().into_bytes(),
-        )
-        .await;
+    let created = raw(
+        "POST",
+        endpoints.clone(),
+        Some("application/json"),
+        empty.to_string().into_bytes(),
+    )
+    .await;
     assert_eq!(created.status, 201, "{}", created.body);
     let (status, _, err) = env.kubectl(
         "1.33",
@@ -578,14 +573,13 @@ async fn proxy_subresources_answer_as_kube_without_a_network() {
     );
     assert!(!status.success());
     assert!(err.contains("no endpoints available for service"), "{err}");
-    let none = env
-        .raw(
-            "POST",
-            &format!("{services}/http:s:80/proxy/x"),
-            None,
-            Vec::new(),
-        )
-        .await;
+    let none = raw(
+        "POST",
+        format!("{services}/http:s:80/proxy/x"),
+        None,
+        Vec::new(),
+    )
+    .await;
     assert_eq!(none.status, 503, "{}", none.body);
     assert_eq!(
         none.json()["message"],
