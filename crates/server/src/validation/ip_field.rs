@@ -1,51 +1,17 @@
 //! IP address and CIDR fields as kube validates them:
 //! `apimachinery/pkg/util/validation/ip.go` (`IsValidIP`, `IsValidCIDR`, with
 //! `k8s.io/utils/net`'s sloppy parsers that still accept IPv4 octets with
-//! leading zeros) and `ValidateNonSpecialIP` (`core/validation/validation.go`).
+//! leading zeros, parsed in `ip_address.rs`) and `ValidateNonSpecialIP`
+//! (`core/validation/validation.go`).
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::IpAddr;
 
 use super::field;
+use super::ip_address::INVALID_CIDR;
+pub use super::ip_address::{parse_cidr_sloppy, parse_ip_sloppy};
 use crate::status::FieldError;
 
 const INVALID_IP: &str = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)";
-const INVALID_CIDR: &str = "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)";
-
-/// `netutils.ParseIPSloppy`: Go's `net.ParseIP` before 1.17, which reads
-/// `010.1.1.1` as decimal 10.1.1.1.
-pub fn parse_ip_sloppy(text: &str) -> Option<IpAddr> {
-    if text.contains(':') {
-        return text.parse::<Ipv6Addr>().ok().map(IpAddr::V6);
-    }
-    let mut octets = [0u8; 4];
-    let mut parts = text.split('.');
-    for octet in &mut octets {
-        let part = parts.next()?;
-        if part.is_empty() || part.len() > 3 || !part.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        *octet = part
-            .parse::<u16>()
-            .ok()
-            .and_then(|n| u8::try_from(n).ok())?;
-    }
-    if parts.next().is_some() {
-        return None;
-    }
-    Some(IpAddr::V4(Ipv4Addr::from(octets)))
-}
-
-/// `netutils.ParseCIDRSloppy`: an address, `/`, a prefix length within its family.
-pub fn parse_cidr_sloppy(text: &str) -> Option<(IpAddr, u8)> {
-    let (address, length) = text.split_once('/')?;
-    let address = parse_ip_sloppy(address)?;
-    if length.is_empty() || length.len() > 3 || !length.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let length: u8 = length.parse().ok()?;
-    let max = if address.is_ipv4() { 32 } else { 128 };
-    (length <= max).then_some((address, length))
-}
 
 /// `validation.IsValidIP(path, value)`.
 pub fn valid_ip(path: &str, value: &str, errors: &mut Vec<FieldError>) {
@@ -126,7 +92,7 @@ mod tests {
     fn sloppy_parsing_as_kube() {
         assert_eq!(
             parse_ip_sloppy("010.001.1.1"),
-            Some(IpAddr::V4(Ipv4Addr::new(10, 1, 1, 1)))
+            Some(IpAddr::V4(std::net::Ipv4Addr::new(10, 1, 1, 1)))
         );
         for bad in [
             "",
@@ -141,7 +107,7 @@ mod tests {
         }
         assert!(parse_ip_sloppy("2001:db8::1").is_some());
         assert_eq!(
-            parse_cidr_sloppy("10.0.0.0/8").map(|(_, bits)| bits),
+            parse_cidr_sloppy("10.0.0.0/8").map(|cidr| cidr.prefix),
             Some(8)
         );
         for bad in [

@@ -109,8 +109,8 @@ pub fn node(object: &Value) -> Vec<FieldError> {
             .filter_map(|cidr| ip_field::parse_cidr_sloppy(cidr))
             .collect();
         let dual_stack = parsed.len() == cidrs.len()
-            && parsed.iter().any(|(ip, _)| ip.is_ipv4())
-            && parsed.iter().any(|(ip, _)| ip.is_ipv6());
+            && parsed.iter().any(|cidr| cidr.network.is_ipv4())
+            && parsed.iter().any(|cidr| cidr.network.is_ipv6());
         if parsed.len() == cidrs.len() && (!dual_stack || cidrs.len() > 2) {
             errors.push(field::invalid_rendered(
                 path,
