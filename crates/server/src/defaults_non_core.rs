@@ -13,6 +13,15 @@ fn set_default(map: &mut Map<String, Value>, field: &str, value: Value) {
     }
 }
 
+/// The object's `spec`, made `{}` when it is missing or null: in Go the spec
+/// is a struct, so its defaulter runs on an object sent without one.
+fn spec_of(map: &mut Map<String, Value>) -> Option<&mut Map<String, Value>> {
+    if map.get("spec").is_none_or(Value::is_null) {
+        map.insert("spec".into(), json!({}));
+    }
+    map.get_mut("spec").and_then(Value::as_object_mut)
+}
+
 fn each_object_in(
     map: &mut Map<String, Value>,
     field: &str,
@@ -37,7 +46,7 @@ pub fn apply(resource: &ResourceDef, object: &mut Value) {
         }
         // `SetDefaults_CSIDriver` (`SELinuxMountReadWriteOncePod` is on in 1.34).
         ("storage.k8s.io", "CSIDriver") => {
-            if let Some(spec) = map.get_mut("spec").and_then(Value::as_object_mut) {
+            if let Some(spec) = spec_of(map) {
                 set_default(spec, "attachRequired", json!(true));
                 set_default(spec, "podInfoOnMount", json!(false));
                 set_default(spec, "storageCapacity", json!(false));
@@ -55,7 +64,7 @@ pub fn apply(resource: &ResourceDef, object: &mut Value) {
         }
         // `SetDefaults_NetworkPolicyPort`, `SetDefaults_NetworkPolicy`.
         ("networking.k8s.io", "NetworkPolicy") => {
-            if let Some(spec) = map.get_mut("spec").and_then(Value::as_object_mut) {
+            if let Some(spec) = spec_of(map) {
                 for rules in ["ingress", "egress"] {
                     each_object_in(spec, rules, |rule| {
                         each_object_in(rule, "ports", |port| {
@@ -142,6 +151,11 @@ mod tests {
         );
         assert_eq!(kept["reclaimPolicy"], "Retain");
 
+        // Sent without a spec, as kube's Go struct defaults it.
+        let bare = defaulted("storage.k8s.io", "CSIDriver", json!({}));
+        assert_eq!(bare["spec"]["attachRequired"], true);
+        let bare = defaulted("networking.k8s.io", "NetworkPolicy", json!({"spec": null}));
+        assert_eq!(bare["spec"]["policyTypes"], json!(["Ingress"]));
         let driver = defaulted("storage.k8s.io", "CSIDriver", json!({"spec": {}}));
         assert_eq!(
             driver["spec"],

@@ -523,6 +523,19 @@ fn valid_spec(kind: &str) -> Option<Map<String, Value>> {
             template["spec"]["restartPolicy"] = json!("Never");
             json!({"spec": {"schedule": "* * * * *", "jobTemplate": {"spec": {"template": template}}}})
         }
+        // The kinds whose validation needs more than their name.
+        "PersistentVolumeClaim" => json!({"spec": {"accessModes": ["ReadWriteOnce"],
+            "resources": {"requests": {"storage": "1Gi"}}}}),
+        "PersistentVolume" => json!({"spec": {"accessModes": ["ReadWriteOnce"],
+            "capacity": {"storage": "1Gi"}, "hostPath": {"path": "/tmp/p"}}}),
+        "StorageClass" => json!({"provisioner": "example.com/p"}),
+        "VolumeAttachment" => json!({"spec": {"attacher": "example.com/p", "nodeName": "n",
+            "source": {"persistentVolumeName": "pv"}}}),
+        "IngressClass" => json!({"spec": {"controller": "example.com/p"}}),
+        "Ingress" => json!({"spec": {"defaultBackend": {"service": {"name": "s",
+            "port": {"number": 80}}}}}),
+        "RuntimeClass" => json!({"handler": "runc"}),
+        "EndpointSlice" => json!({"addressType": "IPv4"}),
         _ => return None,
     };
     fields.as_object().cloned()

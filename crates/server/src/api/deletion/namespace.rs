@@ -14,10 +14,7 @@ use super::before_delete::{self, FINALIZER_FOREGROUND, FINALIZER_ORPHAN};
 use super::options::{DeleteOptions, FOREGROUND, ORPHAN};
 use crate::api::target::Target;
 use crate::object;
-use crate::status::{FieldError, GroupResource, Result, Status};
-
-/// `core.FinalizerKubernetes`, which the namespace controller removes through `finalize`.
-pub const FINALIZER_KUBERNETES: &str = "kubernetes";
+use crate::status::{GroupResource, Result, Status};
 
 pub fn is_namespace(target: &Target<'_>) -> bool {
     (target.resource.group, target.resource.plural) == ("", "namespaces")
@@ -137,27 +134,6 @@ pub fn mark_terminating(namespace: &mut Value, options: &DeleteOptions, now: Sys
     before_delete::set_finalizers(namespace, wanted);
 }
 
-/// `ValidateNamespaceFinalizeUpdate`: each `spec.finalizers` entry is a
-/// qualified name, and one without a `/` must be a standard finalizer.
-pub fn finalize_errors(namespace: &Value) -> Vec<FieldError> {
-    let mut errors = Vec::new();
-    for (index, finalizer) in spec_finalizers(namespace).iter().enumerate() {
-        let field = format!("spec.finalizers[{index}]");
-        for message in crate::selector::is_qualified_name(finalizer) {
-            errors.push(FieldError::invalid(&field, finalizer, message));
-        }
-        let standard = [FINALIZER_KUBERNETES, FINALIZER_ORPHAN, FINALIZER_FOREGROUND];
-        if !finalizer.contains('/') && !standard.contains(&finalizer.as_str()) {
-            errors.push(FieldError::invalid(
-                &field,
-                finalizer,
-                "name is neither a standard finalizer name nor is it fully qualified",
-            ));
-        }
-    }
-    errors
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,10 +173,10 @@ mod tests {
     #[test]
     fn finalize_names() {
         let ok = json!({"spec": {"finalizers": ["kubernetes", "example.com/x"]}});
-        assert!(finalize_errors(&ok).is_empty());
+        assert!(crate::validation::namespace::namespace_finalize(&ok).is_empty());
         let bad = json!({"spec": {"finalizers": ["custom"]}});
         assert_eq!(
-            finalize_errors(&bad)[0].to_string(),
+            crate::validation::namespace::namespace_finalize(&bad)[0].to_string(),
             r#"spec.finalizers[0]: Invalid value: "custom": name is neither a standard finalizer name nor is it fully qualified"#
         );
     }

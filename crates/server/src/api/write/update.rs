@@ -92,10 +92,9 @@ pub async fn update_object(
             &mut new,
         )?;
         let mut errors = validate::validate_meta(target, &new, false);
+        // A namespace's `/finalize` is validated there too
+        // (`ValidateNamespaceFinalizeUpdate`).
         errors.extend(validate::kind_rules(target, &new, Some(&old)));
-        if target.subresource == Some("finalize") {
-            errors.extend(deletion::namespace::finalize_errors(&new));
-        }
         if !errors.is_empty() {
             return Err(validate::invalid(target, &new, &errors));
         }
