@@ -821,6 +821,8 @@ async fn equivalent_match_policy_converts_the_object_for_the_webhook() {
             "source": {"component": "kubelet", "host": "node-1"},
             "eventTime": "2026-01-01T00:00:00.000001Z",
             "reportingComponent": "kubelet", "reportingInstance": "node-1",
+            // kube's legacyValidateEvent: an event with an eventTime needs an action.
+            "action": "Start",
         }))
         .unwrap()
     };
