@@ -73,7 +73,16 @@ def test_namespace_finalizers_and_status_phase(core_v1):
         "may only be 'Active' if `deletionTimestamp` is empty"
     )
     core_v1.delete_namespace(name)
-    # The namespace waits for its own finalizer; /finalize releases it.
-    final = core_v1.read_namespace(name)
-    final.spec.finalizers = [f for f in final.spec.finalizers if f != "example.com/keep"]
-    core_v1.replace_namespace_finalize(name, final)
+    # The namespace waits for its own finalizer; /finalize releases it. The
+    # namespace controller writes the terminating namespace meanwhile, so
+    # the read-modify-write retries on a conflict as client-go's
+    # RetryOnConflict does.
+    for attempt in range(10):
+        final = core_v1.read_namespace(name)
+        final.spec.finalizers = [f for f in final.spec.finalizers if f != "example.com/keep"]
+        try:
+            core_v1.replace_namespace_finalize(name, final)
+            break
+        except ApiException as error:
+            if error.status != 409 or attempt == 9:
+                raise
