@@ -254,7 +254,7 @@ impl Event {
     /// `json.Encoder` output (HTML-safe escapes, a trailing newline).
     pub fn json_line(&self) -> Vec<u8> {
         let text = serde_json::to_string(self).unwrap_or_default();
-        let mut line = html_escape(&text).into_bytes();
+        let mut line = crate::versions::html_escape(&text).into_bytes();
         line.push(b'\n');
         line
     }
@@ -309,26 +309,6 @@ impl Event {
         )
         .into_bytes()
     }
-}
-
-/// `encoding/json`'s HTML-safe escapes; these characters occur only
-/// inside JSON strings, so escaping the whole text is exact.
-fn html_escape(text: &str) -> String {
-    if !text.contains(['<', '>', '&', '\u{2028}', '\u{2029}']) {
-        return text.to_string();
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    for character in text.chars() {
-        match character {
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// `metadata.managedFields` removed from an object and from a list's

@@ -65,7 +65,7 @@ pub fn encode(value: &Value) -> String {
 
 /// `encoding/json`'s HTML-safe escapes. These characters only ever occur
 /// inside JSON strings, so escaping the whole text is exact.
-fn html_escape(text: &str) -> String {
+pub(crate) fn html_escape(text: &str) -> String {
     if !text.contains(['<', '>', '&', '\u{2028}', '\u{2029}']) {
         return text.to_string();
     }

@@ -17,6 +17,9 @@
 
 pub mod event;
 mod go_json;
+
+/// Go's `encoding/json` HTML-safe escapes, for other Go-compatible encoders (the audit log).
+pub(crate) use go_json::html_escape;
 pub mod hpa;
 mod hpa_metrics;
 

@@ -7,6 +7,7 @@
 //! `policy/generic/policy_source.go`). Defaults as
 //! `pkg/apis/admissionregistration/v1/defaults.go` sets them.
 
+use crate::admission::webhook::config::strings;
 use cel::Program;
 use serde_json::Value;
 
@@ -207,19 +208,6 @@ fn text<'a>(value: &'a Value, pointer: &str) -> &'a str {
     value
         .pointer(pointer)
         .and_then(Value::as_str)
-        .unwrap_or_default()
-}
-
-fn strings(value: Option<&Value>) -> Vec<String> {
-    value
-        .and_then(Value::as_array)
-        .map(|items| {
-            items
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
         .unwrap_or_default()
 }
 

@@ -73,7 +73,8 @@ pub struct Webhook {
     pub match_conditions: Vec<MatchCondition>,
 }
 
-fn strings(value: Option<&Value>) -> Vec<String> {
+/// The strings of a JSON array (admission policies read their rules with it too).
+pub(crate) fn strings(value: Option<&Value>) -> Vec<String> {
     value
         .and_then(Value::as_array)
         .map(|items| {
