@@ -61,10 +61,22 @@ pub enum Scenario {
     /// three-rule ValidatingAdmissionPolicy bound to the namespace: both
     /// rates and their ratio.
     PolicyCreate,
+    /// Concurrent clients creating ConfigMaps, then the same creates with a
+    /// no-op validating webhook served by this process on loopback: both
+    /// rates, their ratio and the p50 the webhook adds.
+    WebhookCreate,
     /// GETs and creates by a user granted by a RoleBinding, among --roles
     /// other Roles and RoleBindings, on servers started --runs times with
     /// `--authorization-mode=AlwaysAllow` and `RBAC`: medians and ratio.
     Rbac,
+    /// Creates of ConfigMaps on servers started --runs times without
+    /// auditing and with every request audited at `Metadata` into a file:
+    /// medians and ratio.
+    AuditCreate,
+    /// Creates of Secrets on servers started --runs times without an
+    /// encryption configuration and with aesgcm for Secrets: medians and
+    /// ratio.
+    SecretCreate,
     /// ferrokube-testing's TestServer in this process: start to a ready
     /// kube::Client and stop, --servers (default 100) times one after
     /// another, with this process's RSS and threads after the first and the
@@ -91,7 +103,10 @@ impl Scenario {
             Scenario::Crd => "crd",
             Scenario::CrdCreate => "crd-create",
             Scenario::PolicyCreate => "policy-create",
+            Scenario::WebhookCreate => "webhook-create",
             Scenario::Rbac => "rbac",
+            Scenario::AuditCreate => "audit-create",
+            Scenario::SecretCreate => "secret-create",
             Scenario::InProcess => "in-process",
         }
     }
@@ -336,6 +351,15 @@ impl Cli {
         if self.scenario == Scenario::Rbac && self.start_ferrokube.is_none() {
             return usage(
                 "rbac starts the server in two authorization modes: pass --start-ferrokube BIN",
+            );
+        }
+        if matches!(
+            self.scenario,
+            Scenario::AuditCreate | Scenario::SecretCreate
+        ) && self.start_ferrokube.is_none()
+        {
+            return usage(
+                "audit-create and secret-create start the server in two configurations: pass --start-ferrokube BIN",
             );
         }
         if self.scenario == Scenario::Memory && self.start_ferrokube.is_none() {

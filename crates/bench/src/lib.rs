@@ -110,8 +110,22 @@ pub async fn run(cli: &Cli) -> Result<Report, BenchError> {
                 results.extend(scenarios::policy_create::run(cli, &endpoint, &label).await?);
             }
         }
-        Scenario::Rbac => {
-            let (measured, compared) = scenarios::rbac::run(cli).await?;
+        Scenario::WebhookCreate => {
+            for variant in cli.variants() {
+                let label = format!("webhook-create{}", variant.suffix);
+                let endpoint = scenarios::Endpoint::open(cli, &variant).await?;
+                let (measured, compared) =
+                    scenarios::webhook_create::run(cli, &endpoint, &label).await?;
+                results.extend(measured);
+                ratios.extend(compared);
+            }
+        }
+        Scenario::Rbac | Scenario::AuditCreate | Scenario::SecretCreate => {
+            let (measured, compared) = match cli.scenario {
+                Scenario::Rbac => scenarios::rbac::run(cli).await?,
+                Scenario::AuditCreate => scenarios::audit_create::run(cli).await?,
+                _ => scenarios::secret_create::run(cli).await?,
+            };
             results.extend(measured);
             ratios.extend(compared);
         }

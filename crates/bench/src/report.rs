@@ -70,7 +70,7 @@ pub struct ScenarioResult {
     pub in_process: Option<crate::scenarios::in_process::InProcessResult>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct LoadResult {
     pub concurrency: usize,
     pub protocol: String,

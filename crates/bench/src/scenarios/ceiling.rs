@@ -122,6 +122,9 @@ fn server_tls(pki: &Pki) -> Result<Arc<ServerConfig>, String> {
     Ok(Arc::new(config))
 }
 
+/// What the server answers to a request body.
+pub type Responder = Arc<dyn Fn(&[u8]) -> Bytes + Send + Sync>;
+
 /// The running ceiling server; stopped on drop.
 pub struct CeilingServer {
     pub address: SocketAddr,
@@ -134,6 +137,12 @@ impl CeilingServer {
     /// Serves `body` for every request on 127.0.0.1, on a runtime with
     /// `threads` workers.
     pub fn start(body: Bytes, threads: usize) -> Result<CeilingServer, BenchError> {
+        CeilingServer::start_with(Arc::new(move |_: &[u8]| body.clone()), threads)
+    }
+
+    /// Answers every request with what `respond` makes of its body (an
+    /// in-process admission webhook, for `webhook-create`).
+    pub fn start_with(respond: Responder, threads: usize) -> Result<CeilingServer, BenchError> {
         let fail = |what: &str, e: &dyn std::fmt::Display| {
             BenchError::Setup(format!("ceiling server: {what}: {e}"))
         };
@@ -155,7 +164,7 @@ impl CeilingServer {
         let thread = std::thread::Builder::new()
             .name("ceiling-server".into())
             .spawn(move || {
-                runtime.block_on(serve(listener, TlsAcceptor::from(tls), body, stopped));
+                runtime.block_on(serve(listener, TlsAcceptor::from(tls), respond, stopped));
                 runtime.shutdown_background();
             })
             .map_err(|e| fail("thread", &e))?;
@@ -193,7 +202,7 @@ impl Drop for CeilingServer {
 async fn serve(
     listener: std::net::TcpListener,
     acceptor: TlsAcceptor,
-    body: Bytes,
+    respond: Responder,
     mut stopped: tokio::sync::oneshot::Receiver<()>,
 ) {
     let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
@@ -209,7 +218,7 @@ async fn serve(
         let _ = stream.set_nodelay(true);
         let acceptor = acceptor.clone();
         let builder = builder.clone();
-        let body = body.clone();
+        let respond = respond.clone();
         tokio::spawn(async move {
             let Ok(tls) = acceptor.accept(stream).await else {
                 return;
@@ -223,11 +232,16 @@ async fn serve(
                     .map(|c| c.to_vec()),
             );
             let service = hyper::service::service_fn(move |request: Request<Incoming>| {
-                let body = body.clone();
+                let respond = respond.clone();
                 let _peer = peer.clone();
                 async move {
-                    let _ = request.into_body().collect().await;
-                    let mut response = Response::new(Full::new(body));
+                    let received = request
+                        .into_body()
+                        .collect()
+                        .await
+                        .map(|body| body.to_bytes())
+                        .unwrap_or_default();
+                    let mut response = Response::new(Full::new(respond(&received)));
                     response
                         .headers_mut()
                         .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));

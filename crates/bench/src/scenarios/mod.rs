@@ -1,6 +1,7 @@
 //! One module per scenario, and what they share: where the server is, the
 //! test object, the namespace.
 
+pub mod audit_create;
 pub mod ceiling;
 pub mod crd;
 pub mod crd_create;
@@ -13,10 +14,13 @@ pub mod lifecycle;
 pub mod list;
 pub mod memory;
 pub mod mix;
+pub mod paired;
 pub mod policy_create;
 pub mod rbac;
 pub mod ready;
+pub mod secret_create;
 pub mod watch;
+pub mod webhook_create;
 pub mod write;
 
 use std::path::PathBuf;
