@@ -6,7 +6,10 @@
 //! (`pkg/registry/rbac/validation/rule.go`, `VisitRulesFor`); the bindings
 //! visited, and so the decisions, are the same.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+// Seeded per process; the keys are names admins write into RBAC objects.
+use foldhash::HashMap;
 use std::sync::Arc;
 
 use serde_json::Value;
