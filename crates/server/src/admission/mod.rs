@@ -14,6 +14,7 @@
 pub mod attributes;
 pub mod namespace_lifecycle;
 pub mod plugins;
+pub mod pod_security;
 pub mod policy;
 pub mod webhook;
 
@@ -98,6 +99,9 @@ impl Admission {
         object: Option<&Value>,
         caller: &Caller,
     ) -> Result<()> {
+        if self.plugins.is_enabled("PodSecurity") {
+            pod_security::validate(&self.store, attributes, object, caller)?;
+        }
         if self.plugins.is_enabled("ValidatingAdmissionPolicy") {
             let compiled = self.policies.current(&self.store);
             if !compiled.hooks.is_empty() {
