@@ -3,12 +3,19 @@
 //! with kube's message, a Deployment with the same template is created with
 //! a `Warning:` (warn level) and never refused, label changes are validated
 //! and tried on the pods already there, and updates that do not touch
-//! containers are not evaluated again.
+//! containers are not evaluated again. With an audit log, the audit level's
+//! violations are the event's `pod-security.kubernetes.io/audit-violations`
+//! annotation.
 #![allow(clippy::unwrap_used)]
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
 
 use ferrokube_testkit as common;
 
-use common::TestEnv;
+use common::{kubectl_path, TestEnv, TestServer};
+use serde_json::Value;
 
 fn pod_manifest(name: &str) -> String {
     format!(
@@ -224,5 +231,94 @@ async fn namespace_labels_are_validated_and_tried_on_existing_pods() {
     assert!(
         stderr.contains(r#"pods "priv-a" is forbidden: violates PodSecurity "baseline:latest": privileged (container "c" must not set securityContext.privileged=true)"#),
         "{stderr}"
+    );
+}
+
+/// The audit events of pod creates in `namespace`, once `count` are written
+/// (the log writer is asynchronous).
+fn pod_create_events(log: &Path, namespace: &str, count: usize) -> Vec<Value> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let found: Vec<Value> = std::fs::read_to_string(log)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .filter(|event| {
+                event["verb"] == "create"
+                    && event["objectRef"]["resource"] == "pods"
+                    && event["objectRef"]["namespace"] == namespace
+                    && event["stage"] == "ResponseComplete"
+            })
+            .collect();
+        if found.len() >= count || Instant::now() > deadline {
+            return found;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn audit_level_violations_are_audit_annotations() {
+    let directory = tempfile::tempdir().unwrap();
+    let policy = directory.path().join("policy.yaml");
+    std::fs::write(
+        &policy,
+        "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n",
+    )
+    .unwrap();
+    let log = directory.path().join("audit.log");
+    let server = TestServer::start_with(&[
+        "--audit-policy-file",
+        policy.to_str().unwrap(),
+        "--audit-log-path",
+        log.to_str().unwrap(),
+    ]);
+    let kubectl = |args: &[&str], stdin: Option<&str>| {
+        let mut command = Command::new(kubectl_path("1.33"));
+        command
+            .arg("--kubeconfig")
+            .arg(&server.kubeconfig)
+            .args(args)
+            .env_remove("KUBECONFIG")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = command.spawn().unwrap();
+        {
+            use std::io::Write;
+            let mut input = child.stdin.take().unwrap();
+            input.write_all(stdin.unwrap_or("").as_bytes()).unwrap();
+        }
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    kubectl(&["create", "namespace", "audited"], None);
+    kubectl(
+        &[
+            "label",
+            "ns",
+            "audited",
+            "pod-security.kubernetes.io/audit=baseline",
+        ],
+        None,
+    );
+    kubectl(
+        &["create", "-n", "audited", "-f", "-"],
+        Some(&pod_manifest("priv")),
+    );
+    let events = pod_create_events(&log, "audited", 1);
+    assert_eq!(events.len(), 1, "{events:?}");
+    let annotations = &events[0]["annotations"];
+    assert_eq!(
+        annotations["pod-security.kubernetes.io/audit-violations"],
+        r#"would violate PodSecurity "baseline:latest": privileged (container "c" must not set securityContext.privileged=true)"#
+    );
+    assert_eq!(
+        annotations["pod-security.kubernetes.io/enforce-policy"],
+        "privileged:latest"
     );
 }

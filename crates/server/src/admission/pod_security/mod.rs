@@ -86,6 +86,13 @@ pub fn validate(
             && policy.audit.level == level::Level::Privileged
     };
     if errors.is_empty() && fully_privileged {
+        if is_pod {
+            // `sharedAllowedPrivilegedResponse`.
+            caller.annotate_audit(
+                &format!("{AUDIT_ANNOTATION_PREFIX}enforce-policy"),
+                "privileged:latest",
+            );
+        }
         return Ok(());
     }
     let pod = if is_pod {
