@@ -145,7 +145,7 @@ pub fn restricted_volumes(pod: &Pod<'_>) -> Option<Forbidden> {
     let mut bad_types = SortedSet::new();
     for volume in volumes(pod) {
         let has = |source: &&str| present(volume.get(*source)).is_some();
-        if ALLOWED_VOLUME_SOURCES.iter().any(|source| has(&source)) {
+        if ALLOWED_VOLUME_SOURCES.iter().any(&has) {
             continue;
         }
         bad_volumes.push(name(volume));
