@@ -322,3 +322,80 @@ async fn audit_level_violations_are_audit_annotations() {
         "privileged:latest"
     );
 }
+
+fn restricted_pod_manifest(name: &str) -> String {
+    format!(
+        r#"apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+spec:
+  securityContext:
+    runAsNonRoot: true
+    seccompProfile:
+      type: RuntimeDefault
+  containers:
+  - name: c
+    image: nginx
+    securityContext:
+      allowPrivilegeEscalation: false
+      capabilities:
+        drop: ["ALL"]
+"#
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ephemeral_containers_are_evaluated_as_pod_updates() {
+    let env = TestEnv::new("psa-debug").await;
+    let ns = env.ns.clone();
+    env.kubectl_ok(
+        "1.33",
+        &[
+            "label",
+            "ns",
+            &ns,
+            "pod-security.kubernetes.io/enforce=restricted",
+        ],
+    );
+    let (status, stdout, stderr) = env.kubectl_stdin(
+        "1.33",
+        &["create", "-n", &ns, "-f", "-"],
+        Some(&restricted_pod_manifest("good")),
+    );
+    assert!(status.success(), "{stderr}");
+    assert_eq!(stdout.trim(), "pod/good created");
+    // `kubectl debug` adds an ephemeral container through
+    // `pods/ephemeralcontainers`: evaluated, and refused at restricted.
+    let (status, _, stderr) = env.kubectl(
+        "1.33",
+        &[
+            "debug",
+            "-n",
+            &ns,
+            "good",
+            "--image=busybox",
+            "--container=dbg",
+            "--profile=general",
+        ],
+    );
+    assert!(!status.success());
+    assert!(
+        stderr.contains(r#"pods "good" is forbidden: violates PodSecurity "restricted:latest": allowPrivilegeEscalation != false (container "dbg" must set securityContext.allowPrivilegeEscalation=false)"#),
+        "{stderr}"
+    );
+    // The `restricted` debugging profile complies.
+    let (status, _, stderr) = env.kubectl(
+        "1.33",
+        &[
+            "debug",
+            "-n",
+            &ns,
+            "good",
+            "--image=busybox",
+            "--container=dbg2",
+            "--profile=restricted",
+        ],
+    );
+    assert!(status.success(), "{stderr}");
+}
