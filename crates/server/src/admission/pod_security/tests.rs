@@ -87,3 +87,76 @@ fn only_container_changes_make_a_pod_update_significant() {
         json!({"container.seccomp.security.alpha.kubernetes.io/c": "unconfined"});
     assert!(is_significant_pod_update(&seccomp, &pod));
 }
+
+#[tokio::test]
+async fn a_stricter_enforce_label_reports_existing_pods_grouped_by_violation() {
+    use crate::admission::attributes::{Attributes, GroupVersionName, Operation};
+    use crate::object::{ObjectCodec, ObjectStore};
+    use ferrokube_store::{Backend, Expect, LocalBackend, MemoryDisk, Op, Store, Txn};
+
+    let backend: std::sync::Arc<dyn Backend> =
+        std::sync::Arc::new(LocalBackend::open(MemoryDisk::new()).expect("memory backend"));
+    let store: ObjectStore = Store::open(backend, ObjectCodec).await.expect("store");
+    let privileged = |name: &str| {
+        json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "team"},
+            "spec": {"containers": [{"name": "c", "image": "x", "securityContext": {"privileged": true}}]}})
+    };
+    let host_network = json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "net", "namespace": "team"},
+        "spec": {"hostNetwork": true, "containers": [{"name": "c", "image": "x"}]}});
+    for pod in [
+        privileged("b"),
+        privileged("a"),
+        privileged("c"),
+        host_network,
+    ] {
+        let name = pod["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        store
+            .commit(Txn::single(Op::Put {
+                key: format!("/registry/pods/team/{name}").into(),
+                value: serde_json::to_vec(&pod).expect("json").into(),
+                expect: Expect::Any,
+            }))
+            .await
+            .expect("commit");
+    }
+    let old = json!({"metadata": {"name": "team"}});
+    let new = json!({"metadata": {"name": "team", "labels": {"pod-security.kubernetes.io/enforce": "baseline"}}});
+    let attributes = Attributes {
+        operation: Operation::Update,
+        kind: GroupVersionName::new("", "v1", "Namespace"),
+        resource: GroupVersionName::new("", "v1", "namespaces"),
+        subresource: "",
+        name: "team",
+        namespace: "team",
+        old_object: Some(&old),
+        options: Value::Null,
+        dry_run: false,
+        user: None,
+    };
+    let warnings = super::namespace::validate(&store, &attributes, &new).expect("allowed");
+    assert_eq!(
+        warnings,
+        vec![
+            r#"existing pods in namespace "team" violate the new PodSecurity enforce level "baseline:latest""#.to_string(),
+            "a (and 2 other pods): privileged".to_string(),
+            "net: host namespaces".to_string(),
+        ]
+    );
+    // Relaxing the level, or the same level again, checks nothing.
+    let relaxed = json!({"metadata": {"name": "team", "labels": {"pod-security.kubernetes.io/enforce": "privileged"}}});
+    let attributes = Attributes {
+        old_object: Some(&new),
+        ..attributes
+    };
+    assert!(super::namespace::validate(&store, &attributes, &relaxed)
+        .expect("allowed")
+        .is_empty());
+    assert!(super::namespace::validate(&store, &attributes, &new)
+        .expect("allowed")
+        .is_empty());
+}

@@ -395,3 +395,86 @@ fn the_registry_lists_each_level_sorted_by_id() {
             .all(|pair| pair[0].minimum < pair[1].minimum));
     }
 }
+
+/// The reasons at `baseline:v1.<minor>`.
+fn baseline_at(minor: u32, metadata: &Value, spec: &Value) -> String {
+    let view = Pod { metadata, spec };
+    forbidden_reason(&evaluate(
+        LevelVersion {
+            level: Level::Baseline,
+            version: Version::Minor(minor),
+        },
+        &view,
+    ))
+}
+
+#[test]
+fn baseline_versions_widen_and_narrow_as_kubes() {
+    let none = json!({});
+    // SELinux `container_engine_t` from 1.31.
+    let engine = json!({"securityContext": {"seLinuxOptions": {"type": "container_engine_t"}},
+        "containers": [{"name": "c"}]});
+    assert_eq!(baseline_at(30, &none, &engine), "seLinuxOptions");
+    assert_eq!(baseline_at(31, &none, &engine), "");
+    // Sysctls allowed from 1.27, 1.29 and 1.32.
+    let sysctl = |name: &str| {
+        json!({"securityContext": {"sysctls": [{"name": name, "value": "1"}]},
+            "containers": [{"name": "c"}]})
+    };
+    for (name, first) in [
+        ("net.ipv4.ip_local_reserved_ports", 27),
+        ("net.ipv4.tcp_keepalive_time", 29),
+        ("net.ipv4.tcp_wmem", 32),
+    ] {
+        assert_eq!(
+            baseline_at(first - 1, &none, &sysctl(name)),
+            "forbidden sysctls"
+        );
+        assert_eq!(baseline_at(first, &none, &sysctl(name)), "", "{name}");
+    }
+    // Seccomp: annotations before 1.19, fields from 1.19.
+    let annotated =
+        json!({"annotations": {"seccomp.security.alpha.kubernetes.io/pod": "unconfined"}});
+    let plain = json!({"containers": [{"name": "c"}]});
+    assert_eq!(baseline_at(18, &annotated, &plain), "seccompProfile");
+    assert_eq!(baseline_at(19, &annotated, &plain), "");
+    let unconfined = json!({"securityContext": {"seccompProfile": {"type": "Unconfined"}},
+        "containers": [{"name": "c"}]});
+    assert_eq!(baseline_at(18, &none, &unconfined), "");
+    assert_eq!(baseline_at(19, &none, &unconfined), "seccompProfile");
+    // Probe hosts from 1.34; `latest` is 1.34.
+    let probe = json!({"containers": [{"name": "c",
+        "lifecycle": {"postStart": {"httpGet": {"host": "1.2.3.4", "port": 80}}}}]});
+    assert_eq!(baseline_at(33, &none, &probe), "");
+    assert_eq!(baseline_at(34, &none, &probe), "probe or lifecycle host");
+}
+
+#[test]
+fn restricted_keeps_baseline_checks_it_does_not_override() {
+    // hostPath: the restricted volumes check replaces the baseline one, so
+    // one reason, not two; host namespaces stay.
+    let metadata = json!({});
+    let spec = json!({"hostNetwork": true,
+        "securityContext": {"runAsNonRoot": true, "seccompProfile": {"type": "RuntimeDefault"}},
+        "containers": [{"name": "c", "securityContext": {"allowPrivilegeEscalation": false, "capabilities": {"drop": ["ALL"]}}}],
+        "volumes": [{"name": "h", "hostPath": {"path": "/"}}]});
+    let view = Pod {
+        metadata: &metadata,
+        spec: &spec,
+    };
+    let restricted = evaluate(
+        LevelVersion {
+            level: Level::Restricted,
+            version: Version::Latest,
+        },
+        &view,
+    );
+    assert_eq!(
+        forbidden_detail(&restricted),
+        r#"host namespaces (hostNetwork), restricted volume types (volume "h" uses restricted volume type "hostPath")"#
+    );
+    assert_eq!(
+        baseline_at(34, &metadata, &spec),
+        "host namespaces, hostPath volumes"
+    );
+}
