@@ -117,7 +117,7 @@ async fn a_stricter_enforce_label_reports_existing_pods_grouped_by_violation() {
             .to_string();
         store
             .commit(Txn::single(Op::Put {
-                key: format!("/registry/pods/team/{name}").into(),
+                key: format!("/registry/pods/team/{name}"),
                 value: serde_json::to_vec(&pod).expect("json").into(),
                 expect: Expect::Any,
             }))
