@@ -18,6 +18,8 @@ const ROOTS: &[&str] = &[
     "crates/server/src/admission",
     "crates/server/src/admission/webhook",
     "crates/server/src/admission/policy",
+    "crates/server/src/admission/pod_security",
+    "crates/server/src/admission/pod_security/checks",
     "crates/server/src/api",
     "crates/server/src/cel_env",
     "crates/server/src/audit",

@@ -65,6 +65,8 @@ pub struct Caller {
     /// the Scale, then updates its parent without admitting it again).
     pub admitted: bool,
     warnings: Mutex<Vec<String>>,
+    /// Audit annotations admission adds (`audit.AddAuditAnnotations`).
+    audit_annotations: Mutex<Vec<(String, String)>>,
 }
 
 impl Caller {
@@ -75,6 +77,7 @@ impl Caller {
             options,
             admitted: false,
             warnings: Mutex::new(Vec::new()),
+            audit_annotations: Mutex::new(Vec::new()),
         }
     }
 
@@ -91,6 +94,7 @@ impl Caller {
             options: self.options.clone(),
             admitted: true,
             warnings: Mutex::new(Vec::new()),
+            audit_annotations: Mutex::new(Vec::new()),
         }
     }
 
@@ -108,6 +112,24 @@ impl Caller {
         self.warnings
             .lock()
             .map(|mut warnings| std::mem::take(&mut *warnings))
+            .unwrap_or_default()
+    }
+
+    /// Adds an audit annotation (`audit.AddAuditAnnotation`); a key already
+    /// set keeps its first value, as kube's does.
+    pub fn annotate_audit(&self, key: &str, value: &str) {
+        if let Ok(mut annotations) = self.audit_annotations.lock() {
+            if !annotations.iter().any(|(existing, _)| existing == key) {
+                annotations.push((key.to_string(), value.to_string()));
+            }
+        }
+    }
+
+    /// The audit annotations added so far, taken.
+    pub fn take_audit_annotations(&self) -> Vec<(String, String)> {
+        self.audit_annotations
+            .lock()
+            .map(|mut annotations| std::mem::take(&mut *annotations))
             .unwrap_or_default()
     }
 

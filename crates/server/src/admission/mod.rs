@@ -1,8 +1,9 @@
 //! Admission (`k8s.io/apiserver/pkg/admission`): the stage of every write
 //! after decoding where kube's admission plugins run, in kube's order —
 //! the mutating stage (NamespaceLifecycle, mutating webhooks) before the
-//! object is defaulted and validated, the validating stage
-//! (ValidatingAdmissionPolicies, then validating webhooks) after, just before the commit. The write pipeline
+//! object is defaulted and validated, the validating stage (PodSecurity,
+//! ValidatingAdmissionPolicies, then validating webhooks) after, just before
+//! the commit. The write pipeline
 //! (`api/write/admission.rs`) builds the [`Attributes`] and calls
 //! [`Admission::mutate`] and [`Admission::validate`] on create, update,
 //! every patch type and apply, `/status`, `/scale`, delete and each item of
@@ -14,6 +15,7 @@
 pub mod attributes;
 pub mod namespace_lifecycle;
 pub mod plugins;
+pub mod pod_security;
 pub mod policy;
 pub mod webhook;
 
@@ -98,6 +100,9 @@ impl Admission {
         object: Option<&Value>,
         caller: &Caller,
     ) -> Result<()> {
+        if self.plugins.is_enabled("PodSecurity") {
+            pod_security::validate(&self.store, attributes, object, caller)?;
+        }
         if self.plugins.is_enabled("ValidatingAdmissionPolicy") {
             let compiled = self.policies.current(&self.store);
             if !compiled.hooks.is_empty() {

@@ -124,7 +124,9 @@ pub(super) async fn apply(
             Ok((code, stored)) => {
                 let mut warnings = yaml_warnings(level, duplicates.as_deref())?;
                 warnings.extend(caller.take_warnings());
-                return Ok(ApiResponse::object(code, stored).with_warnings(warnings));
+                let mut response = ApiResponse::object(code, stored).with_warnings(warnings);
+                response.audit_annotations = caller.take_audit_annotations();
+                return Ok(response);
             }
         }
     }

@@ -113,6 +113,9 @@ pub struct ApiResponse {
     pub payload: Option<Payload>,
     /// Kept for the audit log when the request asked (`ApiRequest::audit`).
     pub audited: Option<Box<AuditedResponse>>,
+    /// Audit annotations admission added (`audit.AddAuditAnnotation`), for
+    /// the request's audit event.
+    pub audit_annotations: Vec<(String, String)>,
 }
 
 /// The content of a resource response before it is encoded.
@@ -148,6 +151,7 @@ impl ApiResponse {
             body: ResponseBody::Full(body),
             payload: None,
             audited: None,
+            audit_annotations: Vec::new(),
         }
     }
 

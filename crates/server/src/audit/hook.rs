@@ -134,6 +134,9 @@ impl Audit {
             self.event.unauthorized(code, status.as_ref());
             return None;
         }
+        for (key, value) in &response.audit_annotations {
+            self.event.annotate(key, value);
+        }
         if let Some(decision) = &request.authorization {
             let verdict = if decision.allowed { "allow" } else { "forbid" };
             self.event

@@ -93,20 +93,22 @@ pub async fn validate(
     api.admission.validate(&attributes, object, caller).await
 }
 
-/// A write's answer with the warnings admission added: kube sends them
-/// with errors too (a denial's `Warning` headers), so a refused write is
-/// answered here as its `Status` with them (JSON: the media type every
-/// client accepts for errors).
+/// A write's answer with the warnings and audit annotations admission
+/// added: kube sends them with errors too (a denial's `Warning` headers, its
+/// audit event's annotations), so a refused write is answered here as its
+/// `Status` with them (JSON: the media type every client accepts for
+/// errors).
 pub fn with_warnings(
     result: Result<crate::api::exchange::ApiResponse>,
     caller: &Caller,
 ) -> Result<crate::api::exchange::ApiResponse> {
     let warnings = caller.take_warnings();
-    match result {
-        Ok(response) => Ok(response.with_warnings(warnings)),
-        Err(status) if warnings.is_empty() => Err(status),
-        Err(status) => {
-            Ok(crate::api::exchange::ApiResponse::error(&status).with_warnings(warnings))
-        }
-    }
+    let audit_annotations = caller.take_audit_annotations();
+    let mut response = match result {
+        Ok(response) => response.with_warnings(warnings),
+        Err(status) if warnings.is_empty() && audit_annotations.is_empty() => return Err(status),
+        Err(status) => crate::api::exchange::ApiResponse::error(&status).with_warnings(warnings),
+    };
+    response.audit_annotations = audit_annotations;
+    Ok(response)
 }
