@@ -12,9 +12,18 @@
 //! `--disable-admission-plugins` ([`plugins`]).
 
 pub mod attributes;
+pub mod certificate_approval;
+pub mod certificate_signing;
+pub mod certificate_subject_restriction;
+mod default_class;
+pub mod default_ingress_class;
+pub mod default_storage_class;
 pub mod namespace_lifecycle;
+pub mod persistent_volume_claim_resize;
 pub mod plugins;
 pub mod policy;
+pub mod signer_authorization;
+pub mod storage_object_in_use_protection;
 pub mod webhook;
 
 use std::sync::Arc;
@@ -36,6 +45,9 @@ pub struct Admission {
     policies: policy::Policies,
     /// The served resources, for a policy's `paramKind`.
     registry: Option<Arc<LiveRegistry>>,
+    /// The server's authorizer, for the plugins that authorize (the
+    /// Certificate* plugins ask about signers).
+    authorizer: Option<crate::authz::Authorizer>,
 }
 
 impl Admission {
@@ -46,7 +58,14 @@ impl Admission {
             webhooks: webhook::Webhooks::default(),
             policies: policy::Policies::default(),
             registry: None,
+            authorizer: None,
         }
+    }
+
+    /// The authorizer plugins ask (kube's `WantsAuthorizer`).
+    pub fn with_authorizer(mut self, authorizer: crate::authz::Authorizer) -> Self {
+        self.authorizer = Some(authorizer);
+        self
     }
 
     /// The registry policies look their `paramKind` up in.
@@ -70,6 +89,15 @@ impl Admission {
     ) -> Result<()> {
         if self.plugins.is_enabled("NamespaceLifecycle") {
             namespace_lifecycle::admit(&self.store, attributes, object.as_deref())?;
+        }
+        if self.plugins.is_enabled("DefaultStorageClass") {
+            default_storage_class::admit(&self.store, attributes, object.as_deref_mut());
+        }
+        if self.plugins.is_enabled("StorageObjectInUseProtection") {
+            storage_object_in_use_protection::admit(attributes, object.as_deref_mut());
+        }
+        if self.plugins.is_enabled("DefaultIngressClass") {
+            default_ingress_class::admit(&self.store, attributes, object.as_deref_mut());
         }
         if self.plugins.is_enabled("MutatingAdmissionWebhook") {
             let compiled = self.webhooks.current(&self.store);
@@ -98,6 +126,19 @@ impl Admission {
         object: Option<&Value>,
         caller: &Caller,
     ) -> Result<()> {
+        if self.plugins.is_enabled("PersistentVolumeClaimResize") {
+            persistent_volume_claim_resize::validate(&self.store, attributes, object)?;
+        }
+        let authorizer = self.authorizer.as_ref();
+        if self.plugins.is_enabled("CertificateApproval") {
+            certificate_approval::validate(authorizer, attributes, object)?;
+        }
+        if self.plugins.is_enabled("CertificateSigning") {
+            certificate_signing::validate(authorizer, attributes, object)?;
+        }
+        if self.plugins.is_enabled("CertificateSubjectRestriction") {
+            certificate_subject_restriction::validate(attributes, object)?;
+        }
         if self.plugins.is_enabled("ValidatingAdmissionPolicy") {
             let compiled = self.policies.current(&self.store);
             if !compiled.hooks.is_empty() {
