@@ -12,6 +12,8 @@
 //! `--disable-admission-plugins` ([`plugins`]).
 
 pub mod attributes;
+#[cfg(test)]
+mod builtin_plugin_tests;
 pub mod certificate_approval;
 pub mod certificate_signing;
 pub mod certificate_subject_restriction;

@@ -576,4 +576,86 @@ mod tests {
             vec!["status.conditions: Forbidden: updates may not remove a condition of type \"Approved\""]
         );
     }
+
+    fn certificate_pem(organization: &str) -> String {
+        let key = rcgen::KeyPair::generate().unwrap();
+        let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+        params
+            .distinguished_name
+            .push(rcgen::DnType::OrganizationName, organization);
+        params.self_signed(&key).unwrap().pem()
+    }
+
+    /// Cases from kube's `TestValidateCertificateSigningRequestUpdate`
+    /// for the `/status` and `/approval` paths.
+    #[test]
+    fn status_and_approval_paths() {
+        let request = base64::engine::general_purpose::STANDARD.encode(pem_request());
+        let good = csr(
+            json!({"request": request, "usages": ["client auth"], "signerName": "example.com/signer"}),
+        );
+        let mut approved = good.clone();
+        approved["status"] = json!({"conditions": [{"type": "Approved", "status": "True"}]});
+        // Approval may add Approved, never remove it.
+        assert!(
+            certificate_signing_request_update_through(&approved, &good, UpdatePath::Approval)
+                .is_empty()
+        );
+        assert_eq!(
+            texts(&certificate_signing_request_update_through(
+                &good,
+                &approved,
+                UpdatePath::Approval
+            )),
+            vec!["status.conditions: Forbidden: updates may not remove a condition of type \"Approved\""]
+        );
+        // Status may set a valid certificate once, not change it, not set garbage.
+        let encode = |text: &str| base64::engine::general_purpose::STANDARD.encode(text);
+        let mut signed = approved.clone();
+        signed["status"]["certificate"] = json!(encode(&certificate_pem("a")));
+        assert!(
+            certificate_signing_request_update_through(&signed, &approved, UpdatePath::Status)
+                .is_empty()
+        );
+        assert_eq!(
+            texts(&certificate_signing_request_update_through(
+                &signed,
+                &approved,
+                UpdatePath::Approval
+            )),
+            vec!["status.certificate: Forbidden: updates may not set certificate content"]
+        );
+        let mut resigned = signed.clone();
+        resigned["status"]["certificate"] = json!(encode(&certificate_pem("b")));
+        assert_eq!(
+            texts(&certificate_signing_request_update_through(
+                &resigned,
+                &signed,
+                UpdatePath::Status
+            )),
+            vec!["status.certificate: Forbidden: updates may not modify existing certificate content"]
+        );
+        let mut garbage = approved.clone();
+        garbage["status"]["certificate"] = json!(encode("not a certificate"));
+        assert_eq!(
+            texts(&certificate_signing_request_update_through(
+                &garbage,
+                &approved,
+                UpdatePath::Status
+            )),
+            vec!["status.certificate: Invalid value: \"<certificate data>\": must contain at least one CERTIFICATE PEM block"]
+        );
+        let mut key_block = approved.clone();
+        key_block["status"]["certificate"] = json!(encode(
+            "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"
+        ));
+        assert_eq!(
+            texts(&certificate_signing_request_update_through(
+                &key_block,
+                &approved,
+                UpdatePath::Status
+            )),
+            vec!["status.certificate: Invalid value: \"<certificate data>\": only CERTIFICATE PEM blocks are allowed, found \"PRIVATE KEY\""]
+        );
+    }
 }
