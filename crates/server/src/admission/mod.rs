@@ -1,8 +1,11 @@
 //! Admission (`k8s.io/apiserver/pkg/admission`): the stage of every write
 //! after decoding where kube's admission plugins run, in kube's order —
-//! the mutating stage (NamespaceLifecycle, mutating webhooks) before the
-//! object is defaulted and validated, the validating stage
-//! (ValidatingAdmissionPolicies, then validating webhooks) after, just before the commit. The write pipeline
+//! the mutating stage (NamespaceLifecycle, DefaultStorageClass,
+//! StorageObjectInUseProtection, DefaultIngressClass, mutating webhooks)
+//! before the object is defaulted and validated, the validating stage
+//! (PersistentVolumeClaimResize, CertificateApproval, CertificateSigning,
+//! CertificateSubjectRestriction, ValidatingAdmissionPolicies, then
+//! validating webhooks) after, just before the commit. The write pipeline
 //! (`api/write/admission.rs`) builds the [`Attributes`] and calls
 //! [`Admission::mutate`] and [`Admission::validate`] on create, update,
 //! every patch type and apply, `/status`, `/scale`, delete and each item of

@@ -4,7 +4,10 @@
 //! names in their execution order, the default-on set, and unknown or
 //! overlapping names refused with kube's messages.
 //!
-//! ferrokube implements NamespaceLifecycle, MutatingAdmissionWebhook,
+//! ferrokube implements NamespaceLifecycle, DefaultStorageClass,
+//! StorageObjectInUseProtection, PersistentVolumeClaimResize,
+//! CertificateApproval, CertificateSigning, CertificateSubjectRestriction,
+//! DefaultIngressClass, MutatingAdmissionWebhook, ValidatingAdmissionPolicy,
 //! ValidatingAdmissionWebhook, AlwaysAdmit and AlwaysDeny; the other names
 //! are accepted (kube knows them) and do nothing.
 
