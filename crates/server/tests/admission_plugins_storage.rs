@@ -160,7 +160,19 @@ async fn kubectl_claims_get_the_default_class_and_protection_and_grow_only_where
     };
     cluster.kubectl_admin(&["create", "-f", "-"], Some(&claim("data", "")));
     cluster.kubectl_admin(&["create", "-f", "-"], Some(&claim("elastic", "growing")));
+    // A server-side dry run is admitted the same way.
+    let preview = cluster.kubectl_admin(
+        &["create", "--dry-run=server", "-o", "json", "-f", "-"],
+        Some(&claim("preview", "")),
+    );
+    let preview: Value = serde_json::from_str(&preview).unwrap();
+    assert_eq!(preview["spec"]["storageClassName"], "standard");
+    assert_eq!(
+        preview["metadata"]["finalizers"],
+        json!(["kubernetes.io/pvc-protection"])
+    );
     let claims: Api<PersistentVolumeClaim> = Api::namespaced(client.clone(), "default");
+    assert!(claims.get_opt("preview").await.unwrap().is_none());
     let data = claims.get("data").await.unwrap();
     assert_eq!(
         data.spec.as_ref().unwrap().storage_class_name.as_deref(),
@@ -342,6 +354,21 @@ async fn kubectl_certificate_approve_needs_approve_on_the_signer() {
     for name in ["alice", "bob"] {
         cluster.kubectl_admin(&["create", "-f", "-"], Some(&csr_manifest(name, "dev")));
     }
+    // Discovery lists both subresources.
+    let discovery = raw(&admin, "GET", "/apis/certificates.k8s.io/v1", Value::Null)
+        .await
+        .json();
+    let names: Vec<&str> = discovery["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|resource| resource["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"certificatesigningrequests/approval")
+            && names.contains(&"certificatesigningrequests/status"),
+        "{names:?}"
+    );
     let path =
         |name: &str| format!("/apis/certificates.k8s.io/v1/certificatesigningrequests/{name}");
     // The requester is recorded; the status starts empty.
