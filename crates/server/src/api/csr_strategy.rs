@@ -65,6 +65,9 @@ pub fn prepare_for_update(subresource: Option<&str>, old: &Value, new: &mut Valu
         }
         Some("approval") => {
             let status = map.entry("status").or_insert_with(|| json!({}));
+            if !status.is_object() {
+                *status = json!({});
+            }
             if let Some(status) = status.as_object_mut() {
                 set_or_remove(status, "certificate", old.pointer("/status/certificate"));
             }
@@ -224,6 +227,12 @@ mod tests {
         );
         new["spec"]["usages"] = json!(["server auth"]);
         prepare_for_update(Some("approval"), &old, &mut new, NOW);
+        // A null status keeps the old certificate too.
+        let signed = csr(json!([]), Some("Zm9v"));
+        let mut cleared = csr(json!([]), None);
+        cleared["status"] = Value::Null;
+        prepare_for_update(Some("approval"), &signed, &mut cleared, NOW);
+        assert_eq!(cleared["status"], json!({"certificate": "Zm9v"}));
         assert_eq!(new["spec"], old["spec"]);
         assert!(new["status"].get("certificate").is_none());
         let conditions = &new["status"]["conditions"];
