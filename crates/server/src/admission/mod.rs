@@ -1,7 +1,10 @@
 //! Admission (`k8s.io/apiserver/pkg/admission`): the stage of every write
 //! after decoding where kube's admission plugins run, in kube's order —
-//! the mutating stage (NamespaceLifecycle, mutating webhooks) before the
-//! object is defaulted and validated, the validating stage (PodSecurity,
+//! the mutating stage (NamespaceLifecycle, DefaultStorageClass,
+//! StorageObjectInUseProtection, DefaultIngressClass, mutating webhooks)
+//! before the object is defaulted and validated, the validating stage
+//! (PodSecurity, PersistentVolumeClaimResize, CertificateApproval,
+//! CertificateSigning, CertificateSubjectRestriction,
 //! ValidatingAdmissionPolicies, then validating webhooks) after, just before
 //! the commit. The write pipeline
 //! (`api/write/admission.rs`) builds the [`Attributes`] and calls
@@ -13,10 +16,21 @@
 //! `--disable-admission-plugins` ([`plugins`]).
 
 pub mod attributes;
+#[cfg(test)]
+mod builtin_plugin_tests;
+pub mod certificate_approval;
+pub mod certificate_signing;
+pub mod certificate_subject_restriction;
+mod default_class;
+pub mod default_ingress_class;
+pub mod default_storage_class;
 pub mod namespace_lifecycle;
+pub mod persistent_volume_claim_resize;
 pub mod plugins;
 pub mod pod_security;
 pub mod policy;
+pub mod signer_authorization;
+pub mod storage_object_in_use_protection;
 pub mod webhook;
 
 use std::sync::Arc;
@@ -38,6 +52,9 @@ pub struct Admission {
     policies: policy::Policies,
     /// The served resources, for a policy's `paramKind`.
     registry: Option<Arc<LiveRegistry>>,
+    /// The server's authorizer, for the plugins that authorize (the
+    /// Certificate* plugins ask about signers).
+    authorizer: Option<crate::authz::Authorizer>,
 }
 
 impl Admission {
@@ -48,7 +65,14 @@ impl Admission {
             webhooks: webhook::Webhooks::default(),
             policies: policy::Policies::default(),
             registry: None,
+            authorizer: None,
         }
+    }
+
+    /// The authorizer plugins ask (kube's `WantsAuthorizer`).
+    pub fn with_authorizer(mut self, authorizer: crate::authz::Authorizer) -> Self {
+        self.authorizer = Some(authorizer);
+        self
     }
 
     /// The registry policies look their `paramKind` up in.
@@ -72,6 +96,15 @@ impl Admission {
     ) -> Result<()> {
         if self.plugins.is_enabled("NamespaceLifecycle") {
             namespace_lifecycle::admit(&self.store, attributes, object.as_deref())?;
+        }
+        if self.plugins.is_enabled("DefaultStorageClass") {
+            default_storage_class::admit(&self.store, attributes, object.as_deref_mut());
+        }
+        if self.plugins.is_enabled("StorageObjectInUseProtection") {
+            storage_object_in_use_protection::admit(attributes, object.as_deref_mut());
+        }
+        if self.plugins.is_enabled("DefaultIngressClass") {
+            default_ingress_class::admit(&self.store, attributes, object.as_deref_mut());
         }
         if self.plugins.is_enabled("MutatingAdmissionWebhook") {
             let compiled = self.webhooks.current(&self.store);
@@ -102,6 +135,19 @@ impl Admission {
     ) -> Result<()> {
         if self.plugins.is_enabled("PodSecurity") {
             pod_security::validate(&self.store, attributes, object, caller)?;
+        }
+        if self.plugins.is_enabled("PersistentVolumeClaimResize") {
+            persistent_volume_claim_resize::validate(&self.store, attributes, object)?;
+        }
+        let authorizer = self.authorizer.as_ref();
+        if self.plugins.is_enabled("CertificateApproval") {
+            certificate_approval::validate(authorizer, attributes, object)?;
+        }
+        if self.plugins.is_enabled("CertificateSigning") {
+            certificate_signing::validate(authorizer, attributes, object)?;
+        }
+        if self.plugins.is_enabled("CertificateSubjectRestriction") {
+            certificate_subject_restriction::validate(attributes, object)?;
         }
         if self.plugins.is_enabled("ValidatingAdmissionPolicy") {
             let compiled = self.policies.current(&self.store);

@@ -4,8 +4,10 @@
 //! names in their execution order, the default-on set, and unknown or
 //! overlapping names refused with kube's messages.
 //!
-//! ferrokube implements NamespaceLifecycle, PodSecurity,
-//! MutatingAdmissionWebhook, ValidatingAdmissionPolicy,
+//! ferrokube implements NamespaceLifecycle, PodSecurity, DefaultStorageClass,
+//! StorageObjectInUseProtection, PersistentVolumeClaimResize,
+//! CertificateApproval, CertificateSigning, CertificateSubjectRestriction,
+//! DefaultIngressClass, MutatingAdmissionWebhook, ValidatingAdmissionPolicy,
 //! ValidatingAdmissionWebhook, AlwaysAdmit and AlwaysDeny; the other names
 //! are accepted (kube knows them) and do nothing.
 

@@ -194,7 +194,8 @@ impl Api {
         );
         let min_request_timeout = config.min_request_timeout;
         let admission = crate::admission::Admission::new(store.clone(), config.admission_plugins)
-            .with_registry(registry.clone());
+            .with_registry(registry.clone())
+            .with_authorizer(authorizer.clone());
         let api = Arc::new(Api {
             store,
             registry: registry.clone(),

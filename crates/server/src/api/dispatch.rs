@@ -128,6 +128,10 @@ async fn dispatch(
             ("status", Verb::Get) => get::get(api, request, target).await,
             ("status" | "finalize", Verb::Update) => update::update(api, request, target).await,
             ("status" | "scale", Verb::Patch) => patch_or_apply(api, request, target).await,
+            // CertificateSigningRequest `/approval` (`ApprovalREST`).
+            ("approval", Verb::Get) => get::get(api, request, target).await,
+            ("approval", Verb::Update) => update::update(api, request, target).await,
+            ("approval", Verb::Patch) => patch_or_apply(api, request, target).await,
             ("ephemeralcontainers", verb) if resource.group.is_empty() => match verb {
                 Verb::Get => get::get(api, request, target).await,
                 Verb::Update => update::update(api, request, target).await,

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&[&str]] = &[
     &[
         "continue_token",
+        "csr_strategy",
         "exchange",
         "max_in_flight",
         "strategy",

@@ -6,6 +6,7 @@
 
 // Layer 0: request values and shared types, importing nothing of `api`.
 mod continue_token;
+mod csr_strategy;
 mod exchange;
 pub mod max_in_flight;
 mod strategy;

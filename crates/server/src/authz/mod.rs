@@ -93,8 +93,8 @@ pub struct RulesFor {
     pub errors: Vec<String>,
 }
 
-/// The authorizer chain of one server.
-#[derive(Debug)]
+/// The authorizer chain of one server (a clone shares its RBAC resolver).
+#[derive(Debug, Clone)]
 pub struct Authorizer {
     modes: Vec<Mode>,
     /// RBAC's rule resolver: asked by the chain when RBAC is one of the

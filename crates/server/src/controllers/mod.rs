@@ -2,7 +2,8 @@
 //! the API behave like a cluster (namespaces empty and go, dependents are
 //! collected, every namespace has its default ServiceAccount and root CA,
 //! aggregated ClusterRoles hold the rules they select, PodDisruptionBudgets
-//! say how many disruptions evictions may cause).
+//! say how many disruptions evictions may cause, deleted claims and volumes
+//! lose their protection finalizers once unused).
 //!
 //! Each works in-process through [`crate::api::Api::handle`], as its own
 //! system user, and learns about changes from the store's change log
@@ -22,6 +23,7 @@ mod resources;
 mod root_ca;
 mod service_account;
 mod service_account_token;
+mod storage_protection;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -42,6 +44,8 @@ pub const KNOWN_CONTROLLERS: &[(&str, bool)] = &[
     (DISRUPTION, true),
     (GARBAGE_COLLECTOR, true),
     (NAMESPACE, true),
+    (PV_PROTECTION, true),
+    (PVC_PROTECTION, true),
     (ROOT_CA_CERT_PUBLISHER, true),
     (SERVICE_ACCOUNT, true),
     (SERVICE_ACCOUNT_TOKEN, true),
@@ -60,6 +64,10 @@ pub const CRD_FINALIZER: &str = "crd-finalizer";
 pub const DISRUPTION: &str = "disruption";
 pub const GARBAGE_COLLECTOR: &str = "garbagecollector";
 pub const NAMESPACE: &str = "namespace";
+/// Lets deleted PersistentVolumes go once they are not bound.
+pub const PV_PROTECTION: &str = "pv-protection";
+/// Lets deleted PersistentVolumeClaims go once no scheduled pod uses them.
+pub const PVC_PROTECTION: &str = "pvc-protection";
 pub const SERVICE_ACCOUNT: &str = "serviceaccount";
 /// The legacy token controller (fills `kubernetes.io/service-account-token` Secrets).
 pub const SERVICE_ACCOUNT_TOKEN: &str = "serviceaccount-token";
@@ -192,6 +200,18 @@ fn start(api: &Arc<Api>, config: &ControllersConfig) -> tokio::task::JoinSet<()>
     if config.is_enabled(NAMESPACE) {
         set.spawn(namespace::run(api.clone()));
     }
+    if config.is_enabled(PV_PROTECTION) {
+        set.spawn(storage_protection::run(
+            api.clone(),
+            storage_protection::Protected::Volumes,
+        ));
+    }
+    if config.is_enabled(PVC_PROTECTION) {
+        set.spawn(storage_protection::run(
+            api.clone(),
+            storage_protection::Protected::Claims,
+        ));
+    }
     if config.is_enabled(SERVICE_ACCOUNT) {
         set.spawn(service_account::run(api.clone()));
     }
@@ -232,6 +252,8 @@ mod tests {
             DISRUPTION,
             GARBAGE_COLLECTOR,
             NAMESPACE,
+            PV_PROTECTION,
+            PVC_PROTECTION,
             ROOT_CA_CERT_PUBLISHER,
             SERVICE_ACCOUNT,
             SERVICE_ACCOUNT_TOKEN,
@@ -244,6 +266,8 @@ mod tests {
                 CRD_FINALIZER,
                 DISRUPTION,
                 NAMESPACE,
+                PV_PROTECTION,
+                PVC_PROTECTION,
                 ROOT_CA_CERT_PUBLISHER,
                 SERVICE_ACCOUNT,
                 SERVICE_ACCOUNT_TOKEN
@@ -255,6 +279,8 @@ mod tests {
                 CLUSTERROLE_AGGREGATION,
                 CRD_NAMING,
                 DISRUPTION,
+                PV_PROTECTION,
+                PVC_PROTECTION,
                 ROOT_CA_CERT_PUBLISHER,
                 SERVICE_ACCOUNT,
                 SERVICE_ACCOUNT_TOKEN

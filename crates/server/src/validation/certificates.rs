@@ -134,6 +134,29 @@ fn request_error(request: &[u8]) -> Option<String> {
     }
 }
 
+/// The subject organizations of a CSR's `spec.request` (base64 of the PEM
+/// text), as `certificates.ParseCSR` reads them; the error text when it does
+/// not parse (`failed to parse CSR` callers prefix it).
+pub fn request_organizations(request_base64: &str) -> Result<Vec<String>, String> {
+    let request = base64::engine::general_purpose::STANDARD
+        .decode(request_base64)
+        .unwrap_or_default();
+    let text = String::from_utf8_lossy(&request);
+    let Some(("CERTIFICATE REQUEST", bytes)) = first_pem_block(&text) else {
+        return Err("PEM block type must be CERTIFICATE REQUEST".to_string());
+    };
+    let (_, parsed) =
+        x509_parser::certification_request::X509CertificationRequest::from_der(&bytes)
+            .map_err(|_| "x509: malformed certificate request".to_string())?;
+    Ok(parsed
+        .certification_request_info
+        .subject
+        .iter_organization()
+        .filter_map(|organization| organization.as_str().ok())
+        .map(str::to_string)
+        .collect())
+}
+
 /// Go's `%#v` of a `[]byte`.
 fn go_bytes(bytes: &[u8]) -> String {
     let items: Vec<String> = bytes.iter().map(|byte| format!("{byte:#x}")).collect();
@@ -314,10 +337,53 @@ pub fn certificate_signing_request(object: &Value) -> Vec<FieldError> {
     validate(object, options(None))
 }
 
+/// Which update path a CSR is written through: what each may change
+/// (`certificateValidationOptions.allowSettingApprovalConditions`,
+/// `allowSettingCertificate`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UpdatePath {
+    /// The main resource (`ValidateCertificateSigningRequestUpdate`).
+    Main,
+    /// `/status` (`ValidateCertificateSigningRequestStatusUpdate`).
+    Status,
+    /// `/approval` (`ValidateCertificateSigningRequestApprovalUpdate`).
+    Approval,
+}
+
 /// `ValidateCertificateSigningRequestUpdate` (the main resource: approval
 /// conditions and the certificate are for the subresources).
 pub fn certificate_signing_request_update(object: &Value, old: &Value) -> Vec<FieldError> {
+    certificate_signing_request_update_through(object, old, UpdatePath::Main)
+}
+
+/// `validateCertificateSigningRequestUpdate` through `path`.
+pub fn certificate_signing_request_update_through(
+    object: &Value,
+    old: &Value,
+    path: UpdatePath,
+) -> Vec<FieldError> {
     let mut errors = validate(object, options(Some(old)));
+    let certificate = |value: &Value| {
+        value
+            .pointer("/status/certificate")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let (new_certificate, old_certificate) = (certificate(object), certificate(old));
+    // `allowArbitraryCertificate`: an unchanged certificate, or an old one
+    // that was already invalid.
+    let arbitrary =
+        new_certificate == old_certificate || certificate_error(&old_certificate).is_some();
+    if !arbitrary {
+        if let Some(error) = certificate_error(&new_certificate) {
+            errors.push(field::invalid(
+                "status.certificate",
+                "<certificate data>",
+                error,
+            ));
+        }
+    }
     let of_type = |value: &Value, kind: &str| -> Vec<Value> {
         value
             .pointer("/status/conditions")
@@ -339,32 +405,88 @@ pub fn certificate_signing_request_update(object: &Value, old: &Value) -> Vec<Fi
             ));
         }
     }
-    for kind in ["Approved", "Denied"] {
-        let (new, before) = (of_type(object, kind), of_type(old, kind));
-        if new.len() > before.len() {
+    if path != UpdatePath::Approval {
+        for kind in ["Approved", "Denied"] {
+            let (new, before) = (of_type(object, kind), of_type(old, kind));
+            if new.len() > before.len() {
+                errors.push(field::forbidden(
+                    "status.conditions",
+                    format!(
+                        "updates may not add a condition of type {}",
+                        crate::go::strconv::quote(kind)
+                    ),
+                ));
+            }
+        }
+    }
+    if new_certificate != old_certificate {
+        if path != UpdatePath::Status {
             errors.push(field::forbidden(
-                "status.conditions",
-                format!(
-                    "updates may not add a condition of type {}",
-                    crate::go::strconv::quote(kind)
-                ),
+                "status.certificate",
+                "updates may not set certificate content",
+            ));
+        } else if !old_certificate.is_empty() {
+            errors.push(field::forbidden(
+                "status.certificate",
+                "updates may not modify existing certificate content",
             ));
         }
     }
-    let certificate = |value: &Value| {
-        value
-            .pointer("/status/certificate")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string()
-    };
-    if certificate(object) != certificate(old) {
-        errors.push(field::forbidden(
-            "status.certificate",
-            "updates may not set certificate content",
-        ));
-    }
     errors
+}
+
+/// `validateCertificate` of `status.certificate` (base64 of PEM text): one
+/// or more `CERTIFICATE` blocks without headers, each holding certificates.
+fn certificate_error(certificate_base64: &str) -> Option<String> {
+    let pem = base64::engine::general_purpose::STANDARD
+        .decode(certificate_base64)
+        .unwrap_or_default();
+    if pem.is_empty() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&pem);
+    let mut rest: &str = &text;
+    let mut blocks = 0;
+    while let Some((block_type, headers, bytes, after)) = next_pem_block(rest) {
+        if block_type != "CERTIFICATE" {
+            return Some(format!(
+                "only CERTIFICATE PEM blocks are allowed, found {}",
+                crate::go::strconv::quote(block_type)
+            ));
+        }
+        if headers {
+            return Some("no PEM block headers are permitted".to_string());
+        }
+        blocks += 1;
+        if x509_parser::parse_x509_certificate(&bytes).is_err() {
+            return Some("x509: malformed certificate".to_string());
+        }
+        rest = after;
+    }
+    (blocks == 0).then(|| "must contain at least one CERTIFICATE PEM block".to_string())
+}
+
+/// The next PEM block of `text` (`pem.Decode`): its type, whether it has
+/// headers, its bytes and the text after it.
+fn next_pem_block(text: &str) -> Option<(&str, bool, Vec<u8>, &str)> {
+    let start = text.find("-----BEGIN ")?;
+    let rest = &text[start + "-----BEGIN ".len()..];
+    let type_end = rest.find("-----")?;
+    let block_type = &rest[..type_end];
+    let body = &rest[type_end + 5..];
+    let end_marker = format!("-----END {block_type}-----");
+    let end = body.find(&end_marker)?;
+    let headers = body[..end].lines().any(|line| line.contains(':'));
+    let encoded: String = body[..end]
+        .lines()
+        .filter(|line| !line.contains(':'))
+        .flat_map(str::chars)
+        .filter(|character| !character.is_ascii_whitespace())
+        .collect();
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(encoded)
+        .ok()?;
+    Some((block_type, headers, bytes, &body[end + end_marker.len()..]))
 }
 
 #[cfg(test)]
@@ -452,6 +574,88 @@ mod tests {
         assert_eq!(
             texts(&certificate_signing_request_update(&csr(good), &approved)),
             vec!["status.conditions: Forbidden: updates may not remove a condition of type \"Approved\""]
+        );
+    }
+
+    fn certificate_pem(organization: &str) -> String {
+        let key = rcgen::KeyPair::generate().unwrap();
+        let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+        params
+            .distinguished_name
+            .push(rcgen::DnType::OrganizationName, organization);
+        params.self_signed(&key).unwrap().pem()
+    }
+
+    /// Cases from kube's `TestValidateCertificateSigningRequestUpdate`
+    /// for the `/status` and `/approval` paths.
+    #[test]
+    fn status_and_approval_paths() {
+        let request = base64::engine::general_purpose::STANDARD.encode(pem_request());
+        let good = csr(
+            json!({"request": request, "usages": ["client auth"], "signerName": "example.com/signer"}),
+        );
+        let mut approved = good.clone();
+        approved["status"] = json!({"conditions": [{"type": "Approved", "status": "True"}]});
+        // Approval may add Approved, never remove it.
+        assert!(
+            certificate_signing_request_update_through(&approved, &good, UpdatePath::Approval)
+                .is_empty()
+        );
+        assert_eq!(
+            texts(&certificate_signing_request_update_through(
+                &good,
+                &approved,
+                UpdatePath::Approval
+            )),
+            vec!["status.conditions: Forbidden: updates may not remove a condition of type \"Approved\""]
+        );
+        // Status may set a valid certificate once, not change it, not set garbage.
+        let encode = |text: &str| base64::engine::general_purpose::STANDARD.encode(text);
+        let mut signed = approved.clone();
+        signed["status"]["certificate"] = json!(encode(&certificate_pem("a")));
+        assert!(
+            certificate_signing_request_update_through(&signed, &approved, UpdatePath::Status)
+                .is_empty()
+        );
+        assert_eq!(
+            texts(&certificate_signing_request_update_through(
+                &signed,
+                &approved,
+                UpdatePath::Approval
+            )),
+            vec!["status.certificate: Forbidden: updates may not set certificate content"]
+        );
+        let mut resigned = signed.clone();
+        resigned["status"]["certificate"] = json!(encode(&certificate_pem("b")));
+        assert_eq!(
+            texts(&certificate_signing_request_update_through(
+                &resigned,
+                &signed,
+                UpdatePath::Status
+            )),
+            vec!["status.certificate: Forbidden: updates may not modify existing certificate content"]
+        );
+        let mut garbage = approved.clone();
+        garbage["status"]["certificate"] = json!(encode("not a certificate"));
+        assert_eq!(
+            texts(&certificate_signing_request_update_through(
+                &garbage,
+                &approved,
+                UpdatePath::Status
+            )),
+            vec!["status.certificate: Invalid value: \"<certificate data>\": must contain at least one CERTIFICATE PEM block"]
+        );
+        let mut key_block = approved.clone();
+        key_block["status"]["certificate"] = json!(encode(
+            "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"
+        ));
+        assert_eq!(
+            texts(&certificate_signing_request_update_through(
+                &key_block,
+                &approved,
+                UpdatePath::Status
+            )),
+            vec!["status.certificate: Invalid value: \"<certificate data>\": only CERTIFICATE PEM blocks are allowed, found \"PRIVATE KEY\""]
         );
     }
 }

@@ -91,8 +91,24 @@ pub fn validate(
             ("", "Namespace", Some(_)) => namespace::namespace_status(object),
             ("", "Node", Some(old)) => node::node_update(object, old),
             ("", "ResourceQuota", Some(_)) => quota::resource_quota_status(object),
+            ("certificates.k8s.io", "CertificateSigningRequest", Some(old)) => {
+                certificates::certificate_signing_request_update_through(
+                    object,
+                    old,
+                    certificates::UpdatePath::Status,
+                )
+            }
             _ => Vec::new(),
         };
+    }
+    if let (Some("approval"), ("certificates.k8s.io", "CertificateSigningRequest", Some(old))) =
+        (subresource, (resource.group, resource.kind, old))
+    {
+        return certificates::certificate_signing_request_update_through(
+            object,
+            old,
+            certificates::UpdatePath::Approval,
+        );
     }
     if subresource == Some("finalize") {
         return match (resource.group, resource.kind) {

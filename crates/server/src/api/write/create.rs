@@ -10,6 +10,7 @@ use super::ownership::{record_create, Ownership};
 use super::{commit, validate};
 use crate::admission::{Caller, Operation};
 use crate::api::context::Api;
+use crate::api::csr_strategy;
 use crate::api::strategy;
 use crate::api::target::Target;
 use crate::api::typed::TypedObject;
@@ -71,6 +72,9 @@ pub async fn create_object(
     }
     strategy::fold_secret_string_data(target.resource, &mut body);
     strategy::prepare_for_create(target.resource, &mut body);
+    if csr_strategy::is_certificate_signing_request(target.resource) {
+        csr_strategy::prepare_for_create(&mut body, caller.user.as_ref());
+    }
     strategy::namespace_name_label(target.resource, &mut body);
     crate::defaults::apply(target.resource, &mut body);
     crate::crd::default_and_prune(target.custom.as_deref(), &mut body);

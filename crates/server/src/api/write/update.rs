@@ -12,6 +12,7 @@ use super::ownership::{equal_with_metadata, record_update, Ownership};
 use super::{commit, validate};
 use crate::admission::{Caller, Operation};
 use crate::api::context::Api;
+use crate::api::csr_strategy;
 use crate::api::deletion;
 use crate::api::strategy;
 use crate::api::target::Target;
@@ -73,8 +74,13 @@ pub async fn update_object(
         // compares it with the stored one.
         crate::crd::default_and_prune(target.custom.as_deref(), &mut new);
         strategy::fold_secret_string_data(target.resource, &mut new);
-        let spec_changed =
-            strategy::prepare_for_update(target.resource, target.subresource, &old, &mut new);
+        let spec_changed = if csr_strategy::is_certificate_signing_request(target.resource) {
+            let now = crate::go::time::now_rfc3339();
+            csr_strategy::prepare_for_update(target.subresource, &old, &mut new, &now);
+            false
+        } else {
+            strategy::prepare_for_update(target.resource, target.subresource, &old, &mut new)
+        };
         keep_system_metadata(target, &old, &mut new, spec_changed)?;
         strategy::namespace_name_label(target.resource, &mut new);
         // kube defaults at decoding: what `pods/ephemeralcontainers` adds is
