@@ -91,7 +91,13 @@ async fn a_service_account_watch_opens_after_its_binding_and_outlives_it_as_in_k
     // The binding goes: new requests are refused at once, the open watch
     // streams on.
     cluster.kubectl_admin(&["delete", "rolebinding", "watcher-watches", "-n", "dev"]);
-    let res = raw(&watcher, "GET", "/api/v1/namespaces/dev/configmaps?watch=true", None).await;
+    let res = raw(
+        &watcher,
+        "GET",
+        "/api/v1/namespaces/dev/configmaps?watch=true",
+        None,
+    )
+    .await;
     forbidden(
         &res,
         &format!(
