@@ -1,11 +1,13 @@
 """Service-account tokens with the Python client: a TokenRequest token
 authenticates its service account (SelfSubjectReview says who), and is
-refused once the ServiceAccount is deleted."""
+refused once the ServiceAccount is deleted; a watch with such a token is
+refused until a RoleBinding names the ServiceAccount."""
 
+import json
 import uuid
 
 import pytest
-from kubernetes import client
+from kubernetes import client, watch
 from kubernetes.client.rest import ApiException
 
 
@@ -90,3 +92,69 @@ def test_token_request_token_authenticates_the_service_account(api_client, core_
         rbac = client.RbacAuthorizationV1Api(api_client)
         rbac.delete_cluster_role_binding(role)
         rbac.delete_cluster_role(role)
+
+
+def test_service_account_watch_opens_only_once_a_role_binding_names_it(api_client, core_v1, namespace):
+    """A TokenRequest token's watch is refused with kube's 403 until a
+    RoleBinding names the ServiceAccount, then streams what is there."""
+    core_v1.create_namespaced_service_account(
+        namespace, client.V1ServiceAccount(metadata=client.V1ObjectMeta(name="py-watcher"))
+    )
+    token = core_v1.create_namespaced_service_account_token(
+        "py-watcher",
+        namespace,
+        client.AuthenticationV1TokenRequest(spec=client.V1TokenRequestSpec(audiences=[])),
+    ).status.token
+    core_v1.create_namespaced_config_map(
+        namespace, client.V1ConfigMap(metadata=client.V1ObjectMeta(name="py-watched"))
+    )
+    as_watcher = _token_client(api_client, token)
+    try:
+        watcher_core = client.CoreV1Api(as_watcher)
+        with pytest.raises(ApiException) as refused:
+            next(watch.Watch().stream(watcher_core.list_namespaced_config_map, namespace))
+        assert refused.value.status == 403
+        assert json.loads(refused.value.body)["message"] == (
+            f'configmaps is forbidden: User "system:serviceaccount:{namespace}:py-watcher" '
+            f'cannot watch resource "configmaps" in API group "" in the namespace "{namespace}"'
+        )
+
+        rbac = client.RbacAuthorizationV1Api(api_client)
+        rbac.create_namespaced_role(
+            namespace,
+            client.V1Role(
+                metadata=client.V1ObjectMeta(name="py-watcher"),
+                rules=[
+                    client.V1PolicyRule(
+                        api_groups=[""], resources=["configmaps"], verbs=["list", "watch"]
+                    )
+                ],
+            ),
+        )
+        rbac.create_namespaced_role_binding(
+            namespace,
+            client.V1RoleBinding(
+                metadata=client.V1ObjectMeta(name="py-watcher"),
+                role_ref=client.V1RoleRef(
+                    api_group="rbac.authorization.k8s.io", kind="Role", name="py-watcher"
+                ),
+                subjects=[
+                    client.RbacV1Subject(kind="ServiceAccount", name="py-watcher", namespace=namespace)
+                ],
+            ),
+        )
+        # resourceVersion "0": the watch starts with the objects there are.
+        stream = watch.Watch()
+        seen = False
+        for event in stream.stream(
+            watcher_core.list_namespaced_config_map,
+            namespace,
+            resource_version="0",
+            timeout_seconds=30,
+        ):
+            if event["type"] == "ADDED" and event["object"].metadata.name == "py-watched":
+                seen = True
+                stream.stop()
+        assert seen
+    finally:
+        as_watcher.close()

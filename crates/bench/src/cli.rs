@@ -312,6 +312,12 @@ pub struct Cli {
     /// namespace the measured requests go to.
     #[arg(long, default_value_t = 1000)]
     pub roles: usize,
+    /// `rbac`: also measure as a ServiceAccount of the namespace, with a
+    /// TokenRequest token (a JWT the server verifies) and a RoleBinding of
+    /// the same Role: `sa-get` and `sa-create`, their RBAC / AlwaysAllow
+    /// ratios and, under RBAC, their ratio to the token-file user's rates.
+    #[arg(long)]
+    pub service_account: bool,
     /// `mix`: list-watch informers (each watches Pods and ConfigMaps).
     #[arg(long, default_value_t = 4)]
     pub informers: usize,

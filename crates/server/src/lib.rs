@@ -32,6 +32,7 @@ pub mod fuzzing;
 pub mod kubeconfig;
 pub mod label_selector;
 pub mod leader_election;
+pub mod legacy_token_tracking;
 pub mod metrics;
 pub mod names;
 pub mod negotiate;

@@ -556,6 +556,7 @@ impl Server {
         }
         let reloaded = crate::authn::spawn_reloader(bundles, api.shutdown_signal());
         crate::cluster_authentication_trust::spawn(api.clone(), reloaded);
+        crate::legacy_token_tracking::spawn(api.clone());
         let kubeconfig_path = kubeconfig::write(&config.data_dir, &pki, address)?;
         Ok(Server {
             listener,

@@ -480,6 +480,7 @@ async fn raw_readyz(v: &str) {
         "[+]poststarthook/rbac/bootstrap-roles ok",
         "[+]poststarthook/scheduling/bootstrap-system-priority-classes ok",
         "[+]poststarthook/start-cluster-authentication-info-controller ok",
+        "[+]poststarthook/start-legacy-token-tracking-controller ok",
         "[+]shutdown ok",
         "readyz check passed",
     ];

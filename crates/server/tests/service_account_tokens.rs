@@ -534,3 +534,69 @@ async fn token_request_bodies_are_field_validated() {
     assert_eq!(unsupported.status, 422, "{}", unsupported.body);
     assert_eq!(unsupported.json()["details"]["kind"], "CreateOptions");
 }
+
+/// `kube-system/kube-apiserver-legacy-service-account-token-tracking`, as
+/// kube-apiserver's legacy-token-tracking controller keeps it: present with
+/// a `since` date, and a `since` that does not parse is rewritten with
+/// today's date (kubectl 1.33 reads and patches it).
+#[tokio::test]
+async fn the_legacy_token_tracking_configmap_says_since_when() {
+    let env = TestEnv::new("sa-tracking").await;
+    let since = |env: &TestEnv| {
+        env.kubectl_ok(
+            "1.33",
+            &[
+                "get",
+                "configmap",
+                "-n",
+                "kube-system",
+                "kube-apiserver-legacy-service-account-token-tracking",
+                "-o",
+                "jsonpath={.data.since}",
+            ],
+        )
+    };
+    let date = since(&env);
+    assert!(is_date(&date), "since: {date:?}");
+    if common::external_kubeconfig().is_some() {
+        // Rewriting a real cluster's date would restart its tracking.
+        return;
+    }
+    env.kubectl_ok(
+        "1.33",
+        &[
+            "patch",
+            "configmap",
+            "-n",
+            "kube-system",
+            "kube-apiserver-legacy-service-account-token-tracking",
+            "--type=merge",
+            "-p",
+            r#"{"data":{"since":"not a date"}}"#,
+        ],
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let repaired = since(&env);
+        if is_date(&repaired) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "since still {repaired:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// `YYYY-MM-DD`.
+fn is_date(text: &str) -> bool {
+    text.len() == 10
+        && text.char_indices().all(|(i, c)| {
+            if i == 4 || i == 7 {
+                c == '-'
+            } else {
+                c.is_ascii_digit()
+            }
+        })
+}

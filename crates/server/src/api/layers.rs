@@ -61,6 +61,7 @@ const ABOVE_API: &[&str] = &[
     "cluster_authentication_trust.rs",
     "controllers",
     "leader_election.rs",
+    "legacy_token_tracking.rs",
     "lib.rs",
     "main.rs",
     "priority_classes.rs",

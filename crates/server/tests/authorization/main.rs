@@ -4,7 +4,8 @@
 //! through, watches refused then allowed, kube-rs as such a user, and the
 //! `AlwaysAllow` / `AlwaysDeny` modes, the access reviews behind
 //! `kubectl auth can-i`, `kubectl auth reconcile`, and impersonation
-//! (`kubectl --as`). The Roles and bindings are the
+//! (`kubectl --as`), a ServiceAccount's TokenRequest token watching before
+//! and after its RoleBinding. The Roles and bindings are the
 //! tests' own (the bootstrap policy is another part of issue 15).
 #![allow(clippy::unwrap_used)]
 
@@ -15,6 +16,7 @@ mod modes;
 mod reconcile;
 mod refusal;
 mod reviews;
+mod service_account_watch;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
