@@ -1,0 +1,597 @@
+//! `abuse`: a normal client (the admin, 4 workers GETting one ConfigMap
+//! over HTTP/2) measured alone for half of `--duration`, then again for
+//! the other half while the started server is abused at once by
+//! `--abusers` connections of each kind, each replaced as soon as the
+//! server closes it:
+//! - slow (slowloris): TLS done, then request headers one byte a second;
+//! - half-open TCP: connected, nothing sent (not even a ClientHello);
+//! - half-open TLS: the first half of a ClientHello, then nothing;
+//!
+//! and by floods: requests without credentials to random paths, and
+//! bodies above the 3 MiB limit (`MAX_REQUEST_BODY_BYTES`, kube's
+//! `maxRequestBodyBytes`) sent with and without credentials. Reported:
+//! both p50/p99s, every rejection by status code, connections the server
+//! closed, the server's RSS, and whether it still answers afterwards (the
+//! verdict: alive and answering, and no failed request of the normal
+//! client).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use hyper::{Method, StatusCode};
+use rustls::pki_types::ServerName;
+use serde::Serialize;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::task::JoinSet;
+use tokio_rustls::TlsConnector;
+
+use super::fault_history::Rng;
+use crate::cli::Cli;
+use crate::client::{tls_config, Client, ClientOptions};
+use crate::kubeconfig::{self, split_server, Credentials, Kubeconfig};
+use crate::launch::Started;
+use crate::report::{ScenarioResult, Target};
+use crate::runner::note;
+use crate::stats::{Histogram, LatencySummary};
+use crate::BenchError;
+
+const NORMAL_WORKERS: usize = 4;
+const FLOODERS: usize = 8;
+/// Above the server's 3 MiB limit.
+const OVERSIZED_BYTES: usize = 4 << 20;
+
+/// What one abusive kind of connection met.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct HeldConnections {
+    pub opened: u64,
+    /// Closed by the server (timeouts, limits).
+    pub closed_by_server: u64,
+    /// The longest one connection was held before the server closed it, s.
+    pub longest_held_s: f64,
+    /// Connections refused or failing to open.
+    pub failed_to_open: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AbuseResult {
+    pub phase_s: f64,
+    pub abusers: usize,
+    /// The normal client alone.
+    pub alone: LatencySummary,
+    /// The normal client under abuse.
+    pub abused: LatencySummary,
+    /// Failed requests of the normal client, alone and under abuse.
+    pub normal_errors: BTreeMap<String, u64>,
+    pub slow: HeldConnections,
+    pub half_open_tcp: HeldConnections,
+    pub half_open_tls: HeldConnections,
+    /// Requests without credentials to random paths, by answer.
+    pub unauthenticated: BTreeMap<String, u64>,
+    /// Bodies of 4 MiB, by answer.
+    pub oversized_authenticated: BTreeMap<String, u64>,
+    pub oversized_unauthenticated: BTreeMap<String, u64>,
+    /// Server RSS, MiB: before the abuse, max during it, after it.
+    pub rss_before_mib: f64,
+    pub rss_max_mib: f64,
+    pub rss_after_mib: f64,
+    pub alive_after: bool,
+    pub passed: bool,
+}
+
+type Tally = Arc<Mutex<BTreeMap<String, u64>>>;
+
+fn count(tally: &Tally, key: String) {
+    let mut map = tally
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    *map.entry(key).or_default() += 1;
+}
+
+fn taken(tally: &Tally) -> BTreeMap<String, u64> {
+    tally
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone()
+}
+
+/// The normal client: GETs until `stop`.
+async fn normal_load(
+    client: &Client,
+    path: &str,
+    stop: Arc<AtomicBool>,
+    errors: Tally,
+) -> Histogram {
+    let mut workers = JoinSet::new();
+    for index in 0..NORMAL_WORKERS {
+        let mut session = client.session(index);
+        let (path, stop, errors) = (path.to_string(), stop.clone(), errors.clone());
+        workers.spawn(async move {
+            let mut latency = Histogram::new();
+            while !stop.load(Ordering::Relaxed) {
+                let began = Instant::now();
+                let answer = tokio::time::timeout(
+                    Duration::from_secs(30),
+                    session.send(Method::GET, &path, None),
+                )
+                .await;
+                match answer {
+                    Ok(Ok(reply)) if reply.status == StatusCode::OK => {
+                        latency.record(began.elapsed())
+                    }
+                    Ok(Ok(reply)) => count(&errors, format!("HTTP {}", reply.status.as_u16())),
+                    Ok(Err(e)) => count(&errors, e.kind().to_string()),
+                    Err(_) => count(&errors, "timeout".into()),
+                }
+            }
+            latency
+        });
+    }
+    let mut all = Histogram::new();
+    while let Some(Ok(h)) = workers.join_next().await {
+        all.merge(&h);
+    }
+    all
+}
+
+/// Where to connect and how to speak TLS without credentials.
+#[derive(Clone)]
+struct RawTarget {
+    host: String,
+    port: u16,
+    name: ServerName<'static>,
+    tls: TlsConnector,
+    tls_config: Arc<rustls::ClientConfig>,
+}
+
+impl RawTarget {
+    fn new(kc: &Kubeconfig) -> Result<RawTarget, BenchError> {
+        let (host, port, _) =
+            split_server(&kc.server).map_err(|e| BenchError::Setup(e.to_string()))?;
+        let name = ServerName::try_from(kc.tls_server_name.clone().unwrap_or_else(|| host.clone()))
+            .map_err(|e| BenchError::Setup(format!("server name: {e}")))?;
+        let mut anonymous = kc.clone();
+        anonymous.credentials = Credentials::None;
+        let tls_config = tls_config(&anonymous, true)?;
+        Ok(RawTarget {
+            host,
+            port,
+            name,
+            tls: TlsConnector::from(tls_config.clone()),
+            tls_config,
+        })
+    }
+
+    /// The first bytes a TLS client sends: its ClientHello.
+    fn client_hello(&self) -> Vec<u8> {
+        let mut hello = Vec::new();
+        if let Ok(mut conn) =
+            rustls::ClientConnection::new(self.tls_config.clone(), self.name.clone())
+        {
+            let _ = conn.write_tls(&mut hello);
+        }
+        hello
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Slow,
+    HalfOpenTcp,
+    HalfOpenTls,
+}
+
+/// Holds one connection of `kind` open as long as the server lets it;
+/// `Some(held)` when the server closed it.
+async fn hold(target: &RawTarget, kind: Kind, stop: &AtomicBool) -> Result<Option<Duration>, ()> {
+    let mut tcp = TcpStream::connect((target.host.as_str(), target.port))
+        .await
+        .map_err(|_| ())?;
+    let opened = Instant::now();
+    let mut buf = [0u8; 1024];
+    match kind {
+        Kind::HalfOpenTcp | Kind::HalfOpenTls => {
+            if let Kind::HalfOpenTls = kind {
+                let hello = target.client_hello();
+                tcp.write_all(&hello[..hello.len() / 2])
+                    .await
+                    .map_err(|_| ())?;
+            }
+            while !stop.load(Ordering::Relaxed) {
+                match tokio::time::timeout(Duration::from_millis(500), tcp.read(&mut buf)).await {
+                    Ok(Ok(0)) | Ok(Err(_)) => return Ok(Some(opened.elapsed())),
+                    // Whatever the server sends (an alert), keep waiting for the close.
+                    Ok(Ok(_)) | Err(_) => {}
+                }
+            }
+            Ok(None)
+        }
+        Kind::Slow => {
+            let mut tls = target
+                .tls
+                .connect(target.name.clone(), tcp)
+                .await
+                .map_err(|_| ())?;
+            let request = b"GET /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+            for byte in request.iter().cycle() {
+                if stop.load(Ordering::Relaxed) {
+                    return Ok(None);
+                }
+                if tls.write_all(&[*byte]).await.is_err() || tls.flush().await.is_err() {
+                    return Ok(Some(opened.elapsed()));
+                }
+                match tokio::time::timeout(Duration::from_secs(1), tls.read(&mut buf)).await {
+                    Ok(Ok(0)) | Ok(Err(_)) => return Ok(Some(opened.elapsed())),
+                    Ok(Ok(_)) | Err(_) => {}
+                }
+            }
+            Ok(None)
+        }
+    }
+}
+
+/// `n` connections of `kind`, each replaced once the server closes it.
+async fn abusers(
+    target: RawTarget,
+    kind: Kind,
+    n: usize,
+    stop: Arc<AtomicBool>,
+) -> HeldConnections {
+    let stats = Arc::new(Mutex::new(HeldConnections::default()));
+    let mut tasks = JoinSet::new();
+    for _ in 0..n {
+        let (target, stop, stats) = (target.clone(), stop.clone(), stats.clone());
+        tasks.spawn(async move {
+            while !stop.load(Ordering::Relaxed) {
+                let outcome = hold(&target, kind, &stop).await;
+                let failed = outcome.is_err();
+                {
+                    let mut s = stats
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    match outcome {
+                        Err(()) => s.failed_to_open += 1,
+                        Ok(held) => {
+                            s.opened += 1;
+                            if let Some(held) = held {
+                                s.closed_by_server += 1;
+                                let held = (held.as_secs_f64() * 10.0).round() / 10.0;
+                                s.longest_held_s = s.longest_held_s.max(held);
+                            }
+                        }
+                    }
+                }
+                if failed {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            }
+        });
+    }
+    while tasks.join_next().await.is_some() {}
+    let s = stats
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    s.clone()
+}
+
+/// Requests until `stop`: random paths without credentials, or 4 MiB
+/// bodies; answers tallied.
+async fn flood(client: Client, oversized: bool, seed: u64, stop: Arc<AtomicBool>, tally: Tally) {
+    let mut rng = Rng::new(seed);
+    let mut session = client.session(seed as usize);
+    let body = Bytes::from(vec![b' '; OVERSIZED_BYTES]);
+    while !stop.load(Ordering::Relaxed) {
+        let (method, path, body) = if oversized {
+            (
+                Method::POST,
+                "/api/v1/namespaces/default/configmaps".to_string(),
+                Some(body.clone()),
+            )
+        } else {
+            let n = rng.next_u64();
+            let path = match n % 4 {
+                0 => format!("/apis/group{}.example.com/v1/things{n}", n % 1000),
+                1 => format!("/api/v1/namespaces/ns{n}/pods"),
+                2 => format!("/random/{n}"),
+                _ => "/api/v1/secrets".to_string(),
+            };
+            (Method::GET, path, None)
+        };
+        let answer =
+            tokio::time::timeout(Duration::from_secs(30), session.send(method, &path, body)).await;
+        let key = match answer {
+            Ok(Ok(reply)) => format!("HTTP {}", reply.status.as_u16()),
+            Ok(Err(e)) => e.kind().to_string(),
+            Err(_) => "timeout".into(),
+        };
+        if !key.starts_with("HTTP") {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        count(&tally, key);
+    }
+}
+
+fn mib(kib: Option<u64>) -> f64 {
+    kib.map_or(0.0, |k| (k as f64 / 1024.0 * 10.0).round() / 10.0)
+}
+
+pub async fn run(cli: &Cli, label: &str) -> Result<ScenarioResult, BenchError> {
+    let Some(bin) = &cli.start_ferrokube else {
+        return Err(BenchError::Usage(
+            "abuse starts the server itself: pass --start-ferrokube BIN".into(),
+        ));
+    };
+    let phase = Duration::from_secs_f64(cli.duration.unwrap_or(20.0) / 2.0);
+    let mut server = Started::spawn(bin, &cli.server_args, super::START_TIMEOUT).await?;
+    server.wait_ready(super::START_TIMEOUT).await?;
+    let kc = kubeconfig::load(&server.kubeconfig_path, None)?;
+    let client = Client::connect(
+        &kc,
+        ClientOptions {
+            connections: 1,
+            http1: false,
+        },
+    )
+    .await?;
+    super::ensure_namespace(&client, &cli.namespace).await?;
+    let name = format!("abuse-{}", super::run_id());
+    let body = super::configmap_body(&name, &cli.namespace, "abuse", 1024);
+    let path = format!("/api/v1/namespaces/{}/configmaps", cli.namespace);
+    let created = client
+        .request(Method::POST, &path, Some(Bytes::from(body)))
+        .await?;
+    if created.status != StatusCode::CREATED {
+        return Err(super::setup_failure(
+            "creating the ConfigMap",
+            &created.status,
+            &created.body,
+        ));
+    }
+    let get = format!("{path}/{name}");
+    let normal_errors: Tally = Arc::default();
+
+    note(
+        cli.quiet,
+        &format!("abuse: the normal client alone for {phase:?}"),
+    );
+    let stop = Arc::new(AtomicBool::new(false));
+    let alone = {
+        let load = normal_load(&client, &get, stop.clone(), normal_errors.clone());
+        let timer = async {
+            tokio::time::sleep(phase).await;
+            stop.store(true, Ordering::Relaxed);
+        };
+        tokio::join!(load, timer).0
+    };
+    let rss_before = server.memory().map(|m| m.rss_kib);
+
+    note(
+        cli.quiet,
+        &format!(
+            "abuse: again for {phase:?} under {} connections of each kind and floods",
+            cli.abusers
+        ),
+    );
+    let stop = Arc::new(AtomicBool::new(false));
+    let target = RawTarget::new(&kc)?;
+    let mut anonymous_kc = kc.clone();
+    anonymous_kc.credentials = Credentials::None;
+    let anonymous = Client::connect(
+        &anonymous_kc,
+        ClientOptions {
+            connections: 1,
+            http1: true,
+        },
+    )
+    .await?;
+    let authenticated = Client::connect(
+        &kc,
+        ClientOptions {
+            connections: 1,
+            http1: true,
+        },
+    )
+    .await?;
+    let (unauth, over_auth, over_unauth): (Tally, Tally, Tally) = Default::default();
+    let held = tokio::spawn({
+        let (target, stop, n) = (target.clone(), stop.clone(), cli.abusers);
+        async move {
+            tokio::join!(
+                abusers(target.clone(), Kind::Slow, n, stop.clone()),
+                abusers(target.clone(), Kind::HalfOpenTcp, n, stop.clone()),
+                abusers(target, Kind::HalfOpenTls, n, stop),
+            )
+        }
+    });
+    let mut floods = JoinSet::new();
+    for i in 0..FLOODERS {
+        floods.spawn(flood(
+            anonymous.clone(),
+            false,
+            i as u64 + 1,
+            stop.clone(),
+            unauth.clone(),
+        ));
+    }
+    floods.spawn(flood(
+        authenticated.clone(),
+        true,
+        100,
+        stop.clone(),
+        over_auth.clone(),
+    ));
+    floods.spawn(flood(
+        anonymous.clone(),
+        true,
+        101,
+        stop.clone(),
+        over_unauth.clone(),
+    ));
+    let rss_max = Arc::new(AtomicU64::new(0));
+    let sampler = tokio::spawn({
+        let (pid, stop, rss_max) = (server.pid, stop.clone(), rss_max.clone());
+        async move {
+            while !stop.load(Ordering::Relaxed) {
+                if let Some(m) = crate::launch::memory(pid) {
+                    rss_max.fetch_max(m.rss_kib, Ordering::Relaxed);
+                }
+                tokio::time::sleep(Duration::from_millis(250)).await;
+            }
+        }
+    });
+    let normal_stop = Arc::new(AtomicBool::new(false));
+    let abused = {
+        let load = normal_load(&client, &get, normal_stop.clone(), normal_errors.clone());
+        let timer = async {
+            tokio::time::sleep(phase).await;
+            normal_stop.store(true, Ordering::Relaxed);
+        };
+        tokio::join!(load, timer).0
+    };
+    stop.store(true, Ordering::Relaxed);
+    let (slow, half_open_tcp, half_open_tls) = held
+        .await
+        .map_err(|e| BenchError::Setup(format!("the abusers failed: {e}")))?;
+    while floods.join_next().await.is_some() {}
+    let _ = sampler.await;
+
+    // Still there, and answering a fresh client?
+    let alive = server.alive();
+    let fresh = Client::connect(&kc, ClientOptions::default()).await;
+    let answering = match fresh {
+        Ok(c) => {
+            let ready = c.request(Method::GET, "/readyz", None).await;
+            let read = c.request(Method::GET, &get, None).await;
+            matches!((ready, read), (Ok(a), Ok(b)) if a.status == StatusCode::OK && b.status == StatusCode::OK)
+        }
+        Err(_) => false,
+    };
+    let alive_after = alive && answering;
+    let normal_errors = taken(&normal_errors);
+    let result = AbuseResult {
+        phase_s: phase.as_secs_f64(),
+        abusers: cli.abusers,
+        alone: alone.summary(),
+        abused: abused.summary(),
+        passed: alive_after && normal_errors.is_empty(),
+        normal_errors,
+        slow,
+        half_open_tcp,
+        half_open_tls,
+        unauthenticated: taken(&unauth),
+        oversized_authenticated: taken(&over_auth),
+        oversized_unauthenticated: taken(&over_unauth),
+        rss_before_mib: mib(rss_before),
+        rss_max_mib: mib(Some(rss_max.load(Ordering::Relaxed))),
+        rss_after_mib: mib(server.memory().map(|m| m.rss_kib)),
+        alive_after,
+    };
+    Ok(ScenarioResult {
+        scenario: "abuse".into(),
+        label: label.to_string(),
+        target: Target {
+            source: "started".into(),
+            server: server.url.clone(),
+            binary: Some(bin.display().to_string()),
+            server_args: cli.server_args.clone(),
+            ..Default::default()
+        },
+        server_memory: server.memory(),
+        abuse: Some(result),
+        ..Default::default()
+    })
+}
+
+fn tally_text(tally: &BTreeMap<String, u64>) -> String {
+    if tally.is_empty() {
+        return "none".into();
+    }
+    tally
+        .iter()
+        .map(|(k, n)| format!("{k} × {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn held_text(h: &HeldConnections) -> String {
+    format!(
+        "{} opened, {} closed by the server (longest held {} s), {} failed to open",
+        h.opened, h.closed_by_server, h.longest_held_s, h.failed_to_open
+    )
+}
+
+/// The human report of an `abuse` run.
+pub fn human(out: &mut String, r: &ScenarioResult, a: &AbuseResult) {
+    let _ = writeln!(
+        out,
+        "\n{}: {} ({} s alone, {} s abused, {} connections of each kind)",
+        r.label,
+        if a.passed { "PASS" } else { "FAIL" },
+        a.phase_s,
+        a.phase_s,
+        a.abusers
+    );
+    let _ = writeln!(
+        out,
+        "  normal GET alone:   {} requests, p50 {} ms, p99 {} ms, max {} ms",
+        a.alone.count, a.alone.p50_ms, a.alone.p99_ms, a.alone.max_ms
+    );
+    let _ = writeln!(
+        out,
+        "  normal GET abused:  {} requests, p50 {} ms, p99 {} ms, max {} ms",
+        a.abused.count, a.abused.p50_ms, a.abused.p99_ms, a.abused.max_ms
+    );
+    let _ = writeln!(
+        out,
+        "  normal client failures: {}",
+        tally_text(&a.normal_errors)
+    );
+    let _ = writeln!(out, "  slow (slowloris): {}", held_text(&a.slow));
+    let _ = writeln!(out, "  half-open TCP:    {}", held_text(&a.half_open_tcp));
+    let _ = writeln!(out, "  half-open TLS:    {}", held_text(&a.half_open_tls));
+    let _ = writeln!(
+        out,
+        "  unauthenticated, random paths: {}",
+        tally_text(&a.unauthenticated)
+    );
+    let _ = writeln!(
+        out,
+        "  4 MiB bodies, authenticated: {}",
+        tally_text(&a.oversized_authenticated)
+    );
+    let _ = writeln!(
+        out,
+        "  4 MiB bodies, no credentials: {}",
+        tally_text(&a.oversized_unauthenticated)
+    );
+    let _ = writeln!(out, "  server RSS: {} MiB before, max {} MiB during, {} MiB after; alive and answering after: {}", a.rss_before_mib, a.rss_max_mib, a.rss_after_mib, a.alive_after);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tallies_read_as_text() {
+        let tally: Tally = Arc::default();
+        count(&tally, "HTTP 403".into());
+        count(&tally, "HTTP 403".into());
+        count(&tally, "HTTP 413".into());
+        assert_eq!(tally_text(&taken(&tally)), "HTTP 403 × 2, HTTP 413 × 1");
+        assert_eq!(tally_text(&BTreeMap::new()), "none");
+        let h = HeldConnections {
+            opened: 3,
+            closed_by_server: 2,
+            longest_held_s: 32.1,
+            failed_to_open: 0,
+        };
+        assert_eq!(
+            held_text(&h),
+            "3 opened, 2 closed by the server (longest held 32.1 s), 0 failed to open"
+        );
+    }
+}
