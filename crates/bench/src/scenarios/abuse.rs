@@ -1,6 +1,7 @@
 //! `abuse`: a normal client (the admin, 4 workers GETting one ConfigMap
-//! over HTTP/2) measured alone for half of `--duration`, then again for
-//! the other half while the started server is abused at once by
+//! over HTTP/2) measured alone for a third of `--duration`, then again for
+//! the other two thirds (longer than the server's 32 s header-read timeout
+//! at `--duration 60`) while the started server is abused at once by
 //! `--abusers` connections of each kind, each replaced as soon as the
 //! server closes it:
 //! - slow (slowloris): TLS done, then request headers one byte a second;
@@ -59,7 +60,8 @@ pub struct HeldConnections {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct AbuseResult {
-    pub phase_s: f64,
+    pub alone_s: f64,
+    pub abused_s: f64,
     pub abusers: usize,
     /// The normal client alone.
     pub alone: LatencySummary,
@@ -325,7 +327,11 @@ pub async fn run(cli: &Cli, label: &str) -> Result<ScenarioResult, BenchError> {
             "abuse starts the server itself: pass --start-ferrokube BIN".into(),
         ));
     };
-    let phase = Duration::from_secs_f64(cli.duration.unwrap_or(20.0) / 2.0);
+    let total = cli.duration.unwrap_or(60.0);
+    let (alone_for, abused_for) = (
+        Duration::from_secs_f64(total / 3.0),
+        Duration::from_secs_f64(total * 2.0 / 3.0),
+    );
     let mut server = Started::spawn(bin, &cli.server_args, super::START_TIMEOUT).await?;
     server.wait_ready(super::START_TIMEOUT).await?;
     let kc = kubeconfig::load(&server.kubeconfig_path, None)?;
@@ -356,13 +362,13 @@ pub async fn run(cli: &Cli, label: &str) -> Result<ScenarioResult, BenchError> {
 
     note(
         cli.quiet,
-        &format!("abuse: the normal client alone for {phase:?}"),
+        &format!("abuse: the normal client alone for {alone_for:?}"),
     );
     let stop = Arc::new(AtomicBool::new(false));
     let alone = {
         let load = normal_load(&client, &get, stop.clone(), normal_errors.clone());
         let timer = async {
-            tokio::time::sleep(phase).await;
+            tokio::time::sleep(alone_for).await;
             stop.store(true, Ordering::Relaxed);
         };
         tokio::join!(load, timer).0
@@ -372,7 +378,7 @@ pub async fn run(cli: &Cli, label: &str) -> Result<ScenarioResult, BenchError> {
     note(
         cli.quiet,
         &format!(
-            "abuse: again for {phase:?} under {} connections of each kind and floods",
+            "abuse: again for {abused_for:?} under {} connections of each kind and floods",
             cli.abusers
         ),
     );
@@ -447,7 +453,7 @@ pub async fn run(cli: &Cli, label: &str) -> Result<ScenarioResult, BenchError> {
     let abused = {
         let load = normal_load(&client, &get, normal_stop.clone(), normal_errors.clone());
         let timer = async {
-            tokio::time::sleep(phase).await;
+            tokio::time::sleep(abused_for).await;
             normal_stop.store(true, Ordering::Relaxed);
         };
         tokio::join!(load, timer).0
@@ -473,7 +479,8 @@ pub async fn run(cli: &Cli, label: &str) -> Result<ScenarioResult, BenchError> {
     let alive_after = alive && answering;
     let normal_errors = taken(&normal_errors);
     let result = AbuseResult {
-        phase_s: phase.as_secs_f64(),
+        alone_s: alone_for.as_secs_f64(),
+        abused_s: abused_for.as_secs_f64(),
         abusers: cli.abusers,
         alone: alone.summary(),
         abused: abused.summary(),
@@ -531,8 +538,8 @@ pub fn human(out: &mut String, r: &ScenarioResult, a: &AbuseResult) {
         "\n{}: {} ({} s alone, {} s abused, {} connections of each kind)",
         r.label,
         if a.passed { "PASS" } else { "FAIL" },
-        a.phase_s,
-        a.phase_s,
+        a.alone_s,
+        a.abused_s,
         a.abusers
     );
     let _ = writeln!(

@@ -157,7 +157,7 @@ enum Belief {
 }
 
 /// Where a request ended.
-enum Sent {
+enum Attempt {
     Answer(Reply),
     /// Refused before anything was sent.
     NotSent(&'static str),
@@ -190,19 +190,19 @@ async fn send(
     path: &str,
     body: Option<Value>,
     content_type: &str,
-) -> Sent {
+) -> Attempt {
     let body = body.map(|b| Bytes::from(b.to_string()));
     match tokio::time::timeout(timeout, session.send_as(method, path, body, content_type)).await {
-        Err(_) => Sent::Broken("timeout"),
-        Ok(Ok(reply)) => Sent::Answer(reply),
+        Err(_) => Attempt::Broken("timeout"),
+        Ok(Ok(reply)) => Attempt::Answer(reply),
         Ok(Err(
             e @ (ClientError::Connect { .. }
             | ClientError::Tls(_)
             | ClientError::Handshake(_)
             | ClientError::Config(_)
             | ClientError::Build(_)),
-        )) => Sent::NotSent(e.kind()),
-        Ok(Err(e)) => Sent::Broken(e.kind()),
+        )) => Attempt::NotSent(e.kind()),
+        Ok(Err(e)) => Attempt::Broken(e.kind()),
     }
 }
 
@@ -284,17 +284,17 @@ pub async fn writer(config: WriterConfig) -> WriterLog {
         .await;
         let content = (op != Op::Delete).then_some(content);
         let outcome = match sent {
-            Sent::NotSent(kind) => {
+            Attempt::NotSent(kind) => {
                 log.not_sent += 1;
                 *log.tallies.entry(kind.to_string()).or_default() += 1;
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 continue;
             }
-            Sent::Broken(kind) => {
+            Attempt::Broken(kind) => {
                 *log.tallies.entry(kind.to_string()).or_default() += 1;
                 Outcome::Uncertain
             }
-            Sent::Answer(reply) => {
+            Attempt::Answer(reply) => {
                 *log.tallies
                     .entry(format!("HTTP {}", reply.status.as_u16()))
                     .or_default() += 1;
@@ -352,7 +352,7 @@ async fn read_state(
     key: &ObjectKey,
     log: &mut WriterLog,
 ) -> Option<Belief> {
-    let Sent::Answer(reply) = send(
+    let Attempt::Answer(reply) = send(
         session,
         timeout,
         Method::GET,
