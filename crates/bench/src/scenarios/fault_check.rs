@@ -155,18 +155,24 @@ impl<'a> Checker<'a> {
     }
 
     /// The delete that removed the state written by write `after`: the
-    /// next delete, with no acknowledged write in between.
+    /// acknowledged delete before the next acknowledged write, else the
+    /// first uncertain one. A writer may send several deletes with the same
+    /// precondition (an uncertain one, a GET that still shows the object,
+    /// another one): at most one of them can have succeeded, and if one was
+    /// acknowledged, it is that one.
     fn delete_after(&self, key: &ObjectKey, after: usize) -> Option<usize> {
-        let writes = self.writes(key);
-        for (j, write) in writes.iter().enumerate().skip(after + 1) {
-            if write.op == Op::Delete && write.outcome != Outcome::Failed {
-                return Some(j);
-            }
-            if matches!(write.outcome, Outcome::Acked(_)) {
-                return None;
+        let mut uncertain = None;
+        for (j, write) in self.writes(key).iter().enumerate().skip(after + 1) {
+            match (write.op, write.outcome) {
+                (Op::Delete, Outcome::Acked(_)) => return Some(j),
+                (Op::Delete, Outcome::Uncertain) => {
+                    uncertain.get_or_insert(j);
+                }
+                (_, Outcome::Acked(_)) => break,
+                _ => {}
             }
         }
-        None
+        uncertain
     }
 
     fn land(&mut self, rv: u64, key: &'a ObjectKey, i: usize, who: &str) {
@@ -542,6 +548,30 @@ mod tests {
         ];
         let verdict = run(&histories, &[watcher(events, 5, 20)], &final_state);
         assert_eq!(verdict.missing_events, 1, "{verdict:?}");
+    }
+
+    #[test]
+    fn a_deleted_event_is_the_acknowledged_one_of_repeated_deletes() {
+        // An uncertain delete that did not land (a GET still showed the
+        // object), then the same delete again, acknowledged.
+        let histories = BTreeMap::from([(
+            key("a"),
+            vec![
+                w(Op::Create, Some("c1"), Outcome::Acked(Some(10))),
+                w(Op::Delete, None, Outcome::Uncertain),
+                w(Op::Delete, None, Outcome::Acked(None)),
+                w(Op::Create, Some("c2"), Outcome::Acked(Some(13))),
+            ],
+        )]);
+        let events = vec![
+            seen(10, EventType::Added, "c1"),
+            seen(12, EventType::Deleted, "c1"),
+            seen(13, EventType::Added, "c2"),
+        ];
+        let final_state = BTreeMap::from([(key("a"), (13, "c2".to_string()))]);
+        let verdict = run(&histories, &[watcher(events, 5, 20)], &final_state);
+        assert!(verdict.passed(), "{verdict:?}");
+        assert_eq!(verdict.uncertain_landed, 0, "{verdict:?}");
     }
 
     #[test]
