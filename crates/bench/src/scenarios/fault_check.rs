@@ -86,6 +86,27 @@ struct Checker<'a> {
     verdict: Verdict,
 }
 
+/// Writes `at - 2 ..= at + 2` of a history, for a problem's text.
+fn around(writes: &[Write], at: usize) -> String {
+    let from = at.saturating_sub(2);
+    writes
+        .iter()
+        .enumerate()
+        .skip(from)
+        .take(at + 3 - from)
+        .map(|(i, w)| {
+            let outcome = match w.outcome {
+                Outcome::Acked(Some(rv)) => format!("acknowledged at {rv}"),
+                Outcome::Acked(None) => "acknowledged".to_string(),
+                Outcome::Uncertain => "uncertain".to_string(),
+                Outcome::Failed => "failed".to_string(),
+            };
+            format!("#{i} {:?} {outcome}", w.op)
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Checks a run.
 pub fn check(recorded: &Recorded<'_>) -> Verdict {
     let mut checker = Checker {
@@ -318,8 +339,9 @@ impl<'a> Checker<'a> {
                         if fi < la {
                             self.verdict.lost_writes += 1;
                             self.verdict.problem(format!(
-                                "{key}: acknowledged {:?} #{la} lost: the final state is write #{fi} ({content:?})",
-                                writes[la].op
+                                "{key}: acknowledged {:?} #{la} lost: the final state is write #{fi} ({content:?}; {})",
+                                writes[la].op,
+                                around(writes, la)
                             ));
                         }
                     }
@@ -372,7 +394,7 @@ impl<'a> Checker<'a> {
                     .min()
                     .unwrap_or(recorded.final_rv);
                 if let Some(lower) = lower {
-                    unseen_deletes.push((key, j, lower, upper));
+                    unseen_deletes.push((key, j, lower, upper, around(writes, j)));
                 }
             }
         }
@@ -404,10 +426,10 @@ impl<'a> Checker<'a> {
                         ));
                     }
                 }
-                for (key, j, lower, upper) in &unseen_deletes {
+                for (key, j, lower, upper, context) in &unseen_deletes {
                     if in_scope(key) && segment.from <= *lower && *upper <= segment.to {
                         missing.push(format!(
-                            "{}: missed the acknowledged delete #{j} of {key} between revisions {lower} and {upper}",
+                            "{}: missed the acknowledged delete #{j} of {key} between revisions {lower} and {upper} ({context})",
                             watcher.name
                         ));
                     }
@@ -486,6 +508,15 @@ mod tests {
             final_state,
             final_rv: 20,
         })
+    }
+
+    #[test]
+    fn problems_show_the_history_around_a_write() {
+        let histories = history();
+        assert_eq!(
+            around(&histories[&key("a")], 1),
+            "#0 Create acknowledged at 10, #1 Update acknowledged at 11, #2 Patch failed, #3 Delete acknowledged"
+        );
     }
 
     #[test]
