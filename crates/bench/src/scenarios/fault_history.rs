@@ -295,9 +295,13 @@ pub async fn writer(config: WriterConfig) -> WriterLog {
                 Outcome::Uncertain
             }
             Attempt::Answer(reply) => {
-                *log.tallies
-                    .entry(format!("HTTP {}", reply.status.as_u16()))
-                    .or_default() += 1;
+                let tally = format!("HTTP {}", reply.status.as_u16());
+                if !reply.status.is_success() && !log.samples.contains_key(&tally) {
+                    let sample = crate::runner::snippet(&reply.body, 300);
+                    log.samples
+                        .insert(tally.clone(), format!("{op:?}: {sample}"));
+                }
+                *log.tallies.entry(tally).or_default() += 1;
                 if reply.status.is_success() {
                     let answered = serde_json::from_slice::<Value>(&reply.body)
                         .ok()
