@@ -34,6 +34,7 @@ use tokio_rustls::TlsConnector;
 use super::fault_history::Rng;
 use crate::cli::Cli;
 use crate::client::{tls_config, Client, ClientOptions};
+use crate::cpu::{self, CpuUsage};
 use crate::kubeconfig::{self, split_server, Credentials, Kubeconfig};
 use crate::launch::Started;
 use crate::report::{ScenarioResult, Target};
@@ -67,6 +68,12 @@ pub struct AbuseResult {
     pub alone: LatencySummary,
     /// The normal client under abuse.
     pub abused: LatencySummary,
+    /// Cores used by this tool (the normal client and, in the second
+    /// phase, the abusers), the server and everything else, per phase.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_alone: Option<CpuUsage>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_abused: Option<CpuUsage>,
     /// Failed requests of the normal client, alone and under abuse.
     pub normal_errors: BTreeMap<String, u64>,
     pub slow: HeldConnections,
@@ -365,6 +372,7 @@ pub async fn run(cli: &Cli, label: &str) -> Result<ScenarioResult, BenchError> {
         &format!("abuse: the normal client alone for {alone_for:?}"),
     );
     let stop = Arc::new(AtomicBool::new(false));
+    let cpu_before = cpu::sample(Some(server.pid));
     let alone = {
         let load = normal_load(&client, &get, stop.clone(), normal_errors.clone());
         let timer = async {
@@ -374,6 +382,7 @@ pub async fn run(cli: &Cli, label: &str) -> Result<ScenarioResult, BenchError> {
         tokio::join!(load, timer).0
     };
     let rss_before = server.memory().map(|m| m.rss_kib);
+    let cpu_between = cpu::sample(Some(server.pid));
 
     note(
         cli.quiet,
@@ -458,6 +467,7 @@ pub async fn run(cli: &Cli, label: &str) -> Result<ScenarioResult, BenchError> {
         };
         tokio::join!(load, timer).0
     };
+    let cpu_after = cpu::sample(Some(server.pid));
     stop.store(true, Ordering::Relaxed);
     let (slow, half_open_tcp, half_open_tls) = held
         .await
@@ -485,6 +495,12 @@ pub async fn run(cli: &Cli, label: &str) -> Result<ScenarioResult, BenchError> {
         alone: alone.summary(),
         abused: abused.summary(),
         passed: alive_after && normal_errors.is_empty(),
+        cpu_alone: cpu_before
+            .zip(cpu_between)
+            .and_then(|(a, b)| cpu::usage(&a, &b)),
+        cpu_abused: cpu_between
+            .zip(cpu_after)
+            .and_then(|(a, b)| cpu::usage(&a, &b)),
         normal_errors,
         slow,
         half_open_tcp,
@@ -510,6 +526,17 @@ pub async fn run(cli: &Cli, label: &str) -> Result<ScenarioResult, BenchError> {
         server_memory: server.memory(),
         abuse: Some(result),
         ..Default::default()
+    })
+}
+
+fn cpu_text(cpu: Option<CpuUsage>) -> String {
+    cpu.map_or("-".into(), |c| {
+        format!(
+            "CPU cores: bench {:.2}, server {}, other {:.2}",
+            c.client_cores,
+            c.server_cores.map_or("-".into(), |s| format!("{s:.2}")),
+            c.other_cores
+        )
     })
 }
 
@@ -544,13 +571,21 @@ pub fn human(out: &mut String, r: &ScenarioResult, a: &AbuseResult) {
     );
     let _ = writeln!(
         out,
-        "  normal GET alone:   {} requests, p50 {} ms, p99 {} ms, max {} ms",
-        a.alone.count, a.alone.p50_ms, a.alone.p99_ms, a.alone.max_ms
+        "  normal GET alone:   {} requests, p50 {} ms, p99 {} ms, max {} ms; {}",
+        a.alone.count,
+        a.alone.p50_ms,
+        a.alone.p99_ms,
+        a.alone.max_ms,
+        cpu_text(a.cpu_alone)
     );
     let _ = writeln!(
         out,
-        "  normal GET abused:  {} requests, p50 {} ms, p99 {} ms, max {} ms",
-        a.abused.count, a.abused.p50_ms, a.abused.p99_ms, a.abused.max_ms
+        "  normal GET abused:  {} requests, p50 {} ms, p99 {} ms, max {} ms; {}",
+        a.abused.count,
+        a.abused.p50_ms,
+        a.abused.p99_ms,
+        a.abused.max_ms,
+        cpu_text(a.cpu_abused)
     );
     let _ = writeln!(
         out,
