@@ -260,7 +260,9 @@ pub fn fault_gaps(rng: &mut Rng, duration: Duration) -> Vec<Duration> {
     }
 }
 
-/// Creates the final write every watcher must reach; its revision.
+/// Creates the final write every watcher must reach; its revision. Its
+/// namespace is created again if a lost write took it (the objects' own
+/// loss is then the verdict's to report).
 async fn sentinel(
     client: &Client,
     key: &ObjectKey,
@@ -270,26 +272,37 @@ async fn sentinel(
     let deadline = Instant::now() + super::START_TIMEOUT;
     let body = Bytes::from(configmap(key, run, "end", None).to_string());
     let path = format!("/api/v1/namespaces/{}/configmaps", key.namespace);
+    let mut last = String::from("no answer");
     while Instant::now() < deadline {
+        let _ = super::ensure_namespace(client, &key.namespace).await;
         let answer = tokio::time::timeout(
             timeout,
             client.request(Method::POST, &path, Some(body.clone())),
         )
         .await;
-        if let Ok(Ok(reply)) = answer {
-            if reply.status == StatusCode::CREATED {
+        match answer {
+            Ok(Ok(reply)) if reply.status == StatusCode::CREATED => {
                 let object: Value = serde_json::from_slice(&reply.body)
                     .map_err(|e| BenchError::Setup(format!("the final write's answer: {e}")))?;
                 return rv_and_content(&object).map(|(rv, _)| rv).ok_or_else(|| {
                     BenchError::Setup("the final write has no resourceVersion".into())
                 });
             }
+            Ok(Ok(reply)) => {
+                last = format!(
+                    "HTTP {}: {}",
+                    reply.status.as_u16(),
+                    crate::runner::snippet(&reply.body, 300)
+                )
+            }
+            Ok(Err(e)) => last = e.to_string(),
+            Err(_) => last = format!("no answer within {timeout:?}"),
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    Err(BenchError::Setup(
-        "the final write was never acknowledged".into(),
-    ))
+    Err(BenchError::Setup(format!(
+        "the final write of {key} was never acknowledged (last: {last})"
+    )))
 }
 
 /// The final list of the run's objects.
