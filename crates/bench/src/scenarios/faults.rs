@@ -10,14 +10,12 @@
 //! RSS is sampled throughout (max and growth, bounded by
 //! `--rss-limit-mib`). `--seed` repeats a run's random choices.
 //!
-//! The etcd members are ferrokube-testkit's (`etcd.rs`), the same the
-//! server's fault and replica tests use.
+//! The server and etcd members are [`super::fault_cluster`]'s.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -26,14 +24,14 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::fault_check::{check, Recorded, Verdict};
+use super::fault_cluster::{Cluster, ETCD_MEMBERS};
 use super::fault_history::{
     configmap, rv_and_content, writer, ObjectKey, Op, Outcome, Rng, Write, WriterConfig, WriterLog,
 };
 use super::fault_watch::{collection, watcher, WatcherConfig, WatcherLog};
-use crate::cli::{Cli, FaultBackend};
+use crate::cli::Cli;
 use crate::client::{Client, ClientOptions};
 use crate::kubeconfig;
-use crate::launch::{unique_dir, Started};
 use crate::report::{ScenarioResult, Target};
 use crate::runner::note;
 use crate::BenchError;
@@ -42,7 +40,6 @@ const NAMESPACES: usize = 4;
 const KEYS_PER_WRITER: usize = 6;
 /// Three watch every namespace, one watches the first namespace only.
 const WATCHERS: usize = 4;
-const ETCD_MEMBERS: usize = 3;
 /// How long watchers may take to catch up with the final revision.
 const CATCH_UP: Duration = Duration::from_secs(120);
 
@@ -94,118 +91,6 @@ pub struct FaultsResult {
     pub rss: RssSummary,
     pub verdict: Verdict,
     pub passed: bool,
-}
-
-/// The cluster under test: the server and, on etcd, its members.
-struct Cluster {
-    bin: PathBuf,
-    args: Vec<String>,
-    dir: PathBuf,
-    port: u16,
-    server: Started,
-    etcd: Option<Arc<Mutex<ferrokube_testkit::etcd::Etcd>>>,
-    pid: Arc<AtomicU32>,
-}
-
-impl Cluster {
-    async fn start(cli: &Cli, bin: &Path) -> Result<Cluster, BenchError> {
-        let mut args = vec!["--fsync=true".to_string()];
-        let etcd = match cli.storage_backend {
-            FaultBackend::Sqlite => {
-                args.push("--storage-backend=sqlite".into());
-                None
-            }
-            FaultBackend::Etcd => {
-                note(cli.quiet, &format!("starting {ETCD_MEMBERS} etcd members"));
-                let etcd =
-                    blocking(|| ferrokube_testkit::etcd::Etcd::cluster(ETCD_MEMBERS)).await?;
-                args.push("--storage-backend=etcd3".into());
-                args.push(etcd.servers_flag());
-                Some(Arc::new(Mutex::new(etcd)))
-            }
-        };
-        args.extend(cli.server_args.iter().cloned());
-        let dir = unique_dir();
-        let port = ferrokube_testkit::etcd::free_port();
-        let server = spawn(bin, &args, &dir, port).await?;
-        let pid = Arc::new(AtomicU32::new(server.pid));
-        Ok(Cluster {
-            bin: bin.to_path_buf(),
-            args,
-            dir,
-            port,
-            server,
-            etcd,
-            pid,
-        })
-    }
-
-    /// SIGKILL the server, wait `down`, start it again on the same data.
-    async fn restart_server(&mut self, down: Duration) -> Result<Duration, BenchError> {
-        let killed = Instant::now();
-        self.server.kill();
-        tokio::time::sleep(down).await;
-        self.server = spawn(&self.bin, &self.args, &self.dir, self.port).await?;
-        self.pid.store(self.server.pid, Ordering::Relaxed);
-        Ok(killed.elapsed())
-    }
-
-    /// SIGKILL etcd member `index`, wait `down`, restart it on its data.
-    async fn restart_member(&mut self, index: usize, down: Duration) -> Result<(), BenchError> {
-        let Some(etcd) = self.etcd.clone() else {
-            return Ok(());
-        };
-        let killing = etcd.clone();
-        blocking(move || lock(&killing).kill(index)).await?;
-        tokio::time::sleep(down).await;
-        blocking(move || lock(&etcd).restart(index)).await
-    }
-}
-
-impl Drop for Cluster {
-    fn drop(&mut self) {
-        self.server.kill();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// Runs blocking (testkit's etcd waits by sleeping) off the runtime; its
-/// panics (an etcd that never became healthy) become errors.
-async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> T + Send + 'static,
-) -> Result<T, BenchError> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| BenchError::Setup(format!("etcd: {e}")))
-}
-
-async fn spawn(bin: &Path, args: &[String], dir: &Path, port: u16) -> Result<Started, BenchError> {
-    // The port may still be held for a moment after a SIGKILL.
-    let mut attempt = 0;
-    loop {
-        attempt += 1;
-        let started = Started::spawn_on(
-            bin,
-            args,
-            dir.to_path_buf(),
-            true,
-            port,
-            super::START_TIMEOUT,
-        )
-        .await;
-        match started {
-            Ok(mut server) => {
-                server.wait_ready(super::START_TIMEOUT).await?;
-                return Ok(server);
-            }
-            Err(e) if attempt >= 20 => return Err(e),
-            Err(_) => tokio::time::sleep(Duration::from_millis(250)).await,
-        }
-    }
 }
 
 /// Samples the current server's RSS until `stop`: (seconds, KiB).

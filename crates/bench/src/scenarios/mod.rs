@@ -2,12 +2,14 @@
 //! test object, the namespace.
 
 pub mod abuse;
+pub mod abuse_connections;
 pub mod ceiling;
 pub mod crd;
 pub mod crd_create;
 pub mod create;
 pub mod etcd;
 pub mod fault_check;
+pub mod fault_cluster;
 pub mod fault_history;
 pub mod fault_watch;
 pub mod faults;
