@@ -190,6 +190,8 @@ pub enum Fsync {
         ferrokube-bench ready --start-ferrokube target/release/ferrokube --stored 0,100000 --runs 3\n  \
         ferrokube-bench create --start-ferrokube target/release/ferrokube --with-ceiling --svg charts\n  \
         ferrokube-bench in-process --servers 100 --objects 10000 --runs 100\n  \
+        ferrokube-bench faults --start-ferrokube target/release/ferrokube --duration 300 --storage-backend etcd\n  \
+        ferrokube-bench abuse --start-ferrokube target/release/ferrokube --duration 60\n  \
         ferrokube-bench get --kubeconfig ~/.kube/config --namespace bench --json"
 )]
 pub struct Cli {
