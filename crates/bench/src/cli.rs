@@ -82,6 +82,17 @@ pub enum Scenario {
     /// another, with this process's RSS and threads after the first and the
     /// last; snapshot and restore (--runs each) with --objects ConfigMaps.
     InProcess,
+    /// Writers and resuming watchers on a durable started ferrokube (on
+    /// etcd: a 3-member cluster started here) for --duration while the
+    /// server (and an etcd member) is SIGKILLed and restarted at random
+    /// moments; then proves no acknowledged write lost, no watch event
+    /// missing, duplicated or out of order, RSS bounded. Exits 1 on failure.
+    Faults,
+    /// A normal client's GET p50/p99 alone, then while slow (slowloris)
+    /// and half-open TCP and TLS connections, unauthenticated requests
+    /// and oversized bodies flood the started server; rejections by
+    /// status, RSS, and that it still answers. Exits 1 if it stops answering.
+    Abuse,
 }
 
 impl Scenario {
@@ -108,6 +119,8 @@ impl Scenario {
             Scenario::AuditCreate => "audit-create",
             Scenario::SecretCreate => "secret-create",
             Scenario::InProcess => "in-process",
+            Scenario::Faults => "faults",
+            Scenario::Abuse => "abuse",
         }
     }
 
@@ -160,6 +173,14 @@ pub enum UpdateObject {
     Deployment50,
 }
 
+/// Where `faults` stores: ferrokube's embedded SQLite, or a 3-member etcd
+/// cluster the scenario starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FaultBackend {
+    Sqlite,
+    Etcd,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Fsync {
     On,
@@ -184,6 +205,8 @@ pub enum Fsync {
         ferrokube-bench ready --start-ferrokube target/release/ferrokube --stored 0,100000 --runs 3\n  \
         ferrokube-bench create --start-ferrokube target/release/ferrokube --with-ceiling --svg charts\n  \
         ferrokube-bench in-process --servers 100 --objects 10000 --runs 100\n  \
+        ferrokube-bench faults --start-ferrokube target/release/ferrokube --duration 300 --storage-backend etcd\n  \
+        ferrokube-bench abuse --start-ferrokube target/release/ferrokube --duration 60\n  \
         ferrokube-bench get --kubeconfig ~/.kube/config --namespace bench --json"
 )]
 pub struct Cli {
@@ -325,6 +348,24 @@ pub struct Cli {
     /// rate is measured (default: `etcd` on PATH; skipped when missing).
     #[arg(long, value_name = "BIN")]
     pub etcd: Option<PathBuf>,
+    /// `faults`: the started server's storage (etcd: a 3-member cluster
+    /// of /usr/bin/etcd, or $FERROKUBE_ETCD, started by the scenario).
+    #[arg(long, value_enum, default_value_t = FaultBackend::Sqlite)]
+    pub storage_backend: FaultBackend,
+    /// `faults`: the seed of the random choices (default: from the clock;
+    /// printed, so a run can be repeated).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// `faults`: concurrent writers, each owning 6 ConfigMaps.
+    #[arg(long, default_value_t = 8)]
+    pub writers: usize,
+    /// `faults`: the server's RSS must stay at or below this (MiB).
+    #[arg(long, default_value_t = 2048.0)]
+    pub rss_limit_mib: f64,
+    /// `abuse`: connections of each abusive kind (slow, half-open TCP,
+    /// half-open TLS) held open at once.
+    #[arg(long, default_value_t = 200)]
+    pub abusers: usize,
     /// Also write SVG charts of the latency distributions into DIR.
     #[arg(long, value_name = "DIR")]
     pub svg: Option<PathBuf>,
@@ -370,6 +411,17 @@ impl Cli {
         }
         if self.scenario == Scenario::Memory && self.start_ferrokube.is_none() {
             return usage("memory reads the server's RSS: pass --start-ferrokube BIN");
+        }
+        if matches!(self.scenario, Scenario::Faults | Scenario::Abuse)
+            && self.start_ferrokube.is_none()
+        {
+            return usage("faults and abuse kill or flood the server: pass --start-ferrokube BIN");
+        }
+        if self.scenario == Scenario::Faults && self.writers == 0 {
+            return usage("--writers must be at least 1");
+        }
+        if !self.rss_limit_mib.is_finite() || self.rss_limit_mib <= 0.0 {
+            return usage("--rss-limit-mib must be a positive number");
         }
         if self.scenario == Scenario::Mix && self.informers == 0 {
             return usage("--informers must be at least 1");

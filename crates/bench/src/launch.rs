@@ -121,16 +121,33 @@ impl Started {
         keep_dir: bool,
         timeout: Duration,
     ) -> Result<Started, BenchError> {
+        Started::spawn_on(bin, args, dir, keep_dir, 0, timeout).await
+    }
+
+    /// [`Started::spawn_in`] on `port` (0: a free one), so that a restart
+    /// on the same data keeps the address clients know. The stderr log
+    /// is appended to, keeping what earlier runs on `dir` wrote.
+    pub async fn spawn_on(
+        bin: &Path,
+        args: &[String],
+        dir: PathBuf,
+        keep_dir: bool,
+        port: u16,
+        timeout: Duration,
+    ) -> Result<Started, BenchError> {
         std::fs::create_dir_all(&dir)
             .map_err(|e| BenchError::Launch(format!("creating {}: {e}", dir.display())))?;
-        let stderr = std::fs::File::create(dir.join("stderr.log"))
+        let stderr = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(dir.join("stderr.log"))
             .map_err(|e| BenchError::Launch(format!("creating the stderr log: {e}")))?;
         let mut command = Command::new(bin);
         command
             .arg("serve")
             .arg("--data-dir")
             .arg(dir.join("data"))
-            .args(["--secure-port", "0"])
+            .args(["--secure-port", &port.to_string()])
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -275,6 +292,17 @@ impl Started {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+
+    /// SIGKILL, and wait for the process to be gone (its data stays).
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Whether the process is still running.
+    pub fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
     }
 
     /// The last lines the server wrote to stderr.

@@ -49,6 +49,11 @@ pub async fn run(cli: &Cli) -> Result<Report, BenchError> {
     match cli.scenario {
         Scenario::Ceiling => results.push(scenarios::ceiling::run(cli).await?),
         Scenario::InProcess => results.push(scenarios::in_process::run(cli, "in-process").await?),
+        Scenario::Faults => {
+            let label = format!("faults {:?}", cli.storage_backend).to_lowercase();
+            results.push(scenarios::faults::run(cli, &label).await?);
+        }
+        Scenario::Abuse => results.push(scenarios::abuse::run(cli, "abuse").await?),
         Scenario::Ready => {
             let Some(bin) = &cli.start_ferrokube else {
                 return Err(BenchError::Usage(

@@ -50,6 +50,7 @@ fn main() -> ExitCode {
                     }
                 }
             }
+            let failed = report.results.iter().any(|r| r.failed());
             if cli.json {
                 match serde_json::to_string_pretty(&report) {
                     Ok(text) => println!("{text}"),
@@ -60,6 +61,10 @@ fn main() -> ExitCode {
                 }
             } else {
                 print!("{}", report::human(&report));
+            }
+            if failed {
+                eprintln!("ferrokube-bench: FAILED (see the report)");
+                return ExitCode::FAILURE;
             }
             ExitCode::SUCCESS
         }

@@ -68,6 +68,18 @@ pub struct ScenarioResult {
     pub crd: Option<crate::scenarios::crd::CrdResult>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub in_process: Option<crate::scenarios::in_process::InProcessResult>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub faults: Option<crate::scenarios::faults::FaultsResult>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub abuse: Option<crate::scenarios::abuse::AbuseResult>,
+}
+
+impl ScenarioResult {
+    /// A verdict scenario (faults, abuse) that failed.
+    pub fn failed(&self) -> bool {
+        self.faults.as_ref().is_some_and(|f| !f.passed)
+            || self.abuse.as_ref().is_some_and(|a| !a.passed)
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -536,6 +548,14 @@ pub fn human(report: &Report) -> String {
         }
         if let Some(lifecycle) = &r.lifecycle {
             crate::scenarios::lifecycle::human(&mut out, r, lifecycle);
+        }
+    }
+    for r in &report.results {
+        if let Some(f) = &r.faults {
+            crate::scenarios::faults::human(&mut out, r, f);
+        }
+        if let Some(a) = &r.abuse {
+            crate::scenarios::abuse::human(&mut out, r, a);
         }
     }
     for ratio in &report.ratios {

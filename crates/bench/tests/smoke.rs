@@ -7,43 +7,13 @@
 //! this test's own profile directory (`target/<profile>/ferrokube`). It is
 //! never built from here: `cargo build -p ferrokube` first.
 
-use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value;
 
-fn ferrokube_bin() -> PathBuf {
-    if let Some(path) = std::env::var_os("FERROKUBE_BIN") {
-        let path = PathBuf::from(path);
-        assert!(
-            path.is_file(),
-            "FERROKUBE_BIN={} is not a file",
-            path.display()
-        );
-        return path;
-    }
-    let mut candidates = Vec::new();
-    // target/<profile>/deps/smoke-<hash> → target/<profile>/ferrokube
-    if let Ok(exe) = std::env::current_exe() {
-        if let Some(profile_dir) = exe.parent().and_then(|deps| deps.parent()) {
-            candidates.push(profile_dir.join("ferrokube"));
-        }
-    }
-    let workspace_target = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target");
-    candidates.push(workspace_target.join("debug/ferrokube"));
-    candidates.push(workspace_target.join("release/ferrokube"));
-    candidates
-        .iter()
-        .find(|p| p.is_file())
-        .cloned()
-        .unwrap_or_else(|| {
-            panic!(
-                "no ferrokube binary: looked at {candidates:?}. Build it first \
-                 (`cargo build -p ferrokube`) or set FERROKUBE_BIN=/path/to/ferrokube"
-            )
-        })
-}
+mod support;
+use support::ferrokube_bin;
 
 /// Runs the bench with `args` plus `--json --quiet`, returns the report.
 fn bench(args: &[&str]) -> Value {

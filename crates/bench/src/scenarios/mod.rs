@@ -1,12 +1,19 @@
 //! One module per scenario, and what they share: where the server is, the
 //! test object, the namespace.
 
+pub mod abuse;
+pub mod abuse_connections;
 pub mod audit_create;
 pub mod ceiling;
 pub mod crd;
 pub mod crd_create;
 pub mod create;
 pub mod etcd;
+pub mod fault_check;
+pub mod fault_cluster;
+pub mod fault_history;
+pub mod fault_watch;
+pub mod faults;
 pub mod formats;
 pub mod get;
 pub mod in_process;
