@@ -2,7 +2,7 @@
 //! after decoding where kube's admission plugins run, in kube's order —
 //! the mutating stage (NamespaceLifecycle, mutating webhooks) before the
 //! object is defaulted and validated, the validating stage
-//! (ValidatingAdmissionPolicies, then validating webhooks) after, just before the commit. The write pipeline
+//! (ValidatingAdmissionPolicies, then validating webhooks, then ResourceQuota) after, just before the commit. The write pipeline
 //! (`api/write/admission.rs`) builds the [`Attributes`] and calls
 //! [`Admission::mutate`] and [`Admission::validate`] on create, update,
 //! every patch type and apply, `/status`, `/scale`, delete and each item of
@@ -15,6 +15,7 @@ pub mod attributes;
 pub mod namespace_lifecycle;
 pub mod plugins;
 pub mod policy;
+pub mod resource_quota;
 pub mod webhook;
 
 use std::sync::Arc;
@@ -34,6 +35,7 @@ pub struct Admission {
     plugins: Plugins,
     webhooks: webhook::Webhooks,
     policies: policy::Policies,
+    quota: resource_quota::QuotaAdmission,
     /// The served resources, for a policy's `paramKind`.
     registry: Option<Arc<LiveRegistry>>,
 }
@@ -45,6 +47,7 @@ impl Admission {
             plugins,
             webhooks: webhook::Webhooks::default(),
             policies: policy::Policies::default(),
+            quota: resource_quota::QuotaAdmission::default(),
             registry: None,
         }
     }
@@ -123,6 +126,11 @@ impl Admission {
                 )
                 .await?;
             }
+        }
+        if self.plugins.is_enabled("ResourceQuota") {
+            self.quota
+                .validate(&self.store, attributes, object)
+                .await?;
         }
         if self.plugins.is_enabled("AlwaysDeny") {
             return Err(always_deny(attributes, object));

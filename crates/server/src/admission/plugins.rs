@@ -4,7 +4,7 @@
 //! names in their execution order, the default-on set, and unknown or
 //! overlapping names refused with kube's messages.
 //!
-//! ferrokube implements NamespaceLifecycle, MutatingAdmissionWebhook,
+//! ferrokube implements NamespaceLifecycle, ResourceQuota, MutatingAdmissionWebhook,
 //! ValidatingAdmissionWebhook, AlwaysAdmit and AlwaysDeny; the other names
 //! are accepted (kube knows them) and do nothing.
 

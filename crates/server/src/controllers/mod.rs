@@ -2,7 +2,8 @@
 //! the API behave like a cluster (namespaces empty and go, dependents are
 //! collected, every namespace has its default ServiceAccount and root CA,
 //! aggregated ClusterRoles hold the rules they select, PodDisruptionBudgets
-//! say how many disruptions evictions may cause).
+//! say how many disruptions evictions may cause, ResourceQuotas show their
+//! usage).
 //!
 //! Each works in-process through [`crate::api::Api::handle`], as its own
 //! system user, and learns about changes from the store's change log
@@ -18,6 +19,7 @@ mod garbage_collector;
 mod gc_graph;
 mod namespace;
 mod queue;
+mod resource_quota;
 mod resources;
 mod root_ca;
 mod service_account;
@@ -42,6 +44,7 @@ pub const KNOWN_CONTROLLERS: &[(&str, bool)] = &[
     (DISRUPTION, true),
     (GARBAGE_COLLECTOR, true),
     (NAMESPACE, true),
+    (RESOURCE_QUOTA, true),
     (ROOT_CA_CERT_PUBLISHER, true),
     (SERVICE_ACCOUNT, true),
     (SERVICE_ACCOUNT_TOKEN, true),
@@ -60,6 +63,9 @@ pub const CRD_FINALIZER: &str = "crd-finalizer";
 pub const DISRUPTION: &str = "disruption";
 pub const GARBAGE_COLLECTOR: &str = "garbagecollector";
 pub const NAMESPACE: &str = "namespace";
+/// Keeps ResourceQuotas' `status.hard` and `status.used` (what ResourceQuota
+/// admission enforces).
+pub const RESOURCE_QUOTA: &str = "resourcequota";
 pub const SERVICE_ACCOUNT: &str = "serviceaccount";
 /// The legacy token controller (fills `kubernetes.io/service-account-token` Secrets).
 pub const SERVICE_ACCOUNT_TOKEN: &str = "serviceaccount-token";
@@ -192,6 +198,9 @@ fn start(api: &Arc<Api>, config: &ControllersConfig) -> tokio::task::JoinSet<()>
     if config.is_enabled(NAMESPACE) {
         set.spawn(namespace::run(api.clone()));
     }
+    if config.is_enabled(RESOURCE_QUOTA) {
+        set.spawn(resource_quota::run(api.clone()));
+    }
     if config.is_enabled(SERVICE_ACCOUNT) {
         set.spawn(service_account::run(api.clone()));
     }
@@ -232,6 +241,7 @@ mod tests {
             DISRUPTION,
             GARBAGE_COLLECTOR,
             NAMESPACE,
+            RESOURCE_QUOTA,
             ROOT_CA_CERT_PUBLISHER,
             SERVICE_ACCOUNT,
             SERVICE_ACCOUNT_TOKEN,
@@ -244,6 +254,7 @@ mod tests {
                 CRD_FINALIZER,
                 DISRUPTION,
                 NAMESPACE,
+                RESOURCE_QUOTA,
                 ROOT_CA_CERT_PUBLISHER,
                 SERVICE_ACCOUNT,
                 SERVICE_ACCOUNT_TOKEN
@@ -255,6 +266,7 @@ mod tests {
                 CLUSTERROLE_AGGREGATION,
                 CRD_NAMING,
                 DISRUPTION,
+                RESOURCE_QUOTA,
                 ROOT_CA_CERT_PUBLISHER,
                 SERVICE_ACCOUNT,
                 SERVICE_ACCOUNT_TOKEN
