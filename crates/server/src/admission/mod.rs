@@ -128,9 +128,7 @@ impl Admission {
             }
         }
         if self.plugins.is_enabled("ResourceQuota") {
-            self.quota
-                .validate(&self.store, attributes, object)
-                .await?;
+            self.quota.validate(&self.store, attributes, object).await?;
         }
         if self.plugins.is_enabled("AlwaysDeny") {
             return Err(always_deny(attributes, object));

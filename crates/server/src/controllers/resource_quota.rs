@@ -129,7 +129,11 @@ fn on_change(
         };
         let hard: Vec<String> = hard_of(&quota, "/status/hard").into_keys().collect();
         if !evaluator.matching_resources(&hard).is_empty() {
-            queue.add(format!("{}/{}", info.namespace, crate::object::name(&quota)));
+            queue.add(format!(
+                "{}/{}",
+                info.namespace,
+                crate::object::name(&quota)
+            ));
         }
     }
 }
@@ -137,7 +141,10 @@ fn on_change(
 /// `install.DefaultUpdateFilter`: an update that lowers usage.
 fn stopped_counting(evaluator: &Evaluator, change: &ObjectChange) -> bool {
     let (Some(previous), Some(current)) = (
-        change.previous.as_ref().and_then(|previous| previous.value()),
+        change
+            .previous
+            .as_ref()
+            .and_then(|previous| previous.value()),
         change.object.value(),
     ) else {
         return false;
@@ -147,9 +154,7 @@ fn stopped_counting(evaluator: &Evaluator, change: &ObjectChange) -> bool {
             let now = SystemTime::now();
             pods::counts_for_compute(&previous, now) && !pods::counts_for_compute(&current, now)
         }
-        Evaluator::Services => {
-            previous.pointer("/spec/type") != current.pointer("/spec/type")
-        }
+        Evaluator::Services => previous.pointer("/spec/type") != current.pointer("/spec/type"),
         Evaluator::PersistentVolumeClaims => {
             let now = SystemTime::now();
             !resource_list::equals(
@@ -184,14 +189,18 @@ async fn sync(client: &Client, key: &str) -> Result<(), ClientError> {
     let mut used = previous_used.clone();
     used.extend(measured);
     let used = resource_list::mask(&used, hard.keys());
-    let calculated = quota.pointer("/status/hard").is_some() && quota.pointer("/status/used").is_some();
+    let calculated =
+        quota.pointer("/status/hard").is_some() && quota.pointer("/status/used").is_some();
     let dirty = !calculated
         || !resource_list::equals(&hard, &hard_of(&quota, "/status/hard"))
         || !resource_list::equals(&used, &previous_used);
     if !dirty {
         return Ok(());
     }
-    let spec_hard = quota.pointer("/spec/hard").cloned().unwrap_or_else(|| json!({}));
+    let spec_hard = quota
+        .pointer("/spec/hard")
+        .cloned()
+        .unwrap_or_else(|| json!({}));
     quota["status"] = json!({"hard": spec_hard, "used": resource_list::to_value(&used)});
     let path = format!(
         "{}/status",

@@ -97,7 +97,10 @@ impl Evaluator {
                 .filter(|name| {
                     matches!(
                         name.as_str(),
-                        "count/services" | "services" | "services.nodeports" | "services.loadbalancers"
+                        "count/services"
+                            | "services"
+                            | "services.nodeports"
+                            | "services.loadbalancers"
                     )
                 })
                 .cloned()
@@ -225,7 +228,11 @@ fn claim_usage(claim: &Value, result: &mut ResourceList) {
     let class = claim
         .pointer("/metadata/annotations/volume.beta.kubernetes.io~1storage-class")
         .and_then(Value::as_str)
-        .or_else(|| claim.pointer("/spec/storageClassName").and_then(Value::as_str))
+        .or_else(|| {
+            claim
+                .pointer("/spec/storageClassName")
+                .and_then(Value::as_str)
+        })
         .unwrap_or_default();
     if !class.is_empty() {
         result.insert(

@@ -26,10 +26,10 @@ use ferrokube_store::{BackendError, Expect, Op, StoreError, Txn};
 use serde_json::Value;
 
 use super::attributes::Attributes;
-use check::{check_request, Request};
-use evaluator::Evaluator;
 use crate::object::ObjectStore;
 use crate::status::{GroupResource, Result, Status};
+use check::{check_request, Request};
+use evaluator::Evaluator;
 
 /// `checkQuotas`' retries after a conflicting status update.
 const RETRIES: usize = 3;

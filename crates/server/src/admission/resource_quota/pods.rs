@@ -140,14 +140,14 @@ fn aggregate(pod: &Value, which: &str) -> ResourceList {
     let mut init_max = ResourceList::new();
     for container in containers(pod, "initContainers") {
         let own = resources_of(container, which);
-        let effective =
-            if container.get("restartPolicy").and_then(Value::as_str) == Some("Always") {
-                total = resource_list::add(&total, &own);
-                restartable = resource_list::add(&restartable, &own);
-                restartable.clone()
-            } else {
-                resource_list::add(&own, &restartable)
-            };
+        let effective = if container.get("restartPolicy").and_then(Value::as_str) == Some("Always")
+        {
+            total = resource_list::add(&total, &own);
+            restartable = resource_list::add(&restartable, &own);
+            restartable.clone()
+        } else {
+            resource_list::add(&own, &restartable)
+        };
         max_into(&mut init_max, &effective);
     }
     max_into(&mut total, &init_max);
@@ -270,16 +270,19 @@ fn is_best_effort(pod: &Value) -> bool {
         list.iter()
             .any(|(name, quantity)| (name == "cpu" || name == "memory") && quantity.sign() > 0)
     };
-    let pod_level = ["requests", "limits"]
-        .iter()
-        .any(|which| positive(resource_list::from_value(pod.pointer(&format!("/spec/resources/{which}")))));
+    let pod_level = ["requests", "limits"].iter().any(|which| {
+        positive(resource_list::from_value(
+            pod.pointer(&format!("/spec/resources/{which}")),
+        ))
+    });
     if pod_level {
         return false;
     }
     !containers(pod, "containers")
         .chain(containers(pod, "initContainers"))
         .any(|container| {
-            positive(resources_of(container, "requests")) || positive(resources_of(container, "limits"))
+            positive(resources_of(container, "requests"))
+                || positive(resources_of(container, "limits"))
         })
 }
 

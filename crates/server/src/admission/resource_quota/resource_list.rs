@@ -161,9 +161,14 @@ mod tests {
         assert!(equals(&list(&[("cpu", "1")]), &list(&[("cpu", "1000m")])));
         assert!(!equals(&a, &b));
         assert!(is_zero(&list(&[("cpu", "0")])));
-        assert_eq!(negative_names(&list(&[("cpu", "-1"), ("pods", "1")])), ["cpu"]);
         assert_eq!(
-            to_value(&from_value(Some(&serde_json::json!({"pods": "2", "bad": 3})))),
+            negative_names(&list(&[("cpu", "-1"), ("pods", "1")])),
+            ["cpu"]
+        );
+        assert_eq!(
+            to_value(&from_value(Some(
+                &serde_json::json!({"pods": "2", "bad": 3})
+            ))),
             serde_json::json!({"pods": "2"})
         );
     }

@@ -75,6 +75,9 @@ impl ScopeRequirement {
 /// `quota.MatchesNoScopeFunc` for kinds without scopes is simply `false`:
 /// a scoped quota counts only pods (and PVCs by VolumeAttributesClass,
 /// not built here).
-pub fn matches_all(requirements: &[ScopeRequirement], matches: impl Fn(&ScopeRequirement) -> bool) -> bool {
+pub fn matches_all(
+    requirements: &[ScopeRequirement],
+    matches: impl Fn(&ScopeRequirement) -> bool,
+) -> bool {
     requirements.iter().all(matches)
 }

@@ -32,11 +32,19 @@ fn create<'a>(object: &'a Value) -> Request<'a> {
     }
 }
 
-fn check(evaluator: &Evaluator, quotas: &[Value], request: &Request<'_>) -> Result<Vec<String>, String> {
+fn check(
+    evaluator: &Evaluator,
+    quotas: &[Value],
+    request: &Request<'_>,
+) -> Result<Vec<String>, String> {
     check_request(evaluator, quotas, request).map(|changes| {
         changes
             .iter()
-            .map(|used| used.as_ref().map(pretty_print).unwrap_or_else(|| "-".into()))
+            .map(|used| {
+                used.as_ref()
+                    .map(pretty_print)
+                    .unwrap_or_else(|| "-".into())
+            })
             .collect()
     })
 }
@@ -80,7 +88,10 @@ fn services_claims_and_object_counts() {
         "count/persistentvolumeclaims=1,gold.storageclass.storage.k8s.io/persistentvolumeclaims=1,gold.storageclass.storage.k8s.io/requests.storage=2,persistentvolumeclaims=1,requests.storage=2"
     );
     let config_maps = Evaluator::for_resource("", "configmaps").expect("counted");
-    assert_eq!(usage(&config_maps, &json!({})), "configmaps=1,count/configmaps=1");
+    assert_eq!(
+        usage(&config_maps, &json!({})),
+        "configmaps=1,count/configmaps=1"
+    );
     let deployments = Evaluator::for_resource("apps", "deployments").expect("counted");
     assert_eq!(usage(&deployments, &json!({})), "count/deployments.apps=1");
     assert!(Evaluator::for_resource("", "events").is_none());
@@ -90,20 +101,38 @@ fn services_claims_and_object_counts() {
 
 #[test]
 fn exceeding_a_quota_is_refused_with_kubes_message() {
-    let quotas = [quota("q", json!({"hard": {"pods": "2"}}), json!({"pods": "2"}), json!({"pods": "2"}))];
+    let quotas = [quota(
+        "q",
+        json!({"hard": {"pods": "2"}}),
+        json!({"pods": "2"}),
+        json!({"pods": "2"}),
+    )];
     let object = pod("x", json!([{"name": "c"}]));
     assert_eq!(
         check(&Evaluator::Pods, &quotas, &create(&object)),
         Err("exceeded quota: q, requested: pods=1, used: pods=2, limited: pods=2".into())
     );
-    let quotas = [quota("q", json!({"hard": {"pods": "2"}}), json!({"pods": "2"}), json!({"pods": "1"}))];
-    assert_eq!(check(&Evaluator::Pods, &quotas, &create(&object)), Ok(vec!["pods=2".into()]));
+    let quotas = [quota(
+        "q",
+        json!({"hard": {"pods": "2"}}),
+        json!({"pods": "2"}),
+        json!({"pods": "1"}),
+    )];
+    assert_eq!(
+        check(&Evaluator::Pods, &quotas, &create(&object)),
+        Ok(vec!["pods=2".into()])
+    );
 }
 
 #[test]
 fn constrained_compute_must_be_specified_by_every_container() {
     let hard = json!({"requests.cpu": "1", "limits.cpu": "2"});
-    let quotas = [quota("q", json!({"hard": hard}), hard.clone(), json!({"requests.cpu": "0", "limits.cpu": "0"}))];
+    let quotas = [quota(
+        "q",
+        json!({"hard": hard}),
+        hard.clone(),
+        json!({"requests.cpu": "0", "limits.cpu": "0"}),
+    )];
     let object = pod(
         "x",
         json!([{"name": "c"}, {"name": "d", "resources": {"requests": {"cpu": "100m"}}}]),
@@ -116,7 +145,12 @@ fn constrained_compute_must_be_specified_by_every_container() {
 
 #[test]
 fn a_quota_without_usage_blocks_and_scopes_select() {
-    let unknown = [quota("q", json!({"hard": {"pods": "2"}}), json!({"pods": "2"}), json!({}))];
+    let unknown = [quota(
+        "q",
+        json!({"hard": {"pods": "2"}}),
+        json!({"pods": "2"}),
+        json!({}),
+    )];
     let object = pod("x", json!([{"name": "c"}]));
     assert_eq!(
         check(&Evaluator::Pods, &unknown, &create(&object)),
@@ -124,14 +158,28 @@ fn a_quota_without_usage_blocks_and_scopes_select() {
     );
     // Not yet calculated at all: status.hard is empty, nothing matches.
     let fresh = [json!({"metadata": {"name": "q"}, "spec": {"hard": {"pods": "2"}}})];
-    assert_eq!(check(&Evaluator::Pods, &fresh, &create(&object)), Ok(vec!["-".into()]));
+    assert_eq!(
+        check(&Evaluator::Pods, &fresh, &create(&object)),
+        Ok(vec!["-".into()])
+    );
     let scoped = |scopes: Value| {
-        [quota("q", json!({"hard": {"pods": "1"}, "scopes": scopes}), json!({"pods": "1"}), json!({"pods": "0"}))]
+        [quota(
+            "q",
+            json!({"hard": {"pods": "1"}, "scopes": scopes}),
+            json!({"pods": "1"}),
+            json!({"pods": "0"}),
+        )]
     };
     let best_effort = scoped(json!(["BestEffort"]));
-    assert_eq!(check(&Evaluator::Pods, &best_effort, &create(&object)), Ok(vec!["pods=1".into()]));
+    assert_eq!(
+        check(&Evaluator::Pods, &best_effort, &create(&object)),
+        Ok(vec!["pods=1".into()])
+    );
     let not_best_effort = scoped(json!(["NotBestEffort"]));
-    assert_eq!(check(&Evaluator::Pods, &not_best_effort, &create(&object)), Ok(vec!["-".into()]));
+    assert_eq!(
+        check(&Evaluator::Pods, &not_best_effort, &create(&object)),
+        Ok(vec!["-".into()])
+    );
     let mut high = object.clone();
     high["spec"]["priorityClassName"] = json!("high");
     let by_class = [quota(
@@ -140,18 +188,37 @@ fn a_quota_without_usage_blocks_and_scopes_select() {
         json!({"pods": "1"}),
         json!({"pods": "0"}),
     )];
-    assert_eq!(check(&Evaluator::Pods, &by_class, &create(&high)), Ok(vec!["pods=1".into()]));
-    assert_eq!(check(&Evaluator::Pods, &by_class, &create(&object)), Ok(vec!["-".into()]));
+    assert_eq!(
+        check(&Evaluator::Pods, &by_class, &create(&high)),
+        Ok(vec!["pods=1".into()])
+    );
+    assert_eq!(
+        check(&Evaluator::Pods, &by_class, &create(&object)),
+        Ok(vec!["-".into()])
+    );
     // Scoped quotas never count other kinds.
     let service = json!({"metadata": {"name": "s"}, "spec": {}});
-    let services = [quota("q", json!({"hard": {"services": "1"}, "scopes": ["BestEffort"]}), json!({"services": "1"}), json!({"services": "1"}))];
-    assert_eq!(check(&Evaluator::Services, &services, &create(&service)), Ok(vec!["-".into()]));
+    let services = [quota(
+        "q",
+        json!({"hard": {"services": "1"}, "scopes": ["BestEffort"]}),
+        json!({"services": "1"}),
+        json!({"services": "1"}),
+    )];
+    assert_eq!(
+        check(&Evaluator::Services, &services, &create(&service)),
+        Ok(vec!["-".into()])
+    );
 }
 
 #[test]
 fn updates_are_charged_the_difference() {
     let hard = json!({"services.nodeports": "2"});
-    let quotas = [quota("q", json!({"hard": hard}), hard.clone(), json!({"services.nodeports": "1"}))];
+    let quotas = [quota(
+        "q",
+        json!({"hard": hard}),
+        hard.clone(),
+        json!({"services.nodeports": "1"}),
+    )];
     let old = json!({"metadata": {"name": "s", "resourceVersion": "3"}, "spec": {"type": "NodePort", "ports": [{"port": 1}]}});
     let new = json!({"metadata": {"name": "s", "resourceVersion": "3"}, "spec": {"type": "NodePort", "ports": [{"port": 1}, {"port": 2}, {"port": 3}]}});
     let update = Request {
@@ -164,6 +231,12 @@ fn updates_are_charged_the_difference() {
         check(&Evaluator::Services, &quotas, &update),
         Err("exceeded quota: q, requested: services.nodeports=2, used: services.nodeports=1, limited: services.nodeports=2".into())
     );
-    let same = Request { object: &old, ..update };
-    assert_eq!(check(&Evaluator::Services, &quotas, &same), Ok(vec!["-".into()]));
+    let same = Request {
+        object: &old,
+        ..update
+    };
+    assert_eq!(
+        check(&Evaluator::Services, &quotas, &same),
+        Ok(vec!["-".into()])
+    );
 }

@@ -17,16 +17,12 @@ use crate::registry::{Registry, ResourceDef};
 
 /// The served resource `group`/`plural` (any version: they share storage).
 pub fn resource(registry: &Registry, group: &str, plural: &str) -> Option<&'static ResourceDef> {
-    registry
-        .resources()
-        .iter()
-        .copied()
-        .find(|resource| {
-            resource.group == group
-                && resource.plural == plural
-                && resource.namespaced
-                && !resource.storage.is_empty()
-        })
+    registry.resources().iter().copied().find(|resource| {
+        resource.group == group
+            && resource.plural == plural
+            && resource.namespaced
+            && !resource.storage.is_empty()
+    })
 }
 
 /// The evaluators the quota registry holds for `hard`'s names: pods,
@@ -57,7 +53,10 @@ fn evaluators(hard: &[String]) -> Vec<(String, String, Evaluator)> {
         if !matches!(evaluator, Evaluator::ObjectCount { .. }) {
             continue;
         }
-        if evaluator.matching_resources(std::slice::from_ref(name)).is_empty() {
+        if evaluator
+            .matching_resources(std::slice::from_ref(name))
+            .is_empty()
+        {
             continue;
         }
         if !all.iter().any(|(_, _, known)| *known == evaluator) {
