@@ -18,6 +18,7 @@ const ROOTS: &[&str] = &[
     "crates/server/src/admission",
     "crates/server/src/admission/webhook",
     "crates/server/src/admission/policy",
+    "crates/server/src/admission/resource_quota",
     "crates/server/src/api",
     "crates/server/src/cel_env",
     "crates/server/src/audit",
