@@ -5,7 +5,8 @@
 //! without the cpu requests a quota constrains; deleting a pod gives its
 //! usage back; dry-run charges nothing. kube-rs sees `status unknown for
 //! quota` on a server whose controller is switched off
-//! (`--controllers=*,-resourcequota`). Needs `kubectl.1.33`.
+//! (`--controllers=*,-resourcequota`), and concurrent creates never get
+//! past the limit. Needs `kubectl.1.33`.
 #![allow(clippy::unwrap_used)]
 
 use ferrokube_testkit as common;
@@ -268,4 +269,57 @@ async fn without_the_controller_a_quota_without_usage_blocks() {
         .used
         .unwrap();
     assert_eq!(used["pods"].0, "1");
+}
+
+#[tokio::test]
+async fn concurrent_creates_never_exceed_the_quota() {
+    let env = TestEnv::new("quota-race").await;
+    let quotas: Api<ResourceQuota> = env.api();
+    let quota: ResourceQuota = serde_json::from_value(json!({
+        "metadata": {"name": "q"}, "spec": {"hard": {"pods": "3", "requests.memory": "1Gi"}}
+    }))
+    .unwrap();
+    quotas.create(&PostParams::default(), &quota).await.unwrap();
+    eventually("the quota's usage", || async {
+        let status = quotas.get_status("q").await.unwrap().status?;
+        status.used.filter(|used| used.len() == 2).map(|_| ())
+    })
+    .await;
+    let pods: Api<Pod> = env.api();
+    let creates = (0..12).map(|i| {
+        let pods = pods.clone();
+        async move {
+            let pod: Pod = serde_json::from_value(json!({
+                "metadata": {"name": format!("p{i}")},
+                "spec": {"containers": [{"name": "c", "image": "busybox",
+                    "resources": {"requests": {"memory": "100Mi"}}}]}
+            }))
+            .unwrap();
+            pods.create(&PostParams::default(), &pod).await
+        }
+    });
+    let results = futures::future::join_all(creates).await;
+    let created = results.iter().filter(|result| result.is_ok()).count();
+    assert_eq!(created, 3, "{results:?}");
+    for result in results.into_iter().filter_map(Result::err) {
+        let status = common::api_status(result);
+        assert_eq!((status.code, status.reason.as_str()), (403, "Forbidden"));
+        assert!(
+            status
+                .message
+                .ends_with("exceeded quota: q, requested: pods=1, used: pods=3, limited: pods=3"),
+            "{}",
+            status.message
+        );
+    }
+    let used = quotas
+        .get_status("q")
+        .await
+        .unwrap()
+        .status
+        .unwrap()
+        .used
+        .unwrap();
+    assert_eq!(used["pods"].0, "3");
+    assert_eq!(used["requests.memory"].0, "300Mi");
 }

@@ -8,8 +8,8 @@
 //! writes are checked and charge nothing.
 //!
 //! kube batches a namespace's waiting writes in a work queue; here the
-//! check and the status write run under one lock, which serializes them in
-//! the same way. Usage is recalculated from the store by the
+//! check and the status write run under a lock per namespace, which
+//! serializes them in the same way. Usage is recalculated from the store by the
 //! `resourcequota` controller (`controllers/resource_quota.rs`).
 
 pub mod check;
@@ -19,7 +19,8 @@ pub mod resource_list;
 pub mod scopes;
 pub mod usage;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use ferrokube_store::{BackendError, Expect, Op, StoreError, Txn};
@@ -39,13 +40,39 @@ pub fn quotas_prefix(namespace: &str) -> String {
     format!("/registry/resourcequotas/{namespace}/")
 }
 
-/// The plugin's state: the lock that serializes quota checks and charges.
+/// The plugin's state: one lock per namespace that serializes its quota
+/// checks and charges (kube's evaluator works a namespace's waiting writes
+/// one batch at a time), present while someone holds or waits for it.
 #[derive(Default)]
 pub struct QuotaAdmission {
-    lock: tokio::sync::Mutex<()>,
+    locks: std::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 impl QuotaAdmission {
+    fn namespace_lock(&self, namespace: &str) -> Arc<tokio::sync::Mutex<()>> {
+        let mut locks = self
+            .locks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        locks.entry(namespace.to_string()).or_default().clone()
+    }
+
+    /// Forgets `namespace`'s lock once nobody else holds a handle to it
+    /// (handles are only taken under the map's lock, so the count is exact).
+    fn release(&self, namespace: &str, lock: Arc<tokio::sync::Mutex<()>>) {
+        drop(lock);
+        let mut locks = self
+            .locks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if locks
+            .get(namespace)
+            .is_some_and(|lock| Arc::strong_count(lock) == 1)
+        {
+            locks.remove(namespace);
+        }
+    }
+
     /// `QuotaAdmission.Validate` then `quotaEvaluator.Evaluate`.
     pub async fn validate(
         &self,
@@ -76,7 +103,25 @@ impl QuotaAdmission {
         if store.snapshot().range(&prefix, None).next().is_none() {
             return Ok(());
         }
-        let _serialized = self.lock.lock().await;
+        let lock = self.namespace_lock(attributes.namespace);
+        let serialized = lock.lock().await;
+        let result = self
+            .charge(store, attributes, object, &evaluator, &prefix)
+            .await;
+        drop(serialized);
+        self.release(attributes.namespace, lock);
+        result
+    }
+
+    /// `checkQuotas` for one write, its namespace's lock held.
+    async fn charge(
+        &self,
+        store: &ObjectStore,
+        attributes: &Attributes<'_>,
+        object: &Value,
+        evaluator: &Evaluator,
+        prefix: &str,
+    ) -> Result<()> {
         let request = Request {
             operation: attributes.operation,
             object,
@@ -90,7 +135,7 @@ impl QuotaAdmission {
         for _ in 0..=RETRIES {
             let snapshot = store.snapshot();
             let mut quotas = Vec::new();
-            for (key, entry) in snapshot.range(&prefix, None) {
+            for (key, entry) in snapshot.range(prefix, None) {
                 if charged.contains(key.as_str()) {
                     continue;
                 }
@@ -99,7 +144,7 @@ impl QuotaAdmission {
                 }
             }
             let values: Vec<Value> = quotas.iter().map(|(_, _, quota)| quota.clone()).collect();
-            let changes = check_request(&evaluator, &values, &request).map_err(|why| {
+            let changes = check_request(evaluator, &values, &request).map_err(|why| {
                 super::namespace_lifecycle::forbidden(attributes, Some(object), &why)
             })?;
             // Don't update quota for dry-run requests.
