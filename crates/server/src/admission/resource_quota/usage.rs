@@ -123,3 +123,39 @@ fn evaluator_matches_scope(
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn object_count_evaluators_come_from_the_quotas_names() {
+        let hard: Vec<String> = [
+            "pods",
+            "count/deployments.apps",
+            "configmaps",
+            "requests.cpu",
+            "count/widgets.example.com",
+            "count/events",
+        ]
+        .iter()
+        .map(|name| name.to_string())
+        .collect();
+        let found: Vec<(String, String)> = evaluators(&hard)
+            .into_iter()
+            .map(|(group, plural, _)| (group, plural))
+            .collect();
+        let pair = |group: &str, plural: &str| (group.to_string(), plural.to_string());
+        assert_eq!(
+            found,
+            [
+                pair("", "pods"),
+                pair("", "services"),
+                pair("", "persistentvolumeclaims"),
+                pair("apps", "deployments"),
+                pair("", "configmaps"),
+                pair("example.com", "widgets"),
+            ]
+        );
+    }
+}
