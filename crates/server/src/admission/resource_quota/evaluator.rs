@@ -138,9 +138,11 @@ impl Evaluator {
         })
     }
 
-    fn matches_scope(&self, requirement: &ScopeRequirement, object: &Value) -> bool {
+    /// The evaluator's `MatchesScopeFunc` (kinds without scopes match none).
+    pub fn matches_scope(&self, requirement: &ScopeRequirement, object: &Value) -> bool {
         match self {
             Evaluator::Pods => pods::matches_scope(requirement, object),
+            Evaluator::PersistentVolumeClaims => claim_matches_scope(requirement, object),
             _ => false,
         }
     }
@@ -265,4 +267,29 @@ fn claim_usage(claim: &Value, result: &mut ResourceList) {
         }
         result.insert("requests.storage".into(), storage);
     }
+}
+
+/// `pvcEvaluator`'s `VolumeAttributesClass` scope: the claim's classes
+/// (`spec.volumeAttributesClassName`, `status.currentVolumeAttributesClassName`,
+/// `status.modifyVolumeStatus.targetVolumeAttributesClassName`); `Exists`
+/// when it has any, else any of them meeting the requirement.
+fn claim_matches_scope(requirement: &ScopeRequirement, claim: &Value) -> bool {
+    if requirement.scope_name != "VolumeAttributesClass" {
+        return false;
+    }
+    let classes: Vec<&str> = [
+        "/spec/volumeAttributesClassName",
+        "/status/currentVolumeAttributesClassName",
+        "/status/modifyVolumeStatus/targetVolumeAttributesClassName",
+    ]
+    .iter()
+    .filter_map(|pointer| claim.pointer(pointer).and_then(Value::as_str))
+    .filter(|class| !class.is_empty())
+    .collect();
+    if requirement.operator == "Exists" {
+        return !classes.is_empty();
+    }
+    classes
+        .iter()
+        .any(|class| requirement.matches_value(Some(class)))
 }

@@ -72,9 +72,9 @@ impl ScopeRequirement {
     }
 }
 
-/// `quota.MatchesNoScopeFunc` for kinds without scopes is simply `false`:
-/// a scoped quota counts only pods (and PVCs by VolumeAttributesClass,
-/// not built here).
+/// Whether every requirement holds (`quota.MatchesNoScopeFunc` makes any
+/// requirement fail for kinds without scopes: a scoped quota counts only
+/// pods, and claims by VolumeAttributesClass).
 pub fn matches_all(
     requirements: &[ScopeRequirement],
     matches: impl Fn(&ScopeRequirement) -> bool,

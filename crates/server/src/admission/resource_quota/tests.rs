@@ -240,3 +240,38 @@ fn updates_are_charged_the_difference() {
         Ok(vec!["-".into()])
     );
 }
+
+#[test]
+fn claims_are_scoped_by_volume_attributes_class() {
+    let hard = json!({"persistentvolumeclaims": "1"});
+    let scoped = |operator: &str, values: Value| {
+        [quota(
+            "q",
+            json!({"hard": hard, "scopeSelector": {"matchExpressions": [
+                {"scopeName": "VolumeAttributesClass", "operator": operator, "values": values}]}}),
+            hard.clone(),
+            json!({"persistentvolumeclaims": "0"}),
+        )]
+    };
+    let claim = json!({"metadata": {"name": "c"}, "spec": {"volumeAttributesClassName": "fast"}});
+    let plain = json!({"metadata": {"name": "c"}, "spec": {}});
+    let evaluator = Evaluator::PersistentVolumeClaims;
+    let charged = Ok(vec!["persistentvolumeclaims=1".to_string()]);
+    let untouched = Ok(vec!["-".to_string()]);
+    assert_eq!(
+        check(&evaluator, &scoped("In", json!(["fast"])), &create(&claim)),
+        charged
+    );
+    assert_eq!(
+        check(&evaluator, &scoped("In", json!(["slow"])), &create(&claim)),
+        untouched
+    );
+    assert_eq!(
+        check(&evaluator, &scoped("Exists", json!([])), &create(&claim)),
+        charged
+    );
+    assert_eq!(
+        check(&evaluator, &scoped("Exists", json!([])), &create(&plain)),
+        untouched
+    );
+}

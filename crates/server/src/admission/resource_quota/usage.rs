@@ -102,7 +102,7 @@ pub fn calculate(
                 continue;
             };
             let in_scope = scopes::matches_all(&requirements, |requirement| {
-                evaluator_matches_scope(&evaluator, requirement, &object)
+                evaluator.matches_scope(requirement, &object)
             });
             if in_scope {
                 stats = resource_list::add(&stats, &evaluator.usage(&object, now));
@@ -111,17 +111,6 @@ pub fn calculate(
         used = resource_list::add(&used, &resource_list::mask(&stats, &measured));
     }
     used
-}
-
-fn evaluator_matches_scope(
-    evaluator: &Evaluator,
-    requirement: &scopes::ScopeRequirement,
-    object: &Value,
-) -> bool {
-    match evaluator {
-        Evaluator::Pods => super::pods::matches_scope(requirement, object),
-        _ => false,
-    }
 }
 
 #[cfg(test)]
