@@ -275,3 +275,15 @@ fn claims_are_scoped_by_volume_attributes_class() {
         untouched
     );
 }
+
+#[test]
+fn a_namespace_lock_is_forgotten_when_nobody_holds_it() {
+    let admission = super::QuotaAdmission::default();
+    let first = admission.namespace_lock("ns");
+    let second = admission.namespace_lock("ns");
+    assert!(std::sync::Arc::ptr_eq(&first, &second));
+    admission.release("ns", first);
+    assert_eq!(admission.locks.lock().unwrap().len(), 1);
+    admission.release("ns", second);
+    assert!(admission.locks.lock().unwrap().is_empty());
+}
