@@ -20,6 +20,7 @@ const ROOTS: &[&str] = &[
     "crates/server/src/admission/policy",
     "crates/server/src/admission/pod_security",
     "crates/server/src/admission/pod_security/checks",
+    "crates/server/src/admission/resource_quota",
     "crates/server/src/api",
     "crates/server/src/cel_env",
     "crates/server/src/audit",

@@ -12,6 +12,7 @@
 //! `inf.Dec` path, while the int64 fast path's observable effects (the
 //! verbatim string reuse) are reproduced separately.
 
+mod arith;
 mod digits;
 mod encode;
 mod parse;

@@ -5,8 +5,8 @@
 //! before the object is defaulted and validated, the validating stage
 //! (PodSecurity, PersistentVolumeClaimResize, CertificateApproval,
 //! CertificateSigning, CertificateSubjectRestriction,
-//! ValidatingAdmissionPolicies, then validating webhooks) after, just before
-//! the commit. The write pipeline
+//! ValidatingAdmissionPolicies, validating webhooks, then ResourceQuota)
+//! after, just before the commit. The write pipeline
 //! (`api/write/admission.rs`) builds the [`Attributes`] and calls
 //! [`Admission::mutate`] and [`Admission::validate`] on create, update,
 //! every patch type and apply, `/status`, `/scale`, delete and each item of
@@ -31,6 +31,7 @@ pub mod pod_security;
 pub mod policy;
 pub mod signer_authorization;
 pub mod storage_object_in_use_protection;
+pub mod resource_quota;
 pub mod webhook;
 
 use std::sync::Arc;
@@ -50,6 +51,7 @@ pub struct Admission {
     plugins: Plugins,
     webhooks: webhook::Webhooks,
     policies: policy::Policies,
+    quota: resource_quota::QuotaAdmission,
     /// The served resources, for a policy's `paramKind`.
     registry: Option<Arc<LiveRegistry>>,
     /// The server's authorizer, for the plugins that authorize (the
@@ -64,6 +66,7 @@ impl Admission {
             plugins,
             webhooks: webhook::Webhooks::default(),
             policies: policy::Policies::default(),
+            quota: resource_quota::QuotaAdmission::default(),
             registry: None,
             authorizer: None,
         }
@@ -174,6 +177,9 @@ impl Admission {
                 )
                 .await?;
             }
+        }
+        if self.plugins.is_enabled("ResourceQuota") {
+            self.quota.validate(&self.store, attributes, object).await?;
         }
         if self.plugins.is_enabled("AlwaysDeny") {
             return Err(always_deny(attributes, object));

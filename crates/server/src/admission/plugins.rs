@@ -7,7 +7,7 @@
 //! ferrokube implements NamespaceLifecycle, PodSecurity, DefaultStorageClass,
 //! StorageObjectInUseProtection, PersistentVolumeClaimResize,
 //! CertificateApproval, CertificateSigning, CertificateSubjectRestriction,
-//! DefaultIngressClass, MutatingAdmissionWebhook, ValidatingAdmissionPolicy,
+//! DefaultIngressClass, ResourceQuota, MutatingAdmissionWebhook, ValidatingAdmissionPolicy,
 //! ValidatingAdmissionWebhook, AlwaysAdmit and AlwaysDeny; the other names
 //! are accepted (kube knows them) and do nothing.
 

@@ -3,7 +3,8 @@
 //! collected, every namespace has its default ServiceAccount and root CA,
 //! aggregated ClusterRoles hold the rules they select, PodDisruptionBudgets
 //! say how many disruptions evictions may cause, deleted claims and volumes
-//! lose their protection finalizers once unused).
+//! lose their protection finalizers once unused, ResourceQuotas show their
+//! usage).
 //!
 //! Each works in-process through [`crate::api::Api::handle`], as its own
 //! system user, and learns about changes from the store's change log
@@ -19,6 +20,7 @@ mod garbage_collector;
 mod gc_graph;
 mod namespace;
 mod queue;
+mod resource_quota;
 mod resources;
 mod root_ca;
 mod service_account;
@@ -46,6 +48,7 @@ pub const KNOWN_CONTROLLERS: &[(&str, bool)] = &[
     (NAMESPACE, true),
     (PV_PROTECTION, true),
     (PVC_PROTECTION, true),
+    (RESOURCE_QUOTA, true),
     (ROOT_CA_CERT_PUBLISHER, true),
     (SERVICE_ACCOUNT, true),
     (SERVICE_ACCOUNT_TOKEN, true),
@@ -68,6 +71,9 @@ pub const NAMESPACE: &str = "namespace";
 pub const PV_PROTECTION: &str = "pv-protection";
 /// Lets deleted PersistentVolumeClaims go once no scheduled pod uses them.
 pub const PVC_PROTECTION: &str = "pvc-protection";
+/// Keeps ResourceQuotas' `status.hard` and `status.used` (what ResourceQuota
+/// admission enforces).
+pub const RESOURCE_QUOTA: &str = "resourcequota";
 pub const SERVICE_ACCOUNT: &str = "serviceaccount";
 /// The legacy token controller (fills `kubernetes.io/service-account-token` Secrets).
 pub const SERVICE_ACCOUNT_TOKEN: &str = "serviceaccount-token";
@@ -212,6 +218,9 @@ fn start(api: &Arc<Api>, config: &ControllersConfig) -> tokio::task::JoinSet<()>
             storage_protection::Protected::Claims,
         ));
     }
+    if config.is_enabled(RESOURCE_QUOTA) {
+        set.spawn(resource_quota::run(api.clone()));
+    }
     if config.is_enabled(SERVICE_ACCOUNT) {
         set.spawn(service_account::run(api.clone()));
     }
@@ -254,6 +263,7 @@ mod tests {
             NAMESPACE,
             PV_PROTECTION,
             PVC_PROTECTION,
+            RESOURCE_QUOTA,
             ROOT_CA_CERT_PUBLISHER,
             SERVICE_ACCOUNT,
             SERVICE_ACCOUNT_TOKEN,
@@ -268,6 +278,7 @@ mod tests {
                 NAMESPACE,
                 PV_PROTECTION,
                 PVC_PROTECTION,
+                RESOURCE_QUOTA,
                 ROOT_CA_CERT_PUBLISHER,
                 SERVICE_ACCOUNT,
                 SERVICE_ACCOUNT_TOKEN
@@ -281,6 +292,7 @@ mod tests {
                 DISRUPTION,
                 PV_PROTECTION,
                 PVC_PROTECTION,
+                RESOURCE_QUOTA,
                 ROOT_CA_CERT_PUBLISHER,
                 SERVICE_ACCOUNT,
                 SERVICE_ACCOUNT_TOKEN
