@@ -1,6 +1,7 @@
 //! Admission (`k8s.io/apiserver/pkg/admission`): the stage of every write
 //! after decoding where kube's admission plugins run, in kube's order —
-//! the mutating stage (NamespaceLifecycle, mutating webhooks) before the
+//! the mutating stage (NamespaceLifecycle, LimitRanger, ServiceAccount,
+//! Priority, DefaultTolerationSeconds, RuntimeClass, mutating webhooks) before the
 //! object is defaulted and validated, the validating stage
 //! (ValidatingAdmissionPolicies, then validating webhooks) after, just before the commit. The write pipeline
 //! (`api/write/admission.rs`) builds the [`Attributes`] and calls
@@ -12,9 +13,16 @@
 //! `--disable-admission-plugins` ([`plugins`]).
 
 pub mod attributes;
+pub mod default_toleration_seconds;
+pub mod limit_ranger;
 pub mod namespace_lifecycle;
 pub mod plugins;
 pub mod policy;
+pub mod priority;
+pub mod runtime_class;
+pub mod service_account;
+#[cfg(test)]
+mod test_support;
 pub mod webhook;
 
 use std::sync::Arc;
@@ -71,6 +79,21 @@ impl Admission {
         if self.plugins.is_enabled("NamespaceLifecycle") {
             namespace_lifecycle::admit(&self.store, attributes, object.as_deref())?;
         }
+        if self.plugins.is_enabled("LimitRanger") {
+            limit_ranger::admit(&self.store, attributes, object.as_deref_mut())?;
+        }
+        if self.plugins.is_enabled("ServiceAccount") {
+            service_account::admit(&self.store, attributes, object.as_deref_mut()).await?;
+        }
+        if self.plugins.is_enabled("Priority") {
+            priority::admit(&self.store, attributes, object.as_deref_mut())?;
+        }
+        if self.plugins.is_enabled("DefaultTolerationSeconds") {
+            default_toleration_seconds::admit(attributes, object.as_deref_mut());
+        }
+        if self.plugins.is_enabled("RuntimeClass") {
+            runtime_class::admit(&self.store, attributes, object.as_deref_mut())?;
+        }
         if self.plugins.is_enabled("MutatingAdmissionWebhook") {
             let compiled = self.webhooks.current(&self.store);
             if !compiled.mutating.is_empty() {
@@ -98,6 +121,18 @@ impl Admission {
         object: Option<&Value>,
         caller: &Caller,
     ) -> Result<()> {
+        if self.plugins.is_enabled("LimitRanger") {
+            limit_ranger::validate(&self.store, attributes, object)?;
+        }
+        if self.plugins.is_enabled("ServiceAccount") {
+            service_account::validate(&self.store, attributes, object).await?;
+        }
+        if self.plugins.is_enabled("Priority") {
+            priority::validate(&self.store, attributes, object)?;
+        }
+        if self.plugins.is_enabled("RuntimeClass") {
+            runtime_class::validate(&self.store, attributes, object)?;
+        }
         if self.plugins.is_enabled("ValidatingAdmissionPolicy") {
             let compiled = self.policies.current(&self.store);
             if !compiled.hooks.is_empty() {
