@@ -172,24 +172,18 @@ pub fn validate(
     }
     let class = runtime_class(store, attributes, pod)?;
     let own = pod.pointer("/spec/overhead").filter(|v| !v.is_null());
-    match class
+    let class_overhead = class
         .as_ref()
         .and_then(|class| class.pointer("/overhead/podFixed"))
-        .filter(|v| !v.is_null())
-    {
-        Some(pod_fixed) => {
-            if !same_resources(Some(pod_fixed), own) {
-                return Err(forbidden(attributes, Some(pod), OVERHEAD_MISMATCH));
-            }
+        .filter(|v| !v.is_null());
+    let why = match class_overhead {
+        Some(pod_fixed) if !same_resources(Some(pod_fixed), own) => OVERHEAD_MISMATCH,
+        None if own.is_some() => {
+            "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead"
         }
-        None if own.is_some() => return Err(forbidden(
-            attributes,
-            Some(pod),
-            "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead",
-        )),
-        None => {}
-    }
-    Ok(())
+        _ => return Ok(()),
+    };
+    Err(forbidden(attributes, Some(pod), why))
 }
 
 /// A toleration's fields as `isSuperset` reads them.
