@@ -419,3 +419,31 @@ async fn disabled_plugins_leave_pods_alone() {
         assert!(spec.get(absent).is_none(), "{absent} in {spec}");
     }
 }
+
+/// `--default-not-ready-toleration-seconds` and
+/// `--default-unreachable-toleration-seconds` set DefaultTolerationSeconds'
+/// seconds.
+#[tokio::test]
+async fn toleration_seconds_come_from_the_flags() {
+    if skip_if_external("toleration_seconds_come_from_the_flags") {
+        return;
+    }
+    let server = TestServer::start_with(&[
+        "--default-not-ready-toleration-seconds=30",
+        "--default-unreachable-toleration-seconds=60",
+    ]);
+    let pods: Api<Pod> = Api::namespaced(server.client().await, "default");
+    let created = as_json(
+        &pods
+            .create(&PostParams::default(), &pod("flagged", json!({})))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(
+        created["spec"]["tolerations"],
+        json!([
+            {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 30},
+            {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 60},
+        ])
+    );
+}

@@ -1,10 +1,9 @@
 //! DefaultTolerationSeconds (`plugin/pkg/admission/defaulttolerationseconds`
 //! `Plugin.Admit`): a pod created or updated without a toleration of the
 //! `node.kubernetes.io/not-ready` and `node.kubernetes.io/unreachable`
-//! NoExecute taints gets one for each, for 300 seconds (kube's
+//! NoExecute taints gets one for each, for
 //! `--default-not-ready-toleration-seconds` and
-//! `--default-unreachable-toleration-seconds` defaults; ferrokube has no such
-//! flags).
+//! `--default-unreachable-toleration-seconds` (300 by default).
 
 use serde_json::{json, Value};
 
@@ -14,11 +13,9 @@ use super::attributes::{Attributes, Operation};
 const NOT_READY: &str = "node.kubernetes.io/not-ready";
 /// `v1.TaintNodeUnreachable`.
 const UNREACHABLE: &str = "node.kubernetes.io/unreachable";
-/// Both flags' default.
-pub const DEFAULT_TOLERATION_SECONDS: i64 = 300;
-
-/// `Plugin.Admit` on pods (no subresource), create and update.
-pub fn admit(attributes: &Attributes<'_>, object: Option<&mut Value>) {
+/// `Plugin.Admit` on pods (no subresource), create and update; `seconds`
+/// are the (not-ready, unreachable) tolerations' seconds.
+pub fn admit(attributes: &Attributes<'_>, object: Option<&mut Value>, seconds: (i64, i64)) {
     if !matches!(attributes.operation, Operation::Create | Operation::Update)
         || !attributes.resource.group.is_empty()
         || attributes.resource.name != "pods"
@@ -44,9 +41,9 @@ pub fn admit(attributes: &Attributes<'_>, object: Option<&mut Value>) {
                 && (field("effect") == "NoExecute" || field("effect").is_empty())
         })
     };
-    let missing: Vec<&str> = [NOT_READY, UNREACHABLE]
+    let missing: Vec<(&str, i64)> = [(NOT_READY, seconds.0), (UNREACHABLE, seconds.1)]
         .into_iter()
-        .filter(|key| !tolerates(key))
+        .filter(|(key, _)| !tolerates(key))
         .collect();
     if missing.is_empty() {
         return;
@@ -55,12 +52,12 @@ pub fn admit(attributes: &Attributes<'_>, object: Option<&mut Value>) {
         spec.insert("tolerations".into(), json!([]));
     }
     if let Some(tolerations) = spec.get_mut("tolerations").and_then(Value::as_array_mut) {
-        for key in missing {
+        for (key, seconds) in missing {
             tolerations.push(json!({
                 "key": key,
                 "operator": "Exists",
                 "effect": "NoExecute",
-                "tolerationSeconds": DEFAULT_TOLERATION_SECONDS,
+                "tolerationSeconds": seconds,
             }));
         }
     }
@@ -87,7 +84,11 @@ mod tests {
     }
 
     fn admitted(mut pod: Value) -> Value {
-        admit(&attributes(Operation::Create, ""), Some(&mut pod));
+        admit(
+            &attributes(Operation::Create, ""),
+            Some(&mut pod),
+            (300, 300),
+        );
         pod
     }
 
@@ -138,10 +139,36 @@ mod tests {
     #[test]
     fn subresources_and_deletes_are_left_alone() {
         let mut pod = json!({"spec": {}});
-        admit(&attributes(Operation::Update, "status"), Some(&mut pod));
-        admit(&attributes(Operation::Delete, ""), Some(&mut pod));
+        admit(
+            &attributes(Operation::Update, "status"),
+            Some(&mut pod),
+            (300, 300),
+        );
+        admit(
+            &attributes(Operation::Delete, ""),
+            Some(&mut pod),
+            (300, 300),
+        );
         assert_eq!(pod, json!({"spec": {}}));
-        admit(&attributes(Operation::Update, ""), Some(&mut pod));
+        admit(
+            &attributes(Operation::Update, ""),
+            Some(&mut pod),
+            (300, 300),
+        );
         assert_eq!(pod["spec"]["tolerations"].as_array().map(Vec::len), Some(2));
+    }
+
+    #[test]
+    fn the_flags_set_the_seconds() {
+        let mut pod = json!({"spec": {}});
+        admit(&attributes(Operation::Create, ""), Some(&mut pod), (30, 60));
+        assert_eq!(
+            pod["spec"]["tolerations"][0]["tolerationSeconds"],
+            json!(30)
+        );
+        assert_eq!(
+            pod["spec"]["tolerations"][1]["tolerationSeconds"],
+            json!(60)
+        );
     }
 }

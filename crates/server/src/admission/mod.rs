@@ -89,7 +89,11 @@ impl Admission {
             priority::admit(&self.store, attributes, object.as_deref_mut())?;
         }
         if self.plugins.is_enabled("DefaultTolerationSeconds") {
-            default_toleration_seconds::admit(attributes, object.as_deref_mut());
+            default_toleration_seconds::admit(
+                attributes,
+                object.as_deref_mut(),
+                self.plugins.toleration_seconds(),
+            );
         }
         if self.plugins.is_enabled("RuntimeClass") {
             runtime_class::admit(&self.store, attributes, object.as_deref_mut())?;
