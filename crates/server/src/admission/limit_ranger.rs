@@ -152,6 +152,9 @@ pub fn admit(
             continue;
         };
         let metadata = pod_map.entry("metadata").or_insert_with(|| json!({}));
+        if !metadata.is_object() {
+            continue;
+        }
         if !metadata.get("annotations").is_some_and(Value::is_object) {
             metadata["annotations"] = json!({});
         }

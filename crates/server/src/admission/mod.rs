@@ -2,8 +2,9 @@
 //! after decoding where kube's admission plugins run, in kube's order —
 //! the mutating stage (NamespaceLifecycle, LimitRanger, ServiceAccount,
 //! Priority, DefaultTolerationSeconds, RuntimeClass, mutating webhooks) before the
-//! object is defaulted and validated, the validating stage
-//! (ValidatingAdmissionPolicies, then validating webhooks) after, just before the commit. The write pipeline
+//! object is defaulted and validated, the validating stage (LimitRanger,
+//! ServiceAccount, Priority, RuntimeClass, ValidatingAdmissionPolicies, then
+//! validating webhooks) after, just before the commit. The write pipeline
 //! (`api/write/admission.rs`) builds the [`Attributes`] and calls
 //! [`Admission::mutate`] and [`Admission::validate`] on create, update,
 //! every patch type and apply, `/status`, `/scale`, delete and each item of

@@ -80,7 +80,7 @@ pub fn admit(
     if !is_resource(attributes, "", "pods") {
         return Ok(());
     }
-    let Some(pod) = object else {
+    let Some(pod) = object.filter(|pod| pod.is_object()) else {
         return Ok(());
     };
     if attributes.operation == Operation::Update {

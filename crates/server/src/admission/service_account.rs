@@ -102,7 +102,7 @@ pub async fn admit(
     let Some(pod) = object else {
         return Ok(());
     };
-    if !applies(attributes) || attributes.operation != Operation::Create {
+    if !applies(attributes) || attributes.operation != Operation::Create || !pod.is_object() {
         return Ok(());
     }
     if is_mirror_pod(pod) {

@@ -218,3 +218,20 @@ async fn enforce_mountable_secrets_limits_references() {
         "pods \"p\" is forbidden: container c with envVar E referencing secret.secretName=\"other\" is not allowed because service account strict does not reference that secret"
     );
 }
+
+#[tokio::test]
+async fn a_body_that_is_not_an_object_is_left_to_validation() {
+    let store = store(&[account("default", json!({}))]).await;
+    let create = attributes(Operation::Create, "", "v1", "pods", None);
+    for mut body in [json!("pod"), json!([1]), Value::Null] {
+        let before = body.clone();
+        admit(&store, &create, Some(&mut body))
+            .await
+            .expect("no error");
+        crate::admission::priority::admit(&store, &create, Some(&mut body)).expect("no error");
+        crate::admission::limit_ranger::admit(&store, &create, Some(&mut body)).expect("no error");
+        crate::admission::runtime_class::admit(&store, &create, Some(&mut body)).expect("no error");
+        crate::admission::default_toleration_seconds::admit(&create, Some(&mut body), (300, 300));
+        assert_eq!(body, before);
+    }
+}
