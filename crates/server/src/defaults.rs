@@ -377,30 +377,12 @@ fn pod(object: &mut Value) {
         });
     }
     set_default(spec, "enableServiceLinks", json!(true));
-    // Admission: ServiceAccount, Priority, DefaultTolerationSeconds.
-    set_default(spec, "serviceAccountName", json!("default"));
+    // The v1 conversion writes the deprecated `serviceAccount` from
+    // `serviceAccountName` (which the ServiceAccount admission plugin sets,
+    // with Priority's `priority` and DefaultTolerationSeconds' tolerations:
+    // `admission/`).
     if let Some(name) = spec.get("serviceAccountName").cloned() {
         set_default(spec, "serviceAccount", name);
-    }
-    set_default(spec, "priority", json!(0));
-    set_default(spec, "preemptionPolicy", json!("PreemptLowerPriority"));
-    set_default(spec, "tolerations", json!([]));
-    if let Some(tolerations) = spec.get_mut("tolerations").and_then(Value::as_array_mut) {
-        for key in [
-            "node.kubernetes.io/not-ready",
-            "node.kubernetes.io/unreachable",
-        ] {
-            let present = tolerations.iter().any(|toleration| {
-                toleration.get("key").and_then(Value::as_str) == Some(key)
-                    || (toleration.get("key").is_none()
-                        && toleration.get("operator").and_then(Value::as_str) == Some("Exists"))
-            });
-            if !present {
-                tolerations.push(json!({
-                    "key": key, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300
-                }));
-            }
-        }
     }
 }
 
@@ -607,8 +589,24 @@ mod tests {
             "pods",
             json!({"spec": {"containers": [{"name": "c", "image": "busybox:1"}]}}),
         );
-        assert_eq!(pod["spec"]["serviceAccountName"], json!("default"));
-        assert_eq!(pod["spec"]["tolerations"].as_array().map(Vec::len), Some(2));
+        // What admission plugins set is not defaulting's (kube defaults at
+        // decoding, before admission): ServiceAccount, Priority,
+        // DefaultTolerationSeconds.
+        for admitted in [
+            "serviceAccountName",
+            "priority",
+            "preemptionPolicy",
+            "tolerations",
+        ] {
+            assert!(pod["spec"].get(admitted).is_none(), "{admitted} defaulted");
+        }
+        assert_eq!(pod["spec"]["enableServiceLinks"], json!(true));
+        let named = defaulted(
+            "",
+            "pods",
+            json!({"spec": {"serviceAccountName": "robot", "containers": []}}),
+        );
+        assert_eq!(named["spec"]["serviceAccount"], json!("robot"));
         let job = defaulted(
             "batch",
             "jobs",

@@ -249,6 +249,14 @@ enum Command {
         /// Admission plugins to disable, even when on by default.
         #[arg(long, value_delimiter = ',')]
         disable_admission_plugins: Vec<String>,
+        /// DefaultTolerationSeconds: the seconds of the toleration of
+        /// `node.kubernetes.io/not-ready:NoExecute` added to pods without one.
+        #[arg(long, default_value_t = 300)]
+        default_not_ready_toleration_seconds: i64,
+        /// DefaultTolerationSeconds: the seconds of the toleration of
+        /// `node.kubernetes.io/unreachable:NoExecute` added to pods without one.
+        #[arg(long, default_value_t = 300)]
+        default_unreachable_toleration_seconds: i64,
         /// Log filter (tracing's EnvFilter syntax); quiet by default.
         #[arg(long, default_value = "warn")]
         log_level: String,
@@ -425,6 +433,8 @@ fn main() -> ExitCode {
         requestheader_extra_headers_prefix,
         enable_admission_plugins,
         disable_admission_plugins,
+        default_not_ready_toleration_seconds,
+        default_unreachable_toleration_seconds,
         log_level,
         ephemeral,
     } = serve
@@ -570,7 +580,10 @@ fn main() -> ExitCode {
             &enable_admission_plugins,
             &disable_admission_plugins,
         ) {
-            Ok(plugins) => plugins,
+            Ok(plugins) => plugins.with_toleration_seconds(
+                default_not_ready_toleration_seconds,
+                default_unreachable_toleration_seconds,
+            ),
             Err(error) => {
                 eprintln!("ferrokube: {error}");
                 return ExitCode::FAILURE;

@@ -1,9 +1,11 @@
 //! Admission (`k8s.io/apiserver/pkg/admission`): the stage of every write
 //! after decoding where kube's admission plugins run, in kube's order —
-//! the mutating stage (NamespaceLifecycle, DefaultStorageClass,
-//! StorageObjectInUseProtection, DefaultIngressClass, mutating webhooks)
-//! before the object is defaulted and validated, the validating stage
-//! (PodSecurity, PersistentVolumeClaimResize, CertificateApproval,
+//! the mutating stage (NamespaceLifecycle, LimitRanger, ServiceAccount,
+//! Priority, DefaultTolerationSeconds, DefaultStorageClass,
+//! StorageObjectInUseProtection, RuntimeClass, DefaultIngressClass, mutating
+//! webhooks) before the object is defaulted and validated, the validating
+//! stage (LimitRanger, ServiceAccount, PodSecurity, Priority,
+//! PersistentVolumeClaimResize, RuntimeClass, CertificateApproval,
 //! CertificateSigning, CertificateSubjectRestriction,
 //! ValidatingAdmissionPolicies, validating webhooks, then ResourceQuota)
 //! after, just before the commit. The write pipeline
@@ -24,14 +26,21 @@ pub mod certificate_subject_restriction;
 mod default_class;
 pub mod default_ingress_class;
 pub mod default_storage_class;
+pub mod default_toleration_seconds;
+pub mod limit_ranger;
 pub mod namespace_lifecycle;
 pub mod persistent_volume_claim_resize;
 pub mod plugins;
 pub mod pod_security;
 pub mod policy;
+pub mod priority;
+pub mod resource_quota;
+pub mod runtime_class;
+pub mod service_account;
 pub mod signer_authorization;
 pub mod storage_object_in_use_protection;
-pub mod resource_quota;
+#[cfg(test)]
+mod test_support;
 pub mod webhook;
 
 use std::sync::Arc;
@@ -100,11 +109,30 @@ impl Admission {
         if self.plugins.is_enabled("NamespaceLifecycle") {
             namespace_lifecycle::admit(&self.store, attributes, object.as_deref())?;
         }
+        if self.plugins.is_enabled("LimitRanger") {
+            limit_ranger::admit(&self.store, attributes, object.as_deref_mut())?;
+        }
+        if self.plugins.is_enabled("ServiceAccount") {
+            service_account::admit(&self.store, attributes, object.as_deref_mut()).await?;
+        }
+        if self.plugins.is_enabled("Priority") {
+            priority::admit(&self.store, attributes, object.as_deref_mut())?;
+        }
+        if self.plugins.is_enabled("DefaultTolerationSeconds") {
+            default_toleration_seconds::admit(
+                attributes,
+                object.as_deref_mut(),
+                self.plugins.toleration_seconds(),
+            );
+        }
         if self.plugins.is_enabled("DefaultStorageClass") {
             default_storage_class::admit(&self.store, attributes, object.as_deref_mut());
         }
         if self.plugins.is_enabled("StorageObjectInUseProtection") {
             storage_object_in_use_protection::admit(attributes, object.as_deref_mut());
+        }
+        if self.plugins.is_enabled("RuntimeClass") {
+            runtime_class::admit(&self.store, attributes, object.as_deref_mut())?;
         }
         if self.plugins.is_enabled("DefaultIngressClass") {
             default_ingress_class::admit(&self.store, attributes, object.as_deref_mut());
@@ -136,13 +164,25 @@ impl Admission {
         object: Option<&Value>,
         caller: &Caller,
     ) -> Result<()> {
+        let authorizer = self.authorizer.as_ref();
+        if self.plugins.is_enabled("LimitRanger") {
+            limit_ranger::validate(&self.store, attributes, object)?;
+        }
+        if self.plugins.is_enabled("ServiceAccount") {
+            service_account::validate(&self.store, attributes, object).await?;
+        }
         if self.plugins.is_enabled("PodSecurity") {
             pod_security::validate(&self.store, attributes, object, caller)?;
+        }
+        if self.plugins.is_enabled("Priority") {
+            priority::validate(&self.store, attributes, object)?;
         }
         if self.plugins.is_enabled("PersistentVolumeClaimResize") {
             persistent_volume_claim_resize::validate(&self.store, attributes, object)?;
         }
-        let authorizer = self.authorizer.as_ref();
+        if self.plugins.is_enabled("RuntimeClass") {
+            runtime_class::validate(&self.store, attributes, object)?;
+        }
         if self.plugins.is_enabled("CertificateApproval") {
             certificate_approval::validate(authorizer, attributes, object)?;
         }

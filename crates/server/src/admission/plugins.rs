@@ -4,12 +4,16 @@
 //! names in their execution order, the default-on set, and unknown or
 //! overlapping names refused with kube's messages.
 //!
-//! ferrokube implements NamespaceLifecycle, PodSecurity, DefaultStorageClass,
-//! StorageObjectInUseProtection, PersistentVolumeClaimResize,
+//! ferrokube implements NamespaceLifecycle, LimitRanger, ServiceAccount,
+//! PodSecurity, Priority, DefaultTolerationSeconds, DefaultStorageClass,
+//! StorageObjectInUseProtection, PersistentVolumeClaimResize, RuntimeClass,
 //! CertificateApproval, CertificateSigning, CertificateSubjectRestriction,
-//! DefaultIngressClass, ResourceQuota, MutatingAdmissionWebhook, ValidatingAdmissionPolicy,
-//! ValidatingAdmissionWebhook, AlwaysAdmit and AlwaysDeny; the other names
-//! are accepted (kube knows them) and do nothing.
+//! DefaultIngressClass, MutatingAdmissionWebhook, ValidatingAdmissionPolicy,
+//! ValidatingAdmissionWebhook, ResourceQuota, AlwaysAdmit and AlwaysDeny;
+//! the other names are accepted (kube knows them) and do
+//! nothing. The plugins' own flags travel with them
+//! (`--default-not-ready-toleration-seconds`,
+//! `--default-unreachable-toleration-seconds`).
 
 use std::collections::BTreeSet;
 
@@ -87,19 +91,26 @@ pub enum PluginsError {
     Invalid(Vec<String>),
 }
 
-/// The enabled plugins, in execution order.
+/// The enabled plugins, in execution order, and their settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plugins {
     enabled: Vec<&'static str>,
+    /// DefaultTolerationSeconds' (not-ready, unreachable) seconds.
+    toleration_seconds: (i64, i64),
 }
 
 impl Default for Plugins {
     fn default() -> Self {
         Plugins::parse(&[], &[]).unwrap_or(Plugins {
             enabled: Vec::new(),
+            toleration_seconds: DEFAULT_TOLERATION_SECONDS,
         })
     }
 }
+
+/// `--default-not-ready-toleration-seconds` and
+/// `--default-unreachable-toleration-seconds` defaults.
+pub const DEFAULT_TOLERATION_SECONDS: (i64, i64) = (300, 300);
 
 impl Plugins {
     /// `AdmissionOptions.Validate` then `enabledPluginNames`: default-on
@@ -146,7 +157,22 @@ impl Plugins {
                     && !disabled_set.contains(name)
             })
             .collect();
-        Ok(Plugins { enabled })
+        Ok(Plugins {
+            enabled,
+            toleration_seconds: DEFAULT_TOLERATION_SECONDS,
+        })
+    }
+
+    /// `--default-not-ready-toleration-seconds`,
+    /// `--default-unreachable-toleration-seconds`.
+    pub fn with_toleration_seconds(mut self, not_ready: i64, unreachable: i64) -> Self {
+        self.toleration_seconds = (not_ready, unreachable);
+        self
+    }
+
+    /// DefaultTolerationSeconds' (not-ready, unreachable) seconds.
+    pub fn toleration_seconds(&self) -> (i64, i64) {
+        self.toleration_seconds
     }
 
     pub fn is_enabled(&self, name: &str) -> bool {

@@ -23,6 +23,18 @@ pub(super) async fn api() -> Arc<Api> {
     crate::bootstrap::ensure_system_namespaces(&api)
         .await
         .expect("namespaces");
+    // The serviceaccount controller's `default` account, which the
+    // ServiceAccount admission plugin requires of pods.
+    let account =
+        json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default"}});
+    let created = call(
+        &api,
+        Method::Post,
+        "/api/v1/namespaces/default/serviceaccounts",
+        Some(account),
+    )
+    .await;
+    assert_eq!(created.status, 201, "the default service account");
     api
 }
 
