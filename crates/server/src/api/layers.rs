@@ -59,6 +59,9 @@ const ABOVE_API: &[&str] = &[
     "bootstrap.rs",
     "cluster_authentication_trust.rs",
     "controllers",
+    // The APF configuration's producer and consumer write through the loopback client.
+    "flowcontrol_consumer.rs",
+    "flowcontrol_producer.rs",
     "leader_election.rs",
     "lib.rs",
     "main.rs",
