@@ -129,11 +129,11 @@ fn with_flow_control_headers(
     response
         .with_header(
             http::HeaderName::from_static(crate::flowcontrol::FLOW_SCHEMA_UID_HEADER),
-            classification.flow_schema_uid.clone(),
+            classification.flow_schema_uid(),
         )
         .with_header(
             http::HeaderName::from_static(crate::flowcontrol::PRIORITY_LEVEL_UID_HEADER),
-            classification.priority_level_uid.clone(),
+            classification.priority_level_uid(),
         )
 }
 

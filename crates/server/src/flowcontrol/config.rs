@@ -29,7 +29,7 @@ pub struct PriorityLevel {
 /// A schema and the level it names.
 #[derive(Debug)]
 pub struct Schema {
-    pub schema: CompiledFlowSchema,
+    pub schema: Arc<CompiledFlowSchema>,
     pub level: Arc<PriorityLevel>,
 }
 
@@ -183,7 +183,7 @@ impl Config {
             match by_name.get(&schema.priority_level) {
                 Some(level) => config.schemas.push(Schema {
                     level: level.clone(),
-                    schema,
+                    schema: Arc::new(schema),
                 }),
                 None => config.dangling.push(schema.name),
             }

@@ -36,14 +36,27 @@ pub const PRIORITY_LEVEL_UID_HEADER: &str = "x-kubernetes-pf-prioritylevel-uid";
 /// `maxRequestWaitLimit`: no request waits in a queue longer.
 const MAX_REQUEST_WAIT: Duration = Duration::from_secs(15);
 
-/// Which schema and level a request was classified into: the response
-/// headers (`setResponseHeaders`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Which schema and level a request was classified into, for the
+/// response headers (`setResponseHeaders`); shared, not copied, per request.
+#[derive(Debug, Clone)]
 pub struct Classification {
-    pub flow_schema: String,
-    pub flow_schema_uid: String,
-    pub priority_level: String,
-    pub priority_level_uid: String,
+    schema: Arc<flow_schema::CompiledFlowSchema>,
+    level: Arc<config::PriorityLevel>,
+}
+
+impl Classification {
+    pub fn flow_schema(&self) -> &str {
+        &self.schema.name
+    }
+    pub fn flow_schema_uid(&self) -> &str {
+        &self.schema.uid
+    }
+    pub fn priority_level(&self) -> &str {
+        &self.level.name
+    }
+    pub fn priority_level_uid(&self) -> &str {
+        &self.level.uid
+    }
 }
 
 /// The outcome of [`FlowControl::admit`].
@@ -136,10 +149,8 @@ impl FlowControl {
             let schema = config.classify(request)?;
             let level = schema.level.clone();
             let classification = Classification {
-                flow_schema: schema.schema.name.clone(),
-                flow_schema_uid: schema.schema.uid.clone(),
-                priority_level: level.name.clone(),
-                priority_level_uid: level.uid.clone(),
+                schema: schema.schema.clone(),
+                level: level.clone(),
             };
             let Some(queues) = &level.queues else {
                 return Some(Decision::Exempt(classification));
@@ -167,8 +178,8 @@ impl FlowControl {
             Some(seat) => Decision::Admitted(classification, seat),
             None => {
                 tracing::debug!(
-                    priority_level = %classification.priority_level,
-                    flow_schema = %classification.flow_schema,
+                    priority_level = classification.priority_level(),
+                    flow_schema = classification.flow_schema(),
                     "request rejected by priority and fairness"
                 );
                 let retry_after = level.retry_after.dropped();
@@ -215,7 +226,9 @@ mod tests {
             let decision = flow_control
                 .admit(&Attributes::non_resource(&admin, "get", "/version"), now)
                 .await;
-            assert!(matches!(decision, Some(Decision::Exempt(ref c)) if c.flow_schema == "exempt"));
+            assert!(
+                matches!(decision, Some(Decision::Exempt(ref c)) if c.flow_schema() == "exempt")
+            );
         }
         // global-default has one of the two seats.
         let first = flow_control
@@ -224,7 +237,7 @@ mod tests {
         let Some(Decision::Admitted(classification, seat)) = first else {
             panic!("{first:?}");
         };
-        assert_eq!(classification.priority_level, "global-default");
+        assert_eq!(classification.priority_level(), "global-default");
         held.push(seat);
         // The second waits until its (past) limit and is refused.
         let second = flow_control
