@@ -47,12 +47,15 @@ fn json(out: &str) -> Value {
     serde_json::from_str(out).unwrap_or_else(|e| panic!("not JSON ({e}):\n{out}"))
 }
 
+/// The names in `list`, but those other tests on the shared server create
+/// (`apf-…`).
 fn names(list: &Value) -> Vec<String> {
     let mut names: Vec<String> = list["items"]
         .as_array()
         .unwrap()
         .iter()
         .map(|item| item["metadata"]["name"].as_str().unwrap().to_string())
+        .filter(|name| !name.starts_with("apf-"))
         .collect();
     names.sort();
     names
@@ -99,7 +102,8 @@ async fn kubectl_lists_the_bootstrap_configuration() {
     let schemas = tokio::time::timeout(EVENTUALLY, async {
         loop {
             let schemas = json(&env.kubectl_ok("1.33", &["get", "flowschemas", "-o", "json"]));
-            let all_found = schemas["items"].as_array().unwrap().iter().all(|schema| {
+            let all_found = FLOW_SCHEMAS.iter().all(|name| {
+                let schema = item(&schemas, name);
                 schema["status"]["conditions"][0]["type"] == "Dangling"
                     && schema["status"]["conditions"][0]["reason"] == "Found"
             });
@@ -177,4 +181,111 @@ async fn responses_carry_the_classifying_objects_uids() {
         forbidden.header("x-kubernetes-pf-flowschema-uid"),
         global_schema
     );
+}
+
+/// The `Dangling` condition of `flowschemas/<name>` once it reads `reason`.
+async fn dangling_condition(env: &TestEnv, name: &str, reason: &str) -> Value {
+    let path = format!("/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/{name}");
+    tokio::time::timeout(EVENTUALLY, async {
+        loop {
+            let schema = env.raw("GET", &path, None, vec![]).await.json();
+            let condition = &schema["status"]["conditions"][0];
+            if condition["type"] == "Dangling" && condition["reason"] == reason {
+                return condition.clone();
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("{name}: Dangling {reason}"))
+}
+
+/// User-created objects are followed: a FlowSchema naming a missing level
+/// is `Dangling` (`NotFound`) until the level is created, and then
+/// classifies the requests it matches (the PF headers name it).
+#[tokio::test]
+async fn user_created_flow_schemas_are_followed() {
+    let env = TestEnv::new("apf-user").await;
+    let suffix = ferrokube_testkit::suffix();
+    let level_name = format!("apf-level-{suffix}");
+    let schema_name = format!("apf-schema-{suffix}");
+    let url = format!("/apf-test-{suffix}");
+    let schema = serde_json::json!({
+        "apiVersion": "flowcontrol.apiserver.k8s.io/v1",
+        "kind": "FlowSchema",
+        "metadata": {"name": schema_name},
+        "spec": {
+            "priorityLevelConfiguration": {"name": level_name},
+            "matchingPrecedence": 50,
+            "rules": [{
+                "subjects": [{"kind": "Group", "group": {"name": "system:unauthenticated"}}],
+                "nonResourceRules": [{"verbs": ["get"], "nonResourceURLs": [url]}],
+            }],
+        },
+    });
+    let created = env
+        .raw(
+            "POST",
+            "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas",
+            Some("application/json"),
+            serde_json::to_vec(&schema).unwrap(),
+        )
+        .await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    let schema_uid = created.json()["metadata"]["uid"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let dangling = dangling_condition(&env, &schema_name, "NotFound").await;
+    assert_eq!(dangling["status"], "True");
+    assert_eq!(
+        dangling["message"],
+        format!("This FlowSchema references the PriorityLevelConfiguration object named \"{level_name}\" but there is no such object")
+    );
+
+    let level = serde_json::json!({
+        "apiVersion": "flowcontrol.apiserver.k8s.io/v1",
+        "kind": "PriorityLevelConfiguration",
+        "metadata": {"name": level_name},
+        "spec": {"type": "Limited", "limited": {"nominalConcurrencyShares": 1, "limitResponse": {"type": "Reject"}}},
+    });
+    let created = env
+        .raw(
+            "POST",
+            "/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations",
+            Some("application/json"),
+            serde_json::to_vec(&level).unwrap(),
+        )
+        .await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    let level_uid = created.json()["metadata"]["uid"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let found = dangling_condition(&env, &schema_name, "Found").await;
+    assert_eq!(found["status"], "False");
+
+    let anonymous = env.client_with_token(None).await;
+    tokio::time::timeout(EVENTUALLY, async {
+        loop {
+            let answer = raw_request(&anonymous, "GET", &url, None, vec![]).await;
+            if answer.header("x-kubernetes-pf-flowschema-uid") == schema_uid {
+                assert_eq!(
+                    answer.header("x-kubernetes-pf-prioritylevel-uid"),
+                    level_uid
+                );
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await
+    .expect("the new schema classifies the requests it matches");
+    for path in [
+        format!("/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/{schema_name}"),
+        format!("/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations/{level_name}"),
+    ] {
+        let deleted = env.raw("DELETE", &path, None, vec![]).await;
+        assert_eq!(deleted.status, 200, "{}", deleted.body);
+    }
 }
