@@ -154,7 +154,8 @@ enum Command {
         http2_max_streams_per_connection: u32,
         /// The most requests other than mutating and long-running ones
         /// (watch, exec, log, proxy …) served at once; beyond it 429 with
-        /// `Retry-After: 1` (system:masters excepted). 0: no limit.
+        /// `Retry-After: 1` (system:masters excepted). 0: no limit. With
+        /// API Priority and Fairness on, the two limits added are its seats.
         #[arg(long, default_value_t = ferrokube::api::max_in_flight::DEFAULT_MAX_REQUESTS_INFLIGHT)]
         max_requests_inflight: usize,
         /// The most mutating requests served at once; beyond it 429. 0: no limit.
