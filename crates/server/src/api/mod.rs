@@ -88,6 +88,10 @@ pub struct Admitted {
     seat: Option<Seat>,
     /// APF's classification, for the `X-Kubernetes-PF-*` response headers.
     classification: Option<crate::flowcontrol::Classification>,
+    /// A watch's APF seat, held while its handler sets the watch up and
+    /// freed when [`Api::handle_admitted`] returns, not kept for the stream
+    /// (kube frees it once the watch is initialized).
+    initializing: Option<Seat>,
 }
 
 /// A seat held while a request is served; dropping it frees the seat.
@@ -203,6 +207,7 @@ impl Api {
         // impersonation and before authorization: a request that will be
         // forbidden takes a seat too.
         let long_running = deadline::is_long_running(endpoint);
+        let mut initializing = None;
         let (seat, classification) = match &self.flow_control {
             // Long-running requests other than watches skip APF.
             Some(_) if long_running && attributes.verb != "watch" => (None, None),
@@ -214,11 +219,11 @@ impl Api {
                     Some(crate::flowcontrol::Decision::Exempt(classification)) => {
                         (None, Some(classification))
                     }
-                    // A watch holds its seat only until it is dispatched
-                    // (kube: until its initial events are sent).
-                    Some(crate::flowcontrol::Decision::Admitted(classification, _))
+                    // A watch holds its seat only while it is set up.
+                    Some(crate::flowcontrol::Decision::Admitted(classification, seat))
                         if long_running =>
                     {
+                        initializing = Some(Seat::PriorityAndFairness(seat));
                         (None, Some(classification))
                     }
                     Some(crate::flowcontrol::Decision::Admitted(classification, seat)) => {
@@ -265,6 +270,7 @@ impl Api {
             None => Ok(Admitted {
                 seat,
                 classification,
+                initializing,
             }),
             Some(status) => {
                 let forbidden = representation::represent_error(&status, request);
@@ -286,7 +292,9 @@ impl Api {
         admitted: Admitted,
     ) -> ApiResponse {
         let response = self.handle_within_deadline(request).await;
-        // The seat, unless the caller took it, is freed here.
+        // The watch is set up: its seat is free again.
+        drop(admitted.initializing);
+        // The seat, unless the caller took it, is freed when this returns.
         match &admitted.classification {
             Some(classification) => with_flow_control_headers(response, classification),
             None => response,
