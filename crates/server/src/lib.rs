@@ -27,6 +27,9 @@ pub mod encryption_config;
 pub mod envtest;
 pub mod field_validation;
 pub mod fieldmanager;
+pub mod flowcontrol;
+pub mod flowcontrol_consumer;
+pub mod flowcontrol_producer;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod kubeconfig;

@@ -154,16 +154,19 @@ enum Command {
         http2_max_streams_per_connection: u32,
         /// The most requests other than mutating and long-running ones
         /// (watch, exec, log, proxy …) served at once; beyond it 429 with
-        /// `Retry-After: 1` (system:masters excepted). 0: no limit.
+        /// `Retry-After: 1` (system:masters excepted). 0: no limit. With
+        /// API Priority and Fairness on, the two limits added are its seats.
         #[arg(long, default_value_t = ferrokube::api::max_in_flight::DEFAULT_MAX_REQUESTS_INFLIGHT)]
         max_requests_inflight: usize,
         /// The most mutating requests served at once; beyond it 429. 0: no limit.
         #[arg(long, default_value_t = ferrokube::api::max_in_flight::DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT)]
         max_mutating_requests_inflight: usize,
-        /// Accepted for kube-apiserver compatibility: ferrokube has no API
-        /// Priority and Fairness, so the max-inflight limits apply either way.
-        #[arg(long, num_args = 0..=1, default_missing_value = "true")]
-        enable_priority_and_fairness: Option<bool>,
+        /// API Priority and Fairness (kube's default): requests are
+        /// classified by FlowSchemas and queued for the seats of their
+        /// priority level, the two limits above added; false applies the
+        /// max-inflight limits instead.
+        #[arg(long, num_args = 0..=1, default_missing_value = "true", default_value_t = true, action = clap::ArgAction::Set)]
+        enable_priority_and_fairness: bool,
         /// How long a client has for the TLS handshake and for a request's
         /// headers once it began sending them (kube's 32s; no kube flag).
         #[arg(long, default_value = "32s", value_parser = parse_duration, hide = true)]
@@ -409,7 +412,7 @@ fn main() -> ExitCode {
         http2_max_streams_per_connection,
         max_requests_inflight,
         max_mutating_requests_inflight,
-        enable_priority_and_fairness: _,
+        enable_priority_and_fairness,
         header_read_timeout,
         idle_connection_timeout,
         controllers,
@@ -445,6 +448,11 @@ fn main() -> ExitCode {
         .with_env_filter(tracing_subscriber::EnvFilter::new(log_level))
         .with_writer(std::io::stderr)
         .init();
+    // kube's `ServerRunOptions.Validate`.
+    if enable_priority_and_fairness && max_requests_inflight + max_mutating_requests_inflight == 0 {
+        eprintln!("ferrokube: --max-requests-inflight plus --max-mutating-requests-inflight must be positive when --enable-priority-and-fairness is true");
+        return ExitCode::FAILURE;
+    }
     // kube-apiserver's `MaybeDefaultWithSelfSignedCerts`: the named pair,
     // else the cert dir's pair when it is there.
     let serving_certificate = match (tls_cert_file, tls_private_key_file) {
@@ -515,6 +523,7 @@ fn main() -> ExitCode {
         },
         max_requests_inflight,
         max_mutating_requests_inflight,
+        enable_priority_and_fairness,
         controllers: match ferrokube::controllers::parse_controllers(&controllers) {
             Ok(enabled) => enabled,
             Err(error) => {

@@ -78,6 +78,9 @@ pub struct ServerConfig {
     pub max_requests_inflight: usize,
     /// kube-apiserver's `--max-mutating-requests-inflight` (0: no limit).
     pub max_mutating_requests_inflight: usize,
+    /// kube-apiserver's `--enable-priority-and-fairness` (default true):
+    /// APF (`crate::flowcontrol`) instead of the max-in-flight limits.
+    pub enable_priority_and_fairness: bool,
     /// `--controllers`: the built-in controllers that run (`crate::controllers`).
     pub controllers: std::collections::BTreeSet<&'static str>,
     /// `--service-cluster-ip-range`.
@@ -139,6 +142,7 @@ impl ServerConfig {
             max_requests_inflight: crate::api::max_in_flight::DEFAULT_MAX_REQUESTS_INFLIGHT,
             max_mutating_requests_inflight:
                 crate::api::max_in_flight::DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT,
+            enable_priority_and_fairness: true,
             controllers: crate::controllers::parse_controllers(&["*".to_string()])
                 .unwrap_or_default(),
             service_cluster_ip_range: crate::allocator::IpRange::parse(
@@ -483,6 +487,7 @@ impl Server {
                 admission_plugins: config.admission_plugins.clone(),
                 max_requests_inflight: config.max_requests_inflight,
                 max_mutating_requests_inflight: config.max_mutating_requests_inflight,
+                enable_priority_and_fairness: config.enable_priority_and_fairness,
             },
             Authentication {
                 service_accounts: Arc::new(service_accounts),
@@ -502,6 +507,14 @@ impl Server {
         // registered after the RBAC hook as kube registers it.
         let priority_hook = crate::priority_classes::POST_START_HOOK;
         api.post_start_hooks.register(priority_hook);
+        // kube-apiserver's `priority-and-fairness-config-producer`, after it.
+        api.post_start_hooks
+            .register(crate::flowcontrol_producer::POST_START_HOOK);
+        tokio::spawn(crate::flowcontrol_producer::run(api.clone()));
+        // APF follows the configuration objects the store holds.
+        if let Some(flow_control) = api.flow_control.clone() {
+            tokio::spawn(crate::flowcontrol_consumer::run(api.clone(), flow_control));
+        }
         let leading = if config.storage_backend == StorageBackend::Etcd3 {
             crate::leader_election::spawn(
                 api.clone(),
@@ -884,7 +897,7 @@ async fn serve_one(
     } else {
         // `admit` reads the headers (the Accept of a 403).
         api_request.headers = parts.headers;
-        api.admit(&mut api_request)
+        api.admit(&mut api_request).await
     };
     // Held until the response body is sent, as kube's filter holds it until
     // its handler has written the answer.

@@ -27,6 +27,7 @@ const ROOTS: &[&str] = &[
     "crates/server/src/authn",
     "crates/server/src/controllers",
     "crates/server/src/crd",
+    "crates/server/src/flowcontrol",
     "crates/server/src/fieldmanager",
     "crates/server/src/registry",
     "crates/formats",

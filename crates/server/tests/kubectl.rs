@@ -479,6 +479,7 @@ async fn raw_readyz(v: &str) {
         "[+]informer-sync ok",
         "[+]poststarthook/rbac/bootstrap-roles ok",
         "[+]poststarthook/scheduling/bootstrap-system-priority-classes ok",
+        "[+]poststarthook/priority-and-fairness-config-producer ok",
         "[+]poststarthook/start-cluster-authentication-info-controller ok",
         "[+]poststarthook/start-legacy-token-tracking-controller ok",
         "[+]shutdown ok",

@@ -62,8 +62,12 @@ pub struct Api {
     /// The admission chain of every write (`crate::admission`).
     pub admission: crate::admission::Admission,
     /// `--max-requests-inflight` and `--max-mutating-requests-inflight`
-    /// (`max_in_flight.rs`), taken in [`Api::admit`].
+    /// (`max_in_flight.rs`), taken in [`Api::admit`] when API Priority and
+    /// Fairness is off.
     pub max_in_flight: super::max_in_flight::MaxInFlight,
+    /// API Priority and Fairness (`crate::flowcontrol`), `None` with
+    /// `--enable-priority-and-fairness=false`.
+    pub flow_control: Option<Arc<crate::flowcontrol::FlowControl>>,
 }
 
 /// How requests are authenticated: the service-account token settings,
@@ -113,6 +117,9 @@ pub struct ApiConfig {
     pub max_requests_inflight: usize,
     /// `--max-mutating-requests-inflight` (0: no limit).
     pub max_mutating_requests_inflight: usize,
+    /// `--enable-priority-and-fairness`: APF's seats (the two limits above,
+    /// added) replace the max-in-flight limits.
+    pub enable_priority_and_fairness: bool,
 }
 
 impl Default for ApiConfig {
@@ -126,6 +133,7 @@ impl Default for ApiConfig {
             max_requests_inflight: super::max_in_flight::DEFAULT_MAX_REQUESTS_INFLIGHT,
             max_mutating_requests_inflight:
                 super::max_in_flight::DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT,
+            enable_priority_and_fairness: true,
         }
     }
 }
@@ -193,6 +201,14 @@ impl Api {
             shutdown.subscribe(),
         );
         let min_request_timeout = config.min_request_timeout;
+        // kube's `BuildPriorityAndFairness`: the server's concurrency limit
+        // is the sum of the two max-in-flight limits.
+        let flow_control = config.enable_priority_and_fairness.then(|| {
+            Arc::new(crate::flowcontrol::FlowControl::new(
+                config.max_requests_inflight + config.max_mutating_requests_inflight,
+                config.request_timeout,
+            ))
+        });
         let admission = crate::admission::Admission::new(store.clone(), config.admission_plugins)
             .with_registry(registry.clone())
             .with_authorizer(authorizer.clone());
@@ -219,6 +235,7 @@ impl Api {
                 config.max_requests_inflight,
                 config.max_mutating_requests_inflight,
             ),
+            flow_control,
         });
         // Outside a runtime (a few synchronous tests) only built-in kinds are served.
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {

@@ -60,6 +60,9 @@ const ABOVE_API: &[&str] = &[
     "bootstrap.rs",
     "cluster_authentication_trust.rs",
     "controllers",
+    // The APF configuration's producer and consumer write through the loopback client.
+    "flowcontrol_consumer.rs",
+    "flowcontrol_producer.rs",
     "leader_election.rs",
     "legacy_token_tracking.rs",
     "lib.rs",

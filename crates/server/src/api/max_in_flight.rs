@@ -7,8 +7,8 @@
 //! turns that kind's limit off.
 //!
 //! kube-apiserver applies these limits when API Priority and Fairness is off
-//! (`--enable-priority-and-fairness=false`); with it on, they are APF's
-//! seats. ferrokube has no APF: it applies them in both modes.
+//! (`--enable-priority-and-fairness=false`); with it on (the default), their
+//! sum is APF's seats (`crate::flowcontrol`), and so it is here.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

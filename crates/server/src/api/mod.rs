@@ -83,35 +83,63 @@ use crate::status::Status;
 /// a request cannot reach its handler unauthorized.
 #[derive(Debug)]
 pub struct Admitted {
-    /// The `--max-requests-inflight` / `--max-mutating-requests-inflight`
-    /// seat the request holds while it is served (`max_in_flight.rs`).
-    seat: Option<max_in_flight::InFlightSeat>,
+    /// The seat the request holds while it is served: APF's, or with APF
+    /// off a `--max-requests-inflight` / `--max-mutating-requests-inflight`
+    /// one (`max_in_flight.rs`).
+    seat: Option<Seat>,
+    /// APF's classification, for the `X-Kubernetes-PF-*` response headers.
+    classification: Option<crate::flowcontrol::Classification>,
+    /// A watch's APF seat, held while its handler sets the watch up and
+    /// freed when [`Api::handle_admitted`] returns, not kept for the stream
+    /// (kube frees it once the watch is initialized).
+    initializing: Option<Seat>,
+}
+
+/// A seat held while a request is served; dropping it frees the seat.
+#[derive(Debug)]
+pub enum Seat {
+    MaxInFlight(max_in_flight::InFlightSeat),
+    PriorityAndFairness(crate::flowcontrol::Seat),
 }
 
 impl Admitted {
-    /// The request's in-flight seat, for a caller that keeps it until the
-    /// response body is sent (kube's filter holds it until `ServeHTTP`
-    /// returns, after the body is written); otherwise it is freed when
+    /// The request's seat, for a caller that keeps it until the response
+    /// body is sent (kube's filter holds it until `ServeHTTP` returns,
+    /// after the body is written); otherwise it is freed when
     /// [`Api::handle_admitted`] returns.
-    pub fn take_seat(&mut self) -> Option<max_in_flight::InFlightSeat> {
+    pub fn take_seat(&mut self) -> Option<Seat> {
         self.seat.take()
     }
 }
 
 /// kube's `tooManyRequests` (`server/filters/maxinflight.go`):
-/// `Retry-After: 1` and Go's `http.Error` (plain text with a newline,
+/// `Retry-After` and Go's `http.Error` (plain text with a newline,
 /// `X-Content-Type-Options: nosniff`).
-fn too_many_requests() -> ApiResponse {
+fn too_many_requests(retry_after: &str) -> ApiResponse {
     ApiResponse::bytes(
         429,
         "text/plain; charset=utf-8",
         bytes::Bytes::from_static(max_in_flight::TooManyRequests::BODY.as_bytes()),
     )
     .with_header(http::header::X_CONTENT_TYPE_OPTIONS, "nosniff")
-    .with_header(
-        http::header::RETRY_AFTER,
-        max_in_flight::TooManyRequests::RETRY_AFTER,
-    )
+    .with_header(http::header::RETRY_AFTER, retry_after)
+}
+
+/// `setResponseHeaders` (`priority-and-fairness.go`): the UIDs of the
+/// FlowSchema and PriorityLevelConfiguration that classified the request.
+fn with_flow_control_headers(
+    response: ApiResponse,
+    classification: &crate::flowcontrol::Classification,
+) -> ApiResponse {
+    response
+        .with_header(
+            http::HeaderName::from_static(crate::flowcontrol::FLOW_SCHEMA_UID_HEADER),
+            classification.flow_schema_uid(),
+        )
+        .with_header(
+            http::HeaderName::from_static(crate::flowcontrol::PRIORITY_LEVEL_UID_HEADER),
+            classification.priority_level_uid(),
+        )
 }
 
 impl Api {
@@ -120,7 +148,7 @@ impl Api {
     /// 500 (`panic_recovery.rs`) instead of taking the connection down.
     pub async fn handle(self: &Arc<Self>, request: ApiRequest) -> ApiResponse {
         let mut request = request;
-        match self.admit(&mut request) {
+        match self.admit(&mut request).await {
             Ok(admitted) => self.handle_admitted(request, admitted).await,
             Err(refused) => *refused,
         }
@@ -132,8 +160,10 @@ impl Api {
     /// (`WithAuthorization`; dry-run requests are authorized as any other),
     /// with impersonation (`WithImpersonation`) between the last two: the
     /// request's user becomes the impersonated one and the impersonation
-    /// headers are removed. `server.rs` calls it before reading the body.
-    pub fn admit(&self, request: &mut ApiRequest) -> Result<Admitted, Box<ApiResponse>> {
+    /// headers are removed; then API Priority and Fairness (or the
+    /// max-in-flight limits), which may wait for a seat. `server.rs` calls
+    /// it before reading the body.
+    pub async fn admit(&self, request: &mut ApiRequest) -> Result<Admitted, Box<ApiResponse>> {
         if let Err(status) = deadline::check_timeout(request) {
             return Err(Box::new(status.into()));
         }
@@ -174,16 +204,53 @@ impl Api {
             &request.query,
             endpoint,
         );
-        // `WithMaxInFlightLimit` runs after impersonation and before
-        // authorization: a request that will be forbidden takes a seat too.
-        let seat = self
-            .max_in_flight
-            .admit(
-                attributes.verb,
-                deadline::is_long_running(endpoint),
-                &user.groups,
-            )
-            .map_err(|max_in_flight::TooManyRequests| Box::new(too_many_requests()))?;
+        // `WithPriorityAndFairness` (or `WithMaxInFlightLimit`) runs after
+        // impersonation and before authorization: a request that will be
+        // forbidden takes a seat too.
+        let long_running = deadline::is_long_running(endpoint);
+        let mut initializing = None;
+        let (seat, classification) = match &self.flow_control {
+            // Long-running requests other than watches skip APF.
+            Some(_) if long_running && attributes.verb != "watch" => (None, None),
+            Some(flow_control) => {
+                let deadline = deadline::deadline(request, self.request_timeout);
+                let wait_until = flow_control.wait_until(request.received, deadline);
+                match flow_control.admit(&attributes, wait_until).await {
+                    None => (None, None),
+                    Some(crate::flowcontrol::Decision::Exempt(classification)) => {
+                        (None, Some(classification))
+                    }
+                    // A watch holds its seat only while it is set up.
+                    Some(crate::flowcontrol::Decision::Admitted(classification, seat))
+                        if long_running =>
+                    {
+                        initializing = Some(Seat::PriorityAndFairness(seat));
+                        (None, Some(classification))
+                    }
+                    Some(crate::flowcontrol::Decision::Admitted(classification, seat)) => {
+                        (Some(Seat::PriorityAndFairness(seat)), Some(classification))
+                    }
+                    Some(crate::flowcontrol::Decision::Rejected(classification, retry_after)) => {
+                        let refused = too_many_requests(&retry_after.to_string());
+                        return Err(Box::new(with_flow_control_headers(
+                            refused,
+                            &classification,
+                        )));
+                    }
+                }
+            }
+            None => {
+                let seat = self
+                    .max_in_flight
+                    .admit(attributes.verb, long_running, &user.groups)
+                    .map_err(|max_in_flight::TooManyRequests| {
+                        Box::new(too_many_requests(
+                            max_in_flight::TooManyRequests::RETRY_AFTER,
+                        ))
+                    })?;
+                (seat.map(Seat::MaxInFlight), None)
+            }
+        };
         let audited = request.audit != exchange::AuditCapture::Off;
         // The allow reason ("RBAC: allowed by …") is written only for the
         // audit log's `authorization.k8s.io/reason`.
@@ -201,8 +268,18 @@ impl Api {
             });
         }
         match status {
-            None => Ok(Admitted { seat }),
-            Some(status) => Err(Box::new(representation::represent_error(&status, request))),
+            None => Ok(Admitted {
+                seat,
+                classification,
+                initializing,
+            }),
+            Some(status) => {
+                let forbidden = representation::represent_error(&status, request);
+                Err(Box::new(match &classification {
+                    Some(classification) => with_flow_control_headers(forbidden, classification),
+                    None => forbidden,
+                }))
+            }
         }
     }
 
@@ -213,8 +290,19 @@ impl Api {
     pub async fn handle_admitted(
         self: &Arc<Self>,
         request: ApiRequest,
-        _admitted: Admitted,
+        admitted: Admitted,
     ) -> ApiResponse {
+        let response = self.handle_within_deadline(request).await;
+        // The watch is set up: its seat is free again.
+        drop(admitted.initializing);
+        // The seat, unless the caller took it, is freed when this returns.
+        match &admitted.classification {
+            Some(classification) => with_flow_control_headers(response, classification),
+            None => response,
+        }
+    }
+
+    async fn handle_within_deadline(self: &Arc<Self>, request: ApiRequest) -> ApiResponse {
         let Some(deadline) = deadline::deadline(&request, self.request_timeout) else {
             return self.handle_guarded(request).await;
         };

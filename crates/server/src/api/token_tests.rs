@@ -603,7 +603,17 @@ async fn openid_documents() {
             (
                 http::header::CACHE_CONTROL,
                 "public, max-age=3600".to_string()
-            )
+            ),
+            // API Priority and Fairness names the classifying objects: the
+            // imagined mandatory ones (no UID) until the store's are read.
+            (
+                http::HeaderName::from_static("x-kubernetes-pf-flowschema-uid"),
+                String::new()
+            ),
+            (
+                http::HeaderName::from_static("x-kubernetes-pf-prioritylevel-uid"),
+                String::new()
+            ),
         ]
     );
     let config = config.body_json();
