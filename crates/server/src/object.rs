@@ -313,6 +313,21 @@ pub fn set_resource_version(object: &mut Value, revision: i64) {
     }
 }
 
+/// The strings of a JSON array, skipping other items (a missing or
+/// non-array value is empty): how rules' string lists are read.
+pub fn string_list(value: Option<&Value>) -> Vec<String> {
+    value
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// `metadata`, created as an empty map when missing or not a map.
 pub fn metadata_mut(object: &mut Value) -> Option<&mut Map<String, Value>> {
     let map = object.as_object_mut()?;

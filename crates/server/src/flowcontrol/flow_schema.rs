@@ -60,16 +60,7 @@ pub struct CompiledFlowSchema {
 }
 
 fn strings(value: &Value) -> Vec<String> {
-    value
-        .as_array()
-        .map(|items| {
-            items
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
+    crate::object::string_list(Some(value))
 }
 
 fn text(value: &Value) -> String {

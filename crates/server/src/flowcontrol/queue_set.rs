@@ -45,6 +45,8 @@ struct State {
     /// The queue that dispatched last (`robinIndex`).
     robin: usize,
     next_id: u64,
+    /// Requests waiting in all queues (nothing to dispatch when 0).
+    waiting: usize,
 }
 
 /// The seats and queues of one priority level, shared by the requests.
@@ -94,6 +96,7 @@ impl QueueSet {
                 queues: Vec::new(),
                 robin: 0,
                 next_id: 0,
+                waiting: 0,
             }),
         });
         set.reconfigure(config);
@@ -158,10 +161,21 @@ impl QueueSet {
         if state.queues[queue_index].waiting.len() >= config.queue_length_limit {
             return Arrival::Rejected;
         }
+        // Nobody waits and a seat is free: dispatched at once, without a
+        // channel (the common case, kept cheap).
+        if state.waiting == 0 && state.executing < config.concurrency_limit {
+            state.executing += 1;
+            state.queues[queue_index].executing += 1;
+            return Arrival::Dispatched(Seat {
+                set: self.clone(),
+                queue: Some(queue_index),
+            });
+        }
         let id = state.next_id;
         state.next_id += 1;
         let (wake, dispatched) = tokio::sync::oneshot::channel();
         state.queues[queue_index].waiting.push_back((id, wake));
+        state.waiting += 1;
         dispatch_as_much_as_possible(&mut state);
         // Dispatched at once when a seat was free and nobody waited before it.
         let still_waiting = state.queues[queue_index]
@@ -195,7 +209,7 @@ impl QueueSet {
 /// `dispatchAsMuchAsPossibleLocked`: while a seat is free, the next queue
 /// after the last one served that has a waiting request dispatches its oldest.
 fn dispatch_as_much_as_possible(state: &mut State) {
-    while state.executing < state.config.concurrency_limit {
+    while state.waiting > 0 && state.executing < state.config.concurrency_limit {
         let count = state.queues.len();
         let Some(index) = (1..=count)
             .map(|step| (state.robin + step) % count)
@@ -206,6 +220,7 @@ fn dispatch_as_much_as_possible(state: &mut State) {
         let Some((_, wake)) = state.queues[index].waiting.pop_front() else {
             return;
         };
+        state.waiting -= 1;
         // A request that stopped waiting removes itself under this lock, so
         // the receiver is still there.
         if wake.send(()).is_ok() {
@@ -246,7 +261,11 @@ impl Waiting {
         };
         let before = queue.waiting.len();
         queue.waiting.retain(|(id, _)| *id != self.id);
-        before != queue.waiting.len()
+        let left = before != queue.waiting.len();
+        if left {
+            state.waiting -= 1;
+        }
+        left
     }
 
     fn into_seat(mut self) -> Seat {
@@ -388,6 +407,19 @@ mod tests {
         assert!(seat.is_some());
         assert_eq!(set.counts(), (1, 0));
         drop(seat);
+        assert_eq!(set.counts(), (0, 0));
+        // With nobody left waiting, the next request takes a free seat at
+        // once, and one arriving while it runs waits.
+        let Arrival::Dispatched(again) = set.arrive(1) else {
+            panic!("a free seat and no queue: dispatched at once")
+        };
+        let Arrival::Queued(behind) = set.arrive(0) else {
+            panic!("the one seat is taken: queued")
+        };
+        assert_eq!(set.counts(), (1, 1));
+        drop(again);
+        assert_eq!(set.counts(), (1, 0), "the waiting one took the seat");
+        drop(behind);
         assert_eq!(set.counts(), (0, 0));
     }
 }

@@ -74,18 +74,7 @@ pub struct Webhook {
 }
 
 /// The strings of a JSON array (admission policies read their rules with it too).
-pub(crate) fn strings(value: Option<&Value>) -> Vec<String> {
-    value
-        .and_then(Value::as_array)
-        .map(|items| {
-            items
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
-}
+pub(crate) use crate::object::string_list as strings;
 
 fn text<'a>(value: Option<&'a Value>, field: &str) -> &'a str {
     value

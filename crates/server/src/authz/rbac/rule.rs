@@ -25,19 +25,7 @@ impl PolicyRule {
     /// A rule as stored (`rules[i]` of a Role); members that are absent or
     /// not lists of strings grant nothing (the API validates them on write).
     pub fn from_json(value: &Value) -> PolicyRule {
-        let strings = |member: &str| -> Vec<String> {
-            value
-                .get(member)
-                .and_then(Value::as_array)
-                .map(|items| {
-                    items
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_string)
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
+        let strings = |member: &str| crate::object::string_list(value.get(member));
         PolicyRule {
             verbs: strings("verbs"),
             api_groups: strings("apiGroups"),
