@@ -77,6 +77,10 @@ pub enum Scenario {
     /// encryption configuration and with aesgcm for Secrets: medians and
     /// ratio.
     SecretCreate,
+    /// GETs by a non-exempt user on servers started --runs times with
+    /// `--enable-priority-and-fairness=false` and with APF (the default):
+    /// medians and ratio.
+    ApfGet,
     /// ferrokube-testing's TestServer in this process: start to a ready
     /// kube::Client and stop, --servers (default 100) times one after
     /// another, with this process's RSS and threads after the first and the
@@ -118,6 +122,7 @@ impl Scenario {
             Scenario::Rbac => "rbac",
             Scenario::AuditCreate => "audit-create",
             Scenario::SecretCreate => "secret-create",
+            Scenario::ApfGet => "apf-get",
             Scenario::InProcess => "in-process",
             Scenario::Faults => "faults",
             Scenario::Abuse => "abuse",
@@ -402,11 +407,11 @@ impl Cli {
         }
         if matches!(
             self.scenario,
-            Scenario::AuditCreate | Scenario::SecretCreate
+            Scenario::AuditCreate | Scenario::SecretCreate | Scenario::ApfGet
         ) && self.start_ferrokube.is_none()
         {
             return usage(
-                "audit-create and secret-create start the server in two configurations: pass --start-ferrokube BIN",
+                "audit-create, secret-create and apf-get start the server in two configurations: pass --start-ferrokube BIN",
             );
         }
         if self.scenario == Scenario::Memory && self.start_ferrokube.is_none() {

@@ -125,10 +125,11 @@ pub async fn run(cli: &Cli) -> Result<Report, BenchError> {
                 ratios.extend(compared);
             }
         }
-        Scenario::Rbac | Scenario::AuditCreate | Scenario::SecretCreate => {
+        Scenario::Rbac | Scenario::AuditCreate | Scenario::SecretCreate | Scenario::ApfGet => {
             let (measured, compared) = match cli.scenario {
                 Scenario::Rbac => scenarios::rbac::run(cli).await?,
                 Scenario::AuditCreate => scenarios::audit_create::run(cli).await?,
+                Scenario::ApfGet => scenarios::apf_get::run(cli).await?,
                 _ => scenarios::secret_create::run(cli).await?,
             };
             results.extend(measured);

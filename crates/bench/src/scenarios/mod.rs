@@ -3,6 +3,7 @@
 
 pub mod abuse;
 pub mod abuse_connections;
+pub mod apf_get;
 pub mod audit_create;
 pub mod ceiling;
 pub mod crd;

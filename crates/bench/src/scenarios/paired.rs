@@ -12,6 +12,7 @@ use hyper::Method;
 use super::{ensure_namespace, run_id, setup_failure, Endpoint};
 use crate::cli::{Cli, Variant};
 use crate::client::Client;
+use crate::kubeconfig::Credentials;
 use crate::report::{ratio, LoadResult, Ratio, ScenarioResult};
 use crate::runner::{self, Workload};
 use crate::BenchError;
@@ -29,6 +30,11 @@ pub trait PairedLoad {
     fn workload(&self, namespace: &str, run: &str) -> Arc<dyn Workload>;
     /// The collection the workload writes to and a body it accepts.
     fn probe(&self, namespace: &str, run: &str) -> (String, Bytes);
+    /// Whom the load comes from: `None` is the kubeconfig's user (the probe
+    /// is always sent as that one).
+    fn credentials(&self) -> Option<Credentials> {
+        None
+    }
 }
 
 /// Runs `load` against `[baseline, measured]`, --runs rounds.
@@ -93,6 +99,14 @@ async fn measure(
             &probe.body,
         ));
     }
+    let client = match load.credentials() {
+        Some(credentials) => {
+            let mut config = endpoint.kubeconfig.clone();
+            config.credentials = credentials;
+            Client::connect(&config, cli.client_options()).await?
+        }
+        None => client,
+    };
     let outcome = runner::run(
         &client,
         load.workload(&cli.namespace, &run),
