@@ -5,7 +5,8 @@
 #
 #   scripts/fuzz.sh TARGET [SECONDS]
 #   FUZZ_KEEP=1 scripts/fuzz.sh TARGET 600   # then minimize corpus + queue
-#                                            # (afl-cmin) back into the corpus
+#                                            # (afl-cmin) back into the corpus,
+#                                            # at most FUZZ_KEEP_BYTES of it
 #
 # Needs cargo-afl (`cargo install cargo-afl`; it builds AFL++'s runtime on
 # first use, or run `cargo afl config --build`). The build goes to
@@ -45,6 +46,7 @@ binary="$CARGO_TARGET_DIR/release/$target"
 export AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1
 export AFL_NO_AFFINITY=1 AFL_SKIP_CRASHES=1
 [[ -t 1 ]] || export AFL_NO_UI=1
+rm -rf "$out/default"
 mkdir -p "$out"
 # -V: stop after SECONDS; -t: an input taking over 1 s is a hang.
 (cd "$fuzz_dir" && cargo afl fuzz -V "$seconds" -t 1000 -i "$corpus" -o "$out" -- "$binary") ||
@@ -67,14 +69,20 @@ if [[ "${FUZZ_KEEP:-0}" == 1 ]]; then
     rmdir "$minimized"
     cp "$corpus"/* "$merged"/
     cp "$out"/default/queue/id:* "$merged"/ 2>/dev/null || true
-    cargo afl cmin -i "$merged" -o "$minimized" -t 1000 -- "$binary" >/dev/null
+    cargo afl cmin -i "$merged" -o "$minimized" -t 3000 -- "$binary" >/dev/null
     # Crash reproducers stay whatever afl-cmin thinks of them.
     find "$corpus" -type f ! -name 'crash-*' -delete
+    # The repository keeps a small corpus: afl-cmin's choice, smallest
+    # first, up to FUZZ_KEEP_BYTES (default 24 KiB) per target.
+    budget=${FUZZ_KEEP_BYTES:-24576}
     n=0
-    for file in "$minimized"/*; do
+    kept=0
+    while read -r size file; do
+        ((kept + size <= budget)) || break
         cp "$file" "$corpus/min-$(sha1sum "$file" | cut -c1-12)"
+        kept=$((kept + size))
         n=$((n + 1))
-    done
+    done < <(find "$minimized" -type f -printf '%s %p\n' | sort -n)
     rm -rf "$merged" "$minimized"
-    echo "kept $n inputs in $corpus"
+    echo "kept $n inputs ($kept bytes) in $corpus"
 fi
