@@ -30,6 +30,11 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("accept", accept),
     ("stored_object", stored_object),
     ("service_account_token", service_account_token),
+    ("json", json),
+    ("apply", apply),
+    ("delete_options", delete_options),
+    ("selectors", selectors),
+    ("continue_token", continue_token),
 ];
 
 /// A protobuf request body (`k8s\0` envelope) of any kind; what decodes
@@ -116,6 +121,138 @@ pub fn strategic_merge_patch(data: &[u8]) {
         return;
     };
     let _ = strategic::apply(&object, &patch, &context);
+}
+
+/// `kind selector byte, body`: a JSON create/update body as
+/// `api/write/decode.rs` reads it (Go's syntax scan and decode errors, strict
+/// field validation, duplicate fields). Property: a body serde_json accepts
+/// has no Go syntax error, so skipping the scan for it (as `decode_json`
+/// does) changes no message.
+pub fn json(data: &[u8]) {
+    let Some((&selector, body)) = data.split_first() else {
+        return;
+    };
+    let (group, version, kind) = STRATEGIC_KINDS[usize::from(selector) % STRATEGIC_KINDS.len()];
+    let group_version = if group.is_empty() {
+        version.to_string()
+    } else {
+        format!("{group}/{version}")
+    };
+    let message =
+        crate::decode_error::decode_failure_message(kind, &group_version, body, None, None);
+    if serde_json::from_slice::<Value>(body).is_ok() {
+        let of_valid = crate::decode_error::decode_failure_message_of_valid_json(
+            kind,
+            &group_version,
+            body,
+            None,
+            None,
+        );
+        assert_eq!(
+            message, of_valid,
+            "a body serde_json accepts has a Go syntax error"
+        );
+        let _ = crate::field_validation::strict_errors(openapi(), group, version, kind, body);
+    }
+    let _ = crate::field_validation::duplicate_fields(body);
+}
+
+/// `kind selector byte (bit 7: force), live \0 config`: server-side apply of
+/// an arbitrary configuration onto an arbitrary live object (managedFields
+/// included), then an update by another manager on the result.
+pub fn apply(data: &[u8]) {
+    use crate::fieldmanager::{schema::Schema, set::Set, FieldManager};
+    let Some((&selector, rest)) = data.split_first() else {
+        return;
+    };
+    let Some((live, config)) = object_and_patch(rest) else {
+        return;
+    };
+    let kinds = STRATEGIC_KINDS.len() + 1;
+    let (schema, api_version) = match STRATEGIC_KINDS.get(usize::from(selector & 0x7f) % kinds) {
+        Some((group, version, kind)) => (
+            Schema::for_kind(openapi(), group, version, kind),
+            if group.is_empty() {
+                version.to_string()
+            } else {
+                format!("{group}/{version}")
+            },
+        ),
+        None => (Schema::deduced_throughout(), "example.com/v1".to_string()),
+    };
+    let manager = FieldManager {
+        schema,
+        api_version,
+        subresource: String::new(),
+        reset: Set::new(),
+        other_versions: None,
+    };
+    let now = "2026-01-02T03:04:05Z";
+    if let Ok(mut applied) = manager.apply(&live, &config, "fuzz", selector & 0x80 != 0, now) {
+        let before = applied.clone();
+        manager.update(&before, &mut applied, "other", now);
+    }
+}
+
+/// A DELETE request's options: the body in each media type a client may
+/// send, then `ValidateDeleteOptions`; and the same bytes as a query string.
+pub fn delete_options(data: &[u8]) {
+    use crate::api::DeleteOptions;
+    let query = crate::query::Query::parse("gracePeriodSeconds=3&dryRun=All");
+    for content_type in [
+        "application/json",
+        "application/yaml",
+        crate::protobuf::CONTENT_TYPE,
+        crate::cbor::CONTENT_TYPE,
+    ] {
+        if let Ok(options) = DeleteOptions::from_parts(&query, content_type, data) {
+            let _ = options.validate();
+        }
+    }
+    let query = crate::query::Query::parse(&String::from_utf8_lossy(data));
+    if let Ok(options) = DeleteOptions::from_query(&query) {
+        let _ = options.validate();
+    }
+}
+
+/// Label and field selectors, as query parameters (`labels.Parse`,
+/// `fields.ParseSelector`) and as `metav1.LabelSelector` objects.
+pub fn selectors(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let _ = crate::selector::LabelSelector::parse(&text);
+    let _ = crate::selector::FieldSelector::parse(&text);
+    if let Ok(value) = serde_json::from_slice::<Value>(data) {
+        if let Ok(selector) = crate::label_selector::Selector::parse(&value) {
+            let labels = value.get("matchLabels").and_then(Value::as_object);
+            let _ = selector.matches_labels(labels);
+        }
+    }
+}
+
+/// The fixed key continue tokens are signed with.
+fn continue_key() -> crate::api::ContinueKey {
+    crate::api::ContinueKey::from_bytes([7; 32])
+}
+
+/// A `continue` token as sent (the signature stops most of them), and one
+/// signed by this server over an arbitrary start key: what decodes names a
+/// key under the list's prefix at the token's revision.
+pub fn continue_token(data: &[u8]) {
+    let key = continue_key();
+    let prefix = "/registry/pods/default/";
+    let text = String::from_utf8_lossy(data);
+    let _ = crate::api::decode_continue_token(&key, &text, prefix);
+    let revision = data.first().map_or(1, |byte| i64::from(*byte) - 1);
+    let token = crate::api::encode_continue_token(&key, revision, &text);
+    if let Ok(continuation) = crate::api::decode_continue_token(&key, &token, prefix) {
+        let relative = text.strip_prefix('/').unwrap_or(&text);
+        assert_eq!(continuation.revision, revision, "continue token revision");
+        assert_eq!(
+            continuation.start,
+            format!("{prefix}{relative}"),
+            "continue token start"
+        );
+    }
 }
 
 /// An `Accept` header, for each combination of endpoint capabilities.
@@ -306,6 +443,93 @@ pub fn seeds(target: &str) -> Vec<Vec<u8>> {
                     .to_vec(),
             );
             seeds
+        }
+        "json" => {
+            let mut seeds: Vec<Vec<u8>> = samples
+                .iter()
+                .take(8)
+                .enumerate()
+                .map(|(index, object)| {
+                    let mut seed = vec![index as u8];
+                    seed.extend(serde_json::to_vec(object).unwrap_or_default());
+                    seed
+                })
+                .collect();
+            for text in [
+                r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","name":"q"},"spec":{"containers":[{"name":"c","image":1,"bogus":true}]}}"#,
+                r#"{"apiVersion":"apps/v1","kind":"Deployment","spec":{"replicas":"3","template":{"spec":{"containers":null}}}}"#,
+                r#"{"kind":"ConfigMap","apiVersion":"v1","data":{"a":"\ud800"},"binaryData":{"b":"!!"}}"#,
+                r#"[1, 2e400, -0, "\u00e9", {"a": [true, false, null]}"#,
+            ] {
+                let mut seed = vec![seeds.len() as u8];
+                seed.extend_from_slice(text.as_bytes());
+                seeds.push(seed);
+            }
+            seeds
+        }
+        "apply" => {
+            let configs = [
+                serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"x": "y"}},
+                    "spec": {"containers": [{"name": "c", "image": "j", "ports": [{"containerPort": 80, "protocol": "TCP"}]}]}}),
+                serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+                    "spec": {"replicas": 3, "template": {"spec": {"containers": [{"name": "c", "env": [{"name": "A", "value": "1"}]}]}}}}),
+                serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "1"}}),
+            ];
+            let manager = crate::fieldmanager::FieldManager {
+                schema: crate::fieldmanager::schema::Schema::for_kind(openapi(), "", "v1", "Pod"),
+                api_version: "v1".into(),
+                subresource: String::new(),
+                reset: crate::fieldmanager::set::Set::new(),
+                other_versions: None,
+            };
+            let owned = manager
+                .apply(&serde_json::json!({}), &small, "first", false, "2026-01-01T00:00:00Z")
+                .unwrap_or_else(|_| small.clone());
+            let empty = serde_json::json!({});
+            let mut seeds = Vec::new();
+            for (selector, live, config) in [
+                (0u8, &owned, &configs[0]),
+                (0x80, &owned, &configs[0]),
+                (0, &small, &small),
+                (1, &samples[0], &configs[1]),
+                (3, &empty, &configs[2]),
+                (7, &owned, &configs[2]),
+            ] {
+                let mut seed = vec![selector];
+                seed.extend(serde_json::to_vec(live).unwrap_or_default());
+                seed.push(0);
+                seed.extend(serde_json::to_vec(config).unwrap_or_default());
+                seeds.push(seed);
+            }
+            seeds
+        }
+        "delete_options" => [
+            r#"{"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":0,"preconditions":{"uid":"u","resourceVersion":"1"},"propagationPolicy":"Foreground","dryRun":["All"],"orphanDependents":false}"#,
+            "kind: DeleteOptions\napiVersion: meta.k8s.io/v1\npropagationPolicy: Orphan\ngracePeriodSeconds: -1\n",
+            "propagationPolicy=Background&orphanDependents=true&gracePeriodSeconds=10&dryRun=All&ignoreStoreReadErrorWithClusterBreakingPotential=true",
+            r#"{"kind":"Status","gracePeriodSeconds":"x","dryRun":"All"}"#,
+        ]
+        .iter()
+        .map(|text| text.as_bytes().to_vec())
+        .collect(),
+        "selectors" => [
+            "a=b,c!=d,e in (x,y),!f,g,h notin (z),i==j",
+            "x>3,y<10,a.b/c-d_e=f.g",
+            r"metadata.name=x,spec.nodeName!=,status.phase==Running,a\,b=c\=d",
+            r#"{"matchLabels":{"a":"b"},"matchExpressions":[{"key":"k","operator":"In","values":["v","w"]},{"key":"e","operator":"DoesNotExist"}]}"#,
+        ]
+        .iter()
+        .map(|text| text.as_bytes().to_vec())
+        .collect(),
+        "continue_token" => {
+            let key = continue_key();
+            vec![
+                crate::api::encode_continue_token(&key, 42, "pod-a\u{0}").into_bytes(),
+                crate::api::encode_continue_token(&key, -1, "/ns/name").into_bytes(),
+                b"\x05pod-b\x00".to_vec(),
+                b"../x".to_vec(),
+                b"eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6NDIsInN0YXJ0IjoiYlx1MDAwMCJ9.AAAA".to_vec(),
+            ]
         }
         _ => Vec::new(),
     }

@@ -1,11 +1,36 @@
-//! Every fuzz target (`ferrokube::fuzzing`, also built as cargo-fuzz targets
-//! in `fuzz/`) over its seed corpus and a few thousand deterministic
-//! mutations of it: a short, reproducible fuzz run on the stable toolchain.
-//! A panic names the target and the input (hex) that caused it.
+//! Every fuzz target (`ferrokube::fuzzing`, built as AFL++ targets in
+//! `fuzz-afl/` and as cargo-fuzz targets in `fuzz/`) over the corpus kept in
+//! `fuzz-afl/corpus/<target>/` (the AFL++ runs' minimized queues, crash
+//! reproducers among them), its built-in seeds and a few thousand
+//! deterministic mutations of them: a short, reproducible fuzz run on the
+//! stable toolchain. A panic names the target and the input (hex) that
+//! caused it.
 #![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
 
 use ferrokube::fuzzing::{seeds, TARGETS};
 use ferrokube::rng::Rng;
+
+/// The AFL++ workspace: its binaries and the kept corpus.
+fn fuzz_afl_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz-afl")
+}
+
+/// The kept corpus of `target`, file names sorted (so a failure is reproducible).
+fn kept_corpus(target: &str) -> Vec<(String, Vec<u8>)> {
+    let dir = fuzz_afl_dir().join("corpus").join(target);
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|error| panic!("corpus {}: {error}", dir.display()))
+        .map(|entry| {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&path).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
 
 /// Mutations per target.
 const ITERATIONS: usize = 3000;
@@ -78,9 +103,35 @@ fn run(name: &str, target: fn(&[u8]), input: &[u8]) {
 }
 
 #[test]
+fn every_target_has_an_afl_binary_and_a_kept_corpus() {
+    for (name, _) in TARGETS {
+        let binary = fuzz_afl_dir().join("src/bin").join(format!("{name}.rs"));
+        assert!(binary.exists(), "no AFL++ binary {}", binary.display());
+        assert!(
+            !kept_corpus(name).is_empty(),
+            "empty kept corpus for {name}"
+        );
+    }
+}
+
+#[test]
+fn every_target_survives_its_kept_corpus() {
+    for (name, target) in TARGETS {
+        for (file, input) in kept_corpus(name) {
+            let outcome = std::panic::catch_unwind(|| target(&input));
+            if let Err(panic) = outcome {
+                eprintln!("fuzz target {name} panicked on fuzz-afl/corpus/{name}/{file}");
+                std::panic::resume_unwind(panic);
+            }
+        }
+    }
+}
+
+#[test]
 fn every_target_survives_seeds_and_mutations() {
     for (name, target) in TARGETS {
-        let corpus = seeds(name);
+        let mut corpus = seeds(name);
+        corpus.extend(kept_corpus(name).into_iter().map(|(_, input)| input));
         assert!(!corpus.is_empty(), "no seeds for {name}");
         for seed in &corpus {
             run(name, *target, seed);
@@ -105,6 +156,14 @@ fn hostile_shapes() {
         vec![0x81; 100_000],
         b"- ".repeat(50_000),
         b"a: &a [*a]\n".to_vec(),
+        // Balanced, deeper than every decoder's limit (Go's JSON scanner: 10000).
+        [b"[".repeat(20_000), b"]".repeat(20_000)].concat(),
+        [
+            b"{\"a\":".repeat(20_000),
+            b"1".to_vec(),
+            b"}".repeat(20_000),
+        ]
+        .concat(),
     ];
     inputs.push([&[0u8][..], &b"[".repeat(20_000), &[0], &b"{}"[..]].concat());
     for (name, target) in TARGETS {

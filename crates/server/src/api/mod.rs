@@ -68,8 +68,12 @@ pub use context::{
     Api, ApiConfig, Authentication, DEFAULT_MIN_REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT,
     MAX_REQUEST_BODY_BYTES,
 };
-pub use continue_token::{ContinueKey, RandomUnavailable};
+pub use continue_token::{
+    decode as decode_continue_token, encode_start as encode_continue_token, ContinueKey,
+    RandomUnavailable,
+};
 pub use deadline::is_long_running;
+pub use deletion::DeleteOptions;
 pub use exchange::{
     ApiRequest, ApiResponse, AuditCapture, AuditedResponse, AuthorizationDecision, ListPayload,
     Payload, ResponseBody, StreamBody,

@@ -1,0 +1,3 @@
+fn main() {
+    ferrokube_fuzz_afl::run("protobuf");
+}
