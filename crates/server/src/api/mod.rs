@@ -135,15 +135,14 @@ fn with_flow_control_headers(
     response: ApiResponse,
     classification: &crate::flowcontrol::Classification,
 ) -> ApiResponse {
+    // Built once: `from_static` checks the name every time it runs.
+    const FLOW_SCHEMA_UID: http::HeaderName =
+        http::HeaderName::from_static(crate::flowcontrol::FLOW_SCHEMA_UID_HEADER);
+    const PRIORITY_LEVEL_UID: http::HeaderName =
+        http::HeaderName::from_static(crate::flowcontrol::PRIORITY_LEVEL_UID_HEADER);
     response
-        .with_header(
-            http::HeaderName::from_static(crate::flowcontrol::FLOW_SCHEMA_UID_HEADER),
-            classification.flow_schema_uid(),
-        )
-        .with_header(
-            http::HeaderName::from_static(crate::flowcontrol::PRIORITY_LEVEL_UID_HEADER),
-            classification.priority_level_uid(),
-        )
+        .with_header(FLOW_SCHEMA_UID, classification.flow_schema_uid())
+        .with_header(PRIORITY_LEVEL_UID, classification.priority_level_uid())
 }
 
 impl Api {

@@ -66,7 +66,7 @@ pub fn encode(value: &Value) -> String {
 /// `encoding/json`'s HTML-safe escapes. These characters only ever occur
 /// inside JSON strings, so escaping the whole text is exact.
 pub(crate) fn html_escape(text: &str) -> String {
-    if !text.contains(['<', '>', '&', '\u{2028}', '\u{2029}']) {
+    if !needs_html_escape(text) {
         return text.to_string();
     }
     let mut out = String::with_capacity(text.len() + 16);
@@ -83,10 +83,41 @@ pub(crate) fn html_escape(text: &str) -> String {
     out
 }
 
+/// Whether `text` holds `<`, `>`, `&`, U+2028 or U+2029, scanned as bytes
+/// (both separators start with 0xE2): a `char` pattern decoded and compared
+/// every character, the largest cost of writing an audit event.
+fn needs_html_escape(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    if memchr::memchr3(b'<', b'>', b'&', bytes).is_some() {
+        return true;
+    }
+    // U+2028 and U+2029 are E2 80 A8 and E2 80 A9.
+    memchr::memchr_iter(0xE2, bytes)
+        .any(|at| matches!(bytes.get(at + 1..at + 3), Some([0x80, 0xA8 | 0xA9])))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn only_go_html_characters_need_escaping() {
+        for (text, needs) in [
+            ("plain ascii", false),
+            ("an ellipsis … and ‡ (E2 80 A6, E2 80 A1)", false),
+            ("a<b", true),
+            ("a>b", true),
+            ("a&b", true),
+            ("line\u{2028}separator", true),
+            ("paragraph\u{2029}separator", true),
+            ("ends with E2 \u{2000}", false),
+        ] {
+            assert_eq!(needs_html_escape(text), needs, "{text:?}");
+        }
+        assert_eq!(html_escape("a…b"), "a…b");
+        assert_eq!(html_escape("x\u{2029}<"), "x\\u2029\\u003c");
+    }
 
     #[test]
     fn fields_keep_their_order_and_strings_are_html_escaped() {
