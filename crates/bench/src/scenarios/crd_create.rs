@@ -16,7 +16,7 @@ use super::create::Creates;
 use super::{configmap_body, ensure_namespace, run_id, Endpoint};
 use crate::cli::Cli;
 use crate::client::Client;
-use crate::report::{LoadResult, ScenarioResult};
+use crate::report::ScenarioResult;
 use crate::runner::{self, Workload};
 use crate::BenchError;
 
@@ -78,21 +78,8 @@ pub async fn run(
         &cli.load_options(&widget_label, endpoint.pid()),
     )
     .await;
-    let result = |label: String, outcome: &runner::LoadOutcome, bytes: usize| ScenarioResult {
-        scenario: "crd-create".into(),
-        label,
-        target: endpoint.target.clone(),
-        load: Some(LoadResult::from_outcome(
-            outcome,
-            cli.concurrency,
-            client.protocol(),
-            client.pooled_connections(),
-            bytes,
-            0,
-            cli.warmup_s(),
-        )),
-        server_memory: endpoint.memory(),
-        ..Default::default()
+    let result = |label: String, outcome: &runner::LoadOutcome, bytes: usize| {
+        endpoint.load_result(cli, &client, "crd-create", label, outcome, (bytes, 0))
     };
     let results = vec![
         result(baseline_label, &baseline, configmap_bytes),

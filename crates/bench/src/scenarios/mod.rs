@@ -210,6 +210,37 @@ pub async fn ensure_namespace(client: &Client, ns: &str) -> Result<(), BenchErro
     }
 }
 
+impl Endpoint {
+    /// One load run's result against this endpoint: `sent` and `received`
+    /// are the request and response body sizes reported beside it.
+    pub fn load_result(
+        &self,
+        cli: &Cli,
+        client: &Client,
+        scenario: &str,
+        label: String,
+        outcome: &runner::LoadOutcome,
+        (sent, received): (usize, usize),
+    ) -> crate::report::ScenarioResult {
+        crate::report::ScenarioResult {
+            scenario: scenario.into(),
+            label,
+            target: self.target.clone(),
+            load: Some(crate::report::LoadResult::from_outcome(
+                outcome,
+                cli.concurrency,
+                client.protocol(),
+                client.pooled_connections(),
+                sent,
+                received,
+                cli.warmup_s(),
+            )),
+            server_memory: self.memory(),
+            ..Default::default()
+        }
+    }
+}
+
 /// GETs of one fixed path.
 pub struct FixedGet {
     pub path: String,

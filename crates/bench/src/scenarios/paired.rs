@@ -13,7 +13,7 @@ use super::{ensure_namespace, run_id, setup_failure, Endpoint};
 use crate::cli::{Cli, Variant};
 use crate::client::Client;
 use crate::kubeconfig::Credentials;
-use crate::report::{ratio, LoadResult, Ratio, ScenarioResult};
+use crate::report::{ratio, Ratio, ScenarioResult};
 use crate::runner::{self, Workload};
 use crate::BenchError;
 
@@ -113,22 +113,14 @@ async fn measure(
         &cli.load_options(label, endpoint.pid()),
     )
     .await;
-    Ok(ScenarioResult {
-        scenario: scenario.into(),
-        label: label.to_string(),
-        target: endpoint.target.clone(),
-        load: Some(LoadResult::from_outcome(
-            &outcome,
-            cli.concurrency,
-            client.protocol(),
-            client.pooled_connections(),
-            sent,
-            probe.body.len(),
-            cli.warmup_s(),
-        )),
-        server_memory: endpoint.memory(),
-        ..Default::default()
-    })
+    Ok(endpoint.load_result(
+        cli,
+        &client,
+        scenario,
+        label.to_string(),
+        &outcome,
+        (sent, probe.body.len()),
+    ))
 }
 
 /// The median throughput of the measured configuration over the

@@ -17,7 +17,7 @@ use super::create::Creates;
 use super::{configmap_body, ensure_namespace, run_id, Endpoint};
 use crate::cli::Cli;
 use crate::client::Client;
-use crate::report::{LoadResult, ScenarioResult};
+use crate::report::ScenarioResult;
 use crate::runner::{self, snippet};
 use crate::BenchError;
 
@@ -140,21 +140,8 @@ pub async fn run(
         &cli.load_options(&policy_label, endpoint.pid()),
     )
     .await;
-    let result = |label: String, outcome: &runner::LoadOutcome| ScenarioResult {
-        scenario: "policy-create".into(),
-        label,
-        target: endpoint.target.clone(),
-        load: Some(LoadResult::from_outcome(
-            outcome,
-            cli.concurrency,
-            client.protocol(),
-            client.pooled_connections(),
-            bytes,
-            0,
-            cli.warmup_s(),
-        )),
-        server_memory: endpoint.memory(),
-        ..Default::default()
+    let result = |label: String, outcome: &runner::LoadOutcome| {
+        endpoint.load_result(cli, &client, "policy-create", label, outcome, (bytes, 0))
     };
     let results = vec![
         result(baseline_label, &baseline),

@@ -20,7 +20,7 @@ use super::create::Creates;
 use super::{configmap_body, ensure_namespace, run_id, setup_failure, Endpoint};
 use crate::cli::Cli;
 use crate::client::Client;
-use crate::report::{ratio, LoadResult, Ratio, ScenarioResult};
+use crate::report::{ratio, Ratio, ScenarioResult};
 use crate::runner;
 use crate::BenchError;
 
@@ -169,21 +169,8 @@ pub async fn run(
     let _ = client.request(Method::DELETE, &cleanup, None).await;
     drop(webhook);
 
-    let result = |label: String, outcome: &runner::LoadOutcome| ScenarioResult {
-        scenario: "webhook-create".into(),
-        label,
-        target: endpoint.target.clone(),
-        load: Some(LoadResult::from_outcome(
-            outcome,
-            cli.concurrency,
-            client.protocol(),
-            client.pooled_connections(),
-            bytes,
-            0,
-            cli.warmup_s(),
-        )),
-        server_memory: endpoint.memory(),
-        ..Default::default()
+    let result = |label: String, outcome: &runner::LoadOutcome| {
+        endpoint.load_result(cli, &client, "webhook-create", label, outcome, (bytes, 0))
     };
     let plain = result(baseline_label, &baseline);
     let hooked = result(webhook_label, &checked);
