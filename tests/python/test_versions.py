@@ -12,7 +12,11 @@ written here set it (kube serves `eventTime: null` for events without one,
 which the client refuses: that is the client's rule, not the server's).
 """
 
+import json
+
+import pytest
 from kubernetes import client
+from kubernetes.client.exceptions import ApiException
 
 
 def core_event(name, namespace):
@@ -77,9 +81,20 @@ def test_events_v1_api_reads_and_writes_core_events(api_client, core_v1, namespa
     by_regarding = events_v1.list_namespaced_event(namespace, field_selector="reportingController=kubelet")
     assert [e.metadata.name for e in by_regarding.items] == ["pulled"]
 
-    patched = events_v1.patch_namespaced_event("pulled", namespace, {"note": "Pulled again"})
-    assert patched.note == "Pulled again"
-    assert core_v1.read_namespaced_event("pulled", namespace).message == "Pulled again"
+    # events.k8s.io/v1 keeps an event's fields (kube's ValidateEventUpdate for
+    # that version): a new note is refused, a new label is stored.
+    with pytest.raises(ApiException) as refused:
+        events_v1.patch_namespaced_event("pulled", namespace, {"note": "Pulled again"})
+    assert refused.value.status == 422
+    assert json.loads(refused.value.body)["message"] == (
+        'Event.events.k8s.io "pulled" is invalid: message: Invalid value: "Pulled again": field is immutable'
+    )
+    patched = events_v1.patch_namespaced_event("pulled", namespace, {"metadata": {"labels": {"seen": "yes"}}})
+    assert patched.metadata.labels == {"seen": "yes"}
+    assert patched.note == "Container image pulled"
+    # Through core/v1 only the legacy rules apply: the message may change.
+    core_v1.patch_namespaced_event("pulled", namespace, {"message": "Pulled again"})
+    assert events_v1.read_namespaced_event("pulled", namespace).note == "Pulled again"
 
 
 def test_autoscaling_v1_reads_v2_hpas_with_round_trip_annotations(api_client, namespace):
