@@ -205,7 +205,10 @@ async fn events_read_each_others_writes_in_both_versions() {
     // new note is kube's 422 and a new label is stored.
     let mut changed = events.get("from-core").await.unwrap();
     changed.note = Some("Restarted container app".into());
-    let refused = events.replace("from-core", &pp, &changed).await.unwrap_err();
+    let refused = events
+        .replace("from-core", &pp, &changed)
+        .await
+        .unwrap_err();
     let status = api_status(refused);
     assert_eq!(
         (status.code, status.message.as_str()),
@@ -279,7 +282,11 @@ async fn events_read_each_others_writes_in_both_versions() {
         "message": "Applied through core",
     }));
     let conflict = core
-        .patch("applied", &PatchParams::apply("ver-applier"), &apply_message)
+        .patch(
+            "applied",
+            &PatchParams::apply("ver-applier"),
+            &apply_message,
+        )
         .await
         .unwrap_err();
     let status = api_status(conflict);
