@@ -550,6 +550,8 @@ fn valid_spec(kind: &str) -> Option<Map<String, Value>> {
         "IPAddress" => json!({"spec": {"parentRef": {"resource": "services", "name": "s"}}}),
         "CSIStorageCapacity" => json!({"storageClassName": "fast"}),
         "VolumeAttributesClass" => json!({"driverName": "example.com/d", "parameters": {"a": "b"}}),
+        "ResourceSlice" => json!({"spec": {"driver": "example.com", "nodeName": "n",
+            "pool": {"name": "p", "resourceSliceCount": 1}}}),
         "APIService" => json!({"spec": {"group": "example.com", "version": "v1",
             "groupPriorityMinimum": 1, "versionPriority": 1}}),
         _ => return None,

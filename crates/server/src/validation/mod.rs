@@ -26,6 +26,7 @@
 //!   every pod template inside a workload;
 //! - [`policy`] — PodDisruptionBudget;
 //! - [`rbac`] — Role, ClusterRole, RoleBinding, ClusterRoleBinding;
+//! - [`resource`] — DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice (main rules);
 //! - [`scheduling`] — PriorityClass, RuntimeClass;
 //! - [`selector`] — label selectors in specs;
 //! - [`service`] — Service; [`service_cidr`] — IPAddress, ServiceCIDR;
@@ -67,6 +68,7 @@ pub mod pod_volumes;
 pub mod policy;
 pub mod quota;
 pub mod rbac;
+pub mod resource;
 pub mod scheduling;
 pub mod selector;
 pub mod service;
@@ -259,6 +261,15 @@ fn non_core(resource: &ResourceDef, object: &Value, old: Option<&Value>) -> Vec<
         }
         ("flowcontrol.apiserver.k8s.io", "FlowSchema", _) => flowcontrol::flow_schema(object),
         ("apiregistration.k8s.io", "APIService", _) => apiregistration::api_service(object),
+        ("resource.k8s.io", "DeviceClass", _) => resource::device_class(object),
+        ("resource.k8s.io", "ResourceClaim", None) => resource::resource_claim(object),
+        ("resource.k8s.io", "ResourceClaimTemplate", None) => {
+            resource::resource_claim_template(object)
+        }
+        ("resource.k8s.io", "ResourceClaim" | "ResourceClaimTemplate", Some(old)) => {
+            resource::spec_immutable(object, old)
+        }
+        ("resource.k8s.io", "ResourceSlice", old) => resource::resource_slice(object, old),
         ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration", _) => {
             flowcontrol::priority_level_configuration(object)
         }
