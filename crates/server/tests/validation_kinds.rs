@@ -129,6 +129,26 @@ spec:
         format!("flowschema.flowcontrol.apiserver.k8s.io/{name} created\n")
     );
     env.kubectl_ok(KUBECTL, &["delete", "flowschema", &name]);
+    // A priority level gets v1's defaults, which its validation relies on.
+    let level = format!(
+        "apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: PriorityLevelConfiguration\nmetadata:\n  name: {name}\nspec:\n  type: Limited\n  limited:\n    limitResponse: {{type: Queue, queuing: {{queues: 16}}}}\n"
+    );
+    kubectl_ok_stdin(&env, &["apply", "-f", "-"], &level);
+    let limited = env.kubectl_ok(
+        KUBECTL,
+        &[
+            "get",
+            "prioritylevelconfiguration",
+            &name,
+            "-o",
+            "jsonpath={.spec.limited.nominalConcurrencyShares} {.spec.limited.lendablePercent} {.spec.limited.limitResponse.queuing}",
+        ],
+    );
+    assert_eq!(
+        limited,
+        r#"30 0 {"handSize":8,"queueLengthLimit":50,"queues":16}"#
+    );
+    env.kubectl_ok(KUBECTL, &["delete", "prioritylevelconfiguration", &name]);
 }
 
 #[tokio::test]

@@ -1,10 +1,11 @@
 //! flowcontrol.apiserver.k8s.io/v1 FlowSchema and PriorityLevelConfiguration
 //! as `pkg/apis/flowcontrol/validation` checks them (`ValidateFlowSchema`,
 //! `ValidatePriorityLevelConfiguration`; updates run the same rules), after
-//! v1's defaults (`pkg/apis/flowcontrol/v1/defaults.go`), which ferrokube
-//! does not store: a missing `matchingPrecedence` reads as 1000, missing
-//! queuing numbers as 64 queues, hand size 8, queue length 50, a missing
-//! `nominalConcurrencyShares` as 30 (0 for `exempt`).
+//! v1's defaults (`pkg/apis/flowcontrol/v1/defaults.go`, applied by
+//! `defaults_non_core.rs`; read in place here too, so that the rules hold
+//! for any caller: a missing `matchingPrecedence` is 1000, missing queuing
+//! numbers 64 queues, hand size 8, queue length 50, a missing
+//! `nominalConcurrencyShares` 30 (0 for `exempt`)).
 //!
 //! The mandatory objects (`exempt`, `catch-all`) must keep the spec the
 //! server creates ([`crate::flowcontrol::bootstrap`]); the `exempt` level

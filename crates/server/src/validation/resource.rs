@@ -13,8 +13,8 @@
 //!   generation, slice count), exactly one node selection field, devices'
 //!   names unique DNS labels; driver, pool name and node name immutable.
 //!
-//! v1's defaults (allocation mode `ExactCount`, count 1) are read in place:
-//! ferrokube does not store them. Not ported: CEL compilation and cost,
+//! v1's defaults (allocation mode `ExactCount`, count 1) are applied by
+//! `defaults_non_core.rs` and read in place here too. Not ported: CEL compilation and cost,
 //! device attributes, capacities, counters, taints and tolerations,
 //! admin access, the claim's `/status`.
 
