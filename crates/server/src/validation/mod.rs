@@ -4,6 +4,7 @@
 //! ObjectMeta is checked by `api/write/validate.rs`; this module holds what
 //! each kind adds. One file per kind family:
 //!
+//! - [`admissionregistration`] — ValidatingAdmissionPolicy(Binding), the rules webhook configurations share;
 //! - [`field`] — field paths, `field.Error` constructors, shared `util/validation` checks;
 //! - [`batch`] — Job, CronJob;
 //! - [`certificates`] — CertificateSigningRequest;
@@ -33,6 +34,7 @@
 //! (`api/typed.rs`), so a field of the wrong type cannot reach here; absent
 //! fields read as Go's zero values.
 
+pub mod admissionregistration;
 pub mod batch;
 pub mod certificates;
 pub mod config;
@@ -213,6 +215,18 @@ fn non_core(resource: &ResourceDef, object: &Value, old: Option<&Value>) -> Vec<
         }
         ("certificates.k8s.io", "CertificateSigningRequest", Some(old)) => {
             certificates::certificate_signing_request_update(object, old)
+        }
+        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration", old) => {
+            crate::admission::webhook::config_rules::validate(object, old, false)
+        }
+        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration", old) => {
+            crate::admission::webhook::config_rules::validate(object, old, true)
+        }
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy", old) => {
+            admissionregistration::validating_admission_policy(object, old)
+        }
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding", _) => {
+            admissionregistration::validating_admission_policy_binding(object)
         }
         ("discovery.k8s.io", "EndpointSlice", None) => discovery::endpoint_slice(object),
         ("discovery.k8s.io", "EndpointSlice", Some(old)) => {
