@@ -200,7 +200,13 @@ async fn admissionregistration_objects_are_validated_and_audit_bindings_annotate
     assert!(ok, "{stdout}{stderr}");
     let (ok, stdout, stderr) = kubectl(
         &server,
-        &["get", "validatingwebhookconfiguration", "valid-hook", "-o", "json"],
+        &[
+            "get",
+            "validatingwebhookconfiguration",
+            "valid-hook",
+            "-o",
+            "json",
+        ],
         None,
     );
     assert!(ok, "{stderr}");
@@ -233,18 +239,26 @@ async fn admissionregistration_objects_are_validated_and_audit_bindings_annotate
     );
 
     // The audited policy: accepted, defaulted.
-    let (ok, stdout, stderr) =
-        kubectl(&server, &["apply", "-f", "-"], Some(AUDIT_POLICY_OBJECTS));
+    let (ok, stdout, stderr) = kubectl(&server, &["apply", "-f", "-"], Some(AUDIT_POLICY_OBJECTS));
     assert!(ok, "{stdout}{stderr}");
     let (ok, stdout, stderr) = kubectl(
         &server,
-        &["get", "validatingadmissionpolicy", "audited.example.com", "-o", "json"],
+        &[
+            "get",
+            "validatingadmissionpolicy",
+            "audited.example.com",
+            "-o",
+            "json",
+        ],
         None,
     );
     assert!(ok, "{stderr}");
     let stored: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(stored["spec"]["failurePolicy"], "Fail");
-    assert_eq!(stored["spec"]["matchConstraints"]["matchPolicy"], "Equivalent");
+    assert_eq!(
+        stored["spec"]["matchConstraints"]["matchPolicy"],
+        "Equivalent"
+    );
 
     // A ConfigMap without the label: created (Audit does not deny), and
     // its create's ResponseComplete event carries kube's annotations.

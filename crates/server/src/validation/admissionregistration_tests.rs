@@ -40,9 +40,7 @@ fn binding(spec: Value) -> Value {
 
 #[test]
 fn policies_are_refused_as_kube_refuses_them() {
-    let rules = |rule: Value| {
-        json!({"matchPolicy": "Equivalent", "namespaceSelector": {}, "objectSelector": {}, "resourceRules": [rule]})
-    };
+    let rules = |rule: Value| json!({"matchPolicy": "Equivalent", "namespaceSelector": {}, "objectSelector": {}, "resourceRules": [rule]});
     let cases: Vec<(&str, Value, Vec<&str>)> = vec![
         ("valid", policy(json!({})), vec![]),
         (
@@ -216,10 +214,8 @@ fn too_many_audit_annotations_are_refused() {
     let annotations: Vec<Value> = (0..21)
         .map(|n| json!({"key": format!("k{n}"), "valueExpression": "'v'"}))
         .collect();
-    let errors = validating_admission_policy(
-        &policy(json!({"auditAnnotations": annotations})),
-        None,
-    );
+    let errors =
+        validating_admission_policy(&policy(json!({"auditAnnotations": annotations})), None);
     assert_eq!(errors.len(), 1);
     assert_eq!(errors[0].field, "spec.auditAnnotations");
     assert!(errors[0]
@@ -239,7 +235,10 @@ fn an_update_keeps_match_conditions_it_already_stored() {
         "matchConditions": [{"name": "a", "expression": "1 +"}],
         "paramKind": {"apiVersion": "v1", "kind": "ConfigMap"},
     }));
-    assert_eq!(validating_admission_policy(&other_kind, Some(&bad)).len(), 1);
+    assert_eq!(
+        validating_admission_policy(&other_kind, Some(&bad)).len(),
+        1
+    );
 }
 
 #[test]

@@ -15,12 +15,12 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use crate::crd::conversion_rules::{webhook_service, webhook_url};
-use crate::validation::admissionregistration::{
-    has_invalid_label_value, label_selector, rule_with_operations,
-};
 use crate::go::strconv::quote;
 use crate::names::{dns1035_label, dns1123_subdomain};
 use crate::status::{FieldError, FieldErrorKind};
+use crate::validation::admissionregistration::{
+    has_invalid_label_value, label_selector, rule_with_operations,
+};
 
 const REVIEW_VERSIONS: &[&str] = &["v1", "v1beta1"];
 const NO_SIDE_EFFECTS: &[&str] = &["None", "NoneOnDryRun"];
@@ -359,7 +359,9 @@ mod tests {
         }))]});
         assert_eq!(
             texts(&validate(&bad, None, false)),
-            vec![r#"webhooks[0].objectSelector.matchExpressions[0].values[0]: Invalid value: "not valid": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"#]
+            vec![
+                r#"webhooks[0].objectSelector.matchExpressions[0].values[0]: Invalid value: "not valid": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"#
+            ]
         );
         assert!(validate(&bad, Some(&bad), false).is_empty());
     }
