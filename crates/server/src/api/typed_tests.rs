@@ -536,6 +536,11 @@ fn valid_spec(kind: &str) -> Option<Map<String, Value>> {
             "port": {"number": 80}}}}}),
         "RuntimeClass" => json!({"handler": "runc"}),
         "EndpointSlice" => json!({"addressType": "IPv4"}),
+        "ValidatingAdmissionPolicy" => json!({"spec": {"matchConstraints": {"resourceRules": [
+            {"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"]}]},
+            "validations": [{"expression": "true"}]}}),
+        "ValidatingAdmissionPolicyBinding" => json!({"spec": {"policyName": "p",
+            "validationActions": ["Audit"]}}),
         _ => return None,
     };
     fields.as_object().cloned()
