@@ -283,10 +283,11 @@ fn match_resources(resources: &Value, path: &str, errors: &mut Vec<FieldError>) 
 }
 
 /// `validateMatchConditions` (kube's, shared with the webhooks).
-fn match_conditions(spec: &Value, path: &str, errors: &mut Vec<FieldError>) {
+fn match_conditions(spec: &Value, path: &str, has_params: bool, errors: &mut Vec<FieldError>) {
     crate::admission::webhook::match_conditions::validate(
         spec.get("matchConditions"),
         path,
+        has_params,
         errors,
     );
 }
@@ -559,7 +560,7 @@ pub fn validating_admission_policy(object: &Value, old: Option<&Value>) -> Vec<F
             && set(spec.get("matchConditions")) == set(old_spec.get("matchConditions"))
     });
     if !ignore_match_conditions {
-        match_conditions(spec, "spec.matchConditions", &mut errors);
+        match_conditions(spec, "spec.matchConditions", has_params, &mut errors);
     }
     for (position, item) in field::items_at(spec, "variables").iter().enumerate() {
         variable(

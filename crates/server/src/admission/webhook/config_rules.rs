@@ -256,6 +256,7 @@ fn webhook_rules(
         super::match_conditions::validate(
             hook.get("matchConditions"),
             &format!("{path}.matchConditions"),
+            false,
             errors,
         );
     }
