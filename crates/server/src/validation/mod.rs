@@ -4,7 +4,8 @@
 //! ObjectMeta is checked by `api/write/validate.rs`; this module holds what
 //! each kind adds. One file per kind family:
 //!
-//! - [`admissionregistration`] — ValidatingAdmissionPolicy(Binding), the rules webhook configurations share;
+//! - [`admissionregistration`] — ValidatingAdmissionPolicy(Binding); [`admission_rules`] — the rules,
+//!   selectors and resources they share with webhook configurations;
 //! - [`field`] — field paths, `field.Error` constructors, shared `util/validation` checks;
 //! - [`batch`] — Job, CronJob;
 //! - [`certificates`] — CertificateSigningRequest;
@@ -34,6 +35,7 @@
 //! (`api/typed.rs`), so a field of the wrong type cannot reach here; absent
 //! fields read as Go's zero values.
 
+pub mod admission_rules;
 pub mod admissionregistration;
 pub mod batch;
 pub mod certificates;

@@ -7,7 +7,7 @@
 //!
 //! `matchConditions` are checked by `match_conditions::validate` (parsed,
 //! not type-checked); the rules and selectors by the checks the policies
-//! share (`validation/admissionregistration.rs`). Dispatched from
+//! share (`validation/admission_rules.rs`). Dispatched from
 //! `validation/mod.rs`.
 
 use std::collections::HashSet;
@@ -18,7 +18,7 @@ use crate::crd::conversion_rules::{webhook_service, webhook_url};
 use crate::go::strconv::quote;
 use crate::names::{dns1035_label, dns1123_subdomain};
 use crate::status::{FieldError, FieldErrorKind};
-use crate::validation::admissionregistration::{
+use crate::validation::admission_rules::{
     has_invalid_label_value, label_selector, rule_with_operations,
 };
 
