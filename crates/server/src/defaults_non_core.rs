@@ -1,6 +1,7 @@
 //! Defaults kube-apiserver applies to the kinds of the non-core API groups
 //! whose validation needs them set (`pkg/apis/storage/v1/defaults.go`,
-//! `pkg/apis/networking/v1/defaults.go`, `pkg/apis/discovery/v1/defaults.go`).
+//! `pkg/apis/networking/v1/defaults.go`, `pkg/apis/discovery/v1/defaults.go`,
+//! `pkg/apis/admissionregistration/v1/defaults.go`).
 //! Idempotent, like every defaulter.
 
 use serde_json::{json, Map, Value};
@@ -167,6 +168,32 @@ pub fn apply(resource: &ResourceDef, object: &mut Value) {
                 each_object_in(request, "firstAvailable", device_request_defaults);
             });
         }
+        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration") => {
+            each_object_in(map, "webhooks", |hook| webhook_defaults(hook, false));
+        }
+        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration") => {
+            each_object_in(map, "webhooks", |hook| webhook_defaults(hook, true));
+        }
+        // `SetDefaults_ValidatingAdmissionPolicySpec`, `SetDefaults_MatchResources`.
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy") => {
+            if let Some(spec) = spec_of(map) {
+                set_default(spec, "failurePolicy", json!("Fail"));
+                if let Some(constraints) = spec
+                    .get_mut("matchConstraints")
+                    .and_then(Value::as_object_mut)
+                {
+                    match_resources_defaults(constraints);
+                }
+            }
+        }
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding") => {
+            if let Some(resources) = spec_of(map)
+                .and_then(|spec| spec.get_mut("matchResources"))
+                .and_then(Value::as_object_mut)
+            {
+                match_resources_defaults(resources);
+            }
+        }
         _ => {}
     }
 }
@@ -177,6 +204,43 @@ fn device_request_defaults(request: &mut Map<String, Value>) {
         && request.get("count").and_then(Value::as_i64).unwrap_or(0) == 0
     {
         request.insert("count".into(), json!(1));
+    }
+}
+
+/// `SetDefaults_MatchResources` with `SetDefaults_Rule` of its rules
+/// (`pkg/apis/admissionregistration/v1/defaults.go`).
+fn match_resources_defaults(resources: &mut Map<String, Value>) {
+    set_default(resources, "matchPolicy", json!("Equivalent"));
+    set_default(resources, "namespaceSelector", json!({}));
+    set_default(resources, "objectSelector", json!({}));
+    for rules in ["resourceRules", "excludeResourceRules"] {
+        each_object_in(resources, rules, |rule| {
+            set_default(rule, "scope", json!("*"));
+        });
+    }
+}
+
+/// `SetDefaults_ValidatingWebhook` / `SetDefaults_MutatingWebhook`, with
+/// `SetDefaults_Rule` and `SetDefaults_ServiceReference`.
+fn webhook_defaults(hook: &mut Map<String, Value>, mutating: bool) {
+    set_default(hook, "failurePolicy", json!("Fail"));
+    set_default(hook, "matchPolicy", json!("Equivalent"));
+    set_default(hook, "namespaceSelector", json!({}));
+    set_default(hook, "objectSelector", json!({}));
+    set_default(hook, "timeoutSeconds", json!(10));
+    if mutating {
+        set_default(hook, "reinvocationPolicy", json!("Never"));
+    }
+    each_object_in(hook, "rules", |rule| {
+        set_default(rule, "scope", json!("*"));
+    });
+    if let Some(service) = hook
+        .get_mut("clientConfig")
+        .and_then(Value::as_object_mut)
+        .and_then(|config| config.get_mut("service"))
+        .and_then(Value::as_object_mut)
+    {
+        set_default(service, "port", json!(443));
     }
 }
 

@@ -136,8 +136,8 @@ async fn measure(
 }
 
 /// The median throughput of the measured configuration over the
-/// baseline's.
-fn median_ratio(
+/// baseline's (results labelled `<scenario> <name> #<round>`).
+pub fn median_ratio(
     results: &[ScenarioResult],
     scenario: &str,
     [baseline, measured]: &[Configuration; 2],

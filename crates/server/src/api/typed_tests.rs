@@ -554,6 +554,11 @@ fn valid_spec(kind: &str) -> Option<Map<String, Value>> {
             "pool": {"name": "p", "resourceSliceCount": 1}}}),
         "APIService" => json!({"spec": {"group": "example.com", "version": "v1",
             "groupPriorityMinimum": 1, "versionPriority": 1}}),
+        "ValidatingAdmissionPolicy" => json!({"spec": {"matchConstraints": {"resourceRules": [
+            {"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"]}]},
+            "validations": [{"expression": "true"}]}}),
+        "ValidatingAdmissionPolicyBinding" => json!({"spec": {"policyName": "p",
+            "validationActions": ["Audit"]}}),
         _ => return None,
     };
     fields.as_object().cloned()

@@ -4,6 +4,8 @@
 //! ObjectMeta is checked by `api/write/validate.rs`; this module holds what
 //! each kind adds. One file per kind family:
 //!
+//! - [`admissionregistration`] — ValidatingAdmissionPolicy(Binding); [`admission_rules`] — the rules,
+//!   selectors and resources they share with webhook configurations;
 //! - [`field`] — field paths, `field.Error` constructors, shared `util/validation` checks;
 //! - [`flowcontrol`] — FlowSchema, PriorityLevelConfiguration;
 //! - [`apiregistration`] — APIService;
@@ -40,6 +42,8 @@
 //! (`api/typed.rs`), so a field of the wrong type cannot reach here; absent
 //! fields read as Go's zero values.
 
+pub mod admission_rules;
+pub mod admissionregistration;
 pub mod apiregistration;
 pub mod autoscaling;
 pub mod batch;
@@ -272,6 +276,18 @@ fn non_core(resource: &ResourceDef, object: &Value, old: Option<&Value>) -> Vec<
         ("resource.k8s.io", "ResourceSlice", old) => resource::resource_slice(object, old),
         ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration", _) => {
             flowcontrol::priority_level_configuration(object)
+        }
+        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration", old) => {
+            crate::admission::webhook::config_rules::validate(object, old, false)
+        }
+        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration", old) => {
+            crate::admission::webhook::config_rules::validate(object, old, true)
+        }
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy", old) => {
+            admissionregistration::validating_admission_policy(object, old)
+        }
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding", _) => {
+            admissionregistration::validating_admission_policy_binding(object)
         }
         ("discovery.k8s.io", "EndpointSlice", None) => discovery::endpoint_slice(object),
         ("discovery.k8s.io", "EndpointSlice", Some(old)) => {

@@ -211,8 +211,14 @@ fn request(attributes: &Attributes<'_>) -> Value {
 }
 
 /// `validateMatchConditions` for `webhook.matchConditions` at `path`
-/// (`webhooks[i].matchConditions`).
-pub fn validate(conditions: Option<&Value>, path: &str, errors: &mut Vec<FieldError>) {
+/// (`webhooks[i].matchConditions`, or a policy's `spec.matchConditions`,
+/// where `has_params` when it has a `paramKind`).
+pub fn validate(
+    conditions: Option<&Value>,
+    path: &str,
+    has_params: bool,
+    errors: &mut Vec<FieldError>,
+) {
     let Some(conditions) = conditions.and_then(Value::as_array) else {
         return;
     };
@@ -236,12 +242,12 @@ pub fn validate(conditions: Option<&Value>, path: &str, errors: &mut Vec<FieldEr
         let expression_path = format!("{path}.expression");
         if expression.is_empty() {
             errors.push(FieldError::required(&expression_path, ""));
-        } else if let Err(error) = cel_syntax::check(expression) {
-            errors.push(FieldError::invalid(
-                &expression_path,
-                expression,
-                format!("compilation failed: {error}"),
-            ));
+        } else if let Some(detail) = crate::validation::admissionregistration::compile_error(
+            expression,
+            crate::validation::admissionregistration::ExpressionKind::Condition,
+            has_params,
+        ) {
+            errors.push(FieldError::invalid(&expression_path, expression, detail));
         }
         let name = text("name");
         let name_path = format!("{path}.name");

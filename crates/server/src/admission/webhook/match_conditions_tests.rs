@@ -152,6 +152,7 @@ fn configurations_are_validated_as_kube_validates_them() {
             {"name": "bad name!", "expression": "true"},
         ])),
         "webhooks[0].matchConditions",
+        false,
         &mut errors,
     );
     assert_eq!(
@@ -175,6 +176,7 @@ fn at_most_64_conditions() {
     validate(
         Some(&Value::Array(many)),
         "webhooks[0].matchConditions",
+        false,
         &mut errors,
     );
     assert_eq!(

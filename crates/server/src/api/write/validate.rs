@@ -132,12 +132,6 @@ pub fn kind_rules(target: &Target<'_>, object: &Value, old: Option<&Value>) -> V
         ("apiextensions.k8s.io", "CustomResourceDefinition", None) => {
             crate::crd::validation::validate(object, old)
         }
-        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration", None) => {
-            crate::admission::webhook::config_rules::validate(object, old, false)
-        }
-        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration", None) => {
-            crate::admission::webhook::config_rules::validate(object, old, true)
-        }
         _ => crate::validation::validate(resource, target.subresource, object, old),
     }
 }
