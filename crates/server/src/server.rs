@@ -911,8 +911,8 @@ async fn serve_one(
             drain(body).await;
             (*response, view(&api_request))
         }
-        Ok(mut admitted) => {
-            seat = admitted.take_seat();
+        Ok(admitted) => {
+            seat = admitted.share_seat();
             match read_body(body).await {
                 Ok(bytes) => {
                     api_request.body = bytes;
