@@ -7,6 +7,9 @@
 //! - `blocking` and `blocking-strict`: a full queue makes the request wait
 //!   for room instead (kube writes in the request itself there); nothing
 //!   is dropped.
+//! - `blocking-strict`: a `RequestReceived` event is also waited for until
+//!   it is written, and a failed write fails the request
+//!   ([`Sink::process_acknowledged`], kube's `ProcessEvents` returning false).
 
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -54,8 +57,11 @@ impl Output {
     }
 }
 
+/// Answered with whether an event was written.
+pub type Acknowledgement = tokio::sync::oneshot::Sender<bool>;
+
 enum Message {
-    Event(Box<Event>),
+    Event(Box<Event>, Option<Acknowledgement>),
     /// Answered once every event queued before it is written.
     Flush(SyncSender<()>),
 }
@@ -98,7 +104,7 @@ impl Sink {
         let Some(sender) = self.sender() else {
             return;
         };
-        let message = Message::Event(Box::new(event));
+        let message = Message::Event(Box::new(event), None);
         match self.mode {
             Mode::Batch => match sender.try_send(message) {
                 Ok(()) => {}
@@ -119,6 +125,21 @@ impl Sink {
                 }
             }
         }
+    }
+
+    /// `ProcessEvents` whose outcome the caller waits for (blocking-strict's
+    /// `RequestReceived`): the event is queued (waiting for room) and the
+    /// answer says whether it was written; a stopped writer answers false.
+    pub fn process_acknowledged(&self, event: Event) -> tokio::sync::oneshot::Receiver<bool> {
+        let (acknowledgement, outcome) = tokio::sync::oneshot::channel();
+        if let Some(sender) = self.sender() {
+            let _ = sender.send(Message::Event(Box::new(event), Some(acknowledgement)));
+        }
+        outcome
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.mode
     }
 
     /// Events dropped because the queue was full (batch mode).
@@ -177,13 +198,20 @@ fn write_events(receiver: Receiver<Message>, mut output: Output, format: Format)
             }
         };
         match message {
-            Message::Event(event) => {
+            Message::Event(event, acknowledgement) => {
                 let line = match format {
                     Format::Json => event.json_line(),
                     Format::Legacy => event.legacy_line(),
                 };
-                if let Err(error) = output.write(&line) {
+                let written = output.write(&line);
+                if let Err(error) = &written {
                     tracing::error!(%error, "writing an audit event");
+                }
+                if let Some(acknowledgement) = acknowledgement {
+                    if written.is_ok() {
+                        output.flush();
+                    }
+                    let _ = acknowledgement.send(written.is_ok());
                 }
                 unflushed = true;
             }
@@ -228,5 +256,27 @@ mod tests {
         sink.shutdown();
         // After shutdown nothing more is queued (and nothing panics).
         sink.process(super::super::event::tests::sample());
+    }
+
+    /// `blocking-strict`: the writer says whether a waited-for event was
+    /// written; `/dev/full` refuses every write (ENOSPC).
+    #[tokio::test]
+    async fn an_acknowledged_event_reports_whether_it_was_written() {
+        let directory = tempfile::tempdir().unwrap();
+        let path = directory.path().join("audit.log");
+        let file = RotatingFile::create(&path, Rotation::default()).unwrap();
+        let sink = Sink::start(Output::File(file), Format::Json, Mode::BlockingStrict, 10).unwrap();
+        let sample = super::super::event::tests::sample;
+        assert_eq!(sink.process_acknowledged(sample()).await, Ok(true));
+        assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 1);
+        sink.shutdown();
+        assert!(!sink.process_acknowledged(sample()).await.unwrap_or(false));
+
+        let full = RotatingFile::create(std::path::Path::new("/dev/full"), Rotation::default());
+        if let Ok(full) = full {
+            let sink =
+                Sink::start(Output::File(full), Format::Json, Mode::BlockingStrict, 10).unwrap();
+            assert_eq!(sink.process_acknowledged(sample()).await, Ok(false));
+        }
     }
 }

@@ -307,6 +307,25 @@ impl ClientPool {
             .map_err(|error| format!("couldn't get version/kind; json parse error: {error}"))
     }
 
+    /// POSTs a JSON `body` within `timeout` and answers the status code
+    /// (the audit webhook backend, `plugin/pkg/audit/webhook`, reads
+    /// nothing else of the answer); errors read as the rest client's.
+    pub async fn post_json(
+        &self,
+        resolved: &Resolved,
+        ca_bundle: &[u8],
+        body: Bytes,
+        timeout: Duration,
+    ) -> Result<u16, String> {
+        let failed =
+            |cause: &str| format!("Post {}: {cause}", crate::go::strconv::quote(&resolved.url));
+        match tokio::time::timeout(timeout, self.exchange(resolved, ca_bundle, body)).await {
+            Ok(Ok((status, _))) => Ok(status),
+            Ok(Err(cause)) => Err(failed(&cause)),
+            Err(_) => Err(failed("context deadline exceeded")),
+        }
+    }
+
     /// The TLS client of one `caBundle`: it as the only roots, ALPN h2 and
     /// http/1.1.
     fn tls_config(&self, ca_bundle: &[u8]) -> Result<Arc<rustls::ClientConfig>, String> {
