@@ -1,5 +1,5 @@
 //! `--audit-webhook-config-file`: a test webhook (HTTPS with its own CA,
-//! named by a kubeconfig) receives the `audit.k8s.io/v1` `EventList`s of
+//! requiring a client certificate, both named by a kubeconfig) receives the `audit.k8s.io/v1` `EventList`s of
 //! kubectl 1.33 requests, batched, next to the log backend (kube's union
 //! of backends); `blocking-strict` fails a request with kube's 500 when
 //! its `RequestReceived` event cannot be stored (a webhook answering 500,
@@ -35,6 +35,9 @@ rules:
 struct AuditWebhook {
     port: u16,
     ca_pem: String,
+    /// The client certificate and key the webhook requires (its CA's).
+    client_cert_pem: String,
+    client_key_pem: String,
     /// Every body POSTed, as JSON, with its path and query.
     received: Arc<Mutex<Vec<(String, Value)>>>,
     calls: Arc<AtomicUsize>,
@@ -55,11 +58,16 @@ impl AuditWebhook {
     /// A kubeconfig naming the webhook and its CA, as kube's docs write one.
     fn kubeconfig(&self, directory: &Path) -> std::path::PathBuf {
         let path = directory.join("audit-webhook.kubeconfig");
-        let ca = base64::engine::general_purpose::STANDARD.encode(&self.ca_pem);
+        let encode = |pem: &str| base64::engine::general_purpose::STANDARD.encode(pem);
+        let (ca, cert, key) = (
+            encode(&self.ca_pem),
+            encode(&self.client_cert_pem),
+            encode(&self.client_key_pem),
+        );
         std::fs::write(
             &path,
             format!(
-                "apiVersion: v1\nkind: Config\nclusters:\n- name: audit\n  cluster:\n    server: https://127.0.0.1:{}/audit\n    certificate-authority-data: {ca}\ncontexts:\n- name: webhook\n  context:\n    cluster: audit\n    user: apiserver\nusers:\n- name: apiserver\n  user: {{}}\ncurrent-context: webhook\n",
+                "apiVersion: v1\nkind: Config\nclusters:\n- name: audit\n  cluster:\n    server: https://127.0.0.1:{}/audit\n    certificate-authority-data: {ca}\ncontexts:\n- name: webhook\n  context:\n    cluster: audit\n    user: apiserver\nusers:\n- name: apiserver\n  user:\n    client-certificate-data: {cert}\n    client-key-data: {key}\ncurrent-context: webhook\n",
                 self.port
             ),
         )
@@ -69,7 +77,8 @@ impl AuditWebhook {
 }
 
 /// An HTTPS server (HTTP/2 or HTTP/1.1) with a certificate for 127.0.0.1
-/// issued by its own CA, recording what it is sent.
+/// issued by its own CA, requiring a client certificate of that CA,
+/// recording what it is sent.
 async fn start_audit_webhook() -> AuditWebhook {
     let ca_key = KeyPair::generate().unwrap();
     let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
@@ -82,11 +91,26 @@ async fn start_audit_webhook() -> AuditWebhook {
         .subject_alt_names
         .push(SanType::IpAddress(IpAddr::V4(Ipv4Addr::LOCALHOST)));
     let cert = params.signed_by(&key, &issuer).unwrap();
+    let client_key = KeyPair::generate().unwrap();
+    let client_cert = CertificateParams::new(vec!["kube-apiserver".to_string()])
+        .unwrap()
+        .signed_by(&client_key, &issuer)
+        .unwrap();
     let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut roots = rustls::RootCertStore::empty();
+    roots
+        .add(CertificateDer::from(ca_cert.der().to_vec()))
+        .unwrap();
+    let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+        Arc::new(roots),
+        provider.clone(),
+    )
+    .build()
+    .unwrap();
     let mut config = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .unwrap()
-        .with_no_client_auth()
+        .with_client_cert_verifier(verifier)
         .with_single_cert(
             vec![CertificateDer::from(cert.der().to_vec())],
             PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der())),
@@ -146,6 +170,8 @@ async fn start_audit_webhook() -> AuditWebhook {
     AuditWebhook {
         port,
         ca_pem: ca_cert.pem(),
+        client_cert_pem: client_cert.pem(),
+        client_key_pem: client_key.serialize_pem(),
         received,
         calls,
         failing,

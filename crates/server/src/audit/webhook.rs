@@ -1,7 +1,8 @@
 //! The webhook backend (`plugin/pkg/audit/webhook/webhook.go`) and its
 //! modes (`server/options/audit.go` `wrapBackend`): events are POSTed as an
 //! `audit.k8s.io/v1` `EventList` to the server of
-//! `--audit-webhook-config-file`; a failed POST (an error or a non-2xx
+//! `--audit-webhook-config-file` (over connections of its own, with the
+//! kubeconfig's client certificate); a failed POST (an error or a non-2xx
 //! answer) is retried with `DefaultRetryBackoffWithInitialDelay`
 //! (`--audit-webhook-initial-backoff`, ×1.5 per try, 20% jitter, 5 tries).
 //! - `batch` (`plugin/pkg/audit/buffered`, the default): events wait in a
@@ -75,8 +76,14 @@ impl WebhookSink {
             .enable_all()
             .build()
             .map_err(|error| AuditError::Webhook(format!("starting the audit webhook: {error}")))?;
+        // Its own connections, with the kubeconfig's client certificate.
+        let pool = match &target.client_identity {
+            Some((chain, key)) => ClientPool::with_client_identity(chain.clone(), key.clone()),
+            None => ClientPool::default(),
+        };
         let sender_side = Sender {
             target: Arc::new(target),
+            pool: Arc::new(pool),
             initial_backoff,
         };
         let thread = std::thread::Builder::new()
@@ -178,6 +185,7 @@ impl Drop for WebhookSink {
 #[derive(Clone)]
 struct Sender {
     target: Arc<WebhookTarget>,
+    pool: Arc<ClientPool>,
     initial_backoff: Duration,
 }
 
@@ -188,7 +196,8 @@ impl Sender {
         let body = event_list(&events);
         let mut delay = self.initial_backoff.as_secs_f64();
         for attempt in 1..=RETRY_STEPS {
-            let outcome = ClientPool::shared()
+            let outcome = self
+                .pool
                 .post_json(
                     &self.target.resolved,
                     &self.target.ca_bundle,

@@ -2,7 +2,9 @@
 //! (`apiserver/pkg/util/webhook` `LoadKubeconfig`, through client-go's
 //! `clientcmd`): the current context's cluster gives the `server` URL and
 //! the CA that verifies its certificate (`certificate-authority-data` or
-//! the `certificate-authority` file, relative to the kubeconfig's folder).
+//! the `certificate-authority` file, relative to the kubeconfig's folder),
+//! the context's user the client certificate and key it presents
+//! (`client-certificate(-data)`, `client-key(-data)`).
 
 use std::path::Path;
 
@@ -18,7 +20,12 @@ use super::AuditError;
 pub struct WebhookTarget {
     pub resolved: Resolved,
     pub ca_bundle: Vec<u8>,
+    /// The client certificate chain and key (PEM), when the user has them.
+    pub client_identity: Option<ClientIdentity>,
 }
+
+/// A client certificate chain and its key, PEM.
+pub type ClientIdentity = (Vec<u8>, Vec<u8>);
 
 /// The rest client's timeout (`webhook.go` `defaultRequestTimeout`), sent
 /// as `?timeout=30s` too.
@@ -45,20 +52,67 @@ fn named<'a>(config: &'a Value, list: &str, field: &str, name: &str) -> Option<&
         .get(field)
 }
 
+/// The name of `current-context`, else of the only context ("" if none).
+fn context_name(config: &Value) -> String {
+    let text = |value: Option<&Value>| value.and_then(Value::as_str).unwrap_or("").to_string();
+    let name = text(config.get("current-context"));
+    if !name.is_empty() {
+        return name;
+    }
+    match config
+        .get("contexts")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+    {
+        Some([only]) => text(only.get("name")),
+        _ => String::new(),
+    }
+}
+
+/// A PEM value of `user` or `cluster`: `<field>-data` (base64) or the file
+/// `<field>` (relative to the kubeconfig's folder).
+fn pem(entry: &Value, field: &str, base: &Path) -> Result<Option<Vec<u8>>, String> {
+    if let Some(data) = entry.get(format!("{field}-data")).and_then(Value::as_str) {
+        return base64::engine::general_purpose::STANDARD
+            .decode(data.trim())
+            .map(Some)
+            .map_err(|error| format!("{field}-data: {error}"));
+    }
+    match entry.get(field).and_then(Value::as_str) {
+        Some(file) => std::fs::read(base.join(file))
+            .map(Some)
+            .map_err(|error| format!("{field} {file}: {error}")),
+        None => Ok(None),
+    }
+}
+
+/// The client certificate and key of the context's user.
+fn client_identity(config: &Value, base: &Path) -> Result<Option<ClientIdentity>, String> {
+    let context = context_name(config);
+    let Some(user_name) = named(config, "contexts", "context", &context)
+        .and_then(|context| context.get("user"))
+        .and_then(Value::as_str)
+    else {
+        return Ok(None);
+    };
+    let Some(user) = named(config, "users", "user", user_name) else {
+        return Ok(None);
+    };
+    match (
+        pem(user, "client-certificate", base)?,
+        pem(user, "client-key", base)?,
+    ) {
+        (Some(cert), Some(key)) => Ok(Some((cert, key))),
+        (None, None) => Ok(None),
+        _ => Err("client-certificate and client-key go together".into()),
+    }
+}
+
 /// The cluster of `current-context`, else of the only context, else the
 /// only cluster.
 fn cluster(config: &Value) -> Result<&Value, String> {
     let text = |value: Option<&Value>| value.and_then(Value::as_str).unwrap_or("").to_string();
-    let mut context_name = text(config.get("current-context"));
-    if context_name.is_empty() {
-        if let Some([only]) = config
-            .get("contexts")
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-        {
-            context_name = text(only.get("name"));
-        }
-    }
+    let context_name = context_name(config);
     let cluster_name = if context_name.is_empty() {
         match config
             .get("clusters")
@@ -85,23 +139,12 @@ fn target(config: &Value, base: &Path) -> Result<WebhookTarget, String> {
         .and_then(Value::as_str)
         .filter(|server| !server.is_empty())
         .ok_or("no server found for cluster")?;
-    let ca_bundle = match (
-        cluster
-            .get("certificate-authority-data")
-            .and_then(Value::as_str),
-        cluster.get("certificate-authority").and_then(Value::as_str),
-    ) {
-        (Some(data), _) => base64::engine::general_purpose::STANDARD
-            .decode(data.trim())
-            .map_err(|error| format!("certificate-authority-data: {error}"))?,
-        (None, Some(file)) => std::fs::read(base.join(file))
-            .map_err(|error| format!("certificate-authority {file}: {error}"))?,
-        (None, None) => Vec::new(),
-    };
+    let ca_bundle = pem(cluster, "certificate-authority", base)?.unwrap_or_default();
     let resolved = webhook_client::resolve_url_with_timeout(server, REQUEST_TIMEOUT)?;
     Ok(WebhookTarget {
         resolved,
         ca_bundle,
+        client_identity: client_identity(config, base)?,
     })
 }
 
@@ -120,10 +163,16 @@ mod tests {
                     "certificate-authority-data": "Q0E="}},
             ],
             "contexts": [{"name": "webhook", "context": {"cluster": "hook", "user": "api"}}],
+            "users": [{"name": "api", "user": {"client-certificate-data": "Q0VSVA==",
+                "client-key-data": "S0VZ"}}],
             "current-context": "webhook",
         });
         let found = target(&config, Path::new(".")).unwrap();
         assert_eq!(found.ca_bundle, b"CA");
+        assert_eq!(
+            found.client_identity,
+            Some((b"CERT".to_vec(), b"KEY".to_vec()))
+        );
         assert_eq!(found.resolved.host, "127.0.0.1");
         assert_eq!(found.resolved.port, 9443);
         assert_eq!(found.resolved.path_and_query, "/audit?timeout=30s");
