@@ -820,4 +820,35 @@ mod tests {
         ])));
         assert!(cli.is_ok(), "{:?}", cli.err());
     }
+
+    #[test]
+    fn audit_webhook_flags_parse_as_kubes() {
+        let cli = Cli::try_parse_from(with_default_subcommand(args(&[
+            "kube-apiserver",
+            "--audit-webhook-config-file=/etc/kubernetes/audit-webhook.kubeconfig",
+            "--audit-webhook-mode=blocking-strict",
+            "--audit-webhook-initial-backoff=1m30s",
+            "--audit-webhook-batch-max-wait=500ms",
+            "--audit-webhook-batch-throttle-enable=false",
+            "--audit-webhook-batch-throttle-qps=2.5",
+            "--audit-webhook-batch-throttle-burst=3",
+            "--audit-webhook-batch-max-size=10",
+            "--audit-webhook-batch-buffer-size=20",
+        ])));
+        let Ok(Cli {
+            command:
+                Command::Serve {
+                    audit_webhook_initial_backoff,
+                    audit_webhook_batch_max_wait,
+                    audit_webhook_batch_throttle_enable,
+                    ..
+                },
+        }) = cli
+        else {
+            panic!("the audit webhook flags do not parse");
+        };
+        assert_eq!(audit_webhook_initial_backoff, Duration::from_secs(90));
+        assert_eq!(audit_webhook_batch_max_wait, Duration::from_millis(500));
+        assert!(!audit_webhook_batch_throttle_enable);
+    }
 }
