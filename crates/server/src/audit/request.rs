@@ -52,14 +52,14 @@ impl RequestAudit {
         arrival: &Arrival<'_>,
         user: Option<&UserInfo>,
         attributes: &Attributes<'_>,
-    ) -> Option<RequestAudit> {
+    ) -> Option<(RequestAudit, Option<super::Stored>)> {
         let audit = Self::begin_quietly(auditor, arrival, user, attributes)?;
         // `processAuditEvent`: the first stage is stamped with the time
-        // the request arrived.
-        if !audit.config.omit_stages.contains(Stage::RequestReceived) {
-            audit.auditor.sink.process(audit.event.clone());
-        }
-        Some(audit)
+        // the request arrived; a blocking-strict backend's outcome is
+        // the caller's to wait for.
+        let stored = (!audit.config.omit_stages.contains(Stage::RequestReceived))
+            .then(|| audit.auditor.process_received(audit.event.clone()));
+        Some((audit, stored))
     }
 
     fn begin_quietly(
@@ -249,7 +249,7 @@ impl RequestAudit {
             return;
         }
         self.event.stage_timestamp = micro_time(SystemTime::now());
-        self.auditor.sink.process(self.event.clone());
+        self.auditor.process(self.event.clone());
     }
 
     fn stage_omitted(&self) -> bool {
