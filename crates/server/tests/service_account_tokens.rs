@@ -600,3 +600,131 @@ fn is_date(text: &str) -> bool {
             }
         })
 }
+
+/// A ValidatingAdmissionPolicy on `serviceaccounts/token` and its binding,
+/// limited to `ns`: it checks the attributes kube gives the TokenRequest
+/// (kind, resource, subresource, the ServiceAccount's name, the object as
+/// `TokenREST.Create` completed it) and refuses the audience `forbidden`
+/// and tokens longer than two hours.
+fn token_policy_manifest(ns: &str) -> String {
+    format!(
+        r#"apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: tokens-{ns}
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [""]
+      apiVersions: ["v1"]
+      operations: ["CREATE"]
+      resources: ["serviceaccounts/token"]
+  matchConditions:
+  - name: own-namespace
+    expression: "request.namespace == '{ns}'"
+  validations:
+  - expression: >-
+      request.kind.group == 'authentication.k8s.io' && request.kind.version == 'v1' &&
+      request.kind.kind == 'TokenRequest' && request.resource.group == '' &&
+      request.resource.resource == 'serviceaccounts' && request.subResource == 'token' &&
+      request.operation == 'CREATE' && request.name == 'robot' &&
+      object.metadata.name == 'robot' && object.metadata.namespace == '{ns}' &&
+      object.metadata.uid != '' && size(object.spec.audiences) > 0
+    message: "the TokenRequest is not admitted as kube admits it"
+  - expression: "!('forbidden' in object.spec.audiences)"
+    message: "the forbidden audience is not for tokens"
+    reason: Forbidden
+  - expression: "object.spec.expirationSeconds <= 7200"
+    messageExpression: "'tokens live at most 7200 seconds, not ' + string(object.spec.expirationSeconds)"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: tokens-{ns}
+spec:
+  policyName: tokens-{ns}
+  validationActions: [Deny]
+"#
+    )
+}
+
+/// `serviceaccounts/{name}/token` goes through admission as in kube
+/// (`TokenREST.Create`'s `createValidation`): kubectl 1.33 `create token`
+/// passes the policy, and is refused with the policy's message for a
+/// forbidden audience or a long duration; a dry run is admitted as one and
+/// still answers with a token (kube's TokenREST does not read `dryRun`).
+#[tokio::test]
+async fn token_requests_go_through_validating_admission_policies() {
+    let env = TestEnv::new("sa-admit").await;
+    let ns = env.ns.clone();
+    create_service_account(&env, "robot").await;
+    let manifest = token_policy_manifest(&ns);
+    let (status, out, err) = env.kubectl_stdin("1.33", &["apply", "-f", "-"], Some(&manifest));
+    assert!(status.success(), "{out}\n{err}");
+
+    let token = env.kubectl_ok("1.33", &["create", "token", "robot", "-n", &ns]);
+    assert_eq!(token.trim().split('.').count(), 3, "{token}");
+
+    let (status, out, err) = env.kubectl(
+        "1.33",
+        &[
+            "create",
+            "token",
+            "robot",
+            "-n",
+            &ns,
+            "--audience",
+            "forbidden",
+        ],
+    );
+    assert!(!status.success(), "{out}");
+    assert!(
+        err.contains(&format!(
+            "serviceaccounts \"robot\" is forbidden: ValidatingAdmissionPolicy 'tokens-{ns}' with binding 'tokens-{ns}' denied request: the forbidden audience is not for tokens"
+        )),
+        "{err}"
+    );
+    let (status, out, err) = env.kubectl(
+        "1.33",
+        &["create", "token", "robot", "-n", &ns, "--duration", "3h"],
+    );
+    assert!(!status.success(), "{out}");
+    assert!(
+        err.contains("denied request: tokens live at most 7200 seconds, not 10800"),
+        "{err}"
+    );
+
+    // A dry run is admitted (and refused) like the request itself.
+    let path = format!("/api/v1/namespaces/{ns}/serviceaccounts/robot/token?dryRun=All");
+    let body = |audience: &str| {
+        serde_json::to_vec(
+            &json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+            "spec": {"audiences": [audience]}}),
+        )
+        .unwrap()
+    };
+    let refused = env
+        .raw("POST", &path, Some("application/json"), body("forbidden"))
+        .await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    let issued = env
+        .raw("POST", &path, Some("application/json"), body("vault"))
+        .await;
+    assert_eq!(issued.status, 201, "{}", issued.body);
+    let issued = issued.json();
+    assert_eq!(issued["spec"]["audiences"], json!(["vault"]));
+    assert_eq!(issued["metadata"]["name"], "robot");
+    assert!(issued["status"]["token"]
+        .as_str()
+        .is_some_and(|token| !token.is_empty()));
+
+    env.kubectl_ok(
+        "1.33",
+        &[
+            "delete",
+            "validatingadmissionpolicy,validatingadmissionpolicybinding",
+            &format!("tokens-{ns}"),
+        ],
+    );
+}

@@ -101,7 +101,7 @@ async fn token_request_answers_a_token_that_authenticates_its_service_account() 
         review["spec"]["audiences"],
         json!(["https://kubernetes.default.svc.cluster.local"])
     );
-    assert_eq!(review["spec"]["boundObjectRef"], Value::Null);
+    assert!(review["spec"].get("boundObjectRef").is_none());
     assert!(review["status"]["expirationTimestamp"].is_string());
     let token = review["status"]["token"].as_str().unwrap_or_default();
     let user = authenticate(&api, token).unwrap();
@@ -193,6 +193,90 @@ async fn token_request_errors_are_kubes() {
     assert_eq!(
         name.body_json()["message"],
         "TokenRequest.authentication.k8s.io \"bot\" is invalid: metadata.name: Invalid value: \"other\": must match the service account name if specified"
+    );
+}
+
+/// `handlers/create.go` and `TokenREST.Create` of 1.34: the namespace is
+/// settled by the handler (a body naming another is a 400), the request
+/// keeps its system fields and gets the ServiceAccount's uid, another uid
+/// is a conflict (`TokenRequestServiceAccountUIDValidation`), and the issued
+/// token's credential id is an audit annotation.
+#[tokio::test]
+async fn token_request_metadata_is_settled_as_kube_settles_it() {
+    let api = api().await;
+    let sa = service_account(&api, "bot").await;
+    let sa_uid = sa["metadata"]["uid"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let path = "/api/v1/namespaces/default/serviceaccounts/bot/token";
+    let request = |metadata: Value| {
+        json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+               "metadata": metadata, "spec": {}})
+    };
+    let elsewhere = call(
+        &api,
+        Method::Post,
+        path,
+        Some(request(json!({"namespace": "other"}))),
+    )
+    .await;
+    assert_eq!(elsewhere.status, 400);
+    assert_eq!(
+        elsewhere.body_json()["message"],
+        "the namespace of the provided object does not match the namespace sent on the request"
+    );
+    let other_uid = call(
+        &api,
+        Method::Post,
+        path,
+        Some(request(json!({"uid": "not-the-uid"}))),
+    )
+    .await;
+    assert_eq!(other_uid.status, 409);
+    assert_eq!(
+        other_uid.body_json()["message"],
+        format!("Operation cannot be fulfilled on TokenRequest.authentication.k8s.io \"bot\": the UID in the token request (not-the-uid) does not match the UID of the service account ({sa_uid})")
+    );
+    let same_uid = call(
+        &api,
+        Method::Post,
+        path,
+        Some(request(json!({"uid": sa_uid, "labels": {"a": "b"}}))),
+    )
+    .await;
+    assert_eq!(same_uid.status, 201, "{}", same_uid.body_json());
+    let issued = call(&api, Method::Post, path, Some(request(json!({})))).await;
+    assert_eq!(issued.status, 201);
+    assert!(issued.audit_annotations.iter().any(|(key, value)| key
+        == "authentication.kubernetes.io/issued-credential-id"
+        && value.starts_with("JTI=")));
+    let issued = issued.body_json();
+    assert_eq!(issued["metadata"]["uid"], json!(sa_uid));
+    assert_eq!(issued["metadata"]["name"], "bot");
+    assert_eq!(issued["metadata"]["namespace"], "default");
+    assert_eq!(issued["spec"]["expirationSeconds"], 3600);
+    // Go omits an unset `boundObjectRef`.
+    assert!(issued["spec"].get("boundObjectRef").is_none());
+    let labelled = same_uid.body_json();
+    assert_eq!(labelled["metadata"]["labels"], json!({"a": "b"}));
+
+    // A dry run is answered with a token, as kube's TokenREST answers it.
+    let dry = call(
+        &api,
+        Method::Post,
+        &format!("{path}?dryRun=All"),
+        Some(request(json!({}))),
+    )
+    .await;
+    assert_eq!(dry.status, 201);
+    let token = dry.body_json()["status"]["token"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert_eq!(
+        authenticate(&api, &token).unwrap().name,
+        "system:serviceaccount:default:bot"
     );
 }
 

@@ -23,10 +23,14 @@ pub fn attributes<'a>(
 ) -> Attributes<'a> {
     let resource = target.resource;
     let subresource = target.subresource.unwrap_or_default();
-    let kind = if subresource == "scale" {
-        GroupVersionName::new("autoscaling", "v1", "Scale")
-    } else {
-        GroupVersionName::new(resource.group, resource.version, resource.kind)
+    // kube's `scope.Kind`: a subresource's own kind where it has one
+    // (`GroupVersionKindProvider`: TokenRequest for `serviceaccounts/token`).
+    let kind = match resource.subresource(subresource) {
+        _ if subresource == "scale" => GroupVersionName::new("autoscaling", "v1", "Scale"),
+        Some(def) if subresource == "token" => {
+            GroupVersionName::new(def.group, def.version, def.kind)
+        }
+        _ => GroupVersionName::new(resource.group, resource.version, resource.kind),
     };
     let is_namespace = resource.group.is_empty() && resource.plural == "namespaces";
     // kube's RequestInfo: a Namespace's namespace is its own name.
