@@ -805,6 +805,14 @@ async fn legacy_token_use_is_tracked_and_invalidated_tokens_are_refused() {
         ],
     );
     assert!(column.trim_end().ends_with(&date), "{column}");
+    // kube's counter of manually created legacy tokens used (`/metrics`).
+    let metrics = env.kubectl_ok("1.33", &["get", "--raw", "/metrics"]);
+    let manual_uses: u64 = metrics
+        .lines()
+        .find_map(|line| line.strip_prefix("serviceaccount_legacy_manual_token_uses_total "))
+        .and_then(|value| value.trim().parse().ok())
+        .unwrap_or_default();
+    assert!(manual_uses >= 1, "{metrics}");
 
     // kubectl with the token: a manual token, no warning; once the
     // ServiceAccount lists the Secret, kube's warning on every request.

@@ -781,3 +781,65 @@ async fn every_issuer_and_every_key_file_key_is_accepted() {
         TokenOutcome::NotMine
     );
 }
+
+/// claims.go: a token with a `warnafter` counts as valid before it and as
+/// stale after it, with kube's `authentication.k8s.io/stale-token` annotation.
+#[tokio::test]
+async fn tokens_past_their_warnafter_are_stale() {
+    let api = api().await;
+    let sa = service_account(&api, "kubelet-made").await;
+    let claims = |warn_after: i64| crate::serviceaccount::claims::BoundClaims {
+        issuer: api.service_accounts.issuer().to_string(),
+        audiences: api.service_accounts.api_audiences().to_vec(),
+        namespace: "default".into(),
+        service_account: ObjectRef {
+            name: "kubelet-made".into(),
+            uid: sa["metadata"]["uid"].as_str().unwrap_or_default().into(),
+        },
+        binding: Default::default(),
+        issued_at: now() - 100,
+        expires_at: now() + 3600,
+        warn_after: Some(warn_after),
+        id: String::new(),
+    };
+    let authenticator =
+        ServiceAccountAuthenticator::new(api.service_accounts.clone(), api.store.clone());
+    let counted = |name: &str| {
+        api.service_accounts
+            .uses()
+            .render()
+            .lines()
+            .find_map(|line| line.strip_prefix(&format!("{name} ")).map(str::to_string))
+            .unwrap_or_default()
+    };
+    let fresh = api
+        .service_accounts
+        .sign(&claims(now() + 60).to_json())
+        .unwrap();
+    let mut notes = crate::authn::AuthnNotes::default();
+    let outcome = authenticator.authenticate_noting_at(&fresh, &[], now(), &mut notes);
+    assert!(
+        matches!(outcome, TokenOutcome::Authenticated { .. }),
+        "{outcome:?}"
+    );
+    assert!(notes.audit_annotations.is_empty());
+    assert_eq!(counted("serviceaccount_valid_tokens_total"), "1");
+    let at = now();
+    let stale = api
+        .service_accounts
+        .sign(&claims(at - 30).to_json())
+        .unwrap();
+    let outcome = authenticator.authenticate_noting_at(&stale, &[], at, &mut notes);
+    assert!(
+        matches!(outcome, TokenOutcome::Authenticated { .. }),
+        "{outcome:?}"
+    );
+    assert_eq!(
+        notes.audit_annotations,
+        [(
+            "authentication.k8s.io/stale-token".to_string(),
+            "subject: system:serviceaccount:default:kubelet-made, seconds after warning threshold: 30".to_string()
+        )]
+    );
+    assert_eq!(counted("serviceaccount_stale_tokens_total"), "1");
+}

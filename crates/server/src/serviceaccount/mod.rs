@@ -10,6 +10,7 @@ pub mod authenticator;
 pub mod claims;
 pub mod jwt;
 pub mod keys;
+pub mod metrics;
 pub mod openid;
 pub mod verified_cache;
 
@@ -73,6 +74,8 @@ pub struct ServiceAccountTokens {
     /// `--service-account-lookup` (default true): legacy tokens are checked
     /// against their Secret and ServiceAccount.
     lookup: bool,
+    /// kube's token use counters (`/metrics`).
+    uses: metrics::TokenUseMetrics,
 }
 
 /// The flags, read but not yet loaded.
@@ -181,6 +184,7 @@ impl ServiceAccountTokens {
             extend_expiration,
             jwks_uri,
             lookup: true,
+            uses: metrics::TokenUseMetrics::default(),
         }
     }
 
@@ -211,6 +215,11 @@ impl ServiceAccountTokens {
 
     pub fn extend_expiration(&self) -> bool {
         self.extend_expiration
+    }
+
+    /// How tokens were used (`pkg/serviceaccount/metrics.go`).
+    pub fn uses(&self) -> &metrics::TokenUseMetrics {
+        &self.uses
     }
 
     /// `--service-account-lookup`.
