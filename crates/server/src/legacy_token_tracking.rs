@@ -165,12 +165,10 @@ pub async fn label_secrets(api: &Arc<Api>, labels: &[crate::authn::SecretLabel])
     }
     let client = Client::apiserver(api.clone());
     for label in labels {
-        let patch = last_used_patch(label);
-        let path = format!(
-            "/api/v1/namespaces/{}/secrets/{}",
-            label.namespace, label.name
-        );
-        if let Err(error) = client.merge_patch(&path, &patch).await {
+        if let Err(error) = client
+            .merge_patch(&label.path(), &label.merge_patch())
+            .await
+        {
             tracing::error!(
                 secret = %format!("{}/{}", label.name, label.namespace),
                 %error,
@@ -178,20 +176,6 @@ pub async fn label_secrets(api: &Arc<Api>, labels: &[crate::authn::SecretLabel])
             );
         }
     }
-}
-
-/// The patch kube marshals: `applyv1.Secret(name, namespace).WithUID(uid).WithLabels(...)`.
-pub fn last_used_patch(label: &crate::authn::SecretLabel) -> Value {
-    json!({
-        "kind": "Secret",
-        "apiVersion": "v1",
-        "metadata": {
-            "name": label.name,
-            "namespace": label.namespace,
-            "uid": label.uid,
-            "labels": {label.key.as_str(): label.value},
-        },
-    })
 }
 
 /// Starts the controller: a first sync (the post-start hook completes after

@@ -126,6 +126,17 @@ fn counted(api: &Api, name: &str) -> u64 {
         .unwrap_or_default()
 }
 
+/// The date of the one label noted, checked to be today's (`before`: the
+/// date before authenticating; a test running over midnight sees either).
+fn noted_today(labels: &[SecretLabel], before: &str) -> String {
+    let date = labels
+        .first()
+        .map(|label| label.value.clone())
+        .unwrap_or_default();
+    assert!(date == before || date == utc_date(now()), "{date:?}");
+    date
+}
+
 fn last_used(secret: &str, uid: &str, date: String) -> SecretLabel {
     SecretLabel {
         namespace: "default".into(),
@@ -150,6 +161,7 @@ fn dates_are_go_utc_dates() {
 async fn a_manual_token_is_labelled_once_a_day_without_a_warning() {
     let api = api().await;
     let (token, _, secret_uid) = legacy_token(&api, "manual", json!({})).await;
+    let before = utc_date(now());
     let (user, notes) = authenticate(&api, &token);
     assert_eq!(user.unwrap().name, "system:serviceaccount:default:old");
     assert_eq!(
@@ -167,13 +179,13 @@ async fn a_manual_token_is_labelled_once_a_day_without_a_warning() {
             )
         ]
     );
-    let today = utc_date(now());
+    let today = noted_today(&notes.secret_labels, &before);
     assert_eq!(
         notes.secret_labels,
         [last_used("manual", &secret_uid, today.clone())]
     );
     // The write kube makes, then nothing more that day.
-    let patch = crate::legacy_token_tracking::last_used_patch(&notes.secret_labels[0]);
+    let patch = notes.secret_labels[0].merge_patch();
     assert_eq!(
         patch,
         json!({"kind": "Secret", "apiVersion": "v1",
@@ -198,9 +210,11 @@ async fn a_manual_token_is_labelled_once_a_day_without_a_warning() {
     assert!(authenticate(&api, &token).1.secret_labels.is_empty());
     let yesterday = utc_date(now() - 86_400);
     let (token, _, uid) = legacy_token(&api, "behind", json!({LAST_USED_LABEL: yesterday})).await;
+    let before = utc_date(now());
+    let labels = authenticate(&api, &token).1.secret_labels;
     assert_eq!(
-        authenticate(&api, &token).1.secret_labels,
-        [last_used("behind", &uid, utc_date(now()))]
+        labels,
+        [last_used("behind", &uid, noted_today(&labels, &before))]
     );
 }
 
@@ -250,6 +264,7 @@ async fn an_invalidated_token_is_refused_and_still_tracked() {
         json!({"kubernetes.io/legacy-token-invalid-since": "2025-01-01"}),
     )
     .await;
+    let before = utc_date(now());
     let (user, notes) = authenticate(&api, &token);
     assert_eq!(
         user.unwrap_err(),
@@ -267,7 +282,11 @@ async fn an_invalidated_token_is_refused_and_still_tracked() {
     );
     assert_eq!(
         notes.secret_labels,
-        [last_used("stale", &uid, utc_date(now()))]
+        [last_used(
+            "stale",
+            &uid,
+            noted_today(&notes.secret_labels, &before)
+        )]
     );
     assert_eq!(
         counted(&api, "serviceaccount_invalid_legacy_auto_token_uses_total"),
@@ -322,4 +341,48 @@ async fn without_lookup_only_the_claims_are_checked() {
     let (user, notes) = authenticate(&api, &token);
     assert_eq!(user.unwrap_err(), "Token has been invalidated");
     assert!(notes.secret_labels.is_empty());
+}
+
+/// kube's TokenReview authenticates in the review's request context: a
+/// legacy token's Secret is labelled and the warning answers the review.
+#[tokio::test]
+async fn a_token_review_tracks_the_legacy_token_it_reviews() {
+    let api = api().await;
+    let (token, _, _) = legacy_token(&api, "reviewed", json!({})).await;
+    let listed = call(
+        &api,
+        Method::Patch,
+        "/api/v1/namespaces/default/serviceaccounts/old",
+        json!({"secrets": [{"name": "reviewed"}]}),
+    )
+    .await;
+    assert_eq!(listed.status, 200, "{}", listed.body_json());
+    let before = utc_date(now());
+    let review = call(
+        &api,
+        Method::Post,
+        "/apis/authentication.k8s.io/v1/tokenreviews",
+        json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview",
+               "spec": {"token": token}}),
+    )
+    .await;
+    assert_eq!(review.status, 201);
+    assert_eq!(review.body_json()["status"]["authenticated"], true);
+    let warnings: Vec<&str> = review
+        .headers
+        .iter()
+        .filter(|(name, _)| name == http::header::WARNING)
+        .map(|(_, value)| value.as_str())
+        .collect();
+    assert_eq!(warnings, [format!("299 - \"{AUTO_GENERATED_WARNING}\"")]);
+    assert!(review
+        .audit_annotations
+        .contains(&legacy_token_annotation()));
+    let mut read = ApiRequest::new(Method::Get, "/api/v1/namespaces/default/secrets/reviewed");
+    read.user = admin();
+    let secret = api.handle(read).await.body_json();
+    let date = secret["metadata"]["labels"][LAST_USED_LABEL]
+        .as_str()
+        .unwrap_or_default();
+    assert!(date == before || date == utc_date(now()), "{date:?}");
 }

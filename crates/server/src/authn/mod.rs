@@ -127,6 +127,31 @@ pub struct SecretLabel {
     pub value: String,
 }
 
+impl SecretLabel {
+    /// The merge patch kube's legacy token validator sends
+    /// (`applyv1.Secret(name, namespace).WithUID(uid).WithLabels(...)`).
+    pub fn merge_patch(&self) -> serde_json::Value {
+        serde_json::json!({
+            "kind": "Secret",
+            "apiVersion": "v1",
+            "metadata": {
+                "name": self.name,
+                "namespace": self.namespace,
+                "uid": self.uid,
+                "labels": {self.key.as_str(): self.value},
+            },
+        })
+    }
+
+    /// Where the patch goes.
+    pub fn path(&self) -> String {
+        format!(
+            "/api/v1/namespaces/{}/secrets/{}",
+            self.namespace, self.name
+        )
+    }
+}
+
 impl AuthnNotes {
     /// `warning.AddWarning`: a text already added is not repeated.
     pub fn warn(&mut self, text: &str) {
