@@ -265,6 +265,9 @@ pub fn prepare_for_update(
     if subresource == Some("ephemeralcontainers") {
         return keep_only_ephemeral_containers(old, new);
     }
+    if subresource == Some("resize") {
+        return keep_only_resize_fields(old, new);
+    }
     if has_status_subresource(resource) && (resource.group, resource.kind) != ("", "Node") {
         if let Some(map) = new.as_object_mut() {
             match old.get("status") {
@@ -312,6 +315,68 @@ fn keep_only_ephemeral_containers(old: &Value, new: &mut Value) -> bool {
     *new = merged;
     if let Some(metadata) = crate::object::metadata_mut(new) {
         metadata.insert("resourceVersion".into(), Value::String(resource_version));
+    }
+    spec_changed(old, new)
+}
+
+/// `podResizeStrategy.PrepareForUpdate` (`dropNonResizeUpdates`): the old
+/// pod whose containers' and init containers' `resources` and `resizePolicy`
+/// are the new ones, with the request's resourceVersion precondition. When a
+/// container list changed length or a container its name, the new pod is
+/// kept as sent (or that list, for a renamed container), for validation to
+/// refuse. Returns whether the spec changed.
+fn keep_only_resize_fields(old: &Value, new: &mut Value) -> bool {
+    let lists_kept = ["containers", "initContainers"].iter().all(|list| {
+        let pointer = format!("/spec/{list}");
+        let length = |pod: &Value| {
+            pod.pointer(&pointer)
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len)
+        };
+        length(old) == length(new)
+    });
+    if lists_kept {
+        let resource_version = crate::object::resource_version(new).to_string();
+        let mut merged = old.clone();
+        for list in ["containers", "initContainers"] {
+            let pointer = format!("/spec/{list}");
+            let (Some(sent), Some(kept)) = (
+                new.pointer(&pointer).and_then(Value::as_array),
+                merged.pointer(&pointer).and_then(Value::as_array),
+            ) else {
+                continue;
+            };
+            let renamed = sent
+                .iter()
+                .zip(kept)
+                .any(|(sent, kept)| sent.get("name") != kept.get("name"));
+            let containers: Vec<Value> = if renamed {
+                sent.clone()
+            } else {
+                sent.iter()
+                    .zip(kept)
+                    .map(|(sent, kept)| {
+                        let mut container = kept.clone();
+                        if let Some(map) = container.as_object_mut() {
+                            for field in ["resources", "resizePolicy"] {
+                                match sent.get(field) {
+                                    Some(value) => map.insert(field.into(), value.clone()),
+                                    None => map.remove(field),
+                                };
+                            }
+                        }
+                        container
+                    })
+                    .collect()
+            };
+            if let Some(spec) = merged.get_mut("spec").and_then(Value::as_object_mut) {
+                spec.insert((*list).into(), Value::Array(containers));
+            }
+        }
+        *new = merged;
+        if let Some(metadata) = crate::object::metadata_mut(new) {
+            metadata.insert("resourceVersion".into(), Value::String(resource_version));
+        }
     }
     spec_changed(old, new)
 }

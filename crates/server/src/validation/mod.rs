@@ -19,6 +19,8 @@
 //! - [`node`] — Node (and its `/status`);
 //! - [`pod`], [`container`], [`pod_volumes`], [`pod_update`] — Pod, PodTemplate and
 //!   every pod template inside a workload;
+//! - [`pod_ephemeral`], [`pod_resize`] — `pods/ephemeralcontainers`, `pods/resize`;
+//!   [`pod_qos`] — a pod's QoS class;
 //! - [`policy`] — PodDisruptionBudget;
 //! - [`rbac`] — Role, ClusterRole, RoleBinding, ClusterRoleBinding;
 //! - [`scheduling`] — PriorityClass, RuntimeClass;
@@ -50,6 +52,8 @@ pub mod networking;
 pub mod node;
 pub mod pod;
 pub mod pod_ephemeral;
+pub mod pod_qos;
+pub mod pod_resize;
 pub mod pod_update;
 pub mod pod_volumes;
 pub mod policy;
@@ -120,6 +124,11 @@ pub fn validate(
         (subresource, (resource.group, resource.kind, old))
     {
         return pod_ephemeral::ephemeral_containers_update(object, old);
+    }
+    if let (Some("resize"), ("", "Pod", Some(old))) =
+        (subresource, (resource.group, resource.kind, old))
+    {
+        return pod_resize::pod_resize(object, old);
     }
     if !matches!(subresource, None | Some("scale")) {
         return Vec::new();
