@@ -254,6 +254,9 @@ pub fn prepare_for_update(
         if (resource.group, resource.kind) == ("apiextensions.k8s.io", "CustomResourceDefinition") {
             keep_requested_metadata(new, &mut merged);
         }
+        if (resource.group, resource.kind) == ("", "Pod") {
+            backfill_pod_status(old, &mut merged);
+        }
         // Keep the resourceVersion precondition the client sent.
         let resource_version = crate::object::resource_version(new).to_string();
         *new = merged;
@@ -296,6 +299,70 @@ pub fn prepare_for_update(
     // Deployments also bump on annotation changes: they are copied to replica sets
     // (`deployment/strategy.go` PrepareForUpdate).
     spec_changed(old, new) || annotations_changed
+}
+
+/// `podStatusStrategy.PrepareForUpdate`: an empty `qosClass` is the old one
+/// (old kubelets dropped it), and `preserveOldObservedGeneration`: a zero
+/// `observedGeneration` of the status, or of a condition, is the old value
+/// (conditions of one type matched in order).
+fn backfill_pod_status(old: &Value, new: &mut Value) {
+    let Some(status) = new.get_mut("status").and_then(Value::as_object_mut) else {
+        return;
+    };
+    let old_status = old.get("status");
+    let old_field = |name: &str| old_status.and_then(|status| status.get(name)).cloned();
+    let unset = |value: Option<&Value>| {
+        value.is_none_or(|value| value.is_null() || value == "" || value.as_i64() == Some(0))
+    };
+    for name in ["qosClass", "observedGeneration"] {
+        if unset(status.get(name)) {
+            if let Some(previous) = old_field(name) {
+                status.insert(name.into(), previous);
+            }
+        }
+    }
+    let mut old_generations: Vec<(String, Value)> = old_status
+        .and_then(|status| status.get("conditions"))
+        .and_then(Value::as_array)
+        .map(|conditions| {
+            conditions
+                .iter()
+                .map(|condition| {
+                    let kind = condition
+                        .get("type")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    let generation = condition
+                        .get("observedGeneration")
+                        .cloned()
+                        .unwrap_or(Value::Null);
+                    (kind.to_string(), generation)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let Some(conditions) = status.get_mut("conditions").and_then(Value::as_array_mut) else {
+        return;
+    };
+    for condition in conditions.iter_mut() {
+        let Some(condition) = condition.as_object_mut() else {
+            continue;
+        };
+        let kind = condition
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let previous = old_generations
+            .iter()
+            .position(|(old_kind, _)| *old_kind == kind)
+            .map(|position| old_generations.remove(position).1);
+        if unset(condition.get("observedGeneration")) {
+            if let Some(previous) = previous.filter(|previous| !unset(Some(previous))) {
+                condition.insert("observedGeneration".into(), previous);
+            }
+        }
+    }
 }
 
 /// `podEphemeralContainersStrategy.PrepareForUpdate`

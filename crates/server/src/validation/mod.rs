@@ -19,7 +19,8 @@
 //! - [`node`] — Node (and its `/status`);
 //! - [`pod`], [`container`], [`pod_volumes`], [`pod_update`] — Pod, PodTemplate and
 //!   every pod template inside a workload;
-//! - [`pod_ephemeral`], [`pod_resize`] — `pods/ephemeralcontainers`, `pods/resize`;
+//! - [`pod_ephemeral`], [`pod_resize`], [`pod_status`] — `pods/ephemeralcontainers`,
+//!   `pods/resize`, `pods/status`;
 //!   [`pod_qos`] — a pod's QoS class;
 //! - [`policy`] — PodDisruptionBudget;
 //! - [`rbac`] — Role, ClusterRole, RoleBinding, ClusterRoleBinding;
@@ -54,6 +55,7 @@ pub mod pod;
 pub mod pod_ephemeral;
 pub mod pod_qos;
 pub mod pod_resize;
+pub mod pod_status;
 pub mod pod_update;
 pub mod pod_volumes;
 pub mod policy;
@@ -93,6 +95,7 @@ pub fn validate(
                 policy::pod_disruption_budget_status(object)
             }
             ("", "Namespace", Some(_)) => namespace::namespace_status(object),
+            ("", "Pod", Some(old)) => pod_status::pod_status_update(object, old),
             ("", "Node", Some(old)) => node::node_update(object, old),
             ("", "ResourceQuota", Some(_)) => quota::resource_quota_status(object),
             ("certificates.k8s.io", "CertificateSigningRequest", Some(old)) => {
