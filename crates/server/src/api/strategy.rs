@@ -257,6 +257,9 @@ pub fn prepare_for_update(
         if (resource.group, resource.kind) == ("", "Pod") {
             backfill_pod_status(old, &mut merged);
         }
+        if (resource.group, resource.kind) == ("", "Service") {
+            crate::validation::service_status::default_ip_mode(&mut merged);
+        }
         // Keep the resourceVersion precondition the client sent.
         let resource_version = crate::object::resource_version(new).to_string();
         *new = merged;

@@ -26,11 +26,13 @@
 //! - [`rbac`] — Role, ClusterRole, RoleBinding, ClusterRoleBinding;
 //! - [`scheduling`] — PriorityClass, RuntimeClass;
 //! - [`selector`] — label selectors in specs;
-//! - [`service`] — Service;
+//! - [`service`] — Service; [`service_status`] — its `/status` (load balancer ingress);
+//! - [`claim_status`] — PersistentVolumeClaim `/status`;
 //! - [`storage`] — StorageClass, CSIDriver, CSINode, VolumeAttachment;
 //! - [`storage_core`] — PersistentVolume, PersistentVolumeClaim;
 //! - [`workloads`] — Deployment, ReplicaSet, StatefulSet, DaemonSet, ReplicationController;
-//! - [`workload_status`] — `/status` writes of Deployments, ReplicaSets, ReplicationControllers;
+//! - [`workload_status`] — `/status` writes of Deployments, ReplicaSets, ReplicationControllers,
+//!   StatefulSets, DaemonSets;
 //!
 //! Objects arrive as JSON trees that already decoded as their typed object
 //! (`api/typed.rs`), so a field of the wrong type cannot reach here; absent
@@ -38,6 +40,7 @@
 
 pub mod batch;
 pub mod certificates;
+pub mod claim_status;
 pub mod config;
 pub mod container;
 pub mod coordination;
@@ -64,6 +67,7 @@ pub mod rbac;
 pub mod scheduling;
 pub mod selector;
 pub mod service;
+pub mod service_status;
 pub mod storage;
 pub mod storage_core;
 pub mod workload_status;
@@ -96,6 +100,10 @@ pub fn validate(
             }
             ("", "Namespace", Some(_)) => namespace::namespace_status(object),
             ("", "Pod", Some(old)) => pod_status::pod_status_update(object, old),
+            ("", "Service", Some(_)) => service_status::service_status_update(object),
+            ("", "PersistentVolumeClaim", Some(_)) => claim_status::claim_status_update(object),
+            ("apps", "StatefulSet", Some(old)) => workload_status::stateful_set(object, old),
+            ("apps", "DaemonSet", Some(old)) => workload_status::daemon_set(object, old),
             ("", "Node", Some(old)) => node::node_update(object, old),
             ("", "ResourceQuota", Some(_)) => quota::resource_quota_status(object),
             ("certificates.k8s.io", "CertificateSigningRequest", Some(old)) => {
