@@ -5,7 +5,7 @@
 //! each kind adds. One file per kind family:
 //!
 //! - [`field`] — field paths, `field.Error` constructors, shared `util/validation` checks;
-//! - [`batch`] — Job, CronJob;
+//! - [`batch`] — Job, CronJob; [`job_status`] — a Job's `/status`;
 //! - [`certificates`] — CertificateSigningRequest;
 //! - [`config`] — ConfigMap, Secret;
 //! - [`coordination`] — Lease;
@@ -32,7 +32,7 @@
 //! - [`storage_core`] — PersistentVolume, PersistentVolumeClaim;
 //! - [`workloads`] — Deployment, ReplicaSet, StatefulSet, DaemonSet, ReplicationController;
 //! - [`workload_status`] — `/status` writes of Deployments, ReplicaSets, ReplicationControllers,
-//!   StatefulSets, DaemonSets;
+//!   StatefulSets, DaemonSets, HorizontalPodAutoscalers;
 //!
 //! Objects arrive as JSON trees that already decoded as their typed object
 //! (`api/typed.rs`), so a field of the wrong type cannot reach here; absent
@@ -50,6 +50,7 @@ pub mod event;
 pub mod field;
 pub mod ip_address;
 pub mod ip_field;
+pub mod job_status;
 pub mod limit_range;
 pub mod namespace;
 pub mod networking;
@@ -104,6 +105,14 @@ pub fn validate(
             ("", "PersistentVolumeClaim", Some(_)) => claim_status::claim_status_update(object),
             ("apps", "StatefulSet", Some(old)) => workload_status::stateful_set(object, old),
             ("apps", "DaemonSet", Some(old)) => workload_status::daemon_set(object, old),
+            ("autoscaling", "HorizontalPodAutoscaler", Some(_)) => {
+                workload_status::horizontal_pod_autoscaler(object)
+            }
+            ("batch", "Job", Some(old)) => job_status::job_status_update(object, old),
+            // `volumeAttachmentStatusStrategy` validates as the main resource does.
+            ("storage.k8s.io", "VolumeAttachment", Some(old)) => {
+                storage::volume_attachment_update(object, old)
+            }
             ("", "Node", Some(old)) => node::node_update(object, old),
             ("", "ResourceQuota", Some(_)) => quota::resource_quota_status(object),
             ("certificates.k8s.io", "CertificateSigningRequest", Some(old)) => {

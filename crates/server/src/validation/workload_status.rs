@@ -2,7 +2,8 @@
 //! (`pkg/apis/apps/validation/validation.go` `ValidateDeploymentStatusUpdate`,
 //! `ValidateReplicaSetStatusUpdate`, `ValidateStatefulSetStatusUpdate`,
 //! `ValidateDaemonSetStatusUpdate`; `pkg/apis/core/validation`
-//! `ValidateReplicationControllerStatusUpdate`): non-negative counts, none
+//! `ValidateReplicationControllerStatusUpdate`; `pkg/apis/autoscaling/validation`
+//! `ValidateHorizontalPodAutoscalerStatusUpdate`): non-negative counts, none
 //! above `replicas`, available ≤ ready, a Deployment's collisionCount never
 //! decremented.
 
@@ -168,6 +169,17 @@ pub fn replica_set(new: &Value) -> Vec<FieldError> {
         &["fullyLabeledReplicas", "readyReplicas", "availableReplicas"],
         &mut errors,
     );
+    errors
+}
+
+/// `ValidateHorizontalPodAutoscalerStatusUpdate`
+/// (`pkg/apis/autoscaling/validation/validation.go`): non-negative replica counts.
+pub fn horizontal_pod_autoscaler(new: &Value) -> Vec<FieldError> {
+    let status = new.get("status").unwrap_or(&Value::Null);
+    let mut errors = Vec::new();
+    for name in ["currentReplicas", "desiredReplicas"] {
+        field::nonnegative(status, name, "status", &mut errors);
+    }
     errors
 }
 
