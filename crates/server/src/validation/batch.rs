@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use super::cron_schedule;
 use super::field::{self, child};
 use super::pod::pod_template_spec;
 use super::selector;
@@ -180,22 +181,40 @@ pub fn job_update(new: &Value, old: &Value) -> Vec<FieldError> {
     errors
 }
 
-/// `validateCronJobSpec` and the name bound of `ValidateCronJobCreate`.
-pub fn cron_job(object: &Value) -> Vec<FieldError> {
+/// `validateCronJobSpec` (`old` on update) and the name bound of
+/// `ValidateCronJobCreate` (skipped on update, so that old long names stay
+/// writable).
+pub fn cron_job(object: &Value, old: Option<&Value>) -> Vec<FieldError> {
     let spec = object.get("spec").unwrap_or(&Value::Null);
+    let old_spec = old.map(|old| old.get("spec").unwrap_or(&Value::Null));
     let mut errors = Vec::new();
     let name = crate::object::name(object);
-    if name.len() > 52 {
+    if old.is_none() && name.len() > 52 {
         errors.push(field::invalid(
             "metadata.name",
             name,
             "must be no more than 52 characters",
         ));
     }
-    if field::str_at(spec, "schedule").is_empty() {
+    let schedule = field::str_at(spec, "schedule");
+    let time_zone = spec.get("timeZone").filter(|zone| !zone.is_null());
+    if schedule.is_empty() {
         errors.push(field::required("spec.schedule", ""));
+    } else {
+        let allow_tz = old_spec.is_some_and(|old| field::str_at(old, "schedule").contains("TZ"));
+        cron_schedule::schedule(
+            schedule,
+            allow_tz,
+            time_zone.and_then(Value::as_str),
+            "spec.schedule",
+            &mut errors,
+        );
     }
     field::nonnegative(spec, "startingDeadlineSeconds", "spec", &mut errors);
+    let old_zone = old_spec.and_then(|old| old.get("timeZone").filter(|zone| !zone.is_null()));
+    if old_spec.is_none() || old_zone != time_zone {
+        cron_schedule::time_zone(time_zone, "spec.timeZone", &mut errors);
+    }
     super::pod::choice(
         field::str_at(spec, "concurrencyPolicy"),
         &["Allow", "Forbid", "Replace"],
@@ -309,9 +328,9 @@ mod tests {
         let valid = cron(
             json!({"schedule": "*/1 * * * *", "jobTemplate": {"spec": {"template": template(Some("OnFailure"))}}}),
         );
-        assert!(texts(cron_job(&valid)).is_empty(), "{valid}");
+        assert!(texts(cron_job(&valid, None)).is_empty(), "{valid}");
         assert_eq!(
-            texts(cron_job(&cron(json!({"concurrencyPolicy": "Sometimes", "jobTemplate": {"spec": {"template": template(None), "selector": {"matchLabels": {"a": "b"}}}}})))),
+            texts(cron_job(&cron(json!({"concurrencyPolicy": "Sometimes", "jobTemplate": {"spec": {"template": template(None), "selector": {"matchLabels": {"a": "b"}}}}})), None)),
             vec![
                 "spec.schedule: Required value",
                 "spec.concurrencyPolicy: Unsupported value: \"Sometimes\": supported values: \"Allow\", \"Forbid\", \"Replace\"",
@@ -319,5 +338,22 @@ mod tests {
                 "spec.jobTemplate.spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{\"a\":\"b\"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: `selector` will be auto-generated",
             ]
         );
+        // The schedule is parsed as robfig/cron does; the time zone is checked.
+        let mut bad = valid.clone();
+        bad["spec"]["schedule"] = json!("61 * * * *");
+        bad["spec"]["timeZone"] = json!("Nowhere");
+        assert_eq!(
+            texts(cron_job(&bad, None)),
+            vec![
+                "spec.schedule: Invalid value: \"61 * * * *\": end of range (61) above maximum (59): 61",
+                "spec.timeZone: Invalid value: \"Nowhere\": unknown time zone Nowhere",
+            ]
+        );
+        // An update keeps an unchanged time zone and a long old name.
+        let mut long = valid.clone();
+        long["metadata"]["name"] = json!("c".repeat(60));
+        long["spec"]["timeZone"] = json!("Nowhere");
+        assert!(texts(cron_job(&long, Some(&long))).is_empty());
+        assert_eq!(texts(cron_job(&long, None)).len(), 2);
     }
 }

@@ -5,7 +5,8 @@
 //! each kind adds. One file per kind family:
 //!
 //! - [`field`] — field paths, `field.Error` constructors, shared `util/validation` checks;
-//! - [`batch`] — Job, CronJob; [`job_status`] — a Job's `/status`;
+//! - [`batch`] — Job, CronJob; [`job_status`] — a Job's `/status`; [`cron_schedule`] —
+//!   a CronJob's schedule (robfig/cron) and time zone;
 //! - [`certificates`] — CertificateSigningRequest;
 //! - [`config`] — ConfigMap, Secret;
 //! - [`coordination`] — Lease;
@@ -44,6 +45,7 @@ pub mod claim_status;
 pub mod config;
 pub mod container;
 pub mod coordination;
+pub mod cron_schedule;
 pub mod discovery;
 pub mod endpoints;
 pub mod event;
@@ -175,7 +177,7 @@ pub fn validate(
         }
         ("batch", "Job", None) => batch::job(object),
         ("batch", "Job", Some(old)) => batch::job_update(object, old),
-        ("batch", "CronJob", _) => batch::cron_job(object),
+        ("batch", "CronJob", old) => batch::cron_job(object, old),
         ("rbac.authorization.k8s.io", "Role", _) => rbac::role(object),
         ("rbac.authorization.k8s.io", "ClusterRole", _) => rbac::cluster_role(object),
         ("rbac.authorization.k8s.io", "RoleBinding", None) => rbac::binding(object, true),
