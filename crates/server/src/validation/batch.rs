@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::cron_schedule;
 use super::field::{self, child};
+use super::job_policies;
 use super::pod::pod_template_spec;
 use super::selector;
 use crate::status::FieldError;
@@ -22,6 +23,7 @@ fn job_spec_rules(spec: &Value, path: &str, errors: &mut Vec<FieldError>) {
     ] {
         field::nonnegative(spec, name, path, errors);
     }
+    job_policies::index_counts(spec, path, errors);
     if let Some(mode) = spec.get("completionMode").and_then(Value::as_str) {
         if mode != "NonIndexed" && mode != "Indexed" {
             errors.push(field::not_supported(
@@ -46,8 +48,10 @@ fn job_spec_rules(spec: &Value, path: &str, errors: &mut Vec<FieldError>) {
                     ));
                 }
             }
+            job_policies::indexed_limits(spec, path, errors);
         }
     }
+    job_policies::policies(spec, path, errors);
     let template_path = child(path, "template");
     errors.extend(pod_template_spec(spec.get("template"), &template_path));
     let policy = spec

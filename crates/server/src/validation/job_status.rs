@@ -498,12 +498,13 @@ fn interval(text: &str, completions: i64) -> Result<(i64, i64), String> {
     }
 }
 
-/// `validateIndexesFormat`: intervals in increasing order.
-fn indexes_format(text: &str, completions: i64) -> Result<(), String> {
+/// `validateIndexesFormat`: intervals in increasing order; the number of indexes.
+pub(super) fn indexes_format(text: &str, completions: i64) -> Result<i64, String> {
     if text.is_empty() {
-        return Ok(());
+        return Ok(0);
     }
     let mut last: Option<i64> = None;
+    let mut total = 0;
     for part in text.split(',') {
         let (first, end) = interval(part, completions)?;
         if let Some(last) = last.filter(|last| *last >= first) {
@@ -511,9 +512,10 @@ fn indexes_format(text: &str, completions: i64) -> Result<(), String> {
                 "non-increasing order, previous: {last}, current: {first}"
             ));
         }
+        total += end - first + 1;
         last = Some(end);
     }
-    Ok(())
+    Ok(total)
 }
 
 /// `validateFailedIndexesNotOverlapCompleted`: the first index in both

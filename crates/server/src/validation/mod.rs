@@ -5,7 +5,8 @@
 //! each kind adds. One file per kind family:
 //!
 //! - [`field`] — field paths, `field.Error` constructors, shared `util/validation` checks;
-//! - [`batch`] — Job, CronJob; [`job_status`] — a Job's `/status`; [`cron_schedule`] —
+//! - [`batch`] — Job, CronJob; [`job_policies`] — a Job's failure and success policies;
+//!   [`job_status`] — a Job's `/status`; [`cron_schedule`] —
 //!   a CronJob's schedule (robfig/cron) and time zone;
 //! - [`certificates`] — CertificateSigningRequest;
 //! - [`config`] — ConfigMap, Secret;
@@ -52,6 +53,7 @@ pub mod event;
 pub mod field;
 pub mod ip_address;
 pub mod ip_field;
+pub mod job_policies;
 pub mod job_status;
 pub mod limit_range;
 pub mod namespace;
