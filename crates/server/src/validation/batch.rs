@@ -102,10 +102,77 @@ fn job_spec(spec: &Value, errors: &mut Vec<FieldError>) {
     }
 }
 
+/// `validateGeneratedSelector`: unless `manualSelector`, the template
+/// carries the generated labels (the `batch.kubernetes.io/` ones when
+/// `prefixed`) and the selector matches them.
+fn generated_selector(object: &Value, prefixed: bool, errors: &mut Vec<FieldError>) {
+    let spec = object.get("spec").unwrap_or(&Value::Null);
+    if spec.get("manualSelector") == Some(&Value::Bool(true)) {
+        return;
+    }
+    let Some(selector_value) = spec.get("selector").filter(|value| !value.is_null()) else {
+        return;
+    };
+    let uid = crate::object::meta_str(object, "uid");
+    let name = crate::object::name(object);
+    if uid.is_empty() {
+        errors.push(field::required("metadata.uid", ""));
+    }
+    let labels = spec.pointer("/template/metadata/labels");
+    let mut expected = vec![("controller-uid", uid), ("job-name", name)];
+    if prefixed {
+        expected.extend([
+            ("batch.kubernetes.io/controller-uid", uid),
+            ("batch.kubernetes.io/job-name", name),
+        ]);
+    }
+    for (label, value) in &expected {
+        let path = field::key("spec.template.metadata.labels", label);
+        match labels
+            .and_then(|labels| labels.get(*label))
+            .and_then(Value::as_str)
+        {
+            None => errors.push(field::required(&path, *value)),
+            Some(actual) if actual != *value => errors.push(field::invalid_rendered(
+                &path,
+                &selector::go_string_map(labels),
+                format!("must be '{value}'"),
+            )),
+            Some(_) => {}
+        }
+    }
+    let expected_labels: serde_json::Map<String, Value> = expected
+        .iter()
+        .map(|(label, value)| ((*label).to_string(), Value::String((*value).to_string())))
+        .collect();
+    if selector::converts(selector_value)
+        && !selector::matches(selector_value, Some(&expected_labels))
+    {
+        errors.push(field::invalid_rendered(
+            "spec.selector",
+            &selector::go_label_selector(selector_value),
+            "`selector` not auto-generated",
+        ));
+    }
+}
+
+/// Whether the template carries both `batch.kubernetes.io/` labels
+/// (`validationOptionsForJob`'s `RequirePrefixedLabels` on update).
+fn has_prefixed_labels(job: &Value) -> bool {
+    let labels = job.pointer("/spec/template/metadata/labels");
+    [
+        "batch.kubernetes.io/job-name",
+        "batch.kubernetes.io/controller-uid",
+    ]
+    .iter()
+    .all(|label| labels.and_then(|labels| labels.get(*label)).is_some())
+}
+
 /// `ValidateJob` (selector generation ran in the strategy).
 pub fn job(object: &Value) -> Vec<FieldError> {
     let spec = object.get("spec").unwrap_or(&Value::Null);
     let mut errors = Vec::new();
+    generated_selector(object, true, &mut errors);
     job_spec(spec, &mut errors);
     let indexed = field::str_at(spec, "completionMode") == "Indexed";
     let completions = field::int_at(spec, "completions").filter(|&count| indexed && count > 0);
@@ -133,6 +200,7 @@ pub fn job_update(new: &Value, old: &Value) -> Vec<FieldError> {
     let spec = new.get("spec").unwrap_or(&null);
     let old_spec = old.get("spec").unwrap_or(&null);
     let mut errors = Vec::new();
+    generated_selector(new, has_prefixed_labels(old), &mut errors);
     job_spec(spec, &mut errors);
     let completions = spec.get("completions");
     if completions != old_spec.get("completions") {
@@ -318,6 +386,17 @@ mod tests {
             vec![
                 "spec.completions: Invalid value: 3: field is immutable",
                 "spec.template: Invalid value: core.PodTemplateSpec{...}: field is immutable",
+            ]
+        );
+        // validateGeneratedSelector: a user label hiding a generated one.
+        let mut conflicting = valid.clone();
+        conflicting["spec"]["template"]["metadata"]["labels"]["controller-uid"] = json!("mine");
+        conflicting["spec"]["selector"] = json!({"matchLabels": {"controller-uid": "mine"}});
+        assert_eq!(
+            texts(job(&conflicting))[..2],
+            [
+                "spec.template.metadata.labels[controller-uid]: Invalid value: map[string]string{\"batch.kubernetes.io/controller-uid\":\"u-1\", \"batch.kubernetes.io/job-name\":\"j\", \"controller-uid\":\"mine\", \"job-name\":\"j\"}: must be 'u-1'",
+                "spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{\"controller-uid\":\"mine\"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: `selector` not auto-generated",
             ]
         );
         changed = valid.clone();
