@@ -200,15 +200,14 @@ fn pod_failure_policy(spec: &Value, policy: &Value, path: &str, errors: &mut Vec
                 &action_path,
                 format!("valid values: {}", quoted_list(&ACTIONS)),
             )),
-            "FailIndex" => {
-                if !set(spec, "backoffLimitPerIndex") {
-                    errors.push(field::invalid(
-                        &action_path,
-                        "FailIndex",
-                        "requires the backoffLimitPerIndex to be set",
-                    ));
-                }
+            "FailIndex" if !set(spec, "backoffLimitPerIndex") => {
+                errors.push(field::invalid(
+                    &action_path,
+                    "FailIndex",
+                    "requires the backoffLimitPerIndex to be set",
+                ));
             }
+            "FailIndex" => {}
             action if !ACTIONS.contains(&action) => {
                 errors.push(field::not_supported(&action_path, action, &ACTIONS));
             }
