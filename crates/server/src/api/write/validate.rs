@@ -53,6 +53,11 @@ pub fn validate_meta(target: &Target<'_>, object: &Value, is_create: bool) -> Ve
             }
         }
     }
+    // core's ValidateObjectMeta adds validateKubeFinalizerName after the rest.
+    errors.extend(crate::validation::kube_finalizer::finalizer_names(
+        target.resource,
+        object,
+    ));
     errors
 }
 
