@@ -7,7 +7,7 @@ use ferrokube_testkit as common;
 
 use common::{api_status, TestEnv};
 use k8s_openapi::api::core::v1::Pod;
-use kube::api::{Api, PostParams};
+use kube::api::{Api, Patch, PatchParams, PostParams};
 use serde_json::json;
 
 fn burstable_pod(name: &str) -> Pod {
@@ -130,8 +130,8 @@ async fn kubectl_resizes_a_pod_in_place() {
     );
 }
 
-/// kube-rs reads `pods/{name}/resize` and replaces the pod through it; a
-/// request removed is refused with kube's path and message.
+/// kube-rs reads `pods/{name}/resize`, replaces and applies the pod through
+/// it; a request removed is refused with kube's path and message.
 #[tokio::test]
 async fn kube_rs_replaces_through_the_resize_subresource() {
     let env = TestEnv::new("resize-rs").await;
@@ -169,7 +169,42 @@ async fn kube_rs_replaces_through_the_resize_subresource() {
     // The image is not the subresource's to change.
     assert_eq!(container.image.as_deref(), Some("busybox"));
 
-    let mut removed = replaced.clone();
+    // Server-side apply through the subresource: the manager owns the
+    // resources it sent, recorded against `resize`.
+    let applied: Pod = pods
+        .patch_subresource(
+            "resize",
+            "p",
+            &PatchParams::apply("resizer").force(),
+            &Patch::Apply(json!({
+                "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                "spec": {"containers": [{"name": "c",
+                    "resources": {"requests": {"cpu": "300m", "memory": "128Mi"}}}]},
+            })),
+        )
+        .await
+        .unwrap();
+    let container = &applied.spec.as_ref().unwrap().containers[0];
+    assert_eq!(
+        container
+            .resources
+            .as_ref()
+            .unwrap()
+            .requests
+            .as_ref()
+            .unwrap()["cpu"]
+            .0,
+        "300m"
+    );
+    let managers = applied.metadata.managed_fields.clone().unwrap_or_default();
+    assert!(
+        managers
+            .iter()
+            .any(|entry| entry.manager.as_deref() == Some("resizer")
+                && entry.subresource.as_deref() == Some("resize")),
+        "{managers:?}"
+    );
+    let mut removed = applied.clone();
     let container = &mut removed.spec.as_mut().unwrap().containers[0];
     requests.remove("memory");
     resources.requests = Some(requests);
