@@ -7,15 +7,19 @@
 //! ported here: [`lists`] (`isSorted`, `sum`, `min`, `max`, `indexOf`,
 //! `lastIndexOf`), [`regex`] (`find`, `findAll`) and [`quantity`]
 //! (`quantity`, `isQuantity`, comparisons and `sign`), [`ip`] (kube's
-//! `ip` and `cidr` libraries).
+//! `ip` and `cidr` libraries), [`url`] (`url`, `isURL` and the getters,
+//! over Go's `net/url` in [`go_url`]), [`semver`].
 //!
-//! Not ported: quantity arithmetic, `url`, `format`, `semver`, `authz`; a rule calling one of them fails when evaluated with cel-rust's
+//! Not ported: `format`, `authz`; a rule calling one of them fails when evaluated with cel-rust's
 //! "no such overload" error (kube refuses it earlier, at type check).
 
+pub mod go_url;
 pub mod ip;
 pub mod lists;
 pub mod quantity;
 pub mod regex;
+pub mod semver;
+pub mod url;
 
 use std::sync::{Arc, OnceLock};
 
@@ -27,12 +31,14 @@ pub fn env() -> &'static Arc<Env> {
     static ENV: OnceLock<Arc<Env>> = OnceLock::new();
     ENV.get_or_init(|| {
         let mut env = Env::stdlib();
-        let libraries: [(&str, Library); 5] = [
+        let libraries: [(&str, Library); 7] = [
             ("strings", cel::extensions::strings),
             ("lists", lists::library),
             ("regex", regex::library),
             ("quantity", quantity::library),
             ("ip", ip::library),
+            ("url", url::library),
+            ("semver", semver::library),
         ];
         for (name, library) in libraries {
             if let Err(error) = env.add_extension(library) {
