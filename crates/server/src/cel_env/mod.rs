@@ -13,6 +13,7 @@
 //! Not ported: `format`, `authz`; a rule calling one of them fails when evaluated with cel-rust's
 //! "no such overload" error (kube refuses it earlier, at type check).
 
+pub mod cost_estimate;
 pub mod go_url;
 pub mod ip;
 pub mod lists;
