@@ -202,6 +202,7 @@ impl Admission {
                     attributes,
                     object,
                     caller,
+                    self.authorizer.as_ref(),
                 )?;
             }
         }

@@ -8,11 +8,14 @@
 //! `lastIndexOf`), [`regex`] (`find`, `findAll`) and [`quantity`]
 //! (`quantity`, `isQuantity`, comparisons and `sign`), [`ip`] (kube's
 //! `ip` and `cidr` libraries), [`url`] (`url`, `isURL` and the getters,
-//! over Go's `net/url` in [`go_url`]), [`semver`].
+//! over Go's `net/url` in [`go_url`]), [`semver`], [`authz`] (the
+//! `authorizer` variable's functions; the variable is bound by admission
+//! policies). [`cost_estimate`] is cel-go's static cost estimate.
 //!
-//! Not ported: `format`, `authz`; a rule calling one of them fails when evaluated with cel-rust's
+//! Not ported: `format`; a rule calling one of them fails when evaluated with cel-rust's
 //! "no such overload" error (kube refuses it earlier, at type check).
 
+pub mod authz;
 pub mod cost_estimate;
 pub mod go_url;
 pub mod ip;
@@ -32,7 +35,7 @@ pub fn env() -> &'static Arc<Env> {
     static ENV: OnceLock<Arc<Env>> = OnceLock::new();
     ENV.get_or_init(|| {
         let mut env = Env::stdlib();
-        let libraries: [(&str, Library); 7] = [
+        let libraries: [(&str, Library); 8] = [
             ("strings", cel::extensions::strings),
             ("lists", lists::library),
             ("regex", regex::library),
@@ -40,6 +43,7 @@ pub fn env() -> &'static Arc<Env> {
             ("ip", ip::library),
             ("url", url::library),
             ("semver", semver::library),
+            ("authz", authz::library),
         ];
         for (name, library) in libraries {
             if let Err(error) = env.add_extension(library) {
