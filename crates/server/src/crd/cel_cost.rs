@@ -97,7 +97,7 @@ impl TotalCost {
             .collect();
         errors.push(crate::status::FieldError::forbidden(
             path,
-            &cost_error_message(
+            cost_error_message(
                 "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema",
                 self.total,
                 STATIC_ESTIMATED_CRD_COST_LIMIT,

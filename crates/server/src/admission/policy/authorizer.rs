@@ -21,7 +21,7 @@ pub struct RequestChecker {
 }
 
 impl RequestChecker {
-    pub fn new(authorizer: &Authorizer, attributes: &Attributes<'_>) -> Arc<dyn Checker> {
+    pub fn shared(authorizer: &Authorizer, attributes: &Attributes<'_>) -> Arc<dyn Checker> {
         Arc::new(RequestChecker {
             authorizer: authorizer.clone(),
             user: attributes.user.cloned().unwrap_or_default(),

@@ -148,7 +148,7 @@ pub fn validate(
     }
     let mut inputs = Inputs::new(store, attributes, object);
     if let Some(authorizer) = authorizer {
-        inputs = inputs.with_authorizer(authorizer::RequestChecker::new(authorizer, attributes));
+        inputs = inputs.with_authorizer(authorizer::RequestChecker::shared(authorizer, attributes));
     }
     let mut denied: Vec<Denied> = Vec::new();
     for hook in &compiled.hooks {
