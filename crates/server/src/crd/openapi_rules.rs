@@ -67,8 +67,21 @@ fn bound(schema: &Value, name: &str) -> Option<u64> {
 /// `x-kubernetes-validations` (here: parses them, `cel_syntax.rs`); their
 /// errors (kube's `CELErrors`) follow every schema error.
 pub fn validate(schema: &Value, path: &str, compile_rules: bool) -> Vec<FieldError> {
+    validate_with(schema, path, compile_rules, false)
+}
+
+/// [`validate`]; `suppress_per_expression_cost` is kube's
+/// `suppressPerExpressionCost` (an update that left the schema unchanged):
+/// no rule is refused for its own estimated cost, the total still counts.
+pub fn validate_with(
+    schema: &Value,
+    path: &str,
+    compile_rules: bool,
+    suppress_per_expression_cost: bool,
+) -> Vec<FieldError> {
     let mut found = Found {
         compile_rules,
+        suppress_per_expression_cost,
         ..Found::default()
     };
     let root = Context {
@@ -87,6 +100,7 @@ pub fn validate(schema: &Value, path: &str, compile_rules: bool) -> Vec<FieldErr
 #[derive(Default)]
 struct Found {
     compile_rules: bool,
+    suppress_per_expression_cost: bool,
     schema: Vec<FieldError>,
     cel: Vec<FieldError>,
     total_cost: super::cel_cost::TotalCost,
@@ -618,7 +632,9 @@ fn rule_syntax(s: &Value, path: &str, cardinality: Option<u64>, found: &mut Foun
         }
         if let Some(cost) = super::cel_cost::max_cost(expression, s) {
             let cost = super::cel_cost::expression_cost(cost, cardinality, s);
-            if cost > super::cel_cost::STATIC_ESTIMATED_COST_LIMIT {
+            if cost > super::cel_cost::STATIC_ESTIMATED_COST_LIMIT
+                && !found.suppress_per_expression_cost
+            {
                 errors.push(FieldError::forbidden(
                     &at("rule"),
                     super::cel_cost::cost_error_message(
@@ -643,7 +659,9 @@ fn rule_syntax(s: &Value, path: &str, cardinality: Option<u64>, found: &mut Foun
             continue;
         }
         if let Some(cost) = super::cel_cost::max_cost(message_expression, s) {
-            if cost > super::cel_cost::STATIC_ESTIMATED_COST_LIMIT {
+            if cost > super::cel_cost::STATIC_ESTIMATED_COST_LIMIT
+                && !found.suppress_per_expression_cost
+            {
                 errors.push(FieldError::forbidden(
                     &at("messageExpression"),
                     super::cel_cost::cost_error_message(
