@@ -3,7 +3,8 @@
 //! `pkg/apis/apiextensions/validation/validation.go`
 //! (`StaticEstimatedCostLimit` per expression, times the number of times
 //! the rule can run, `StaticEstimatedCRDCostLimit` for the whole schema,
-//! `getCostErrorMessage`), with the estimate of `cel_env::cost_estimate`.
+//! `getCostErrorMessage`), with the estimate of `cel_env::cost_estimate`
+//! made on the parser's thread (`cel_syntax::check_then`).
 
 use serde_json::Value;
 
@@ -28,24 +29,6 @@ pub fn cost_error_message(cost_name: &str, expected: u64, limit: u64) -> String 
         format!("{exceed_factor:.1}x")
     };
     format!("{cost_name} exceeds budget by factor of {factor} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)")
-}
-
-/// The maximum estimated cost of `expression` on values of `schema`;
-/// `None` when it does not parse (reported elsewhere).
-pub fn max_cost(expression: &str, schema: &Value) -> Option<u64> {
-    let expression = expression.to_string();
-    std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name("cel-cost".into())
-            .stack_size(super::cel_rules::CEL_STACK_BYTES)
-            .spawn_scoped(scope, || {
-                let program = crate::cel_env::env().compile(&expression).ok()?;
-                Some(cost_estimate::estimate(program.expression(), schema).max)
-            })
-            .ok()
-            .and_then(|handle| handle.join().ok())
-            .flatten()
-    })
 }
 
 /// `getExpressionCost`: the rule's cost times how often it can run, the

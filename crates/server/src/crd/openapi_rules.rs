@@ -621,57 +621,59 @@ fn rule_syntax(s: &Value, path: &str, cardinality: Option<u64>, found: &mut Foun
         if expression.trim().is_empty() {
             continue;
         }
-        if let Err(error) = super::cel_syntax::check(expression) {
-            errors.push(invalid_raw(
-                at("rule"),
-                go_validation_rule(rule),
-                &format!("compilation failed: {error}"),
-            ));
-            // kube returns before compiling the message expression.
-            continue;
-        }
-        if let Some(cost) = super::cel_cost::max_cost(expression, s) {
-            let cost = super::cel_cost::expression_cost(cost, cardinality, s);
-            if cost > super::cel_cost::STATIC_ESTIMATED_COST_LIMIT
-                && !found.suppress_per_expression_cost
-            {
-                errors.push(FieldError::forbidden(
-                    &at("rule"),
-                    super::cel_cost::cost_error_message(
-                        "estimated rule cost",
-                        cost,
-                        super::cel_cost::STATIC_ESTIMATED_COST_LIMIT,
-                    ),
+        let estimate = |ast: &cel::IdedExpr| crate::cel_env::cost_estimate::estimate(ast, s).max;
+        match super::cel_syntax::check_then(expression, estimate) {
+            Err(error) => {
+                errors.push(invalid_raw(
+                    at("rule"),
+                    go_validation_rule(rule),
+                    &format!("compilation failed: {error}"),
                 ));
+                // kube returns before compiling the message expression.
+                continue;
             }
-            found.total_cost.observe(at("rule"), cost);
+            Ok(cost) => {
+                let cost = super::cel_cost::expression_cost(cost, cardinality, s);
+                if cost > super::cel_cost::STATIC_ESTIMATED_COST_LIMIT
+                    && !found.suppress_per_expression_cost
+                {
+                    errors.push(FieldError::forbidden(
+                        &at("rule"),
+                        super::cel_cost::cost_error_message(
+                            "estimated rule cost",
+                            cost,
+                            super::cel_cost::STATIC_ESTIMATED_COST_LIMIT,
+                        ),
+                    ));
+                }
+                found.total_cost.observe(at("rule"), cost);
+            }
         }
         let message_expression = raw("messageExpression");
         if message_expression.is_empty() {
             continue;
         }
-        if let Err(error) = super::cel_syntax::check(message_expression) {
-            errors.push(invalid_raw(
+        match super::cel_syntax::check_then(message_expression, estimate) {
+            Err(error) => errors.push(invalid_raw(
                 at("messageExpression"),
                 go_validation_rule(rule),
                 &format!("messageExpression compilation failed: {error}"),
-            ));
-            continue;
-        }
-        if let Some(cost) = super::cel_cost::max_cost(message_expression, s) {
-            if cost > super::cel_cost::STATIC_ESTIMATED_COST_LIMIT
-                && !found.suppress_per_expression_cost
-            {
-                errors.push(FieldError::forbidden(
-                    &at("messageExpression"),
-                    super::cel_cost::cost_error_message(
-                        "estimated messageExpression cost",
-                        cost,
-                        super::cel_cost::STATIC_ESTIMATED_COST_LIMIT,
-                    ),
-                ));
+            )),
+            Ok(cost) => {
+                if cost > super::cel_cost::STATIC_ESTIMATED_COST_LIMIT
+                    && !found.suppress_per_expression_cost
+                {
+                    errors.push(FieldError::forbidden(
+                        &at("messageExpression"),
+                        super::cel_cost::cost_error_message(
+                            "estimated messageExpression cost",
+                            cost,
+                            super::cel_cost::STATIC_ESTIMATED_COST_LIMIT,
+                        ),
+                    ));
+                }
+                found.total_cost.observe(at("messageExpression"), cost);
             }
-            found.total_cost.observe(at("messageExpression"), cost);
         }
     }
 }
