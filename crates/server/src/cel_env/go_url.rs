@@ -197,17 +197,12 @@ fn should_escape(byte: u8, mode: Mode) -> bool {
             Mode::Path => byte == b'?',
             Mode::UserPassword => matches!(byte, b'@' | b'/' | b'?' | b':'),
             Mode::QueryComponent => true,
-            Mode::Fragment => false,
-            Mode::Host | Mode::Zone => unreachable_mode(),
+            // Host and zone were answered above.
+            Mode::Fragment | Mode::Host | Mode::Zone => false,
         },
         _ if mode == Mode::Fragment => !b"!()*".contains(&byte),
         _ => true,
     }
-}
-
-/// Host and zone are answered before the match.
-fn unreachable_mode() -> bool {
-    true
 }
 
 /// `unescape`: `%XX` decoded, `+` a space in a query component, Go's
