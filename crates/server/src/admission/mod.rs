@@ -146,6 +146,7 @@ impl Admission {
                     attributes,
                     &mut object,
                     caller,
+                    self.authorizer.as_ref(),
                 )
                 .await?;
             }
@@ -215,6 +216,7 @@ impl Admission {
                     attributes,
                     object,
                     caller,
+                    self.authorizer.as_ref(),
                 )
                 .await?;
             }
