@@ -204,6 +204,8 @@ mod tests {
             "format.date().validate('2021-13-01') == optional.of(['invalid date'])",
             "format.datetime().validate('2021-01-01T00:00:00Z') == optional.none()",
             "format.datetime().validate('2021-01-01') == optional.of(['invalid datetime'])",
+            // The strings extension's `format` is untouched.
+            "'%s is %d'.format(['x', 1]) == 'x is 1'",
         ];
         for expression in truths {
             assert_eq!(eval(expression, &[]), Ok(Value::Bool(true)), "{expression}");
