@@ -7,10 +7,10 @@
 //!
 //! The environment is `cel_env`'s: cel-rust's standard library with its
 //! strings extension and `matches` (RE2 syntax through the `regex` crate),
-//! plus kube's list and regex libraries. What kube adds and is not there
-//! (the type check against the schema, cost estimation, kube's `quantity`,
-//! `url`, `ip`, `cidr`, `format` and `authz` libraries) makes a rule using
-//! it compile, and fail when evaluated, with cel-rust's error.
+//! plus kube's libraries ported there. What kube adds and is not there
+//! (the type check against the schema, the runtime cost budget) makes a
+//! rule relying on it compile, and fail or run to the end when evaluated. The static cost limits are checked
+//! at CRD validation (`cel_cost.rs`).
 
 use std::sync::Arc;
 

@@ -40,6 +40,15 @@ pub enum Error {
 
 /// Parses `expression` as CEL; the errors as cel-go displays them.
 pub fn check(expression: &str) -> Result<(), Error> {
+    check_then(expression, |_| ())
+}
+
+/// [`check`], then `then` on the parsed expression (macros expanded), on
+/// the parser's thread: for the cost estimate of CRD rules.
+pub fn check_then<T: Send>(
+    expression: &str,
+    then: impl FnOnce(&cel::IdedExpr) -> T + Send,
+) -> Result<T, Error> {
     let size = expression.chars().count();
     if size > MAX_EXPRESSION_CODE_POINTS {
         // cel-go reports the limit at `common.NoLocation` (line -1, column -1).
@@ -47,12 +56,11 @@ pub fn check(expression: &str) -> Result<(), Error> {
             "ERROR: <input>:-1:0: expression code point size exceeds limit: size: {size}, limit {MAX_EXPRESSION_CODE_POINTS}"
         )));
     }
-    let source = expression.to_string();
-    let parse = move || -> Result<(), Vec<(isize, isize, String)>> {
+    let parse = move || -> Result<T, Vec<(isize, isize, String)>> {
         Parser::new()
             .max_recursion_depth(MAX_RECURSION_DEPTH)
-            .parse(&source)
-            .map(|_| ())
+            .parse(expression)
+            .map(|parsed| then(&parsed))
             .map_err(|errors| {
                 errors
                     .errors
@@ -72,15 +80,17 @@ pub fn check(expression: &str) -> Result<(), Error> {
                     .collect()
             })
     };
-    let outcome = std::thread::Builder::new()
-        .name("cel-parse".into())
-        .stack_size(PARSER_STACK_BYTES)
-        .spawn(parse)
-        .map_err(|_| Error::Parser)?
-        .join()
-        .map_err(|_| Error::Parser)?;
+    let outcome = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("cel-parse".into())
+            .stack_size(PARSER_STACK_BYTES)
+            .spawn_scoped(scope, parse)
+            .map_err(|_| Error::Parser)?
+            .join()
+            .map_err(|_| Error::Parser)
+    })?;
     match outcome {
-        Ok(()) => Ok(()),
+        Ok(value) => Ok(value),
         // cel-go stops at the recursion limit (a panic it recovers from)
         // and reports that error alone.
         Err(errors) if errors.iter().any(|(line, ..)| *line == -1) => Err(Error::Syntax(display(

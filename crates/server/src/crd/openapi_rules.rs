@@ -36,6 +36,30 @@ struct Context {
     /// `Some(reason)` where defaults are forbidden (`withForbiddenDefaults`).
     forbidden_defaults: Option<String>,
     inside_resource_meta: bool,
+    /// How many times a rule here can run per object (`CELSchemaContext`
+    /// `MaxCardinality`): `None` when unbounded.
+    cardinality: Option<u64>,
+}
+
+impl Context {
+    /// The context of a child whose count is bounded by `bound` (`maxItems`,
+    /// `maxProperties`): unbounded without one.
+    fn repeated(&self, bound: Option<u64>) -> Context {
+        Context {
+            cardinality: self
+                .cardinality
+                .zip(bound)
+                .map(|(outer, bound)| outer.saturating_mul(bound)),
+            ..self.clone()
+        }
+    }
+}
+
+fn bound(schema: &Value, name: &str) -> Option<u64> {
+    schema
+        .get(name)
+        .and_then(Value::as_i64)
+        .map(|bound| bound.max(0) as u64)
 }
 
 /// Every OpenAPI rule the schema at `path` (`spec.versions[0].schema.openAPIV3Schema`) breaks.
@@ -43,11 +67,31 @@ struct Context {
 /// `x-kubernetes-validations` (here: parses them, `cel_syntax.rs`); their
 /// errors (kube's `CELErrors`) follow every schema error.
 pub fn validate(schema: &Value, path: &str, compile_rules: bool) -> Vec<FieldError> {
+    validate_with(schema, path, compile_rules, false)
+}
+
+/// [`validate`]; `suppress_per_expression_cost` is kube's
+/// `suppressPerExpressionCost` (an update that left the schema unchanged):
+/// no rule is refused for its own estimated cost, the total still counts.
+pub fn validate_with(
+    schema: &Value,
+    path: &str,
+    compile_rules: bool,
+    suppress_per_expression_cost: bool,
+) -> Vec<FieldError> {
     let mut found = Found {
         compile_rules,
+        suppress_per_expression_cost,
         ..Found::default()
     };
-    node(schema, path, &Context::default(), true, &mut found);
+    let root = Context {
+        cardinality: Some(1),
+        ..Context::default()
+    };
+    node(schema, path, &root, true, &mut found);
+    if found.compile_rules {
+        found.cel.extend(found.total_cost.errors(path));
+    }
     found.schema.extend(found.cel);
     found.schema
 }
@@ -56,8 +100,10 @@ pub fn validate(schema: &Value, path: &str, compile_rules: bool) -> Vec<FieldErr
 #[derive(Default)]
 struct Found {
     compile_rules: bool,
+    suppress_per_expression_cost: bool,
     schema: Vec<FieldError>,
     cel: Vec<FieldError>,
+    total_cost: super::cel_cost::TotalCost,
 }
 
 fn text<'a>(schema: &'a Value, name: &str) -> &'a str {
@@ -138,7 +184,7 @@ fn node(s: &Value, path: &str, context: &Context, is_root: bool, found: &mut Fou
                 "additionalProperties and properties are mutual exclusive",
             ));
         }
-        let mut sub = context.clone();
+        let mut sub = context.repeated(bound(s, "maxProperties"));
         if context.inside_resource_meta {
             sub.forbidden_defaults =
                 Some("inside additionalProperties applying to object metadata".into());
@@ -192,9 +238,13 @@ fn node(s: &Value, path: &str, context: &Context, is_root: bool, found: &mut Fou
         );
     }
     match s.get("items") {
-        Some(items @ Value::Object(_)) => {
-            node(items, &format!("{path}.items"), context, false, found)
-        }
+        Some(items @ Value::Object(_)) => node(
+            items,
+            &format!("{path}.items"),
+            &context.repeated(bound(s, "maxItems")),
+            false,
+            found,
+        ),
         Some(Value::Array(items)) => {
             for (index, item) in items.iter().enumerate() {
                 node(
@@ -231,7 +281,7 @@ fn node(s: &Value, path: &str, context: &Context, is_root: bool, found: &mut Fou
     // kube skips the CEL compilation of a node with schema errors at its
     // level or deeper, and of a schema that is not structural.
     if found.compile_rules && found.schema.len() == schema_errors_before {
-        rule_syntax(s, path, &mut found.cel);
+        rule_syntax(s, path, context.cardinality, found);
     }
 }
 
@@ -558,7 +608,12 @@ fn validation_rules(s: &Value, path: &str, errors: &mut Vec<FieldError>) {
 /// (`schema/cel/compilation.go`), reported by
 /// `ValidateCustomResourceDefinitionOpenAPISchema` as `field.Invalid` of the
 /// whole `ValidationRule` (printed with `%#v`).
-fn rule_syntax(s: &Value, path: &str, errors: &mut Vec<FieldError>) {
+///
+/// A rule that parses is then estimated (`cel_cost.rs`): over
+/// `StaticEstimatedCostLimit` it is forbidden, and its cost counts
+/// toward the schema's total.
+fn rule_syntax(s: &Value, path: &str, cardinality: Option<u64>, found: &mut Found) {
+    let errors = &mut found.cel;
     for (index, rule) in list(s, "x-kubernetes-validations").iter().enumerate() {
         let at = |name: &str| format!("{path}.x-kubernetes-validations[{index}].{name}");
         let raw = |name: &str| rule.get(name).and_then(Value::as_str).unwrap_or("");
@@ -566,25 +621,59 @@ fn rule_syntax(s: &Value, path: &str, errors: &mut Vec<FieldError>) {
         if expression.trim().is_empty() {
             continue;
         }
-        if let Err(error) = super::cel_syntax::check(expression) {
-            errors.push(invalid_raw(
-                at("rule"),
-                go_validation_rule(rule),
-                &format!("compilation failed: {error}"),
-            ));
-            // kube returns before compiling the message expression.
-            continue;
+        let estimate = |ast: &cel::IdedExpr| crate::cel_env::cost_estimate::estimate(ast, s).max;
+        match super::cel_syntax::check_then(expression, estimate) {
+            Err(error) => {
+                errors.push(invalid_raw(
+                    at("rule"),
+                    go_validation_rule(rule),
+                    &format!("compilation failed: {error}"),
+                ));
+                // kube returns before compiling the message expression.
+                continue;
+            }
+            Ok(cost) => {
+                let cost = super::cel_cost::expression_cost(cost, cardinality, s);
+                if cost > super::cel_cost::STATIC_ESTIMATED_COST_LIMIT
+                    && !found.suppress_per_expression_cost
+                {
+                    errors.push(FieldError::forbidden(
+                        &at("rule"),
+                        super::cel_cost::cost_error_message(
+                            "estimated rule cost",
+                            cost,
+                            super::cel_cost::STATIC_ESTIMATED_COST_LIMIT,
+                        ),
+                    ));
+                }
+                found.total_cost.observe(at("rule"), cost);
+            }
         }
         let message_expression = raw("messageExpression");
         if message_expression.is_empty() {
             continue;
         }
-        if let Err(error) = super::cel_syntax::check(message_expression) {
-            errors.push(invalid_raw(
+        match super::cel_syntax::check_then(message_expression, estimate) {
+            Err(error) => errors.push(invalid_raw(
                 at("messageExpression"),
                 go_validation_rule(rule),
                 &format!("messageExpression compilation failed: {error}"),
-            ));
+            )),
+            Ok(cost) => {
+                if cost > super::cel_cost::STATIC_ESTIMATED_COST_LIMIT
+                    && !found.suppress_per_expression_cost
+                {
+                    errors.push(FieldError::forbidden(
+                        &at("messageExpression"),
+                        super::cel_cost::cost_error_message(
+                            "estimated messageExpression cost",
+                            cost,
+                            super::cel_cost::STATIC_ESTIMATED_COST_LIMIT,
+                        ),
+                    ));
+                }
+                found.total_cost.observe(at("messageExpression"), cost);
+            }
         }
     }
 }
