@@ -250,7 +250,16 @@ async fn audit_bindings_and_audit_annotations_become_kubes_audit_annotations() {
     let object = json!({"metadata": {"name": "blocked"}});
     let attributes = namespace_create("blocked");
     let caller = Caller::internal();
-    validate(&store, None, &compiled, &attributes, Some(&object), &caller).expect("audit admits");
+    validate(
+        &store,
+        None,
+        &compiled,
+        &attributes,
+        Some(&object),
+        &caller,
+        None,
+    )
+    .expect("audit admits");
     assert_eq!(
         caller.take_audit_annotations(),
         vec![
@@ -283,6 +292,7 @@ async fn an_audit_annotation_of_another_type_denies_the_request() {
         &attributes,
         Some(&object),
         &Caller::internal(),
+        None,
     )
     .expect_err("denied");
     assert!(
