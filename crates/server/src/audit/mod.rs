@@ -2,8 +2,9 @@
 //! request what is recorded (`policy.rs`), `request.rs` carries one
 //! request's event through its stages, `event.rs` is the
 //! `audit.k8s.io/v1` `Event` and its line forms, `hook.rs` where it meets
-//! the request path (`server.rs`), `writer.rs` the log
-//! backend's queue and writer thread, `rotation.rs` lumberjack's rotation,
+//! the request path (`server.rs`), `queue.rs` the bounded queue in front
+//! of each backend, `writer.rs` the log backend's writer thread,
+//! `rotation.rs` lumberjack's rotation,
 //! `webhook.rs` the webhook backend (`webhook_config.rs` its kubeconfig);
 //! with both a log and a webhook every event goes to both (kube's
 //! `audit.Union`).
@@ -15,6 +16,7 @@
 mod event;
 mod hook;
 mod policy;
+mod queue;
 mod request;
 mod rotation;
 mod webhook;
@@ -30,10 +32,11 @@ use std::sync::Arc;
 pub use event::Event;
 pub use hook::{audit_id, store_failed, Audit, AuditedBody, Start, StreamEnd, AUDIT_ID_HEADER};
 pub use policy::{Level, Policy, RequestAuditConfig, Stage};
+pub use queue::{Mode, Queue};
 pub use request::{Arrival, RequestAudit};
 pub use rotation::{RotatingFile, Rotation};
-pub use webhook::{BatchConfig, WebhookSink};
-pub use writer::{Format, Mode, Output, Sink};
+pub use webhook::BatchConfig;
+pub use writer::{Format, Output};
 
 /// kube's `--audit-log-batch-buffer-size` default (`defaultBatchBufferSize`).
 pub const DEFAULT_BATCH_BUFFER_SIZE: usize = 10_000;
@@ -152,7 +155,7 @@ impl AuditWebhookOptions {
         errors
     }
 
-    fn start(&self) -> Result<WebhookSink, AuditError> {
+    fn start(&self) -> Result<Queue, AuditError> {
         let target = webhook_config::load(
             self.config_file
                 .as_deref()
@@ -176,7 +179,7 @@ impl AuditWebhookOptions {
             }),
         };
         let mode = parse_mode(&self.mode).unwrap_or(Mode::Batch);
-        WebhookSink::start(target, mode, batch, self.initial_backoff)
+        webhook::start(target, mode, batch, self.initial_backoff)
     }
 }
 
@@ -227,8 +230,8 @@ impl Default for AuditOptions {
 /// both (`audit.Union`: every event to each).
 pub struct Auditor {
     policy: Policy,
-    log: Option<Sink>,
-    webhook: Option<WebhookSink>,
+    log: Option<Queue>,
+    webhook: Option<Queue>,
 }
 
 /// Whether a blocking-strict backend stored a `RequestReceived` event.
@@ -247,7 +250,7 @@ impl Stored {
 }
 
 impl Auditor {
-    pub fn new(policy: Policy, log: Option<Sink>, webhook: Option<WebhookSink>) -> Auditor {
+    pub fn new(policy: Policy, log: Option<Queue>, webhook: Option<Queue>) -> Auditor {
         Auditor {
             policy,
             log,
@@ -302,8 +305,8 @@ impl Auditor {
 
     /// Events the batch queues dropped.
     pub fn dropped(&self) -> u64 {
-        self.log.as_ref().map_or(0, Sink::dropped)
-            + self.webhook.as_ref().map_or(0, WebhookSink::dropped)
+        self.log.as_ref().map_or(0, Queue::dropped)
+            + self.webhook.as_ref().map_or(0, Queue::dropped)
     }
 
     /// Writes what is queued and stops the backends.
@@ -403,7 +406,7 @@ impl AuditOptions {
         Ok(Some(Arc::new(Auditor::new(policy, log, webhook))))
     }
 
-    fn start_log(&self, log_path: &str) -> Result<Sink, AuditError> {
+    fn start_log(&self, log_path: &str) -> Result<Queue, AuditError> {
         let output = if log_path == "-" {
             Output::Stdout
         } else {
@@ -422,7 +425,7 @@ impl AuditOptions {
             .ok()
             .filter(|size| *size > 0)
             .unwrap_or(DEFAULT_BATCH_BUFFER_SIZE);
-        Sink::start(output, format, mode, buffer)
+        writer::start(output, format, mode, buffer)
     }
 }
 

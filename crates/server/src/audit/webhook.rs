@@ -20,16 +20,15 @@
 //! The worker is a thread with its own small tokio runtime, so events
 //! queued from synchronous code (a response body's end) need no runtime.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TrySendError};
-use std::sync::{Arc, Mutex};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 
 use super::event::Event;
+use super::queue::{Message, Mode, Queue};
 use super::webhook_config::{WebhookTarget, REQUEST_TIMEOUT};
-use super::writer::{Acknowledgement, Mode};
 use super::AuditError;
 use crate::crd::webhook_client::ClientPool;
 
@@ -48,137 +47,42 @@ const RETRY_STEPS: u32 = 5;
 const RETRY_FACTOR: f64 = 1.5;
 const RETRY_JITTER: f64 = 0.2;
 
-enum Message {
-    Event(Box<Event>, Option<Acknowledgement>),
-    /// Answered once every event queued before it was sent (or given up).
-    Flush(SyncSender<()>),
-}
-
-/// The queue to the webhook worker.
-pub struct WebhookSink {
-    sender: Mutex<Option<SyncSender<Message>>>,
+/// Starts the webhook worker behind its queue
+/// (`--audit-webhook-batch-buffer-size`).
+pub fn start(
+    target: WebhookTarget,
     mode: Mode,
-    dropped: AtomicU64,
-    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
-}
-
-impl WebhookSink {
-    pub fn start(
-        target: WebhookTarget,
-        mode: Mode,
-        batch: BatchConfig,
-        initial_backoff: Duration,
-    ) -> Result<WebhookSink, AuditError> {
-        let (sender, receiver) = mpsc::sync_channel(batch.buffer_size.max(1));
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("audit-webhook-send")
-            .enable_all()
-            .build()
-            .map_err(|error| AuditError::Webhook(format!("starting the audit webhook: {error}")))?;
-        // Its own connections, with the kubeconfig's client certificate.
-        let pool = match &target.client_identity {
-            Some((chain, key)) => ClientPool::with_client_identity(chain.clone(), key.clone()),
-            None => ClientPool::default(),
-        };
-        let sender_side = Sender {
-            target: Arc::new(target),
-            pool: Arc::new(pool),
-            initial_backoff,
-        };
-        let thread = std::thread::Builder::new()
-            .name("audit-webhook".into())
-            .spawn(move || match mode {
-                Mode::Batch => send_batches(&runtime, receiver, &sender_side, &batch),
-                Mode::Blocking | Mode::BlockingStrict => {
-                    send_one_by_one(&runtime, receiver, &sender_side)
-                }
-            })
-            .map_err(|error| AuditError::Webhook(format!("starting the audit webhook: {error}")))?;
-        Ok(WebhookSink {
-            sender: Mutex::new(Some(sender)),
-            mode,
-            dropped: AtomicU64::new(0),
-            thread: Mutex::new(Some(thread)),
-        })
-    }
-
-    fn sender(&self) -> Option<SyncSender<Message>> {
-        self.sender.lock().ok().and_then(|sender| sender.clone())
-    }
-
-    pub fn mode(&self) -> Mode {
-        self.mode
-    }
-
-    /// `ProcessEvents` for one event, not waiting for the webhook.
-    pub fn process(&self, event: Event) {
-        let Some(sender) = self.sender() else {
-            return;
-        };
-        let message = Message::Event(Box::new(event), None);
-        let queued = match self.mode {
-            Mode::Batch => match sender.try_send(message) {
-                Ok(()) => true,
-                Err(TrySendError::Full(_)) => {
-                    let dropped = self.dropped.fetch_add(1, Ordering::Relaxed) + 1;
-                    tracing::error!(
-                        dropped,
-                        "audit buffer queue blocked: an audit event was dropped"
-                    );
-                    return;
-                }
-                Err(TrySendError::Disconnected(_)) => false,
-            },
-            Mode::Blocking | Mode::BlockingStrict => sender.send(message).is_ok(),
-        };
-        if !queued {
-            tracing::error!("audit webhook backend shut down: an audit event was dropped");
-        }
-    }
-
-    /// `ProcessEvents` whose outcome the caller waits for (blocking-strict's
-    /// `RequestReceived`): whether the webhook took the event.
-    pub fn process_acknowledged(&self, event: Event) -> tokio::sync::oneshot::Receiver<bool> {
-        let (acknowledgement, outcome) = tokio::sync::oneshot::channel();
-        if let Some(sender) = self.sender() {
-            let _ = sender.send(Message::Event(Box::new(event), Some(acknowledgement)));
-        }
-        outcome
-    }
-
-    /// Events dropped because the queue was full (batch mode).
-    pub fn dropped(&self) -> u64 {
-        self.dropped.load(Ordering::Relaxed)
-    }
-
-    /// Waits until every event queued so far was sent or given up.
-    pub fn flush(&self) {
-        let Some(sender) = self.sender() else {
-            return;
-        };
-        let (done, wait) = mpsc::sync_channel(1);
-        if sender.send(Message::Flush(done)).is_ok() {
-            let _ = wait.recv();
-        }
-    }
-
-    /// Sends what is queued and stops the worker.
-    pub fn shutdown(&self) {
-        if let Ok(mut sender) = self.sender.lock() {
-            sender.take();
-        }
-        let thread = self.thread.lock().ok().and_then(|mut thread| thread.take());
-        if let Some(thread) = thread {
-            let _ = thread.join();
-        }
-    }
-}
-
-impl Drop for WebhookSink {
-    fn drop(&mut self) {
-        self.shutdown();
-    }
+    batch: BatchConfig,
+    initial_backoff: Duration,
+) -> Result<Queue, AuditError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .thread_name("audit-webhook-send")
+        .enable_all()
+        .build()
+        .map_err(|error| AuditError::Webhook(format!("starting the audit webhook: {error}")))?;
+    // Its own connections, with the kubeconfig's client certificate.
+    let pool = match &target.client_identity {
+        Some((chain, key)) => ClientPool::with_client_identity(chain.clone(), key.clone()),
+        None => ClientPool::default(),
+    };
+    let sender = Sender {
+        target: Arc::new(target),
+        pool: Arc::new(pool),
+        initial_backoff,
+    };
+    let buffer = batch.buffer_size;
+    Queue::start(
+        "webhook",
+        "audit-webhook",
+        mode,
+        buffer,
+        move |receiver| match mode {
+            Mode::Batch => send_batches(&runtime, receiver, &sender, &batch),
+            Mode::Blocking | Mode::BlockingStrict => send_one_by_one(&runtime, receiver, &sender),
+        },
+    )
+    .map_err(|error| AuditError::Webhook(format!("starting the audit webhook: {error}")))
 }
 
 /// What a POST needs.

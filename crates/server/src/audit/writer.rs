@@ -1,23 +1,16 @@
 //! The log backend (`plugin/pkg/audit/log/backend.go`) behind kube's
-//! `--audit-log-mode`: events go through a bounded queue to one writer
-//! thread, which encodes them and writes them to stdout (`-`) or the
-//! rotating file, so no request waits for a disk write.
-//! - `batch` (`plugin/pkg/audit/buffered`): a full queue drops the event
-//!   and says so in the log ("audit buffer queue blocked").
-//! - `blocking` and `blocking-strict`: a full queue makes the request wait
-//!   for room instead (kube writes in the request itself there); nothing
-//!   is dropped.
-//! - `blocking-strict`: a `RequestReceived` event is also waited for until
-//!   it is written, and a failed write fails the request
-//!   ([`Sink::process_acknowledged`], kube's `ProcessEvents` returning false).
+//! `--audit-log-mode` (what a full queue does: `queue.rs`): events go
+//! through a bounded queue to one writer thread, which encodes them and
+//! writes them to stdout (`-`) or the rotating file in batches, so no
+//! request waits for a disk write (kube writes in the request itself in
+//! `blocking` mode); `blocking-strict`'s `RequestReceived` is written
+//! through before it is acknowledged.
 
 use std::io::Write;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
-use std::sync::Mutex;
+use std::sync::mpsc::{Receiver, SyncSender};
 use std::time::Duration;
 
-use super::event::Event;
+use super::queue::{Message, Mode, Queue};
 use super::rotation::RotatingFile;
 use super::AuditError;
 
@@ -26,14 +19,6 @@ use super::AuditError;
 pub enum Format {
     Json,
     Legacy,
-}
-
-/// `--audit-log-mode`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    Batch,
-    Blocking,
-    BlockingStrict,
 }
 
 /// Where the lines go.
@@ -65,123 +50,18 @@ impl Output {
     }
 }
 
-/// Answered with whether an event was written.
-pub type Acknowledgement = tokio::sync::oneshot::Sender<bool>;
-
-enum Message {
-    Event(Box<Event>, Option<Acknowledgement>),
-    /// Answered once every event queued before it is written.
-    Flush(SyncSender<()>),
-}
-
-/// The queue to the writer thread.
-pub struct Sink {
-    sender: Mutex<Option<SyncSender<Message>>>,
+/// Starts the writer thread behind its queue; `buffer` is
+/// `--audit-log-batch-buffer-size`.
+pub fn start(
+    output: Output,
+    format: Format,
     mode: Mode,
-    dropped: AtomicU64,
-    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
-}
-
-impl Sink {
-    /// Starts the writer thread; `buffer` is `--audit-log-batch-buffer-size`.
-    pub fn start(
-        output: Output,
-        format: Format,
-        mode: Mode,
-        buffer: usize,
-    ) -> Result<Sink, AuditError> {
-        let (sender, receiver) = mpsc::sync_channel(buffer.max(1));
-        let thread = std::thread::Builder::new()
-            .name("audit-log".into())
-            .spawn(move || write_events(receiver, output, format))
-            .map_err(|error| AuditError::Log(format!("starting the audit writer: {error}")))?;
-        Ok(Sink {
-            sender: Mutex::new(Some(sender)),
-            mode,
-            dropped: AtomicU64::new(0),
-            thread: Mutex::new(Some(thread)),
-        })
-    }
-
-    fn sender(&self) -> Option<SyncSender<Message>> {
-        self.sender.lock().ok().and_then(|sender| sender.clone())
-    }
-
-    /// `ProcessEvents` for one event.
-    pub fn process(&self, event: Event) {
-        let Some(sender) = self.sender() else {
-            return;
-        };
-        let message = Message::Event(Box::new(event), None);
-        match self.mode {
-            Mode::Batch => match sender.try_send(message) {
-                Ok(()) => {}
-                Err(TrySendError::Full(_)) => {
-                    let dropped = self.dropped.fetch_add(1, Ordering::Relaxed) + 1;
-                    tracing::error!(
-                        dropped,
-                        "audit buffer queue blocked: an audit event was dropped"
-                    );
-                }
-                Err(TrySendError::Disconnected(_)) => {
-                    tracing::error!("audit backend shut down: an audit event was dropped");
-                }
-            },
-            Mode::Blocking | Mode::BlockingStrict => {
-                if sender.send(message).is_err() {
-                    tracing::error!("audit backend shut down: an audit event was dropped");
-                }
-            }
-        }
-    }
-
-    /// `ProcessEvents` whose outcome the caller waits for (blocking-strict's
-    /// `RequestReceived`): the event is queued (waiting for room) and the
-    /// answer says whether it was written; a stopped writer answers false.
-    pub fn process_acknowledged(&self, event: Event) -> tokio::sync::oneshot::Receiver<bool> {
-        let (acknowledgement, outcome) = tokio::sync::oneshot::channel();
-        if let Some(sender) = self.sender() {
-            let _ = sender.send(Message::Event(Box::new(event), Some(acknowledgement)));
-        }
-        outcome
-    }
-
-    pub fn mode(&self) -> Mode {
-        self.mode
-    }
-
-    /// Events dropped because the queue was full (batch mode).
-    pub fn dropped(&self) -> u64 {
-        self.dropped.load(Ordering::Relaxed)
-    }
-
-    /// Waits until every event queued so far is written.
-    pub fn flush(&self) {
-        let Some(sender) = self.sender() else {
-            return;
-        };
-        let (done, wait) = mpsc::sync_channel(1);
-        if sender.send(Message::Flush(done)).is_ok() {
-            let _ = wait.recv();
-        }
-    }
-
-    /// Writes what is queued and stops the writer thread.
-    pub fn shutdown(&self) {
-        if let Ok(mut sender) = self.sender.lock() {
-            sender.take();
-        }
-        let thread = self.thread.lock().ok().and_then(|mut thread| thread.take());
-        if let Some(thread) = thread {
-            let _ = thread.join();
-        }
-    }
-}
-
-impl Drop for Sink {
-    fn drop(&mut self) {
-        self.shutdown();
-    }
+    buffer: usize,
+) -> Result<Queue, AuditError> {
+    Queue::start("log", "audit-log", mode, buffer, move |receiver| {
+        write_events(receiver, output, format)
+    })
+    .map_err(|error| AuditError::Log(format!("starting the audit writer: {error}")))
 }
 
 /// How long the writer lets events gather after the first one wakes it.
@@ -252,7 +132,7 @@ mod tests {
         let directory = tempfile::tempdir().unwrap();
         let path = directory.path().join("audit.log");
         let file = RotatingFile::create(&path, Rotation::default()).unwrap();
-        let sink = Sink::start(Output::File(file), Format::Json, Mode::Batch, 1000).unwrap();
+        let sink = start(Output::File(file), Format::Json, Mode::Batch, 1000).unwrap();
         for index in 0..50 {
             let mut event = super::super::event::tests::sample();
             event.audit_id = format!("id-{index}");
@@ -282,7 +162,7 @@ mod tests {
         let directory = tempfile::tempdir().unwrap();
         let path = directory.path().join("audit.log");
         let file = RotatingFile::create(&path, Rotation::default()).unwrap();
-        let sink = Sink::start(Output::File(file), Format::Json, Mode::BlockingStrict, 10).unwrap();
+        let sink = start(Output::File(file), Format::Json, Mode::BlockingStrict, 10).unwrap();
         let sample = super::super::event::tests::sample;
         assert_eq!(sink.process_acknowledged(sample()).await, Ok(true));
         assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 1);
@@ -291,8 +171,7 @@ mod tests {
 
         let full = RotatingFile::create(std::path::Path::new("/dev/full"), Rotation::default());
         if let Ok(full) = full {
-            let sink =
-                Sink::start(Output::File(full), Format::Json, Mode::BlockingStrict, 10).unwrap();
+            let sink = start(Output::File(full), Format::Json, Mode::BlockingStrict, 10).unwrap();
             assert_eq!(sink.process_acknowledged(sample()).await, Ok(false));
         }
     }
