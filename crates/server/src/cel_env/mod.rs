@@ -12,6 +12,7 @@
 //! Not ported: quantity arithmetic, `url`, `format`, `semver`, `authz`; a rule calling one of them fails when evaluated with cel-rust's
 //! "no such overload" error (kube refuses it earlier, at type check).
 
+pub mod check;
 pub mod ip;
 pub mod lists;
 pub mod quantity;

@@ -15,7 +15,10 @@
 //! 100 000 code points, recursion depth 250), and a panic in the parser
 //! becomes an error instead of taking the request down.
 
+use cel::common::ast::{IdedExpr, SourceInfo};
 use cel::parser::Parser;
+
+use crate::cel_env::check::{Declarations, Type};
 
 /// cel-go's default `expressionSizeCodePointLimit` (kube keeps it).
 pub const MAX_EXPRESSION_CODE_POINTS: usize = 100_000;
@@ -40,6 +43,83 @@ pub enum Error {
 
 /// Parses `expression` as CEL; the errors as cel-go displays them.
 pub fn check(expression: &str) -> Result<(), Error> {
+    parse_then(expression, |_, _| Ok(()))
+}
+
+/// What a checked expression must evaluate to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expected {
+    /// A rule or a policy's validation: `cel expression must evaluate to a bool`.
+    Bool,
+    /// A `messageExpression`: `must evaluate to a string`.
+    String,
+    /// Anything (a variable, an audit annotation checked elsewhere).
+    Any,
+}
+
+/// Why a checked expression's result type was refused (kube's own text,
+/// not one of cel-go's issues).
+pub const RESULT_NOT_BOOL: &str = "cel expression must evaluate to a bool";
+
+/// Parses `expression` and type-checks it against `declarations`
+/// (`cel_env::check`): cel-go's `env.Compile`. The result type must be
+/// `expected`; a `dyn` result passes (the checker types what it cannot
+/// judge as `dyn`, kube's checker would know it: a deliberate leniency).
+pub fn check_typed(
+    expression: &str,
+    declarations: &Declarations,
+    expected: Expected,
+) -> Result<Type, TypedError> {
+    let declarations = declarations.clone();
+    let mut found = Type::Dyn;
+    let outcome = parse_then(expression, |expr, info| match crate::cel_env::check::check(
+        expr,
+        info,
+        &declarations,
+    ) {
+        Ok(result) => {
+            found = result;
+            Ok(())
+        }
+        Err(issues) => Err(issues
+            .into_iter()
+            .map(|issue| (issue.line, issue.column, issue.message))
+            .collect()),
+    });
+    outcome.map_err(TypedError::Compile)?;
+    let fits = match expected {
+        Expected::Bool => matches!(found, Type::Bool | Type::Dyn),
+        Expected::String => matches!(found, Type::String | Type::Dyn),
+        Expected::Any => true,
+    };
+    if !fits {
+        return Err(TypedError::ResultType);
+    }
+    Ok(found)
+}
+
+/// Why [`check_typed`] refused an expression.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TypedError {
+    /// It does not parse or type-check (cel-go's issues).
+    #[error("{0}")]
+    Compile(Error),
+    /// Its result is not of the expected type.
+    #[error("result type")]
+    ResultType,
+}
+
+/// A check of the parsed expression, run on the parser's thread; its
+/// errors as (line, column, message).
+type AfterParse<'f> =
+    dyn FnOnce(&IdedExpr, &SourceInfo) -> Result<(), Vec<(isize, isize, String)>> + Send + 'f;
+
+/// Parses `expression`, then runs `after` on the result; the errors as
+/// cel-go displays them.
+fn parse_then<'f>(
+    expression: &str,
+    after: impl FnOnce(&IdedExpr, &SourceInfo) -> Result<(), Vec<(isize, isize, String)>> + Send + 'f,
+) -> Result<(), Error> {
     let size = expression.chars().count();
     if size > MAX_EXPRESSION_CODE_POINTS {
         // cel-go reports the limit at `common.NoLocation` (line -1, column -1).
@@ -47,12 +127,11 @@ pub fn check(expression: &str) -> Result<(), Error> {
             "ERROR: <input>:-1:0: expression code point size exceeds limit: size: {size}, limit {MAX_EXPRESSION_CODE_POINTS}"
         )));
     }
-    let source = expression.to_string();
+    let after: Box<AfterParse<'f>> = Box::new(after);
     let parse = move || -> Result<(), Vec<(isize, isize, String)>> {
-        Parser::new()
+        let (expr, info) = Parser::new()
             .max_recursion_depth(MAX_RECURSION_DEPTH)
-            .parse(&source)
-            .map(|_| ())
+            .parse_with_source_info(expression)
             .map_err(|errors| {
                 errors
                     .errors
@@ -69,16 +148,19 @@ pub fn check(expression: &str) -> Result<(), Error> {
                         }
                         (error.pos.0, error.pos.1, message)
                     })
-                    .collect()
-            })
+                    .collect::<Vec<_>>()
+            })?;
+        after(&expr, &info)
     };
-    let outcome = std::thread::Builder::new()
-        .name("cel-parse".into())
-        .stack_size(PARSER_STACK_BYTES)
-        .spawn(parse)
-        .map_err(|_| Error::Parser)?
-        .join()
-        .map_err(|_| Error::Parser)?;
+    let outcome = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("cel-parse".into())
+            .stack_size(PARSER_STACK_BYTES)
+            .spawn_scoped(scope, parse)
+            .map_err(|_| Error::Parser)?
+            .join()
+            .map_err(|_| Error::Parser)
+    })?;
     match outcome {
         Ok(()) => Ok(()),
         // cel-go stops at the recursion limit (a panic it recovers from)

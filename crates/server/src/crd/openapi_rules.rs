@@ -16,6 +16,8 @@
 
 use serde_json::{Map, Value};
 
+use super::cel_syntax::{check_typed, Expected, TypedError, RESULT_NOT_BOOL};
+use crate::cel_env::check::{schema_types, Declarations, Type};
 use crate::go::strconv::quote;
 use crate::status::{FieldError, FieldErrorKind};
 
@@ -231,7 +233,8 @@ fn node(s: &Value, path: &str, context: &Context, is_root: bool, found: &mut Fou
     // kube skips the CEL compilation of a node with schema errors at its
     // level or deeper, and of a schema that is not structural.
     if found.compile_rules && found.schema.len() == schema_errors_before {
-        rule_syntax(s, path, &mut found.cel);
+        let resource_root = is_root || flag(s, "x-kubernetes-embedded-resource");
+        rule_syntax(s, path, resource_root, &mut found.cel);
     }
 }
 
@@ -554,24 +557,40 @@ fn validation_rules(s: &Value, path: &str, errors: &mut Vec<FieldError>) {
     }
 }
 
-/// `compileRule`'s parse of each `rule` and `messageExpression`
-/// (`schema/cel/compilation.go`), reported by
-/// `ValidateCustomResourceDefinitionOpenAPISchema` as `field.Invalid` of the
-/// whole `ValidationRule` (printed with `%#v`).
-fn rule_syntax(s: &Value, path: &str, errors: &mut Vec<FieldError>) {
-    for (index, rule) in list(s, "x-kubernetes-validations").iter().enumerate() {
+/// `compileRule` for each `rule` and `messageExpression`
+/// (`schema/cel/compilation.go`): parsed and type-checked with `self` and
+/// `oldSelf` typed from this node's schema (`SchemaDeclType`, the root of
+/// a resource with its `apiVersion`, `kind` and `metadata.name`), reported
+/// by `ValidateCustomResourceDefinitionOpenAPISchema` as `field.Invalid` of
+/// the whole `ValidationRule` (printed with `%#v`).
+fn rule_syntax(s: &Value, path: &str, resource_root: bool, errors: &mut Vec<FieldError>) {
+    let rules = list(s, "x-kubernetes-validations");
+    if rules.is_empty() {
+        return;
+    }
+    // kube names the type `selfType<nanoseconds>`, new at every compile.
+    let self_type = schema_types::from_json(s, "selfType0", resource_root).unwrap_or(Type::Dyn);
+    for (index, rule) in rules.iter().enumerate() {
         let at = |name: &str| format!("{path}.x-kubernetes-validations[{index}].{name}");
         let raw = |name: &str| rule.get(name).and_then(Value::as_str).unwrap_or("");
         let expression = raw("rule");
         if expression.trim().is_empty() {
             continue;
         }
-        if let Err(error) = super::cel_syntax::check(expression) {
-            errors.push(invalid_raw(
-                at("rule"),
-                go_validation_rule(rule),
-                &format!("compilation failed: {error}"),
-            ));
+        let old_self = match rule.get("optionalOldSelf") {
+            Some(Value::Bool(true)) => Type::optional(self_type.clone()),
+            _ => self_type.clone(),
+        };
+        let declarations = Declarations::new()
+            .variable("self", self_type.clone())
+            .variable("oldSelf", old_self);
+        let refused = match check_typed(expression, &declarations, Expected::Bool) {
+            Ok(_) => None,
+            Err(TypedError::Compile(error)) => Some(format!("compilation failed: {error}")),
+            Err(TypedError::ResultType) => Some(RESULT_NOT_BOOL.to_string()),
+        };
+        if let Some(detail) = refused {
+            errors.push(invalid_raw(at("rule"), go_validation_rule(rule), &detail));
             // kube returns before compiling the message expression.
             continue;
         }
@@ -579,11 +598,20 @@ fn rule_syntax(s: &Value, path: &str, errors: &mut Vec<FieldError>) {
         if message_expression.is_empty() {
             continue;
         }
-        if let Err(error) = super::cel_syntax::check(message_expression) {
+        let refused = match check_typed(message_expression, &declarations, Expected::String) {
+            Ok(_) => None,
+            Err(TypedError::Compile(error)) => {
+                Some(format!("messageExpression compilation failed: {error}"))
+            }
+            Err(TypedError::ResultType) => {
+                Some("messageExpression must evaluate to a string".to_string())
+            }
+        };
+        if let Some(detail) = refused {
             errors.push(invalid_raw(
                 at("messageExpression"),
                 go_validation_rule(rule),
-                &format!("messageExpression compilation failed: {error}"),
+                &detail,
             ));
         }
     }
