@@ -12,6 +12,7 @@
 pub mod compile;
 pub mod evaluate;
 pub mod matching;
+pub mod typecheck;
 
 use std::sync::{Arc, Mutex};
 
