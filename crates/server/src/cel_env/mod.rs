@@ -10,7 +10,9 @@
 //! `ip` and `cidr` libraries).
 //!
 //! Not ported: quantity arithmetic, `url`, `format`, `semver`, `authz`; a rule calling one of them fails when evaluated with cel-rust's
-//! "no such overload" error (kube refuses it earlier, at type check).
+//! "no such overload" error. [`check`] is the type checker kube runs
+//! before evaluation (cel-go's, which cel-rust lacks), with every library's
+//! signatures declared.
 
 pub mod check;
 pub mod ip;

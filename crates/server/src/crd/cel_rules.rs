@@ -7,10 +7,10 @@
 //!
 //! The environment is `cel_env`'s: cel-rust's standard library with its
 //! strings extension and `matches` (RE2 syntax through the `regex` crate),
-//! plus kube's list and regex libraries. What kube adds and is not there
-//! (the type check against the schema, cost estimation, kube's `quantity`,
-//! `url`, `ip`, `cidr`, `format` and `authz` libraries) makes a rule using
-//! it compile, and fail when evaluated, with cel-rust's error.
+//! plus kube's libraries as `cel_env` ports them. The type check against
+//! the schema ran at CRD validation (`cel_syntax::check_typed`); what kube
+//! adds and is not here (cost estimation, the libraries `cel_env` lacks)
+//! makes a rule using it fail when evaluated, with cel-rust's error.
 
 use std::sync::Arc;
 

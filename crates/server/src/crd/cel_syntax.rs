@@ -5,10 +5,10 @@
 //! `Issues.String()` (`common/errors.go` `Error.ToDisplayString`, reproduced
 //! here from the parser's positions and messages).
 //!
-//! Only parsing is done: the type check against the schema (unknown fields,
-//! wrong types), cost estimation and enforcement are issue 16's, which builds
-//! on the same crate (`cel`, cel-rust, whose parser is generated from CEL's
-//! ANTLR grammar, as cel-go's is).
+//! [`check`] parses only; [`check_typed`] also type-checks against declared
+//! variables (`cel_env::check`), as `env.Compile` does. Cost estimation is
+//! not done. The parser is the `cel` crate's (cel-rust, generated from
+//! CEL's ANTLR grammar, as cel-go's is).
 //!
 //! The parser runs on its own thread with a large stack: the nesting of an
 //! expression is bounded by cel-go's own limits (`parser/options.go`:

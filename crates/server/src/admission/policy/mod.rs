@@ -7,7 +7,8 @@
 //! binding's `paramRef` selects, the matchConditions and validations; the
 //! first `Deny` answers the request with kube's message and reason, `Warn`
 //! adds kube's warning, `Audit` is accepted and does nothing (ferrokube
-//! has no audit log). `status.typeChecking` is not written.
+//! has no audit log). `status.typeChecking` is written by the status
+//! controller (`controllers/policy_status.rs`) from [`typecheck`].
 
 pub mod compile;
 pub mod evaluate;
