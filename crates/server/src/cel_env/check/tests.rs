@@ -233,3 +233,150 @@ fn escape_follows_kube() {
     assert_eq!(escape("1a"), None);
     assert_eq!(escape("a b"), None);
 }
+
+/// Cases of kube's `compilation_test.go` `TestCelCompilation`: (schema,
+/// rule, optionalOldSelf, `None` for no error or a text the error holds).
+#[test]
+fn kubes_compilation_cases() {
+    let int = json!({"type": "integer"});
+    let object_o = json!({"type": "object", "properties": {
+        "i": {"type": "integer"}, "b": {"type": "boolean"}, "s": {"type": "string"},
+        "a": {"type": "array", "items": {"type": "integer"}},
+        "o": {"type": "object", "properties": {
+            "i": {"type": "integer"}, "b": {"type": "boolean"}, "s": {"type": "string"},
+            "a": {"type": "array", "items": {"type": "integer"}},
+            "o": {"type": "object"}}}}});
+    let escaping = json!({"type": "object", "properties": {
+        "namespace": {"type": "array", "items": {"type": "array", "items": {"type": "string"}}},
+        "if": {"type": "integer"},
+        "self": {"type": "integer"}}});
+    let cases: Vec<(serde_json::Value, &str, bool, Option<&str>)> = vec![
+        (int.clone(), "self >= oldSelf.value()", true, None),
+        (int.clone(), "self >= oldSelf.orValue(1)", true, None),
+        (
+            int.clone(),
+            "oldSelf.hasValue() ? self >= oldSelf.value() : true",
+            true,
+            None,
+        ),
+        (int.clone(), "self >= oldSelf", true, Some("optional")),
+        (
+            int.clone(),
+            "self >= oldSelf.orValue('')",
+            true,
+            Some("orValue"),
+        ),
+        (object_o.clone(), "self.i >= oldSelf.i.value()", true, None),
+        (object_o.clone(), "self.s == oldSelf.s.value()", true, None),
+        (object_o.clone(), "self.o == oldSelf.o.value()", true, None),
+        (
+            object_o.clone(),
+            "self.o.o == oldSelf.o.o.value()",
+            true,
+            None,
+        ),
+        (
+            object_o.clone(),
+            "self.o.i >= oldSelf.o.i.orValue(1)",
+            true,
+            None,
+        ),
+        (
+            object_o.clone(),
+            "oldSelf.hasValue() ? self.o.i >= oldSelf.o.i.value() : true",
+            true,
+            None,
+        ),
+        (
+            object_o.clone(),
+            "self.o.i >= oldSelf.o.i",
+            true,
+            Some("optional"),
+        ),
+        (
+            object_o.clone(),
+            "self.o.i >= oldSelf.o.s.orValue(0)",
+            true,
+            Some("orValue"),
+        ),
+        (int.clone(), "self > 0", false, None),
+        (int.clone(), "self >= oldSelf", false, None),
+        (
+            int.clone(),
+            "size(self) == 10",
+            false,
+            Some("found no matching overload for 'size' applied to '(int)'"),
+        ),
+        (json!({"type": "number"}), "self > 1.0", false, None),
+        (
+            json!({"type": "number"}),
+            "size(self) == 10",
+            false,
+            Some("found no matching overload"),
+        ),
+        (
+            json!({"type": "string", "format": "byte"}),
+            "string(self).endsWith('s')",
+            false,
+            None,
+        ),
+        (json!({"type": "boolean"}), "self == true", false, None),
+        (
+            json!({"type": "object", "additionalProperties": {"type": "boolean"}}),
+            "size(self) > 0",
+            false,
+            None,
+        ),
+        (
+            json!({"type": "array", "items": {"type": "array", "items": {"type": "array", "items": {"type": "string"}}}}),
+            "size(self[0][0]) == 10",
+            false,
+            None,
+        ),
+        (
+            json!({"type": "array", "items": {"type": "object", "properties": {"nestedObj": {"type": "object", "properties": {"val": {"type": "integer", "format": "int64"}}}}}}),
+            "self[0].nestedObj.val == 10",
+            false,
+            None,
+        ),
+        (
+            escaping.clone(),
+            "size(self.__namespace__[0]) == 10",
+            false,
+            None,
+        ),
+        (escaping.clone(), "self.__if__ == 10", false, None),
+        (escaping.clone(), "self.self == 10", false, None),
+        (
+            escaping.clone(),
+            "self == 10",
+            false,
+            Some("found no matching overload"),
+        ),
+        (
+            json!({"type": "object"}),
+            "fakeFunction('abc') == 'ABC'",
+            false,
+            Some("undeclared reference to 'fakeFunction'"),
+        ),
+    ];
+    for (schema, rule, optional_old_self, expected) in cases {
+        let self_type = schema_types::from_json(&schema, "selfType0", false).unwrap_or(Type::Dyn);
+        let old_self = if optional_old_self {
+            Type::optional(self_type.clone())
+        } else {
+            self_type.clone()
+        };
+        let decls = Declarations::new()
+            .variable("self", self_type)
+            .variable("oldSelf", old_self);
+        let got = run(rule, &decls);
+        match expected {
+            None => assert!(got.is_ok(), "{rule}: {got:?}"),
+            Some(text) => assert!(
+                got.as_ref().is_err_and(|errors| errors.contains(text)),
+                "{rule}: {got:?}"
+            ),
+        }
+    }
+}
