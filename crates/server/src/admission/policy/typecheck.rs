@@ -14,15 +14,15 @@
 //! kind; the errors become one warning per expression,
 //! `<group>/<version>, Kind=<kind>: <cel-go's issues>` per kind.
 //!
-//! Custom resource kinds are not checked yet (their schemas are compiled
-//! models of their own; kube resolves them through the OpenAPI it serves).
+//! Custom resource kinds are typed from their version's schema with the
+//! full ObjectMeta as `metadata`, as the OpenAPI kube resolves them from.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::cel_env::check::{schema_types, Declarations, FieldTable, Object, Type};
+use crate::cel_env::check::{schema_types, Declarations, FieldTable, Fields, Object, Type};
 use crate::crd::cel_syntax::{check_typed, Expected, TypedError};
 use crate::registry::Registry;
 use crate::schema::Model;
@@ -54,8 +54,7 @@ pub fn check(policy: &Value, registry: &Registry) -> Vec<ExpressionWarning> {
     let kinds: Vec<Checked> = types_to_check(policy, registry)
         .into_iter()
         .filter_map(|(group, version, kind)| {
-            let id = model.kind(&group, &version, &kind)?;
-            let object = schema_types::from_model(model, id, &kind)?;
+            let object = kind_type(registry, model, &group, &version, &kind)?;
             Some(Checked {
                 group,
                 version,
@@ -67,7 +66,7 @@ pub fn check(policy: &Value, registry: &Registry) -> Vec<ExpressionWarning> {
     if kinds.is_empty() {
         return Vec::new();
     }
-    let params = params_type(policy, model);
+    let params = params_type(policy, registry, model);
     let validations = policy
         .pointer("/spec/validations")
         .and_then(Value::as_array)
@@ -173,7 +172,7 @@ fn types_to_check(policy: &Value, registry: &Registry) -> Vec<(String, String, S
 }
 
 /// The type of `params`: `paramKind`'s schema, `None` without one.
-fn params_type(policy: &Value, model: &'static Model) -> Option<Type> {
+fn params_type(policy: &Value, registry: &Registry, model: &'static Model) -> Option<Type> {
     let param_kind = policy.pointer("/spec/paramKind")?;
     let api_version = param_kind.get("apiVersion")?.as_str()?;
     let kind = param_kind.get("kind")?.as_str()?;
@@ -181,8 +180,59 @@ fn params_type(policy: &Value, model: &'static Model) -> Option<Type> {
         Some((group, version)) => (group, version),
         None => ("", api_version),
     };
-    let id = model.kind(group, version, kind)?;
-    schema_types::from_model(model, id, kind)
+    kind_type(registry, model, group, version, kind)
+}
+
+/// The type of a kind's objects (`SchemaResolver.ResolveSchema` then
+/// `SchemaDeclType`): a built-in kind's OpenAPI definition, or a custom
+/// resource version's schema with `kind`, `apiVersion` and `metadata` as
+/// the OpenAPI kube publishes for it (ObjectMeta in full). `None`: no
+/// schema (kube's `ErrSchemaNotFound`: the kind is skipped).
+fn kind_type(
+    registry: &Registry,
+    model: &'static Model,
+    group: &str,
+    version: &str,
+    kind: &str,
+) -> Option<Type> {
+    if let Some(id) = model.kind(group, version, kind) {
+        return schema_types::from_model(model, id, kind);
+    }
+    let resource = registry
+        .resources()
+        .iter()
+        .find(|r| r.custom && r.group == group && r.version == version && r.kind == kind)?;
+    let text = registry.custom(resource)?.schema.clone()?;
+    let schema: Value = serde_json::from_str(&text).ok()?;
+    let Type::Object(inner) = schema_types::from_json(&schema, kind, false)? else {
+        return None;
+    };
+    let object_meta = model
+        .definition("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")
+        .and_then(|id| schema_types::from_model(model, id, &format!("{kind}.metadata")))
+        .unwrap_or(Type::Dyn);
+    Some(Type::Object(Object {
+        name: inner.name.clone(),
+        fields: Arc::new(ResourceFields { inner, object_meta }),
+    }))
+}
+
+/// A custom resource's root: its schema's properties, with `kind`,
+/// `apiVersion` and the full ObjectMeta as `metadata`.
+#[derive(Debug)]
+struct ResourceFields {
+    inner: Object,
+    object_meta: Type,
+}
+
+impl Fields for ResourceFields {
+    fn field(&self, name: &str) -> Option<Type> {
+        match name {
+            "kind" | "apiVersion" => Some(Type::String),
+            "metadata" => Some(self.object_meta.clone()),
+            _ => self.inner.fields.field(name),
+        }
+    }
 }
 
 /// The variables of one kind's check, `variables` typed by compiling each

@@ -75,3 +75,55 @@ fn params_are_undeclared_without_a_param_kind() {
         }]
     );
 }
+
+/// A registry serving one Established CRD `widgets.example.com/v1` (kind
+/// Widget) with `spec.size` an integer.
+fn registry_with_widgets() -> Registry {
+    let crd = json!({
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {
+            "group": "example.com",
+            "scope": "Namespaced",
+            "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+            "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+                "type": "object",
+                "properties": {"spec": {"type": "object", "properties": {"size": {"type": "integer"}}}},
+            }}}],
+        },
+        "status": {
+            "acceptedNames": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+            "conditions": [{"type": "Established", "status": "True"}, {"type": "NamesAccepted", "status": "True"}],
+        },
+    });
+    let custom = crate::crd::served_versions(&crd)
+        .into_iter()
+        .map(|(definition, facts)| (definition, std::sync::Arc::new(facts)))
+        .collect();
+    Registry::with_custom(builtin_resources(), custom)
+}
+
+#[test]
+fn custom_resource_kinds_and_params_are_typed_from_their_schema_with_full_object_meta() {
+    let registry = registry_with_widgets();
+    let policy = json!({
+        "metadata": {"name": "p", "generation": 1},
+        "spec": {
+            "paramKind": {"apiVersion": "example.com/v1", "kind": "Widget"},
+            "matchConstraints": {"resourceRules": [{
+                "apiGroups": ["example.com"], "apiVersions": ["v1"],
+                "operations": ["CREATE"], "resources": ["widgets"],
+            }]},
+            "validations": [
+                {"expression": "object.spec.size <= params.spec.size && 'a' in object.metadata.labels && object.kind == 'Widget'"},
+                {"expression": "object.spec.colour == 'red'"},
+            ],
+        }
+    });
+    assert_eq!(
+        check(&policy, &registry),
+        vec![ExpressionWarning {
+            field_ref: "spec.validations[1].expression".into(),
+            warning: "example.com/v1, Kind=Widget: ERROR: <input>:1:12: undefined field 'colour'\n | object.spec.colour == 'red'\n | ...........^\n".into(),
+        }]
+    );
+}
