@@ -280,6 +280,39 @@ fn declarations(
     base.variable("variables", variables_type(variables))
 }
 
+/// The variables kube's admission CEL compiler declares
+/// (`plugin/cel/compile.go` `createEnvForOpts`) when no kind is known:
+/// `object` and `oldObject` dyn, `params` dyn when `has_params`, `request`
+/// and `namespaceObject` typed, `authorizer` and
+/// `authorizer.requestResource`. For webhook `matchConditions` and the
+/// expressions of admission configurations validated on write.
+pub fn admission_declarations(has_params: bool) -> Declarations {
+    let model = crate::schema::builtin().ok();
+    let namespace = model
+        .and_then(|model| {
+            let id = model.kind("", "v1", "Namespace")?;
+            schema_types::from_model(model, id, "Namespace")
+        })
+        .unwrap_or(Type::Dyn);
+    let mut declarations = Declarations::new()
+        .variable("object", Type::Dyn)
+        .variable("oldObject", Type::Dyn)
+        .variable("request", request_type())
+        .variable("namespaceObject", namespace)
+        .variable(
+            "authorizer",
+            Type::Opaque("kubernetes.authorization.Authorizer", Vec::new()),
+        )
+        .variable(
+            "authorizer.requestResource",
+            Type::Opaque("kubernetes.authorization.ResourceCheck", Vec::new()),
+        );
+    if has_params {
+        declarations = declarations.variable("params", Type::Dyn);
+    }
+    declarations
+}
+
 /// `kubernetes.variables`: one field per variable.
 fn variables_type(fields: BTreeMap<String, Type>) -> Type {
     object("kubernetes.variables", fields)

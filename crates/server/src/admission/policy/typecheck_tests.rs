@@ -127,3 +127,37 @@ fn custom_resource_kinds_and_params_are_typed_from_their_schema_with_full_object
         }]
     );
 }
+
+#[test]
+fn admission_declarations_type_request_and_leave_objects_dyn() {
+    use crate::crd::cel_syntax::{check_typed, Expected, TypedError};
+    let declarations = super::admission_declarations(false);
+    for expression in [
+        "object.metadata.name == 'a' && oldObject == null",
+        "request.userInfo.groups.exists(g, g == 'x') && request.dryRun",
+        "namespaceObject.metadata.labels['team'] == 'a'",
+        "authorizer.group('').resource('pods').check('get').allowed()",
+        "authorizer.requestResource.check('get').allowed()",
+    ] {
+        assert!(
+            check_typed(expression, &declarations, Expected::Bool).is_ok(),
+            "{expression}"
+        );
+    }
+    let error = |expression: &str| match check_typed(expression, &declarations, Expected::Bool) {
+        Err(TypedError::Compile(error)) => error.to_string(),
+        other => panic!("{expression}: {other:?}"),
+    };
+    assert_eq!(
+        error("params.x == 1"),
+        "ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n | params.x == 1\n | ^"
+    );
+    assert_eq!(
+        error("request.userName == 'a'"),
+        "ERROR: <input>:1:8: undefined field 'userName'\n | request.userName == 'a'\n | .......^"
+    );
+    assert!(matches!(
+        check_typed("request.name", &declarations, Expected::Bool),
+        Err(TypedError::ResultType)
+    ));
+}

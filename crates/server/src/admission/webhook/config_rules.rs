@@ -5,8 +5,8 @@
 //! kube's paths and texts, and its relaxations on update (a rule the old
 //! object already broke is not enforced).
 //!
-//! `matchConditions` are checked by `match_conditions::validate` (parsed,
-//! not type-checked); not checked: label selector syntax, and the finer
+//! `matchConditions` are checked by `match_conditions::validate` (parsed
+//! and type-checked); not checked: label selector syntax, and the finer
 //! resource rules of `validateResources` (only that `resources` is not
 //! empty).
 

@@ -12,10 +12,13 @@
 //! when no condition is false: under `failurePolicy: Fail` the request is
 //! refused with kube's 403, under `Ignore` the webhook is skipped.
 //!
-//! Not done: the `authorizer` variable (a condition reading it fails to
-//! evaluate), the type check at create (undeclared references, a result
-//! that is not a bool: kube refuses those with `compilation failed`), cost
-//! estimation and the runtime cost budget.
+//! At create, conditions are type-checked as kube compiles them (`object`
+//! and `oldObject` dyn, `request`, `namespaceObject` and `authorizer`
+//! typed: `typecheck::admission_declarations`): `compilation failed: …`
+//! for undeclared references and mismatched types, `must evaluate to bool`.
+//!
+//! Not done: the `authorizer` variable at evaluation (a condition reading
+//! it fails to evaluate), cost estimation and the runtime cost budget.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -25,6 +28,7 @@ use serde_json::Value;
 
 use super::config::FailurePolicy;
 use crate::admission::attributes::Attributes;
+use crate::admission::policy::typecheck;
 use crate::crd::cel_rules::CEL_STACK_BYTES;
 use crate::crd::cel_syntax;
 use crate::go::strconv::quote;
@@ -236,12 +240,17 @@ pub fn validate(conditions: Option<&Value>, path: &str, errors: &mut Vec<FieldEr
         let expression_path = format!("{path}.expression");
         if expression.is_empty() {
             errors.push(FieldError::required(&expression_path, ""));
-        } else if let Err(error) = cel_syntax::check(expression) {
-            errors.push(FieldError::invalid(
-                &expression_path,
-                expression,
-                format!("compilation failed: {error}"),
-            ));
+        } else if let Err(error) = cel_syntax::check_typed(
+            expression,
+            &typecheck::admission_declarations(false),
+            cel_syntax::Expected::Bool,
+        ) {
+            // `plugin/cel/compile.go` `CompileCELExpression`.
+            let detail = match error {
+                cel_syntax::TypedError::Compile(error) => format!("compilation failed: {error}"),
+                cel_syntax::TypedError::ResultType => "must evaluate to bool".to_string(),
+            };
+            errors.push(FieldError::invalid(&expression_path, expression, detail));
         }
         let name = text("name");
         let name_path = format!("{path}.name");
