@@ -297,27 +297,39 @@ impl Checker<'_> {
                 return self.select_field(e.id, &call.args[0], &field, true);
             }
         }
-        let arg_types: Vec<Type> = call.args.iter().map(|arg| self.check(arg)).collect();
+        // Macros cel-rust leaves as calls bind names in their arguments:
+        // their arguments are not checked (a bound name would read as
+        // undeclared).
         let Some(target) = &call.target else {
+            if overloads::is_unchecked(name) {
+                return Type::Dyn;
+            }
+            let arg_types: Vec<Type> = call.args.iter().map(|arg| self.check(arg)).collect();
             return match overloads::table().get(name) {
                 Some(_) => self.resolve(e.id, name, None, &call.args, arg_types),
-                None if overloads::UNCHECKED.contains(&name) => Type::Dyn,
                 None => self.error(e.id, undeclared(name)),
             };
         };
         if let Some(prefix) = qualified_name(target) {
             let qualified = format!("{prefix}.{name}");
-            if overloads::table().contains_key(&qualified) && self.lookup(&prefix).is_none() {
-                return self.resolve(e.id, &qualified, None, &call.args, arg_types);
-            }
-            if overloads::UNCHECKED.contains(&qualified.as_str()) {
-                return Type::Dyn;
+            if self.lookup(&prefix).is_none() {
+                if overloads::is_unchecked(&qualified) {
+                    return Type::Dyn;
+                }
+                if overloads::table().contains_key(&qualified) {
+                    let arg_types: Vec<Type> =
+                        call.args.iter().map(|arg| self.check(arg)).collect();
+                    return self.resolve(e.id, &qualified, None, &call.args, arg_types);
+                }
             }
         }
         let target_type = self.check(target);
+        if overloads::is_unchecked(name) {
+            return Type::Dyn;
+        }
+        let arg_types: Vec<Type> = call.args.iter().map(|arg| self.check(arg)).collect();
         match overloads::table().get(name) {
             Some(_) => self.resolve(e.id, name, Some(target_type), &call.args, arg_types),
-            None if overloads::UNCHECKED.contains(&name) => Type::Dyn,
             None => self.error(e.id, undeclared(name)),
         }
     }

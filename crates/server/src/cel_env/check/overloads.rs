@@ -278,7 +278,19 @@ pub const UNCHECKED: &[&str] = &[
     "first",
     "last",
     "lists.range",
+    "cel.bind",
+    "cel.block",
+    "cel.index",
 ];
+
+/// Namespaces of cel-go extensions whose functions pass unchecked
+/// (`math.greatest`, `base64.encode`, …).
+const UNCHECKED_NAMESPACES: &[&str] = &["math.", "base64.", "lists.", "cel."];
+
+/// Whether function `name` is passed as `dyn`, its arguments unchecked.
+pub fn is_unchecked(name: &str) -> bool {
+    UNCHECKED.contains(&name) || UNCHECKED_NAMESPACES.iter().any(|ns| name.starts_with(ns))
+}
 
 /// `_<_`, `_<=_`, `_>_`, `_>=_`: each ordered type with itself, and the
 /// numeric types with each other (kube enables cross-type numeric

@@ -218,6 +218,11 @@ fn dyn_and_unknown_declarations_never_fail() {
         "self.l.map(x, x * 2).exists(y, y > 3)",
         "self.m.all(k, self.m[k] > 0)",
         "int(self.n) < 3",
+        "cel.bind(x, self.a, x + 1) == 2",
+        "self.l.all(i, v, v > i)",
+        "self.l.transformList(i, v, v * 2).size() > 0",
+        "math.greatest([1, 2]) == 2",
+        "self.l.sortBy(e, e.name) == []",
     ] {
         assert!(run(expression, &decls).is_ok(), "{expression}");
     }
