@@ -96,14 +96,14 @@ pub fn check(
 const MAX_ERRORS: usize = 100;
 
 /// The 1-based line and column of node `id`: the parser records each node's
-/// start as a code point offset.
+/// start as a byte offset; cel-go counts columns in code points.
 fn position(info: &SourceInfo, id: u64) -> (isize, isize) {
     let Some((start, _)) = info.offset_for(id) else {
         return (-1, 0);
     };
     let mut line = 1isize;
     let mut column = 1isize;
-    for (index, c) in info.source.chars().enumerate() {
+    for (index, c) in info.source.char_indices() {
         if index as u64 >= u64::from(start) {
             break;
         }

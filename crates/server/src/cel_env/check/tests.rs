@@ -385,3 +385,18 @@ fn kubes_compilation_cases() {
         }
     }
 }
+
+/// Columns count code points, as cel-go's `Source` does, and lines restart
+/// them.
+#[test]
+fn positions_count_code_points_and_lines() {
+    let decls = Declarations::new();
+    assert_eq!(
+        run("'é€' + 1", &decls),
+        Err("1:6: found no matching overload for '_+_' applied to '(string, int)'".into())
+    );
+    assert_eq!(
+        run("true &&\n  nope", &decls),
+        Err("2:3: undeclared reference to 'nope' (in container '')".into())
+    );
+}
