@@ -161,3 +161,27 @@ fn admission_declarations_type_request_and_leave_objects_dyn() {
         Err(TypedError::ResultType)
     ));
 }
+
+/// The policies of `admission_policies.rs` and the bench's `policy-create`
+/// scenario are well typed: no warnings (no false positives).
+#[test]
+fn well_typed_policies_get_no_warnings() {
+    let registry = Registry::new(builtin_resources());
+    let deployments = policy(json!([
+        {"expression": "variables.replicas <= int(params.data.maxReplicas)",
+         "messageExpression": "'replicas ' + string(variables.replicas) + ' is more than ' + params.data.maxReplicas"},
+        {"expression": "has(object.metadata.labels) && 'team' in object.metadata.labels"},
+        {"expression": "object.spec.template.spec.containers.all(c, c.image.contains(':') && !c.image.endsWith(':latest'))"},
+        {"expression": "object.spec.selector.matchLabels.size() > 0 && object.metadata.creationTimestamp < timestamp('2100-01-01T00:00:00Z')"},
+        {"expression": "request.operation == 'CREATE' || oldObject.spec.replicas != object.spec.replicas"},
+        {"expression": "object.spec.strategy.rollingUpdate.maxSurge == 1 || object.spec.strategy.rollingUpdate.maxSurge == '25%'"},
+    ]));
+    assert_eq!(check(&deployments, &registry), vec![]);
+    let mut config_maps = policy(json!([
+        {"expression": "has(object.metadata.labels) && 'ferrokube-bench/run' in object.metadata.labels"},
+        {"expression": "!has(object.data) || !('payload' in object.data) || size(object.data.payload) <= 1048576"},
+        {"expression": "object.metadata.name.startsWith('bench-')"},
+    ]));
+    config_maps["spec"]["matchConstraints"]["resourceRules"] = json!([{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["configmaps"]}]);
+    assert_eq!(check(&config_maps, &registry), vec![]);
+}
