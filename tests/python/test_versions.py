@@ -12,7 +12,11 @@ written here set it (kube serves `eventTime: null` for events without one,
 which the client refuses: that is the client's rule, not the server's).
 """
 
+import json
+
+import pytest
 from kubernetes import client
+from kubernetes.client.exceptions import ApiException
 
 
 def core_event(name, namespace):
@@ -77,9 +81,20 @@ def test_events_v1_api_reads_and_writes_core_events(api_client, core_v1, namespa
     by_regarding = events_v1.list_namespaced_event(namespace, field_selector="reportingController=kubelet")
     assert [e.metadata.name for e in by_regarding.items] == ["pulled"]
 
-    patched = events_v1.patch_namespaced_event("pulled", namespace, {"note": "Pulled again"})
-    assert patched.note == "Pulled again"
-    assert core_v1.read_namespaced_event("pulled", namespace).message == "Pulled again"
+    # events.k8s.io/v1 keeps an event's fields (kube's ValidateEventUpdate for
+    # that version): a new note is refused, a new label is stored.
+    with pytest.raises(ApiException) as refused:
+        events_v1.patch_namespaced_event("pulled", namespace, {"note": "Pulled again"})
+    assert refused.value.status == 422
+    assert json.loads(refused.value.body)["message"] == (
+        'Event.events.k8s.io "pulled" is invalid: message: Invalid value: "Pulled again": field is immutable'
+    )
+    patched = events_v1.patch_namespaced_event("pulled", namespace, {"metadata": {"labels": {"seen": "yes"}}})
+    assert patched.metadata.labels == {"seen": "yes"}
+    assert patched.note == "Container image pulled"
+    # Through core/v1 only the legacy rules apply: the message may change.
+    core_v1.patch_namespaced_event("pulled", namespace, {"message": "Pulled again"})
+    assert events_v1.read_namespaced_event("pulled", namespace).note == "Pulled again"
 
 
 def test_autoscaling_v1_reads_v2_hpas_with_round_trip_annotations(api_client, namespace):
@@ -115,3 +130,37 @@ def test_autoscaling_v1_reads_v2_hpas_with_round_trip_annotations(api_client, na
     assert [(m.type, m.resource.name, m.resource.target.average_utilization) for m in back.spec.metrics] == [
         ("Resource", "memory", 70)
     ]
+
+
+def test_events_v1_writes_are_validated_strictly(api_client, namespace):
+    """events.k8s.io/v1 runs kube's strict ValidateEventCreate: a missing
+    reportingController and a deprecated field set are refused with kube's causes."""
+    events_v1 = client.EventsV1Api(api_client)
+    body = {
+        "apiVersion": "events.k8s.io/v1",
+        "kind": "Event",
+        "metadata": {"name": "strict"},
+        "eventTime": "2026-01-01T00:00:01.000001Z",
+        "reportingInstance": "scheduler-1",
+        "action": "Binding",
+        "reason": "Scheduled",
+        "type": "Normal",
+        "regarding": {"kind": "Pod", "namespace": namespace, "name": "web", "apiVersion": "v1"},
+        "deprecatedCount": 3,
+    }
+    with pytest.raises(ApiException) as refused:
+        events_v1.create_namespaced_event(namespace, body)
+    assert refused.value.status == 422
+    status = json.loads(refused.value.body)
+    assert status["reason"] == "Invalid"
+    assert [(c["reason"], c["field"]) for c in status["details"]["causes"]] == [
+        ("FieldValueRequired", "reportingController"),
+        ("FieldValueInvalid", "reportingController"),
+        ("FieldValueInvalid", "reportingController"),
+        ("FieldValueInvalid", "count"),
+    ]
+    assert status["details"]["causes"][3]["message"] == 'Invalid value: "": needs to be unset'
+    del body["deprecatedCount"]
+    body["reportingController"] = "example.com/scheduler"
+    created = events_v1.create_namespaced_event(namespace, body)
+    assert created.reporting_controller == "example.com/scheduler"

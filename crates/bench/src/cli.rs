@@ -57,6 +57,10 @@ pub enum Scenario {
     /// Concurrent clients creating ConfigMaps, then custom resources of a
     /// --crd-fields schema (default 30), in one run: both rates and their ratio.
     CrdCreate,
+    /// Creates of custom resources of the same --crd-fields schema with and
+    /// without five x-kubernetes-validations CEL rules, alternated --runs
+    /// rounds on one server: medians and ratio (issue #16: at least 80%).
+    CrdCelCreate,
     /// Concurrent clients creating ConfigMaps, then the same creates with a
     /// three-rule ValidatingAdmissionPolicy bound to the namespace: both
     /// rates and their ratio.
@@ -117,6 +121,7 @@ impl Scenario {
             Scenario::Lifecycle => "lifecycle",
             Scenario::Crd => "crd",
             Scenario::CrdCreate => "crd-create",
+            Scenario::CrdCelCreate => "crd-cel-create",
             Scenario::PolicyCreate => "policy-create",
             Scenario::WebhookCreate => "webhook-create",
             Scenario::Rbac => "rbac",

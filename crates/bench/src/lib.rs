@@ -108,6 +108,15 @@ pub async fn run(cli: &Cli) -> Result<Report, BenchError> {
                 results.extend(scenarios::crd_create::run(cli, &endpoint, &label).await?);
             }
         }
+        Scenario::CrdCelCreate => {
+            for variant in cli.variants() {
+                let endpoint = scenarios::Endpoint::open(cli, &variant).await?;
+                let (measured, compared) =
+                    scenarios::crd_cel_create::run(cli, &endpoint, &variant.suffix).await?;
+                results.extend(measured);
+                ratios.extend(compared);
+            }
+        }
         Scenario::PolicyCreate => {
             for variant in cli.variants() {
                 let label = format!("policy-create{}", variant.suffix);

@@ -1,6 +1,7 @@
 //! Defaults kube-apiserver applies to the kinds of the non-core API groups
 //! whose validation needs them set (`pkg/apis/storage/v1/defaults.go`,
-//! `pkg/apis/networking/v1/defaults.go`, `pkg/apis/discovery/v1/defaults.go`).
+//! `pkg/apis/networking/v1/defaults.go`, `pkg/apis/discovery/v1/defaults.go`,
+//! `pkg/apis/admissionregistration/v1/defaults.go`).
 //! Idempotent, like every defaulter.
 
 use serde_json::{json, Map, Value};
@@ -108,7 +109,138 @@ pub fn apply(resource: &ResourceDef, object: &mut Value) {
                 set_default(port, "protocol", json!("TCP"));
             });
         }
+        // `SetDefaults_FlowSchemaSpec` (`pkg/apis/flowcontrol/v1/defaults.go`).
+        ("flowcontrol.apiserver.k8s.io", "FlowSchema") => {
+            if let Some(spec) = spec_of(map) {
+                if spec
+                    .get("matchingPrecedence")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(0)
+                    == 0
+                {
+                    spec.insert("matchingPrecedence".into(), json!(1000));
+                }
+            }
+        }
+        // `SetDefaults_PriorityLevelConfiguration`, `SetDefaults_QueuingConfiguration`.
+        ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration") => {
+            let Some(spec) = spec_of(map) else { return };
+            if let Some(limited) = spec.get_mut("limited").and_then(Value::as_object_mut) {
+                set_default(limited, "nominalConcurrencyShares", json!(30));
+                set_default(limited, "lendablePercent", json!(0));
+                if let Some(queuing) = limited
+                    .get_mut("limitResponse")
+                    .and_then(|response| response.get_mut("queuing"))
+                    .and_then(Value::as_object_mut)
+                {
+                    for (name, default) in
+                        [("handSize", 8), ("queues", 64), ("queueLengthLimit", 50)]
+                    {
+                        if queuing.get(name).and_then(Value::as_i64).unwrap_or(0) == 0 {
+                            queuing.insert(name.into(), json!(default));
+                        }
+                    }
+                }
+            }
+            if let Some(exempt) = spec.get_mut("exempt").and_then(Value::as_object_mut) {
+                set_default(exempt, "nominalConcurrencyShares", json!(0));
+                set_default(exempt, "lendablePercent", json!(0));
+            }
+        }
+        // `SetDefaults_ExactDeviceRequest`, `SetDefaults_DeviceSubRequest`
+        // (`pkg/apis/resource/v1/defaults.go`): ExactCount of one device.
+        ("resource.k8s.io", "ResourceClaim" | "ResourceClaimTemplate") => {
+            let claim_spec = if resource.kind == "ResourceClaim" {
+                map.get_mut("spec")
+            } else {
+                map.get_mut("spec").and_then(|spec| spec.get_mut("spec"))
+            };
+            let Some(devices) = claim_spec
+                .and_then(|spec| spec.get_mut("devices"))
+                .and_then(Value::as_object_mut)
+            else {
+                return;
+            };
+            each_object_in(devices, "requests", |request| {
+                if let Some(exactly) = request.get_mut("exactly").and_then(Value::as_object_mut) {
+                    device_request_defaults(exactly);
+                }
+                each_object_in(request, "firstAvailable", device_request_defaults);
+            });
+        }
+        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration") => {
+            each_object_in(map, "webhooks", |hook| webhook_defaults(hook, false));
+        }
+        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration") => {
+            each_object_in(map, "webhooks", |hook| webhook_defaults(hook, true));
+        }
+        // `SetDefaults_ValidatingAdmissionPolicySpec`, `SetDefaults_MatchResources`.
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy") => {
+            if let Some(spec) = spec_of(map) {
+                set_default(spec, "failurePolicy", json!("Fail"));
+                if let Some(constraints) = spec
+                    .get_mut("matchConstraints")
+                    .and_then(Value::as_object_mut)
+                {
+                    match_resources_defaults(constraints);
+                }
+            }
+        }
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding") => {
+            if let Some(resources) = spec_of(map)
+                .and_then(|spec| spec.get_mut("matchResources"))
+                .and_then(Value::as_object_mut)
+            {
+                match_resources_defaults(resources);
+            }
+        }
         _ => {}
+    }
+}
+
+fn device_request_defaults(request: &mut Map<String, Value>) {
+    set_default(request, "allocationMode", json!("ExactCount"));
+    if request.get("allocationMode").and_then(Value::as_str) == Some("ExactCount")
+        && request.get("count").and_then(Value::as_i64).unwrap_or(0) == 0
+    {
+        request.insert("count".into(), json!(1));
+    }
+}
+
+/// `SetDefaults_MatchResources` with `SetDefaults_Rule` of its rules
+/// (`pkg/apis/admissionregistration/v1/defaults.go`).
+fn match_resources_defaults(resources: &mut Map<String, Value>) {
+    set_default(resources, "matchPolicy", json!("Equivalent"));
+    set_default(resources, "namespaceSelector", json!({}));
+    set_default(resources, "objectSelector", json!({}));
+    for rules in ["resourceRules", "excludeResourceRules"] {
+        each_object_in(resources, rules, |rule| {
+            set_default(rule, "scope", json!("*"));
+        });
+    }
+}
+
+/// `SetDefaults_ValidatingWebhook` / `SetDefaults_MutatingWebhook`, with
+/// `SetDefaults_Rule` and `SetDefaults_ServiceReference`.
+fn webhook_defaults(hook: &mut Map<String, Value>, mutating: bool) {
+    set_default(hook, "failurePolicy", json!("Fail"));
+    set_default(hook, "matchPolicy", json!("Equivalent"));
+    set_default(hook, "namespaceSelector", json!({}));
+    set_default(hook, "objectSelector", json!({}));
+    set_default(hook, "timeoutSeconds", json!(10));
+    if mutating {
+        set_default(hook, "reinvocationPolicy", json!("Never"));
+    }
+    each_object_in(hook, "rules", |rule| {
+        set_default(rule, "scope", json!("*"));
+    });
+    if let Some(service) = hook
+        .get_mut("clientConfig")
+        .and_then(Value::as_object_mut)
+        .and_then(|config| config.get_mut("service"))
+        .and_then(Value::as_object_mut)
+    {
+        set_default(service, "port", json!(443));
     }
 }
 
@@ -133,6 +265,63 @@ mod tests {
         };
         assert_eq!(again, object, "defaulting is idempotent");
         object
+    }
+
+    #[test]
+    fn flowcontrol_and_resource_defaults_as_kube_sets_them() {
+        let schema = defaulted(
+            "flowcontrol.apiserver.k8s.io",
+            "FlowSchema",
+            json!({"spec": {"priorityLevelConfiguration": {"name": "p"}}}),
+        );
+        assert_eq!(schema["spec"]["matchingPrecedence"], 1000);
+        let level = defaulted(
+            "flowcontrol.apiserver.k8s.io",
+            "PriorityLevelConfiguration",
+            json!({"spec": {"type": "Limited", "limited": {"limitResponse": {"type": "Queue", "queuing": {"queues": 16}}}}}),
+        );
+        assert_eq!(
+            level["spec"]["limited"],
+            json!({"nominalConcurrencyShares": 30, "lendablePercent": 0,
+                   "limitResponse": {"type": "Queue", "queuing": {"queues": 16, "handSize": 8, "queueLengthLimit": 50}}})
+        );
+        let exempt = defaulted(
+            "flowcontrol.apiserver.k8s.io",
+            "PriorityLevelConfiguration",
+            json!({"spec": {"type": "Exempt", "exempt": {}}}),
+        );
+        assert_eq!(
+            exempt["spec"]["exempt"],
+            json!({"nominalConcurrencyShares": 0, "lendablePercent": 0})
+        );
+        let claim = defaulted(
+            "resource.k8s.io",
+            "ResourceClaim",
+            json!({"spec": {"devices": {"requests": [
+                {"name": "a", "exactly": {"deviceClassName": "c"}},
+                {"name": "b", "exactly": {"deviceClassName": "c", "allocationMode": "All"}},
+                {"name": "c", "firstAvailable": [{"name": "x", "deviceClassName": "c", "count": 2}]},
+            ]}}}),
+        );
+        let requests = &claim["spec"]["devices"]["requests"];
+        assert_eq!(
+            requests[0]["exactly"],
+            json!({"deviceClassName": "c", "allocationMode": "ExactCount", "count": 1})
+        );
+        assert_eq!(
+            requests[1]["exactly"],
+            json!({"deviceClassName": "c", "allocationMode": "All"})
+        );
+        assert_eq!(requests[2]["firstAvailable"][0]["count"], 2);
+        let template = defaulted(
+            "resource.k8s.io",
+            "ResourceClaimTemplate",
+            json!({"spec": {"spec": {"devices": {"requests": [{"name": "a", "exactly": {"deviceClassName": "c"}}]}}}}),
+        );
+        assert_eq!(
+            template["spec"]["spec"]["devices"]["requests"][0]["exactly"]["count"],
+            1
+        );
     }
 
     #[test]

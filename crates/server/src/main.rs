@@ -148,6 +148,39 @@ enum Command {
         /// The API version of the events written.
         #[arg(long, default_value = "audit.k8s.io/v1")]
         audit_log_version: String,
+        /// A kubeconfig naming the audit webhook (server URL and its CA):
+        /// events are POSTed to it as `EventList`s.
+        #[arg(long)]
+        audit_webhook_config_file: Option<PathBuf>,
+        /// How long the first retry of a failed audit webhook call waits.
+        #[arg(long, default_value = "10s", value_parser = parse_go_duration)]
+        audit_webhook_initial_backoff: Duration,
+        /// `batch` (the default: queued and sent in batches), `blocking`
+        /// or `blocking-strict` (a request fails when its RequestReceived
+        /// event is not taken).
+        #[arg(long, default_value = "batch")]
+        audit_webhook_mode: String,
+        /// The size of the queue to the audit webhook.
+        #[arg(long, default_value_t = 10000, allow_hyphen_values = true)]
+        audit_webhook_batch_buffer_size: i64,
+        /// The most events one audit webhook call carries (batch mode).
+        #[arg(long, default_value_t = 400, allow_hyphen_values = true)]
+        audit_webhook_batch_max_size: i64,
+        /// How long a batch smaller than the max size waits (batch mode).
+        #[arg(long, default_value = "30s", value_parser = parse_go_duration)]
+        audit_webhook_batch_max_wait: Duration,
+        /// Whether audit webhook batches are throttled (batch mode).
+        #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+        audit_webhook_batch_throttle_enable: bool,
+        /// Batches per second on average (batch mode).
+        #[arg(long, default_value_t = 10.0, allow_hyphen_values = true)]
+        audit_webhook_batch_throttle_qps: f32,
+        /// Batches sent at once when the QPS was not used (batch mode).
+        #[arg(long, default_value_t = 15, allow_hyphen_values = true)]
+        audit_webhook_batch_throttle_burst: i64,
+        /// The API version of the events sent to the webhook.
+        #[arg(long, default_value = "audit.k8s.io/v1")]
+        audit_webhook_version: String,
         /// The most HTTP/2 streams a client may open at once on one
         /// connection; 0 uses kube-apiserver's 100.
         #[arg(long, default_value_t = 0)]
@@ -410,6 +443,16 @@ fn main() -> ExitCode {
         audit_log_mode,
         audit_log_batch_buffer_size,
         audit_log_version,
+        audit_webhook_config_file,
+        audit_webhook_initial_backoff,
+        audit_webhook_mode,
+        audit_webhook_batch_buffer_size,
+        audit_webhook_batch_max_size,
+        audit_webhook_batch_max_wait,
+        audit_webhook_batch_throttle_enable,
+        audit_webhook_batch_throttle_qps,
+        audit_webhook_batch_throttle_burst,
+        audit_webhook_version,
         http2_max_streams_per_connection,
         max_requests_inflight,
         max_mutating_requests_inflight,
@@ -610,6 +653,18 @@ fn main() -> ExitCode {
             mode: audit_log_mode,
             batch_buffer_size: audit_log_batch_buffer_size,
             version: audit_log_version,
+            webhook: ferrokube::audit::AuditWebhookOptions {
+                config_file: audit_webhook_config_file,
+                initial_backoff: audit_webhook_initial_backoff,
+                mode: audit_webhook_mode,
+                batch_buffer_size: audit_webhook_batch_buffer_size,
+                batch_max_size: audit_webhook_batch_max_size,
+                batch_max_wait: audit_webhook_batch_max_wait,
+                batch_throttle_enable: audit_webhook_batch_throttle_enable,
+                batch_throttle_qps: audit_webhook_batch_throttle_qps,
+                batch_throttle_burst: audit_webhook_batch_throttle_burst,
+                version: audit_webhook_version,
+            },
         },
         start_from_bootstrapped: false,
     };
@@ -707,6 +762,14 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
     }
 }
 
+/// A Go duration flag (`10s`, `1m30s`), not negative.
+fn parse_go_duration(text: &str) -> Result<Duration, String> {
+    let nanoseconds = ferrokube::go::time::parse_go_duration(text)?;
+    u64::try_from(nanoseconds)
+        .map(Duration::from_nanos)
+        .map_err(|_| format!("{text}: a duration can not be negative"))
+}
+
 /// `--request-timeout`: a Go duration (`1m0s`), not negative
 /// (`ServerRunOptions.Validate`'s wording).
 fn parse_request_timeout(text: &str) -> Result<Duration, String> {
@@ -757,5 +820,36 @@ mod tests {
             "--service-cluster-ip-range=10.0.0.0/24",
         ])));
         assert!(cli.is_ok(), "{:?}", cli.err());
+    }
+
+    #[test]
+    fn audit_webhook_flags_parse_as_kubes() {
+        let cli = Cli::try_parse_from(with_default_subcommand(args(&[
+            "kube-apiserver",
+            "--audit-webhook-config-file=/etc/kubernetes/audit-webhook.kubeconfig",
+            "--audit-webhook-mode=blocking-strict",
+            "--audit-webhook-initial-backoff=1m30s",
+            "--audit-webhook-batch-max-wait=500ms",
+            "--audit-webhook-batch-throttle-enable=false",
+            "--audit-webhook-batch-throttle-qps=2.5",
+            "--audit-webhook-batch-throttle-burst=3",
+            "--audit-webhook-batch-max-size=10",
+            "--audit-webhook-batch-buffer-size=20",
+        ])));
+        let Ok(Cli {
+            command:
+                Command::Serve {
+                    audit_webhook_initial_backoff,
+                    audit_webhook_batch_max_wait,
+                    audit_webhook_batch_throttle_enable,
+                    ..
+                },
+        }) = cli
+        else {
+            panic!("the audit webhook flags do not parse");
+        };
+        assert_eq!(audit_webhook_initial_backoff, Duration::from_secs(90));
+        assert_eq!(audit_webhook_batch_max_wait, Duration::from_millis(500));
+        assert!(!audit_webhook_batch_throttle_enable);
     }
 }

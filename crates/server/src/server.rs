@@ -892,7 +892,16 @@ async fn serve_one(
     // not make the request cannot make the server buffer megabytes (kube's
     // WithAuthentication and WithAuthorization answer before any handler
     // reads the body).
-    let admitted = if refused {
+    // kube's `WithAudit`: a blocking-strict backend that could not store
+    // `RequestReceived` fails the request.
+    let stored = match audit.as_mut() {
+        Some(audit) => audit.received_stored().await,
+        None => true,
+    };
+    let admitted = if !stored {
+        audit = None;
+        Err(Box::new(crate::audit::store_failed(path_and_query)))
+    } else if refused {
         Err(Box::new(ApiResponse::error(&Status::unauthorized())))
     } else {
         // `admit` reads the headers (the Accept of a 403).
@@ -911,8 +920,8 @@ async fn serve_one(
             drain(body).await;
             (*response, view(&api_request))
         }
-        Ok(mut admitted) => {
-            seat = admitted.take_seat();
+        Ok(admitted) => {
+            seat = admitted.share_seat();
             match read_body(body).await {
                 Ok(bytes) => {
                     api_request.body = bytes;

@@ -566,3 +566,187 @@ async fn priority_and_fairness_queues_then_refuses_beyond_the_seats() {
     let answer = String::from_utf8_lossy(&answer);
     assert!(answer.starts_with("HTTP/1.1 200 "), "{answer}");
 }
+
+/// Lets `jane` list and create configmaps (she is not exempt from APF).
+async fn jane_may_list_and_create_configmaps(client: &kube::Client) {
+    use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
+    let roles: Api<ClusterRole> = Api::all(client.clone());
+    roles
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(serde_json::json!({
+                "metadata": {"name": "configmap-writer"},
+                "rules": [{"verbs": ["list", "create"], "apiGroups": [""], "resources": ["configmaps"]}],
+            }))
+            .unwrap(),
+        )
+        .await
+        .unwrap();
+    let bindings: Api<ClusterRoleBinding> = Api::all(client.clone());
+    bindings
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(serde_json::json!({
+                "metadata": {"name": "jane-writes-configmaps"},
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "configmap-writer"},
+                "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "jane"}],
+            }))
+            .unwrap(),
+        )
+        .await
+        .unwrap();
+}
+
+/// A validating webhook for configmap creates whose server accepts TCP
+/// connections and never answers: each create waits its 30 s timeout.
+async fn register_a_webhook_that_never_answers(client: &kube::Client) -> tokio::net::TcpListener {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let key = rcgen::KeyPair::generate().unwrap();
+    let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let ca = params.self_signed(&key).unwrap();
+    use base64::Engine as _;
+    let ca_bundle = base64::engine::general_purpose::STANDARD.encode(ca.pem());
+    let resource = kube::discovery::ApiResource {
+        group: "admissionregistration.k8s.io".into(),
+        version: "v1".into(),
+        api_version: "admissionregistration.k8s.io/v1".into(),
+        kind: "ValidatingWebhookConfiguration".into(),
+        plural: "validatingwebhookconfigurations".into(),
+    };
+    let configuration: kube::api::DynamicObject = serde_json::from_value(serde_json::json!({
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingWebhookConfiguration",
+        "metadata": {"name": "silent"},
+        "webhooks": [{
+            "name": "silent.example.com",
+            "clientConfig": {"url": format!("https://127.0.0.1:{port}/"), "caBundle": ca_bundle},
+            "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"],
+                       "resources": ["configmaps"], "scope": "Namespaced"}],
+            "timeoutSeconds": 30,
+            "sideEffects": "None",
+            "admissionReviewVersions": ["v1"],
+        }],
+    }))
+    .unwrap();
+    let api: Api<kube::api::DynamicObject> = Api::all_with(client.clone(), &resource);
+    api.create(&PostParams::default(), &configuration)
+        .await
+        .unwrap();
+    listener
+}
+
+/// What happens to the seat of a request past its deadline, as kube's
+/// filters order it (`timeout.go` runs APF's `execute` in the goroutine
+/// that outlives the 504): a write's handler returns at the deadline
+/// (`finishRequest`), freeing its seat with the 504, so a request queued
+/// behind it is served; a list waiting for a future resourceVersion keeps
+/// its seat for the watch cache's whole 3 s wait (`waitUntilFreshAndBlock`
+/// ignores the context), so a request queued behind it, whose queue wait
+/// (a quarter of its `timeout`) ends first, is refused with the 429.
+/// APF with two seats in all: `global-default` has one.
+#[tokio::test]
+async fn a_timed_out_write_frees_its_seat_at_the_504_and_a_timed_out_list_keeps_it() {
+    let server = TestServer::start_with(&[
+        "--max-requests-inflight=1",
+        "--max-mutating-requests-inflight=1",
+    ]);
+    let client = server.client().await;
+    jane_may_list_and_create_configmaps(&client).await;
+    let _silent = register_a_webhook_that_never_answers(&client).await;
+
+    // A create by jane, stuck in the webhook, times out after 1 s.
+    let body = r#"{"metadata":{"name":"stuck"},"data":{"a":"b"}}"#;
+    let mut write = connect(&server, b"http/1.1", true).await;
+    write
+        .write_all(
+            format!(
+                "POST /api/v1/namespaces/default/configmaps?timeout=1s HTTP/1.1\r\nHost: 127.0.0.1\r\n\
+                 Impersonate-User: jane\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
+                 Connection: close\r\n\r\n{body}",
+                body.len()
+            )
+            .as_bytes(),
+        )
+        .await
+        .unwrap();
+    write.flush().await.unwrap();
+    // Ordering only (no assertion on time): let the create take the seat.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Queued behind it for at most 3 s (a quarter of 12 s): served once
+    // the create's 504 frees the seat, long before the webhook's 30 s.
+    let queued = http1_once(
+        &server,
+        false,
+        "GET /version?timeout=12s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+    )
+    .await;
+    assert!(queued.starts_with("HTTP/1.1 200 "), "{queued}");
+    let answer =
+        String::from_utf8_lossy(&until_closed(&mut write).await.expect("answered")).into_owned();
+    assert!(answer.starts_with("HTTP/1.1 504 "), "{answer}");
+    assert!(
+        answer.contains("request did not complete within the allotted timeout"),
+        "{answer}"
+    );
+
+    // A list by jane from a resourceVersion far ahead: the filter's 504
+    // after 1 s, its handler waiting 3 s for the revision.
+    let configmaps: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    let current: u64 = configmaps
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .metadata
+        .resource_version
+        .unwrap()
+        .parse()
+        .unwrap();
+    let mut read = connect(&server, b"http/1.1", true).await;
+    read.write_all(
+        format!(
+            "GET /api/v1/namespaces/default/configmaps?resourceVersion={}&timeout=1s HTTP/1.1\r\n\
+             Host: 127.0.0.1\r\nImpersonate-User: jane\r\nConnection: close\r\n\r\n",
+            current + 1000
+        )
+        .as_bytes(),
+    )
+    .await
+    .unwrap();
+    read.flush().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Queued for at most 1.5 s (a quarter of 6 s): the list's handler
+    // still holds the seat then, 504 or not.
+    let refused = http1_once(
+        &server,
+        false,
+        "GET /version?timeout=6s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+    )
+    .await;
+    assert!(refused.starts_with("HTTP/1.1 429 "), "{refused}");
+    let answer =
+        String::from_utf8_lossy(&until_closed(&mut read).await.expect("answered")).into_owned();
+    assert!(answer.starts_with("HTTP/1.1 504 "), "{answer}");
+    assert!(
+        answer.contains("request did not complete within the allotted timeout"),
+        "{answer}"
+    );
+    // Once the list's handler is done, the seat serves again.
+    let served = tokio::time::timeout(EVENTUALLY, async {
+        loop {
+            let answer = http1_once(
+                &server,
+                false,
+                "GET /version?timeout=6s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+            )
+            .await;
+            if answer.starts_with("HTTP/1.1 200 ") {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    })
+    .await;
+    assert!(served.is_ok(), "the seat is free once the list is done");
+}

@@ -200,12 +200,30 @@ async fn events_read_each_others_writes_in_both_versions() {
         (400, "field label not supported: involvedObject.name")
     );
 
-    // An update through events.k8s.io/v1 of an event written through core.
+    // An update through events.k8s.io/v1 of an event written through core:
+    // that version keeps the event's fields (`ValidateEventUpdate`), so a
+    // new note is kube's 422 and a new label is stored.
     let mut changed = events.get("from-core").await.unwrap();
     changed.note = Some("Restarted container app".into());
+    let refused = events
+        .replace("from-core", &pp, &changed)
+        .await
+        .unwrap_err();
+    let status = api_status(refused);
+    assert_eq!(
+        (status.code, status.message.as_str()),
+        (422, "Event.events.k8s.io \"from-core\" is invalid: message: Invalid value: \"Restarted container app\": field is immutable")
+    );
+    let mut changed = events.get("from-core").await.unwrap();
+    changed
+        .metadata
+        .labels
+        .get_or_insert_with(Default::default)
+        .insert("seen".into(), "yes".into());
     events.replace("from-core", &pp, &changed).await.unwrap();
     let read = core.get("from-core").await.unwrap();
-    assert_eq!(read.message.as_deref(), Some("Restarted container app"));
+    assert_eq!(read.labels().get("seen").map(String::as_str), Some("yes"));
+    assert_eq!(read.message.as_deref(), Some("Started container app"));
     assert_eq!(
         read.count,
         Some(2),
@@ -246,19 +264,28 @@ async fn events_read_each_others_writes_in_both_versions() {
         Some("example.com/controller")
     );
 
-    // Server-side apply through events.k8s.io/v1 of an event whose earlier
-    // managedFields entries are core/v1's: `note` is owned by the update
-    // above, made at events.k8s.io/v1 (a conflict, as kube reports it), so
-    // the applier forces.
-    let conflict = events
+    // Server-side apply through core/v1 of an event whose `note` was written
+    // through events.k8s.io/v1 (a conflict named in the writer's version,
+    // as kube reports it), so the applier forces. (Through events.k8s.io/v1
+    // an event's fields are immutable: `ValidateEventUpdate`.)
+    let events_writer = PostParams {
+        field_manager: Some("events-writer".into()),
+        ..PostParams::default()
+    };
+    events
+        .create(&events_writer, &events_event(&env.ns, "applied", "web"))
+        .await
+        .unwrap();
+    let apply_message = Patch::Apply(json!({
+        "apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "applied"},
+        "message": "Applied through core",
+    }));
+    let conflict = core
         .patch(
-            "from-core",
+            "applied",
             &PatchParams::apply("ver-applier"),
-            &Patch::Apply(json!({
-                "apiVersion": "events.k8s.io/v1", "kind": "Event",
-                "metadata": {"name": "from-core"},
-                "note": "Applied through events.k8s.io",
-            })),
+            &apply_message,
         )
         .await
         .unwrap_err();
@@ -268,27 +295,17 @@ async fn events_read_each_others_writes_in_both_versions() {
         status.message.ends_with("using events.k8s.io/v1: .note"),
         "{status:?}"
     );
-    let applied = events
+    let applied = core
         .patch(
-            "from-core",
+            "applied",
             &PatchParams::apply("ver-applier").force(),
-            &Patch::Apply(json!({
-                "apiVersion": "events.k8s.io/v1", "kind": "Event",
-                "metadata": {"name": "from-core"},
-                "note": "Applied through events.k8s.io",
-            })),
+            &apply_message,
         )
         .await
         .unwrap();
-    assert_eq!(
-        applied.note.as_deref(),
-        Some("Applied through events.k8s.io")
-    );
-    let read = core.get("from-core").await.unwrap();
-    assert_eq!(
-        read.message.as_deref(),
-        Some("Applied through events.k8s.io")
-    );
+    assert_eq!(applied.message.as_deref(), Some("Applied through core"));
+    let read = events.get("applied").await.unwrap();
+    assert_eq!(read.note.as_deref(), Some("Applied through core"));
     let applier = read
         .managed_fields()
         .iter()
@@ -297,7 +314,7 @@ async fn events_read_each_others_writes_in_both_versions() {
         .unwrap();
     assert_eq!(
         (applier.operation.as_deref(), applier.api_version.as_deref()),
-        (Some("Apply"), Some("events.k8s.io/v1"))
+        (Some("Apply"), Some("v1"))
     );
 
     // Ownership across versions, as kube's field manager converts each
@@ -329,10 +346,32 @@ async fn events_read_each_others_writes_in_both_versions() {
             r#"Apply failed with 1 conflict: conflict with "core-writer" using v1: .message"#
         )
     );
-    events
-        .patch("owned", &PatchParams::apply("taker").force(), &apply_note)
-        .await
-        .unwrap();
+    // Forced, the apply reaches validation: events.k8s.io/v1 keeps the note.
+    let status = api_status(
+        events
+            .patch("owned", &PatchParams::apply("taker").force(), &apply_note)
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(
+        (status.code, status.message.as_str()),
+        (
+            422,
+            r#"Event.events.k8s.io "owned" is invalid: message: Invalid value: "Taken over": field is immutable"#
+        )
+    );
+    // Through core/v1 the message may change: a forced apply takes it.
+    core.patch(
+        "owned",
+        &PatchParams::apply("taker").force(),
+        &Patch::Apply(json!({
+            "apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": "owned"},
+            "message": "Taken over",
+        })),
+    )
+    .await
+    .unwrap();
     let read = core.get("owned").await.unwrap();
     let owner = |name: &str| {
         read.managed_fields()
@@ -353,7 +392,7 @@ async fn events_read_each_others_writes_in_both_versions() {
         owner("core-writer")
     );
     assert!(
-        owner("taker").get("f:note").is_some(),
+        owner("taker").get("f:message").is_some(),
         "{:?}",
         owner("taker")
     );

@@ -287,3 +287,38 @@ async fn metadata_watcher_bookmarks_carry_the_transformed_kind() {
         bookmark["metadata"]["resourceVersion"]
     );
 }
+
+/// kube-rs's streaming list (`WatchParams::streaming_lists`) from a
+/// resourceVersion 1000 revisions ahead: the server waits for it (3 s, as
+/// kube's watch cache), then the watch's only event is the ERROR 504
+/// `Too large resource version` and the stream ends.
+#[tokio::test]
+async fn a_streaming_list_from_a_future_revision_gets_the_too_large_error() {
+    let env = TestEnv::new("wtl").await;
+    let api: Api<ConfigMap> = Api::namespaced(env.client.clone(), &env.ns);
+    let created = api
+        .create(&PostParams::default(), &cm("a", "1"))
+        .await
+        .unwrap();
+    let current: u64 = created.resource_version().unwrap().parse().unwrap();
+    let wanted = current + 1000;
+    let params = kube::api::WatchParams::streaming_lists();
+    let stream = api.watch(&params, &wanted.to_string()).await.unwrap();
+    let events: Vec<_> = stream.collect().await;
+    assert_eq!(events.len(), 1, "{events:?}");
+    let Ok(kube::api::WatchEvent::Error(status)) = &events[0] else {
+        panic!("not an ERROR event: {events:?}");
+    };
+    assert_eq!(status.code, 504);
+    assert_eq!(status.reason, "Timeout");
+    assert!(
+        status.message.starts_with(&format!(
+            "Timeout: Too large resource version: {wanted}, current: "
+        )),
+        "{status:?}"
+    );
+    let details = status.details.as_ref().unwrap();
+    assert_eq!(details.retry_after_seconds, 1);
+    assert_eq!(details.causes[0].reason, "ResourceVersionTooLarge");
+    assert_eq!(details.causes[0].message, "Too large resource version");
+}

@@ -110,7 +110,20 @@ pub async fn install(
     fields: usize,
     namespace: &str,
 ) -> Result<(), BenchError> {
-    let body = Bytes::from(crd_body(group, fields).to_string());
+    let widget = widget_body(group, "first", fields);
+    install_with(client, group, &crd_body(group, fields), widget, namespace).await
+}
+
+/// Creates the Widget CRD `crd` of `group` and waits until `widget` (a
+/// Widget named `first`) is created.
+pub async fn install_with(
+    client: &Client,
+    group: &str,
+    crd: &serde_json::Value,
+    widget: Bytes,
+    namespace: &str,
+) -> Result<(), BenchError> {
+    let body = Bytes::from(crd.to_string());
     let started = Instant::now();
     let created = client
         .request(
@@ -123,7 +136,6 @@ pub async fn install(
         return Err(setup("creating a CRD", &created.status, &created.body));
     }
     let collection = format!("/apis/{group}/v1/namespaces/{namespace}/widgets");
-    let widget = widget_body(group, "first", fields);
     loop {
         let reply = client
             .request(Method::POST, &collection, Some(widget.clone()))

@@ -7,6 +7,7 @@ pub mod apf_get;
 pub mod audit_create;
 pub mod ceiling;
 pub mod crd;
+pub mod crd_cel_create;
 pub mod crd_create;
 pub mod create;
 pub mod etcd;

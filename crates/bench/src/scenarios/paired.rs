@@ -1,6 +1,7 @@
 //! Two server configurations under one workload: a server is started
 //! --runs times with each, alternating baseline and measured (so drift of
-//! a shared machine falls on both), the same closed-loop load runs against
+//! a shared machine falls on both) in the order A B, B A, A B … (so neither
+//! always runs right after the other's writes), the same closed-loop load runs against
 //! each, and the ratio of the median throughputs is reported. `audit-create`
 //! and `secret-create` are pairs; `rbac` is one with its own seeding.
 
@@ -46,7 +47,7 @@ pub async fn run(
 ) -> Result<(Vec<ScenarioResult>, Vec<Ratio>), BenchError> {
     let mut results = Vec::new();
     for round in 1..=cli.runs {
-        for configuration in &configurations {
+        for configuration in round_order(round, &configurations) {
             let variant = Variant {
                 suffix: format!(" {}", configuration.name),
                 server_args: cli
@@ -77,6 +78,17 @@ pub async fn run(
         );
     }
     Ok((results, ratios))
+}
+
+/// The two of a pair in round `round`'s order: baseline first in odd
+/// rounds, measured first in even ones. Always starting with the baseline
+/// gave the measured server the disk writeback of the baseline's run.
+pub fn round_order<T>(round: usize, pair: &[T; 2]) -> [&T; 2] {
+    if round % 2 == 1 {
+        [&pair[0], &pair[1]]
+    } else {
+        [&pair[1], &pair[0]]
+    }
 }
 
 async fn measure(
@@ -124,8 +136,8 @@ async fn measure(
 }
 
 /// The median throughput of the measured configuration over the
-/// baseline's.
-fn median_ratio(
+/// baseline's (results labelled `<scenario> <name> #<round>`).
+pub fn median_ratio(
     results: &[ScenarioResult],
     scenario: &str,
     [baseline, measured]: &[Configuration; 2],

@@ -53,7 +53,7 @@ pub async fn run(cli: &Cli) -> Result<(Vec<ScenarioResult>, Vec<Ratio>), BenchEr
     let token_file = write_token_file()?;
     let mut results = Vec::new();
     for round in 1..=cli.runs {
-        for mode in MODES {
+        for mode in super::paired::round_order(round, &MODES) {
             let variant = Variant {
                 suffix: format!(" {mode}"),
                 server_args: cli

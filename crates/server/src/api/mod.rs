@@ -89,8 +89,10 @@ use crate::status::Status;
 pub struct Admitted {
     /// The seat the request holds while it is served: APF's, or with APF
     /// off a `--max-requests-inflight` / `--max-mutating-requests-inflight`
-    /// one (`max_in_flight.rs`).
-    seat: Option<Seat>,
+    /// one (`max_in_flight.rs`). Shared: the response body may hold it
+    /// (`server.rs`), and a read that outlives its deadline keeps it until
+    /// its handler is done ([`Api::handle_admitted`]).
+    seat: Option<Arc<Seat>>,
     /// APF's classification, for the `X-Kubernetes-PF-*` response headers.
     classification: Option<crate::flowcontrol::Classification>,
     /// A watch's APF seat, held while its handler sets the watch up and
@@ -109,10 +111,10 @@ pub enum Seat {
 impl Admitted {
     /// The request's seat, for a caller that keeps it until the response
     /// body is sent (kube's filter holds it until `ServeHTTP` returns,
-    /// after the body is written); otherwise it is freed when
-    /// [`Api::handle_admitted`] returns.
-    pub fn take_seat(&mut self) -> Option<Seat> {
-        self.seat.take()
+    /// after the body is written); it is free once that share and
+    /// [`Api::handle_admitted`]'s are dropped.
+    pub fn share_seat(&self) -> Option<Arc<Seat>> {
+        self.seat.clone()
     }
 }
 
@@ -230,9 +232,10 @@ impl Api {
                         initializing = Some(Seat::PriorityAndFairness(seat));
                         (None, Some(classification))
                     }
-                    Some(crate::flowcontrol::Decision::Admitted(classification, seat)) => {
-                        (Some(Seat::PriorityAndFairness(seat)), Some(classification))
-                    }
+                    Some(crate::flowcontrol::Decision::Admitted(classification, seat)) => (
+                        Some(Arc::new(Seat::PriorityAndFairness(seat))),
+                        Some(classification),
+                    ),
                     Some(crate::flowcontrol::Decision::Rejected(classification, retry_after)) => {
                         let refused = too_many_requests(&retry_after.to_string());
                         return Err(Box::new(with_flow_control_headers(
@@ -251,7 +254,7 @@ impl Api {
                             max_in_flight::TooManyRequests::RETRY_AFTER,
                         ))
                     })?;
-                (seat.map(Seat::MaxInFlight), None)
+                (seat.map(|seat| Arc::new(Seat::MaxInFlight(seat))), None)
             }
         };
         let audited = request.audit != exchange::AuditCapture::Off;
@@ -290,22 +293,41 @@ impl Api {
     /// deadline (`deadline.rs`): past it the answer is kube's 504 and the
     /// handler finishes in the background, as kube's timeout filter leaves
     /// its handler goroutine running (`timeout.go`, "post-timeout activity").
+    ///
+    /// The seat of a request that times out (`timeout.go` runs the inner
+    /// handler, APF's `execute` included, in a goroutine that outlives the
+    /// 504): a write's handler returns at the deadline (`handlers/rest.go`
+    /// `finishRequest` selects on the context and leaves the storage call
+    /// to its own goroutine), so its seat is free once the 504 is sent; a
+    /// GET or LIST handler does not look at its context (the watch cache's
+    /// `waitUntilFreshAndBlock` waits its 3 s regardless), so its seat stays
+    /// taken until the handler is done.
     pub async fn handle_admitted(
         self: &Arc<Self>,
         request: ApiRequest,
-        admitted: Admitted,
+        mut admitted: Admitted,
     ) -> ApiResponse {
-        let response = self.handle_within_deadline(request).await;
+        let outliving_seat = match request.method {
+            crate::route::Method::Get | crate::route::Method::Head => admitted.seat.take(),
+            _ => None,
+        };
+        let response = self.handle_within_deadline(request, outliving_seat).await;
         // The watch is set up: its seat is free again.
         drop(admitted.initializing);
-        // The seat, unless the caller took it, is freed when this returns.
+        // This share of the seat is dropped when this returns.
         match &admitted.classification {
             Some(classification) => with_flow_control_headers(response, classification),
             None => response,
         }
     }
 
-    async fn handle_within_deadline(self: &Arc<Self>, request: ApiRequest) -> ApiResponse {
+    /// `seat`: a share of the request's seat that a handler still running
+    /// at the deadline keeps until it is done.
+    async fn handle_within_deadline(
+        self: &Arc<Self>,
+        request: ApiRequest,
+        seat: Option<Arc<Seat>>,
+    ) -> ApiResponse {
         let Some(deadline) = deadline::deadline(&request, self.request_timeout) else {
             return self.handle_guarded(request).await;
         };
@@ -322,6 +344,7 @@ impl Api {
             () = tokio::time::sleep_until(deadline.into()) => {
                 tokio::spawn(async move {
                     let response = handler.await;
+                    drop(seat);
                     tracing::debug!(status = response.status, "post-timeout activity finished");
                 });
                 deadline::timeout_response()

@@ -536,6 +536,29 @@ fn valid_spec(kind: &str) -> Option<Map<String, Value>> {
             "port": {"number": 80}}}}}),
         "RuntimeClass" => json!({"handler": "runc"}),
         "EndpointSlice" => json!({"addressType": "IPv4"}),
+        "ControllerRevision" => json!({"data": {}, "revision": 1}),
+        "HorizontalPodAutoscaler" => json!({"spec": {"maxReplicas": 3,
+            "scaleTargetRef": {"kind": "Deployment", "name": "d"}}}),
+        // Both versions' names: core/v1 and events.k8s.io/v1 each drop the other's.
+        "Event" => json!({"eventTime": "2026-01-01T00:00:00.000000Z", "type": "Normal",
+            "reportingComponent": "example.com/c", "reportingController": "example.com/c",
+            "reportingInstance": "i", "action": "Tested", "reason": "Testing"}),
+        "FlowSchema" => json!({"spec": {"priorityLevelConfiguration": {"name": "p"}}}),
+        "PriorityLevelConfiguration" => json!({"spec": {"type": "Limited",
+            "limited": {"limitResponse": {"type": "Reject"}}}}),
+        "ServiceCIDR" => json!({"spec": {"cidrs": ["10.96.0.0/24"]}}),
+        "IPAddress" => json!({"spec": {"parentRef": {"resource": "services", "name": "s"}}}),
+        "CSIStorageCapacity" => json!({"storageClassName": "fast"}),
+        "VolumeAttributesClass" => json!({"driverName": "example.com/d", "parameters": {"a": "b"}}),
+        "ResourceSlice" => json!({"spec": {"driver": "example.com", "nodeName": "n",
+            "pool": {"name": "p", "resourceSliceCount": 1}}}),
+        "APIService" => json!({"spec": {"group": "example.com", "version": "v1",
+            "groupPriorityMinimum": 1, "versionPriority": 1}}),
+        "ValidatingAdmissionPolicy" => json!({"spec": {"matchConstraints": {"resourceRules": [
+            {"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"]}]},
+            "validations": [{"expression": "true"}]}}),
+        "ValidatingAdmissionPolicyBinding" => json!({"spec": {"policyName": "p",
+            "validationActions": ["Audit"]}}),
         _ => return None,
     };
     fields.as_object().cloned()
@@ -571,7 +594,12 @@ async fn random_patches_store_only_what_typed_clients_decode() {
         } else {
             format!("{base}/{}", resource.plural)
         };
-        let name = format!("p-{}", resource.plural);
+        // Kinds whose names are data (`ValidateIPAddressName`, `version.group`).
+        let name = match resource.kind {
+            "IPAddress" => "10.0.0.1".to_string(),
+            "APIService" => "v1.example.com".to_string(),
+            _ => format!("p-{}", resource.plural),
+        };
         let mut object =
             json!({"apiVersion": api_version, "kind": resource.kind, "metadata": {"name": name}});
         if let (Some(map), Some(required)) = (object.as_object_mut(), valid_spec(resource.kind)) {

@@ -69,6 +69,44 @@ enum Start {
     WithState { initial_events_end: bool },
     /// Only changes after this revision.
     After(i64),
+    /// One ERROR event, then the end (`cacher.go` `newErrWatcher`).
+    Failed(Status),
+}
+
+impl Start {
+    fn with_bookmarks(self, bookmarks: bool) -> Start {
+        match self {
+            Start::WithState { .. } => Start::WithState {
+                initial_events_end: bookmarks,
+            },
+            other => other,
+        }
+    }
+}
+
+/// A streaming list (`sendInitialEvents=true`) from a resourceVersion waits
+/// up to 3 s for the store to reach it (`cacher.go`
+/// `waitUntilWatchCacheFreshAndForceAllEvents` →
+/// `watch_cache.go` `waitUntilFreshAndBlock`); past that the watch is still
+/// a 200 whose only event is the ERROR 504 `Too large resource version`
+/// (kube: "once we have passed authn/authz/admission, and successfully parsed
+/// a resource version, other errors must fail with a watch event of type
+/// ERROR"). A plain watch from a future revision is not waited for: kube
+/// starts it at once and it stays silent until the revision passes.
+async fn wait_for_streaming_list(api: &Api, wanted: i64) -> Start {
+    match api
+        .store
+        .wait_for(wanted, super::list_options::FRESHNESS_WAIT)
+        .await
+    {
+        Ok(()) => Start::WithState {
+            initial_events_end: false,
+        },
+        Err(ferrokube_store::StoreError::RevisionTimeout { current, .. }) => Start::Failed(
+            super::list_options::too_large_resource_version(wanted as u64, current),
+        ),
+        Err(other) => Start::Failed(Status::internal(other)),
+    }
 }
 
 struct Watcher {
@@ -161,21 +199,17 @@ pub(super) async fn watch(
     let send_initial_events = request.query.flag("sendInitialEvents");
     let bookmarks = request.query.flag("allowWatchBookmarks");
     let start = if send_initial_events {
-        if !resource_version.is_empty() && resource_version != "0" {
-            let wanted = parse_revision(resource_version)?;
-            api.store
-                .wait_for(wanted, Duration::from_secs(3))
-                .await
-                .map_err(|error| match error {
-                    ferrokube_store::StoreError::RevisionTimeout { current, .. } => {
-                        super::list_options::too_large_resource_version(wanted as u64, current)
-                    }
-                    other => Status::internal(other),
-                })?;
+        let wanted = match resource_version {
+            "" | "0" => None,
+            value => Some(parse_revision(value)?),
+        };
+        match wanted {
+            Some(wanted) => wait_for_streaming_list(api, wanted).await,
+            None => Start::WithState {
+                initial_events_end: bookmarks,
+            },
         }
-        Start::WithState {
-            initial_events_end: bookmarks,
-        }
+        .with_bookmarks(bookmarks)
     } else if resource_version.is_empty() || resource_version == "0" {
         Start::WithState {
             initial_events_end: false,
@@ -242,6 +276,10 @@ impl Watcher {
             return;
         }
         let mut last = match start {
+            Start::Failed(status) => {
+                let _ = self.send_encoded("ERROR", &status.to_json()).await;
+                return;
+            }
             Start::After(revision) => revision,
             Start::WithState { initial_events_end } => {
                 let snapshot = self.api.store.snapshot();

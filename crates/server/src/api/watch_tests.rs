@@ -264,3 +264,74 @@ async fn streaming_lists_send_initial_state_then_a_bookmark() {
     write(&api, Method::Post, CMS, Some(configmap("b", "a"))).await;
     events.expect("ADDED", "b").await;
 }
+
+fn revision_of(object: &Value) -> i64 {
+    object["metadata"]["resourceVersion"]
+        .as_str()
+        .and_then(|rv| rv.parse().ok())
+        .expect("a resourceVersion")
+}
+
+/// `cacher.go` `Watch`: a streaming list from a revision the store does not
+/// reach within 3 s is a 200 whose only event is the ERROR 504 of
+/// `storage.NewTooLargeResourceVersionError` (kube's
+/// `TestWaitUntilWatchCacheFreshAndForceAllEvents`).
+#[tokio::test]
+async fn a_streaming_list_from_a_future_revision_ends_with_a_too_large_error_event() {
+    let api = api_with_window(Duration::from_secs(300)).await;
+    let created = write(&api, Method::Post, CMS, Some(configmap("a", "a"))).await;
+    let current = revision_of(&created);
+    let wanted = current + 1000;
+    let mut events = Events::new(
+        api.handle(request(
+            Method::Get,
+            &format!(
+                "{CMS}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan\
+                 &allowWatchBookmarks=true&resourceVersion={wanted}"
+            ),
+            None,
+        ))
+        .await,
+    );
+    let error = events.next().await.expect("an ERROR event");
+    assert_eq!(
+        error,
+        json!({"type": "ERROR", "object": {
+            "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": format!("Timeout: Too large resource version: {wanted}, current: {current}"),
+            "reason": "Timeout",
+            "details": {"causes": [{"reason": "ResourceVersionTooLarge",
+                "message": "Too large resource version"}], "retryAfterSeconds": 1},
+            "code": 504}})
+    );
+    assert!(
+        events.next().await.is_none(),
+        "the watch ends after the error"
+    );
+}
+
+/// A plain watch from a revision the store has not reached is started at
+/// once and stays silent until the store passes it; then only the changes
+/// after that revision come (`cache_watcher.go` `process` sends events newer
+/// than the watch's resourceVersion; kube's `TestEmptyWatchEventCache` "RV+1").
+#[tokio::test]
+async fn a_plain_watch_from_a_future_revision_waits_for_it() {
+    let api = api_with_window(Duration::from_secs(300)).await;
+    let created = write(&api, Method::Post, CMS, Some(configmap("a", "a"))).await;
+    let wanted = revision_of(&created) + 2;
+    let mut events = Events::new(
+        api.handle(request(
+            Method::Get,
+            &format!("{CMS}?watch=1&resourceVersion={wanted}"),
+            None,
+        ))
+        .await,
+    );
+    let mut last = 0;
+    for name in ["b", "c", "d"] {
+        last = revision_of(&write(&api, Method::Post, CMS, Some(configmap(name, "a"))).await);
+    }
+    assert!(last > wanted);
+    let event = events.expect("ADDED", "d").await;
+    assert_eq!(revision_of(&event["object"]), last);
+}

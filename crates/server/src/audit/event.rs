@@ -190,7 +190,10 @@ impl ResponseStatus {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Event {
+    /// Empty for an `EventList` item ([`Event::item_json`]).
+    #[serde(skip_serializing_if = "str::is_empty")]
     pub kind: &'static str,
+    #[serde(skip_serializing_if = "str::is_empty")]
     pub api_version: &'static str,
     pub level: &'static str,
     #[serde(rename = "auditID")]
@@ -257,6 +260,18 @@ impl Event {
         let mut line = crate::versions::html_escape(&text).into_bytes();
         line.push(b'\n');
         line
+    }
+
+    /// The event as an item of an `EventList` (the webhook backend): no
+    /// `kind` or `apiVersion` of its own, as Go's list conversion leaves
+    /// them; not yet HTML-escaped.
+    pub fn item_json(&self) -> String {
+        let item = Event {
+            kind: "",
+            api_version: "",
+            ..self.clone()
+        };
+        serde_json::to_string(&item).unwrap_or_default()
     }
 
     /// One line of `--audit-log-format=legacy` (`EventString`).

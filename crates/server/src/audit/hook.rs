@@ -54,6 +54,8 @@ pub struct Audit {
     /// The user before impersonation, to see whether `admit` replaced it.
     authenticated: Option<UserInfo>,
     failed_authentication: bool,
+    /// Whether blocking-strict backends stored `RequestReceived`.
+    stored: Option<super::Stored>,
 }
 
 impl Audit {
@@ -87,9 +89,12 @@ impl Audit {
             peer: start.peer,
             long_running: crate::api::is_long_running(&request.endpoint),
         };
-        let event = match user {
+        let (event, stored) = match user {
             Some(user) => RequestAudit::begin(auditor, &arrival, Some(user), &attributes)?,
-            None => RequestAudit::begin_unauthenticated(auditor, &arrival, &attributes)?,
+            None => (
+                RequestAudit::begin_unauthenticated(auditor, &arrival, &attributes)?,
+                None,
+            ),
         };
         request.audit = if event.level() >= Level::RequestResponse {
             AuditCapture::Object
@@ -100,7 +105,18 @@ impl Audit {
             event,
             authenticated: request.user.clone(),
             failed_authentication: user.is_none(),
+            stored,
         })
+    }
+
+    /// `WithAudit`: false when a blocking-strict backend could not store the
+    /// `RequestReceived` event; the request is then refused
+    /// ([`store_failed`]) and audited no further.
+    pub async fn received_stored(&mut self) -> bool {
+        match self.stored.take() {
+            Some(stored) => stored.wait().await,
+            None => true,
+        }
     }
 
     /// The body once read.
@@ -163,6 +179,25 @@ impl Audit {
         self.event.complete(code, status.as_ref(), object);
         None
     }
+}
+
+/// kube's answer when `RequestReceived` could not be stored
+/// (`responsewriters.InternalError`: Go's `http.Error` of
+/// `Internal Server Error: %q: failed to store audit event`, `&<>` escaped).
+pub fn store_failed(request_uri: &str) -> ApiResponse {
+    let text = format!(
+        "Internal Server Error: {}: failed to store audit event",
+        crate::go::strconv::quote(request_uri)
+    )
+    .replace('&', "&amp;")
+    .replace('<', "&lt;")
+    .replace('>', "&gt;");
+    ApiResponse::bytes(
+        500,
+        "text/plain; charset=utf-8",
+        bytes::Bytes::from(format!("{text}\n")),
+    )
+    .with_header(http::header::X_CONTENT_TYPE_OPTIONS, "nosniff")
 }
 
 fn is_status(value: &Value) -> bool {

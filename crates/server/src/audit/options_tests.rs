@@ -82,3 +82,93 @@ fn auditing_needs_both_a_policy_and_a_log() {
     assert_eq!(mode, 0o600);
     auditor.shutdown();
 }
+
+#[test]
+fn webhook_flags_are_checked_as_kube_checks_them() {
+    let with_webhook = |webhook: AuditWebhookOptions| AuditOptions {
+        webhook: AuditWebhookOptions {
+            config_file: Some("hook.kubeconfig".into()),
+            ..webhook
+        },
+        ..AuditOptions::default()
+    };
+    assert!(with_webhook(AuditWebhookOptions::default())
+        .validate()
+        .is_ok());
+    // Nothing is checked without a config file.
+    let unused = AuditOptions {
+        webhook: AuditWebhookOptions {
+            mode: "fast".into(),
+            ..AuditWebhookOptions::default()
+        },
+        ..AuditOptions::default()
+    };
+    assert!(unused.validate().is_ok());
+    let cases = [
+        (
+            AuditWebhookOptions {
+                mode: "fast".into(),
+                ..AuditWebhookOptions::default()
+            },
+            r#"invalid audit webhook mode fast, allowed modes are "batch,blocking,blocking-strict""#,
+        ),
+        (
+            AuditWebhookOptions {
+                batch_max_size: 0,
+                ..AuditWebhookOptions::default()
+            },
+            "invalid audit batch webhook max batch size 0, must be a positive number",
+        ),
+        (
+            AuditWebhookOptions {
+                batch_throttle_qps: -1.0,
+                ..AuditWebhookOptions::default()
+            },
+            "invalid audit batch webhook throttle QPS -1, must be a positive number",
+        ),
+        (
+            AuditWebhookOptions {
+                version: "audit.k8s.io/v2".into(),
+                ..AuditWebhookOptions::default()
+            },
+            r#"invalid group version, allowed versions are ["audit.k8s.io/v1"]"#,
+        ),
+    ];
+    for (webhook, message) in cases {
+        assert_eq!(
+            with_webhook(webhook).validate().unwrap_err().to_string(),
+            message
+        );
+    }
+    // Batch tuning is not checked outside batch mode.
+    let blocking = AuditWebhookOptions {
+        mode: "blocking".into(),
+        batch_max_size: 0,
+        ..AuditWebhookOptions::default()
+    };
+    assert!(with_webhook(blocking).validate().is_ok());
+}
+
+#[test]
+fn a_missing_webhook_kubeconfig_stops_the_start() {
+    let directory = tempfile::tempdir().unwrap();
+    let policy = directory.path().join("policy.yaml");
+    std::fs::write(
+        &policy,
+        "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n",
+    )
+    .unwrap();
+    let options = AuditOptions {
+        policy_file: Some(policy),
+        webhook: AuditWebhookOptions {
+            config_file: Some(directory.path().join("missing.kubeconfig")),
+            ..AuditWebhookOptions::default()
+        },
+        ..AuditOptions::default()
+    };
+    let error = options.start().err().expect("refused");
+    assert!(
+        error.to_string().starts_with("invalid kubeconfig "),
+        "{error}"
+    );
+}

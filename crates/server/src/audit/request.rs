@@ -52,14 +52,14 @@ impl RequestAudit {
         arrival: &Arrival<'_>,
         user: Option<&UserInfo>,
         attributes: &Attributes<'_>,
-    ) -> Option<RequestAudit> {
+    ) -> Option<(RequestAudit, Option<super::Stored>)> {
         let audit = Self::begin_quietly(auditor, arrival, user, attributes)?;
         // `processAuditEvent`: the first stage is stamped with the time
-        // the request arrived.
-        if !audit.config.omit_stages.contains(Stage::RequestReceived) {
-            audit.auditor.sink.process(audit.event.clone());
-        }
-        Some(audit)
+        // the request arrived; a blocking-strict backend's outcome is
+        // the caller's to wait for.
+        let stored = (!audit.config.omit_stages.contains(Stage::RequestReceived))
+            .then(|| audit.auditor.process_received(audit.event.clone()));
+        Some((audit, stored))
     }
 
     fn begin_quietly(
@@ -165,33 +165,24 @@ impl RequestAudit {
         if !completes_ref && self.config.level < Level::Request {
             return;
         }
+        if self.config.level < Level::Request && is_json(content_type) {
+            // Metadata level needs only the reference's four fields: read
+            // them without building the body's tree. A body this cannot
+            // read (a duplicate `metadata`, a non-object) takes the full
+            // path, so the result is the same as before.
+            let Some(reference) = self.event.object_ref.as_mut() else {
+                return;
+            };
+            if complete_from_json(reference, body) {
+                return;
+            }
+        }
         let Some(object) = body_value(content_type, body) else {
             return;
         };
         if completes_ref {
-            if let (Some(reference), Some(metadata)) = (
-                self.event.object_ref.as_mut(),
-                object.get("metadata").and_then(Value::as_object),
-            ) {
-                let field = |key: &str| {
-                    metadata
-                        .get(key)
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_string()
-                };
-                if reference.namespace.is_empty() {
-                    reference.namespace = field("namespace");
-                }
-                if reference.name.is_empty() {
-                    reference.name = field("name");
-                }
-                if reference.uid.is_empty() {
-                    reference.uid = field("uid");
-                }
-                if reference.resource_version.is_empty() {
-                    reference.resource_version = field("resourceVersion");
-                }
+            if let Some(reference) = self.event.object_ref.as_mut() {
+                complete_from_value(reference, &object);
             }
         }
         if self.config.level >= Level::Request {
@@ -258,7 +249,7 @@ impl RequestAudit {
             return;
         }
         self.event.stage_timestamp = micro_time(SystemTime::now());
-        self.auditor.sink.process(self.event.clone());
+        self.auditor.process(self.event.clone());
     }
 
     fn stage_omitted(&self) -> bool {
@@ -270,13 +261,96 @@ impl RequestAudit {
 }
 
 /// The body as JSON, when it is JSON or YAML (apply patches).
-fn body_value(content_type: Option<&str>, body: &[u8]) -> Option<Value> {
-    let media = content_type
+/// Fills the reference's fields the URL left empty from the body's
+/// metadata (`LogRequestObject`).
+fn complete_from_value(reference: &mut ObjectRef, object: &Value) {
+    let Some(metadata) = object.get("metadata").and_then(Value::as_object) else {
+        return;
+    };
+    let field = |key: &str| {
+        metadata
+            .get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    if reference.namespace.is_empty() {
+        reference.namespace = field("namespace");
+    }
+    if reference.name.is_empty() {
+        reference.name = field("name");
+    }
+    if reference.uid.is_empty() {
+        reference.uid = field("uid");
+    }
+    if reference.resource_version.is_empty() {
+        reference.resource_version = field("resourceVersion");
+    }
+}
+
+/// [`complete_from_value`] for a JSON body without building its tree;
+/// false (nothing changed) when the body is not what it can read.
+fn complete_from_json(reference: &mut ObjectRef, body: &[u8]) -> bool {
+    let Ok(head) = serde_json::from_slice::<BodyHead<'_>>(body) else {
+        return false;
+    };
+    if let Some(metadata) = head.metadata {
+        metadata.complete(reference);
+    }
+    true
+}
+
+/// The part of a JSON body a `Metadata`-level event reads: the object
+/// reference's fields, borrowed where they hold no escapes.
+#[derive(serde::Deserialize)]
+struct BodyHead<'a> {
+    #[serde(borrow)]
+    metadata: Option<BodyMetadata<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct BodyMetadata<'a> {
+    #[serde(borrow)]
+    name: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    namespace: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    uid: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    resource_version: Option<std::borrow::Cow<'a, str>>,
+}
+
+impl BodyMetadata<'_> {
+    /// Fills what the URL left empty, as the full path does.
+    fn complete(self, reference: &mut ObjectRef) {
+        let fill = |slot: &mut String, value: Option<std::borrow::Cow<'_, str>>| {
+            if slot.is_empty() {
+                *slot = value.map(std::borrow::Cow::into_owned).unwrap_or_default();
+            }
+        };
+        fill(&mut reference.namespace, self.namespace);
+        fill(&mut reference.name, self.name);
+        fill(&mut reference.uid, self.uid);
+        fill(&mut reference.resource_version, self.resource_version);
+    }
+}
+
+fn media(content_type: Option<&str>) -> &str {
+    content_type
         .unwrap_or("application/json")
         .split(';')
         .next()
         .unwrap_or_default()
-        .trim();
+        .trim()
+}
+
+fn is_json(content_type: Option<&str>) -> bool {
+    media(content_type).ends_with("json")
+}
+
+fn body_value(content_type: Option<&str>, body: &[u8]) -> Option<Value> {
+    let media = media(content_type);
     if media.ends_with("json") {
         return serde_json::from_slice(body).ok();
     }
@@ -366,6 +440,43 @@ mod tests {
         headers.insert("x-forwarded-for", "10.0.0.9".parse().unwrap());
         headers.remove("x-real-ip");
         assert_eq!(source_ips(&headers, peer), vec!["10.0.0.9"]);
+    }
+
+    #[test]
+    fn the_reference_read_without_a_tree_is_the_one_read_with_it() {
+        let bodies: [&[u8]; 9] = [
+            br#"{"metadata":{"name":"a","namespace":"n","uid":"u","resourceVersion":"7"},"data":{"k":"v"}}"#,
+            br#"{"kind":"ConfigMap","metadata":{"name":"a\u0062"},"data":[1,{"x":null}]}"#,
+            br#"{"metadata":null}"#,
+            br#"{"data":{}}"#,
+            br#"{"metadata":{"generateName":"g-","labels":{"a":"b"}}}"#,
+            br#"{"metadata":{"name":5}}"#,
+            br#"{"metadata":{"name":"a"},"metadata":{"name":"b"}}"#,
+            br#"{"metadata":7}"#,
+            br#"[1]"#,
+        ];
+        for body in bodies {
+            let mut from_tree = ObjectRef {
+                name: String::new(),
+                namespace: "url".into(),
+                ..ObjectRef::default()
+            };
+            let mut fast = from_tree.clone();
+            if let Ok(object) = serde_json::from_slice::<Value>(body) {
+                complete_from_value(&mut from_tree, &object);
+            }
+            if !complete_from_json(&mut fast, body) {
+                if let Ok(object) = serde_json::from_slice::<Value>(body) {
+                    complete_from_value(&mut fast, &object);
+                }
+            }
+            assert_eq!(
+                serde_json::to_value(&fast).unwrap(),
+                serde_json::to_value(&from_tree).unwrap(),
+                "{}",
+                String::from_utf8_lossy(body)
+            );
+        }
     }
 
     #[test]

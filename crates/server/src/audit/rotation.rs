@@ -7,7 +7,7 @@
 //! (0: kept) are removed, oldest first.
 
 use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::io::{BufWriter, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -31,9 +31,14 @@ pub struct Rotation {
 pub struct RotatingFile {
     path: PathBuf,
     rotation: Rotation,
-    file: Option<File>,
+    /// Lines are buffered and reach the file at [`RotatingFile::flush`]
+    /// (the writer flushes each batch) or when the buffer fills.
+    file: Option<BufWriter<File>>,
     size: u64,
 }
+
+/// The write buffer: a batch of events in one system call.
+const BUFFER: usize = 64 * 1024;
 
 impl RotatingFile {
     /// kube's `ensureLogFile`: the directory (0700) and the file (0600)
@@ -91,6 +96,14 @@ impl RotatingFile {
         Ok(())
     }
 
+    /// Writes what is buffered to the file.
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        match self.file.as_mut() {
+            Some(file) => file.flush(),
+            None => Ok(()),
+        }
+    }
+
     /// `openExistingOrNew`: append to the file unless this write would
     /// reach the limit.
     fn open_existing_or_new(&mut self, length: u64) -> std::io::Result<()> {
@@ -106,7 +119,7 @@ impl RotatingFile {
         }
         match OpenOptions::new().append(true).open(&self.path) {
             Ok(file) => {
-                self.file = Some(file);
+                self.file = Some(BufWriter::with_capacity(BUFFER, file));
                 self.size = size;
                 Ok(())
             }
@@ -116,7 +129,9 @@ impl RotatingFile {
 
     /// `rotate`: close, rename to a backup, open anew, then `millRunOnce`.
     fn rotate(&mut self) -> std::io::Result<()> {
-        self.file = None;
+        if let Some(mut file) = self.file.take() {
+            file.flush()?;
+        }
         self.open_new()?;
         self.remove_old_backups();
         Ok(())
@@ -135,7 +150,7 @@ impl RotatingFile {
             .truncate(true)
             .mode(mode)
             .open(&self.path)?;
-        self.file = Some(file);
+        self.file = Some(BufWriter::with_capacity(BUFFER, file));
         self.size = 0;
         Ok(())
     }
@@ -316,6 +331,9 @@ mod tests {
         drop(file);
         let mut file = RotatingFile::create(&path, Rotation::default()).unwrap();
         file.write(b"two\n").unwrap();
+        // Lines are buffered until the writer flushes its batch.
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "one\n");
+        file.flush().unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "one\ntwo\n");
         assert!(backups(path.parent().unwrap()).is_empty());
     }

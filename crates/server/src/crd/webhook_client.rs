@@ -255,6 +255,9 @@ struct PoolKey {
 pub struct ClientPool {
     tls: Mutex<HashMap<Vec<u8>, Arc<rustls::ClientConfig>>>,
     idle: Mutex<HashMap<PoolKey, Idle>>,
+    /// A client certificate chain and its key (PEM) shown to every server
+    /// (the audit webhook's kubeconfig user); none for the shared pool.
+    client_identity: Option<(Vec<u8>, Vec<u8>)>,
 }
 
 /// A connection taken for one request.
@@ -268,6 +271,15 @@ impl ClientPool {
     pub fn shared() -> &'static ClientPool {
         static POOL: OnceLock<ClientPool> = OnceLock::new();
         POOL.get_or_init(ClientPool::default)
+    }
+
+    /// A pool of its own whose connections present this client
+    /// certificate chain and key (PEM).
+    pub fn with_client_identity(cert_chain_pem: Vec<u8>, key_pem: Vec<u8>) -> ClientPool {
+        ClientPool {
+            client_identity: Some((cert_chain_pem, key_pem)),
+            ..ClientPool::default()
+        }
     }
 
     /// POSTs `review` within `timeout`; `deadline_text` is the cause kube's
@@ -307,6 +319,25 @@ impl ClientPool {
             .map_err(|error| format!("couldn't get version/kind; json parse error: {error}"))
     }
 
+    /// POSTs a JSON `body` within `timeout` and answers the status code
+    /// (the audit webhook backend, `plugin/pkg/audit/webhook`, reads
+    /// nothing else of the answer); errors read as the rest client's.
+    pub async fn post_json(
+        &self,
+        resolved: &Resolved,
+        ca_bundle: &[u8],
+        body: Bytes,
+        timeout: Duration,
+    ) -> Result<u16, String> {
+        let failed =
+            |cause: &str| format!("Post {}: {cause}", crate::go::strconv::quote(&resolved.url));
+        match tokio::time::timeout(timeout, self.exchange(resolved, ca_bundle, body)).await {
+            Ok(Ok((status, _))) => Ok(status),
+            Ok(Err(cause)) => Err(failed(&cause)),
+            Err(_) => Err(failed("context deadline exceeded")),
+        }
+    }
+
     /// The TLS client of one `caBundle`: it as the only roots, ALPN h2 and
     /// http/1.1.
     fn tls_config(&self, ca_bundle: &[u8]) -> Result<Arc<rustls::ClientConfig>, String> {
@@ -326,11 +357,23 @@ impl ClientPool {
                 .map_err(|error| format!("caBundle: {error}"))?;
         }
         let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        let builder = rustls::ClientConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
             .map_err(|error| error.to_string())?
-            .with_root_certificates(roots)
-            .with_no_client_auth();
+            .with_root_certificates(roots);
+        let mut config = match &self.client_identity {
+            None => builder.with_no_client_auth(),
+            Some((chain, key)) => {
+                let chain = CertificateDer::pem_slice_iter(chain)
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|error| format!("client certificate: {error}"))?;
+                let key = rustls::pki_types::PrivateKeyDer::from_pem_slice(key)
+                    .map_err(|error| format!("client key: {error}"))?;
+                builder
+                    .with_client_auth_cert(chain, key)
+                    .map_err(|error| format!("client certificate: {error}"))?
+            }
+        };
         config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
         let config = Arc::new(config);
         if let Ok(mut tls) = self.tls.lock() {

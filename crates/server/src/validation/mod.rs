@@ -4,7 +4,12 @@
 //! ObjectMeta is checked by `api/write/validate.rs`; this module holds what
 //! each kind adds. One file per kind family:
 //!
+//! - [`admissionregistration`] — ValidatingAdmissionPolicy(Binding); [`admission_rules`] — the rules,
+//!   selectors and resources they share with webhook configurations;
 //! - [`field`] — field paths, `field.Error` constructors, shared `util/validation` checks;
+//! - [`flowcontrol`] — FlowSchema, PriorityLevelConfiguration;
+//! - [`apiregistration`] — APIService;
+//! - [`autoscaling`] — HorizontalPodAutoscaler (autoscaling/v1 checked as its v2 form);
 //! - [`batch`] — Job, CronJob;
 //! - [`certificates`] — CertificateSigningRequest;
 //! - [`config`] — ConfigMap, Secret;
@@ -13,7 +18,9 @@
 //! - [`ip_address`] — IP addresses and CIDRs as kube's legacy fields parse them;
 //! - [`networking`] — Ingress, IngressClass, NetworkPolicy;
 //! - [`endpoints`] — Endpoints; [`ip_field`] — IP and CIDR fields;
-//! - [`event`] — core/v1 Event;
+//! - [`event`] — core/v1 Event; [`events_k8s_io`] — events.k8s.io/v1 Event;
+//! - [`controller_revision`] — ControllerRevision;
+//! - [`kube_finalizer`] — core's finalizer-name rule on the kinds validated with core's ObjectMeta;
 //! - [`limit_range`] — LimitRange; [`quota`] — ResourceQuota and resource names/quantities;
 //! - [`namespace`] — Namespace (and its `/status`, `/finalize`);
 //! - [`node`] — Node (and its `/status`);
@@ -21,10 +28,12 @@
 //!   every pod template inside a workload;
 //! - [`policy`] — PodDisruptionBudget;
 //! - [`rbac`] — Role, ClusterRole, RoleBinding, ClusterRoleBinding;
+//! - [`resource`] — DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice (main rules);
 //! - [`scheduling`] — PriorityClass, RuntimeClass;
 //! - [`selector`] — label selectors in specs;
-//! - [`service`] — Service;
+//! - [`service`] — Service; [`service_cidr`] — IPAddress, ServiceCIDR;
 //! - [`storage`] — StorageClass, CSIDriver, CSINode, VolumeAttachment;
+//!   [`storage_capacity`] — CSIStorageCapacity, VolumeAttributesClass;
 //! - [`storage_core`] — PersistentVolume, PersistentVolumeClaim;
 //! - [`workloads`] — Deployment, ReplicaSet, StatefulSet, DaemonSet, ReplicationController;
 //! - [`workload_status`] — `/status` writes of Deployments, ReplicaSets, ReplicationControllers;
@@ -33,17 +42,25 @@
 //! (`api/typed.rs`), so a field of the wrong type cannot reach here; absent
 //! fields read as Go's zero values.
 
+pub mod admission_rules;
+pub mod admissionregistration;
+pub mod apiregistration;
+pub mod autoscaling;
 pub mod batch;
 pub mod certificates;
 pub mod config;
 pub mod container;
+pub mod controller_revision;
 pub mod coordination;
 pub mod discovery;
 pub mod endpoints;
 pub mod event;
+pub mod events_k8s_io;
 pub mod field;
+pub mod flowcontrol;
 pub mod ip_address;
 pub mod ip_field;
+pub mod kube_finalizer;
 pub mod limit_range;
 pub mod namespace;
 pub mod networking;
@@ -55,10 +72,13 @@ pub mod pod_volumes;
 pub mod policy;
 pub mod quota;
 pub mod rbac;
+pub mod resource;
 pub mod scheduling;
 pub mod selector;
 pub mod service;
+pub mod service_cidr;
 pub mod storage;
+pub mod storage_capacity;
 pub mod storage_core;
 pub mod workload_status;
 pub mod workloads;
@@ -172,6 +192,15 @@ pub fn validate(
         }
         ("apps", "StatefulSet", None) => workloads::stateful_set(object),
         ("apps", "StatefulSet", Some(old)) => workloads::stateful_set_update(object, old),
+        ("apps", "ControllerRevision", None) => controller_revision::controller_revision(object),
+        ("apps", "ControllerRevision", Some(old)) => {
+            controller_revision::controller_revision_update(object, old)
+        }
+        ("autoscaling", "HorizontalPodAutoscaler", old) => {
+            autoscaling::horizontal_pod_autoscaler(object, old)
+        }
+        ("events.k8s.io", "Event", None) => events_k8s_io::event_create(object),
+        ("events.k8s.io", "Event", Some(old)) => events_k8s_io::event_update(object, old),
         _ => non_core(resource, object, old),
     }
 }
@@ -190,6 +219,14 @@ fn non_core(resource: &ResourceDef, object: &Value, old: Option<&Value>) -> Vec<
         ("networking.k8s.io", "NetworkPolicy", Some(old)) => {
             networking::network_policy_update(object, old)
         }
+        ("networking.k8s.io", "IPAddress", None) => service_cidr::ip_address(object),
+        ("networking.k8s.io", "IPAddress", Some(old)) => {
+            service_cidr::ip_address_update(object, old)
+        }
+        ("networking.k8s.io", "ServiceCIDR", None) => service_cidr::service_cidr(object),
+        ("networking.k8s.io", "ServiceCIDR", Some(old)) => {
+            service_cidr::service_cidr_update(object, old)
+        }
         ("storage.k8s.io", "StorageClass", None) => storage::storage_class(object),
         ("storage.k8s.io", "StorageClass", Some(old)) => storage::storage_class_update(object, old),
         ("storage.k8s.io", "CSIDriver", None) => storage::csi_driver(object),
@@ -199,6 +236,18 @@ fn non_core(resource: &ResourceDef, object: &Value, old: Option<&Value>) -> Vec<
         ("storage.k8s.io", "VolumeAttachment", None) => storage::volume_attachment(object),
         ("storage.k8s.io", "VolumeAttachment", Some(old)) => {
             storage::volume_attachment_update(object, old)
+        }
+        ("storage.k8s.io", "CSIStorageCapacity", None) => {
+            storage_capacity::csi_storage_capacity(object)
+        }
+        ("storage.k8s.io", "CSIStorageCapacity", Some(old)) => {
+            storage_capacity::csi_storage_capacity_update(object, old)
+        }
+        ("storage.k8s.io", "VolumeAttributesClass", None) => {
+            storage_capacity::volume_attributes_class(object)
+        }
+        ("storage.k8s.io", "VolumeAttributesClass", Some(old)) => {
+            storage_capacity::volume_attributes_class_update(object, old)
         }
         ("policy", "PodDisruptionBudget", _) => policy::pod_disruption_budget(object),
         ("scheduling.k8s.io", "PriorityClass", None) => scheduling::priority_class(object),
@@ -213,6 +262,32 @@ fn non_core(resource: &ResourceDef, object: &Value, old: Option<&Value>) -> Vec<
         }
         ("certificates.k8s.io", "CertificateSigningRequest", Some(old)) => {
             certificates::certificate_signing_request_update(object, old)
+        }
+        ("flowcontrol.apiserver.k8s.io", "FlowSchema", _) => flowcontrol::flow_schema(object),
+        ("apiregistration.k8s.io", "APIService", _) => apiregistration::api_service(object),
+        ("resource.k8s.io", "DeviceClass", _) => resource::device_class(object),
+        ("resource.k8s.io", "ResourceClaim", None) => resource::resource_claim(object),
+        ("resource.k8s.io", "ResourceClaimTemplate", None) => {
+            resource::resource_claim_template(object)
+        }
+        ("resource.k8s.io", "ResourceClaim" | "ResourceClaimTemplate", Some(old)) => {
+            resource::spec_immutable(object, old)
+        }
+        ("resource.k8s.io", "ResourceSlice", old) => resource::resource_slice(object, old),
+        ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration", _) => {
+            flowcontrol::priority_level_configuration(object)
+        }
+        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration", old) => {
+            crate::admission::webhook::config_rules::validate(object, old, false)
+        }
+        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration", old) => {
+            crate::admission::webhook::config_rules::validate(object, old, true)
+        }
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy", old) => {
+            admissionregistration::validating_admission_policy(object, old)
+        }
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding", _) => {
+            admissionregistration::validating_admission_policy_binding(object)
         }
         ("discovery.k8s.io", "EndpointSlice", None) => discovery::endpoint_slice(object),
         ("discovery.k8s.io", "EndpointSlice", Some(old)) => {

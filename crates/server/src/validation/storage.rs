@@ -82,7 +82,7 @@ pub fn storage_class_update(object: &Value, old: &Value) -> Vec<FieldError> {
 }
 
 /// `validateProvisioner`: required, and a qualified name once lowercased.
-fn provisioner(value: &str, path: &str) -> Vec<FieldError> {
+pub fn provisioner(value: &str, path: &str) -> Vec<FieldError> {
     if value.is_empty() {
         return vec![field::required(path, "")];
     }
@@ -94,7 +94,7 @@ fn provisioner(value: &str, path: &str) -> Vec<FieldError> {
 }
 
 /// `validateParameters` (empty allowed).
-fn parameters(value: Option<&Value>, path: &str, errors: &mut Vec<FieldError>) {
+pub fn parameters(value: Option<&Value>, path: &str, errors: &mut Vec<FieldError>) {
     let Some(parameters) = value.and_then(Value::as_object) else {
         return;
     };

@@ -175,6 +175,8 @@ pub struct Policy {
     pub match_conditions: Vec<(String, Expression)>,
     pub variables: Vec<(String, Expression)>,
     pub validations: Vec<Validation>,
+    /// `auditAnnotations`: key and `valueExpression`.
+    pub audit_annotations: Vec<(String, Expression)>,
     /// The deepest expression's depth: a deep one is evaluated on a thread
     /// with the parser's stack, not the request's.
     pub depth: usize,
@@ -200,8 +202,11 @@ pub struct Binding {
     pub match_resources: Option<MatchResources>,
     pub deny: bool,
     pub warn: bool,
-    /// `Audit` is accepted; ferrokube writes no audit annotations.
+    /// `Audit`: a failed validation becomes the request's
+    /// `validation.policy.admission.k8s.io/validation_failure` audit annotation.
     pub audit: bool,
+    /// `validationActions` as written, for that annotation's value.
+    pub actions: Vec<String>,
 }
 
 fn text<'a>(value: &'a Value, pointer: &str) -> &'a str {
@@ -308,6 +313,18 @@ fn policy_on_this_thread(object: &Value) -> Policy {
         .collect();
     let match_conditions = named_expressions(spec.get("matchConditions"));
     let variables = named_expressions(spec.get("variables"));
+    let audit_annotations: Vec<(String, Expression)> = spec
+        .get("auditAnnotations")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|item| {
+            (
+                text(item, "/key").to_string(),
+                Expression::compile(text(item, "/valueExpression").trim()),
+            )
+        })
+        .collect();
     let depth = validations
         .iter()
         .flat_map(|validation| {
@@ -315,6 +332,7 @@ fn policy_on_this_thread(object: &Value) -> Policy {
         })
         .chain(match_conditions.iter().map(|(_, expression)| expression))
         .chain(variables.iter().map(|(_, expression)| expression))
+        .chain(audit_annotations.iter().map(|(_, expression)| expression))
         .map(|expression| expression.depth)
         .max()
         .unwrap_or(0);
@@ -329,6 +347,7 @@ fn policy_on_this_thread(object: &Value) -> Policy {
         match_conditions,
         variables,
         validations,
+        audit_annotations,
         depth,
     }
 }
@@ -360,5 +379,6 @@ pub fn binding(object: &Value) -> Binding {
         deny: has("Deny"),
         warn: has("Warn"),
         audit: has("Audit"),
+        actions: actions.clone(),
     }
 }

@@ -197,3 +197,79 @@ async fn deeply_nested_expressions_are_evaluated_on_a_large_stack() {
     let caller = Caller::internal();
     assert!(validate(&store, None, &compiled, &attributes, Some(&object), &caller).is_ok());
 }
+
+#[tokio::test]
+async fn audit_bindings_and_audit_annotations_become_kubes_audit_annotations() {
+    let store = store().await;
+    let compiled = compiled(
+        namespaces_policy(json!({
+            "validations": [
+                {"expression": "true"},
+                {"expression": "object.metadata.name != 'blocked'", "message": "no <blocked> & co"},
+            ],
+            "auditAnnotations": [
+                {"key": "name", "valueExpression": "'ns ' + object.metadata.name"},
+                {"key": "nothing", "valueExpression": "null"},
+                {"key": "blank", "valueExpression": "'  '"},
+            ],
+        })),
+        &[
+            binding("first", json!(["Audit", "Warn"]), json!({})),
+            binding("second", json!(["Audit"]), json!({})),
+        ],
+    );
+    let object = json!({"metadata": {"name": "blocked"}});
+    let attributes = namespace_create("blocked");
+    let caller = Caller::internal();
+    validate(&store, None, &compiled, &attributes, Some(&object), &caller).expect("audit admits");
+    assert_eq!(
+        caller.take_audit_annotations(),
+        vec![
+            (
+                "validation.policy.admission.k8s.io/validation_failure".to_string(),
+                r#"[{"message":"no \u003cblocked\u003e \u0026 co","policy":"ns-policy","binding":"first","expressionIndex":1,"validationActions":["Audit","Warn"]}]"#.to_string(),
+            ),
+            // Both bindings produced the same value: published once.
+            ("ns-policy/name".to_string(), "ns blocked".to_string()),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn an_audit_annotation_of_another_type_denies_the_request() {
+    let store = store().await;
+    let compiled = compiled(
+        namespaces_policy(json!({
+            "validations": [],
+            "auditAnnotations": [{"key": "count", "valueExpression": "1"}],
+        })),
+        &[binding("audit", json!(["Audit"]), json!({}))],
+    );
+    let object = json!({"metadata": {"name": "a"}});
+    let attributes = namespace_create("a");
+    let status = validate(
+        &store,
+        None,
+        &compiled,
+        &attributes,
+        Some(&object),
+        &Caller::internal(),
+    )
+    .expect_err("denied");
+    assert!(
+        status.message.ends_with("ValidatingAdmissionPolicy 'ns-policy' with binding 'audit' denied request: valueExpression '1' resulted in unsupported return type: int. Return type must be either string or null."),
+        "{}",
+        status.message
+    );
+}
+
+#[test]
+fn validation_failure_values_are_gos_json() {
+    let bound = compile::binding(&binding("b", json!(["Audit"]), json!({})));
+    assert_eq!(
+        validation_failure_value(&bound, 2, "a \"quoted\" <b>"),
+        r#"[{"message":"a \"quoted\" \u003cb\u003e","policy":"ns-policy","binding":"b","expressionIndex":2,"validationActions":["Audit"]}]"#
+    );
+    assert_eq!(truncated("héllo".to_string(), 2), "h");
+    assert_eq!(truncated("abc".to_string(), 5), "abc");
+}

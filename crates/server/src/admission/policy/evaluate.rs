@@ -309,17 +309,29 @@ impl<'p, 'i> Evaluation<'p, 'i> {
     /// The validations' denials, in order (`validator.Validate`); an
     /// evaluation error is a denial under `failurePolicy: Fail`.
     pub fn validations(&self) -> Vec<Denial> {
+        self.validations_indexed()
+            .into_iter()
+            .map(|(_, denial)| denial)
+            .collect()
+    }
+
+    /// The validations' denials, each with the index of its validation
+    /// (the `expressionIndex` of an `Audit` annotation).
+    pub fn validations_indexed(&self) -> Vec<(usize, Denial)> {
         let mut denials = Vec::new();
         let visible = self.policy.variables.len();
-        for validation in &self.policy.validations {
+        for (index, validation) in self.policy.validations.iter().enumerate() {
             match self.run(&validation.expression, visible) {
                 Ok(cel::Value::Bool(true)) => {}
                 Err(error) => {
                     if self.policy.failure_policy == FailurePolicy::Fail {
-                        denials.push(Denial {
-                            message: error,
-                            reason: Reason::Invalid,
-                        });
+                        denials.push((
+                            index,
+                            Denial {
+                                message: error,
+                                reason: Reason::Invalid,
+                            },
+                        ));
                     }
                 }
                 Ok(_) => {
@@ -343,14 +355,73 @@ impl<'p, 'i> Evaluation<'p, 'i> {
                         .unwrap_or_else(|| {
                             format!("failed expression: {}", validation.expression.source.trim())
                         });
-                    denials.push(Denial {
-                        message,
-                        reason: validation.reason,
-                    });
+                    denials.push((
+                        index,
+                        Denial {
+                            message,
+                            reason: validation.reason,
+                        },
+                    ));
                 }
             }
         }
         denials
+    }
+
+    /// The `auditAnnotations`' values (`validator.Validate`'s second half):
+    /// a non-empty string is published, null or blank is left out, an error
+    /// or another type denies the request (errors only under
+    /// `failurePolicy: Fail`).
+    pub fn audit_annotations(&self) -> Vec<AuditAnnotation> {
+        let visible = self.policy.variables.len();
+        let mut results = Vec::new();
+        for (key, expression) in &self.policy.audit_annotations {
+            match self.run(expression, visible) {
+                Ok(cel::Value::String(text)) => {
+                    let value = text.trim();
+                    if !value.is_empty() {
+                        results.push(AuditAnnotation::Publish(key.clone(), value.to_string()));
+                    }
+                }
+                Ok(cel::Value::Null) => {}
+                Ok(other) => results.push(AuditAnnotation::Error(format!(
+                    "valueExpression '{}' resulted in unsupported return type: {}. Return type must be either string or null.",
+                    expression.source,
+                    cel_type_name(&other)
+                ))),
+                Err(error) => {
+                    if self.policy.failure_policy == FailurePolicy::Fail {
+                        results.push(AuditAnnotation::Error(error));
+                    }
+                }
+            }
+        }
+        results
+    }
+}
+
+/// What one audit annotation evaluated to (`PolicyAuditAnnotation`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuditAnnotation {
+    /// `AuditAnnotationActionPublish`: the key and its value.
+    Publish(String, String),
+    /// `AuditAnnotationActionError`: denies the request with this message.
+    Error(String),
+}
+
+/// cel-go's name of a value's type (`ref.Type.String()`).
+fn cel_type_name(value: &cel::Value) -> &'static str {
+    match value {
+        cel::Value::Int(_) => "int",
+        cel::Value::UInt(_) => "uint",
+        cel::Value::Float(_) => "double",
+        cel::Value::Bool(_) => "bool",
+        cel::Value::String(_) => "string",
+        cel::Value::Bytes(_) => "bytes",
+        cel::Value::List(_) => "list",
+        cel::Value::Map(_) => "map",
+        cel::Value::Null => "null_type",
+        _ => "unknown",
     }
 }
 

@@ -6,8 +6,11 @@
 //! policy that matches, each of its bindings that matches, each param the
 //! binding's `paramRef` selects, the matchConditions and validations; the
 //! first `Deny` answers the request with kube's message and reason, `Warn`
-//! adds kube's warning, `Audit` is accepted and does nothing (ferrokube
-//! has no audit log). `status.typeChecking` is written by the status
+//! adds kube's warning, `Audit` adds the
+//! `validation.policy.admission.k8s.io/validation_failure` audit annotation,
+//! and each `auditAnnotations` value becomes the annotation
+//! `<policy>/<key>` (`publishValidationFailureAnnotation`,
+//! `auditAnnotationCollector`). `status.typeChecking` is written by the status
 //! controller (`controllers/policy_status.rs`) from [`typecheck`].
 
 pub mod compile;
@@ -20,7 +23,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 
 use self::compile::{Binding, Policy, Reason};
-use self::evaluate::{Evaluation, Inputs};
+use self::evaluate::{AuditAnnotation, Evaluation, Inputs};
 use super::attributes::{Attributes, Caller};
 use super::webhook::config::FailurePolicy;
 use crate::label_selector::Selector;
@@ -172,6 +175,7 @@ pub fn validate(
                 continue;
             }
         }
+        let mut collected = AnnotationCollector::default();
         for binding in &hook.bindings {
             if let Some(criteria) = &binding.match_resources {
                 match matching::matches(store, criteria, attributes, object) {
@@ -194,25 +198,41 @@ pub fn validate(
                 let evaluate = || {
                     let evaluation = Evaluation::new(policy, &inputs, param.as_ref());
                     match evaluation.match_conditions() {
-                        Ok(false) => Vec::new(),
-                        Ok(true) => evaluation.validations(),
-                        Err(message) => vec![evaluate::Denial {
-                            message,
-                            reason: Reason::Invalid,
-                        }],
+                        Ok(false) => (Vec::new(), Vec::new()),
+                        Ok(true) => (
+                            evaluation.validations_indexed(),
+                            evaluation.audit_annotations(),
+                        ),
+                        Err(message) => (
+                            vec![(
+                                0,
+                                evaluate::Denial {
+                                    message,
+                                    reason: Reason::Invalid,
+                                },
+                            )],
+                            Vec::new(),
+                        ),
                     }
                 };
-                let denials = if policy.depth > SHALLOW_DEPTH {
+                let (denials, annotations) = if policy.depth > SHALLOW_DEPTH {
                     on_a_large_stack(evaluate).unwrap_or_else(|| {
-                        vec![evaluate::Denial {
+                        let denial = evaluate::Denial {
                             message: "the policy could not be evaluated".into(),
                             reason: Reason::Invalid,
-                        }]
+                        };
+                        (vec![(0, denial)], Vec::new())
                     })
                 } else {
                     evaluate()
                 };
-                for denial in denials {
+                for (expression_index, denial) in denials {
+                    if binding.audit {
+                        caller.annotate_audit(
+                            VALIDATION_FAILURE_KEY,
+                            &validation_failure_value(binding, expression_index, &denial.message),
+                        );
+                    }
                     if binding.deny {
                         denied.push(Denied {
                             policy: policy.name.clone(),
@@ -231,12 +251,87 @@ pub fn validate(
                         }
                     }
                 }
+                for annotation in annotations {
+                    match annotation {
+                        AuditAnnotation::Publish(key, value) => {
+                            collected.add(key, truncated(value, MAX_AUDIT_ANNOTATION_VALUE_BYTES))
+                        }
+                        AuditAnnotation::Error(message) => denied.push(Denied {
+                            policy: policy.name.clone(),
+                            binding: Some(binding.name.clone()),
+                            message,
+                            reason: Reason::Invalid,
+                        }),
+                    }
+                }
             }
         }
+        collected.publish(&policy.name, caller);
     }
     match denied.into_iter().next() {
         Some(first) => Err(denial_status(attributes, object, &first)),
         None => Ok(()),
+    }
+}
+
+/// The audit annotation of an `Audit` binding's failed validation.
+const VALIDATION_FAILURE_KEY: &str = "validation.policy.admission.k8s.io/validation_failure";
+/// `maxAuditAnnotationValueLength`.
+const MAX_AUDIT_ANNOTATION_VALUE_BYTES: usize = 10 * 1024;
+
+/// `publishValidationFailureAnnotation`'s value: a one-item JSON list of
+/// `ValidationFailureValue`, as Go's `json.Marshal` writes it.
+fn validation_failure_value(binding: &Binding, expression_index: usize, message: &str) -> String {
+    // Written field by field: the order is the Go struct's.
+    let text = |value: &str| Value::String(value.to_string()).to_string();
+    let actions: Vec<String> = binding.actions.iter().map(|action| text(action)).collect();
+    let json = format!(
+        r#"[{{"message":{},"policy":{},"binding":{},"expressionIndex":{expression_index},"validationActions":[{}]}}]"#,
+        text(message),
+        text(&binding.policy_name),
+        text(&binding.name),
+        actions.join(",")
+    );
+    crate::versions::html_escape(&json)
+}
+
+/// The first `max` bytes of `value` (`value[:max]`, kept on a character
+/// boundary).
+fn truncated(mut value: String, max: usize) -> String {
+    if value.len() > max {
+        let mut end = max;
+        while !value.is_char_boundary(end) {
+            end -= 1;
+        }
+        value.truncate(end);
+    }
+    value
+}
+
+/// `auditAnnotationCollector`: one policy's annotation values over its
+/// bindings and params, each distinct value once.
+#[derive(Default)]
+struct AnnotationCollector {
+    annotations: Vec<(String, Vec<String>)>,
+}
+
+impl AnnotationCollector {
+    fn add(&mut self, key: String, value: String) {
+        match self.annotations.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, values)) => {
+                if !values.contains(&value) {
+                    values.push(value);
+                }
+            }
+            None => self.annotations.push((key, vec![value])),
+        }
+    }
+
+    /// `publish`: `<policy>/<key>`, several values joined with ", ".
+    fn publish(self, policy: &str, caller: &Caller) {
+        for (key, values) in self.annotations {
+            caller.annotate_audit(&format!("{policy}/{key}"), &values.join(", "));
+        }
     }
 }
 

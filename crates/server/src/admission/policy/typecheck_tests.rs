@@ -185,3 +185,38 @@ fn well_typed_policies_get_no_warnings() {
     config_maps["spec"]["matchConstraints"]["resourceRules"] = json!([{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["configmaps"]}]);
     assert_eq!(check(&config_maps, &registry), vec![]);
 }
+
+/// Expressions of admission configurations are type-checked on write with
+/// dyn objects (`validation/admissionregistration.rs` `compile_error`).
+#[test]
+fn configurations_are_compiled_with_dyn_objects_on_write() {
+    use crate::validation::admissionregistration::{compile_error, ExpressionKind};
+    assert_eq!(
+        compile_error("object.spec.replicas > 1", ExpressionKind::Condition, false),
+        None
+    );
+    assert_eq!(
+        compile_error("variables.a + params.b", ExpressionKind::Variable, true),
+        None
+    );
+    assert_eq!(
+        compile_error("params.x == 1", ExpressionKind::Condition, false).as_deref(),
+        Some("compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n | params.x == 1\n | ^")
+    );
+    assert_eq!(
+        compile_error("request.name", ExpressionKind::Condition, false).as_deref(),
+        Some("must evaluate to bool")
+    );
+    assert_eq!(
+        compile_error("1 + 1", ExpressionKind::Message, false).as_deref(),
+        Some("must evaluate to string")
+    );
+    assert_eq!(
+        compile_error("1 + 1", ExpressionKind::AuditValue, false).as_deref(),
+        Some("must evaluate to one of [string null_type]")
+    );
+    assert_eq!(
+        compile_error("'a' + request.name", ExpressionKind::AuditValue, false),
+        None
+    );
+}

@@ -6,9 +6,9 @@
 //! object already broke is not enforced).
 //!
 //! `matchConditions` are checked by `match_conditions::validate` (parsed
-//! and type-checked); not checked: label selector syntax, and the finer
-//! resource rules of `validateResources` (only that `resources` is not
-//! empty).
+//! and type-checked); the rules and selectors by the checks the policies
+//! share (`validation/admission_rules.rs`). Dispatched from
+//! `validation/mod.rs`.
 
 use std::collections::HashSet;
 
@@ -18,11 +18,13 @@ use crate::crd::conversion_rules::{webhook_service, webhook_url};
 use crate::go::strconv::quote;
 use crate::names::{dns1035_label, dns1123_subdomain};
 use crate::status::{FieldError, FieldErrorKind};
+use crate::validation::admission_rules::{
+    has_invalid_label_value, label_selector, rule_with_operations,
+};
 
 const REVIEW_VERSIONS: &[&str] = &["v1", "v1beta1"];
 const NO_SIDE_EFFECTS: &[&str] = &["None", "NoneOnDryRun"];
 const SIDE_EFFECTS: &[&str] = &["None", "NoneOnDryRun", "Some", "Unknown"];
-const OPERATIONS: &[&str] = &["*", "CONNECT", "CREATE", "DELETE", "UPDATE"];
 
 /// What an update still enforces (all of it on create).
 struct Options {
@@ -32,6 +34,9 @@ struct Options {
     /// `!ignoreMatchConditions`: on update, only when some webhook's
     /// `matchConditions` changed (or the number of webhooks did).
     validate_match_conditions: bool,
+    /// `allowInvalidLabelValueInSelector`: on update, when some old
+    /// webhook's selector already had an invalid label value.
+    allow_invalid_label_value_in_selector: bool,
 }
 
 fn webhooks(configuration: &Value) -> &[Value] {
@@ -64,6 +69,7 @@ pub fn validate(configuration: &Value, old: Option<&Value>, mutating: bool) -> V
             require_recognized_review_version: true,
             require_unique_names: true,
             validate_match_conditions: true,
+            allow_invalid_label_value_in_selector: false,
         },
         Some(old) => {
             let old_hooks = webhooks(old);
@@ -87,6 +93,10 @@ pub fn validate(configuration: &Value, old: Option<&Value>, mutating: bool) -> V
                             new.get("matchConditions") != old.get("matchConditions")
                         })
                 },
+                allow_invalid_label_value_in_selector: old_hooks.iter().any(|hook| {
+                    has_invalid_label_value(hook.get("namespaceSelector"))
+                        || has_invalid_label_value(hook.get("objectSelector"))
+                }),
                 require_unique_names: {
                     let mut names = HashSet::new();
                     old_hooks.iter().all(|hook| {
@@ -169,7 +179,7 @@ fn webhook_rules(
         .flatten()
         .enumerate()
     {
-        rule_rules(rule, &format!("{path}.rules[{index}]"), errors);
+        rule_with_operations(rule, &format!("{path}.rules[{index}]"), errors);
     }
     one_of(hook, "failurePolicy", path, &["Fail", "Ignore"], errors);
     one_of(hook, "matchPolicy", path, &["Equivalent", "Exact"], errors);
@@ -201,6 +211,16 @@ fn webhook_rules(
                 field: format!("{path}.timeoutSeconds"),
                 detail: "the timeout value must be between 1 and 30 seconds".into(),
             });
+        }
+    }
+    for selector in ["namespaceSelector", "objectSelector"] {
+        if let Some(value) = hook.get(selector).filter(|value| !value.is_null()) {
+            label_selector(
+                value,
+                &format!("{path}.{selector}"),
+                options.allow_invalid_label_value_in_selector,
+                errors,
+            );
         }
     }
     if mutating {
@@ -236,60 +256,10 @@ fn webhook_rules(
         super::match_conditions::validate(
             hook.get("matchConditions"),
             &format!("{path}.matchConditions"),
+            false,
             errors,
         );
     }
-}
-
-/// `validateRuleWithOperations` and the parts of `validateRule` ported.
-fn rule_rules(rule: &Value, path: &str, errors: &mut Vec<FieldError>) {
-    let operations = strings(rule.get("operations"));
-    if operations.is_empty() {
-        errors.push(FieldError::required(&format!("{path}.operations"), ""));
-    }
-    if operations.len() > 1 && operations.contains(&"*") {
-        errors.push(FieldError {
-            kind: FieldErrorKind::Invalid(go_strings(&operations)),
-            field: format!("{path}.operations"),
-            detail: "if '*' is present, must not specify other operations".into(),
-        });
-    }
-    for (index, operation) in operations.iter().enumerate() {
-        if !OPERATIONS.contains(operation) {
-            errors.push(FieldError::not_supported(
-                &format!("{path}.operations[{index}]"),
-                operation,
-                OPERATIONS,
-            ));
-        }
-    }
-    for (field, what) in [("apiGroups", "API groups"), ("apiVersions", "API versions")] {
-        let values = strings(rule.get(field));
-        if values.is_empty() {
-            errors.push(FieldError::required(&format!("{path}.{field}"), ""));
-        }
-        if values.len() > 1 && values.contains(&"*") {
-            errors.push(FieldError {
-                kind: FieldErrorKind::Invalid(go_strings(&values)),
-                field: format!("{path}.{field}"),
-                detail: format!("if '*' is present, must not specify other {what}"),
-            });
-        }
-        if field == "apiVersions" {
-            for (index, version) in values.iter().enumerate() {
-                if version.is_empty() {
-                    errors.push(FieldError::required(
-                        &format!("{path}.apiVersions[{index}]"),
-                        "",
-                    ));
-                }
-            }
-        }
-    }
-    if strings(rule.get("resources")).is_empty() {
-        errors.push(FieldError::required(&format!("{path}.resources"), ""));
-    }
-    one_of(rule, "scope", path, &["*", "Cluster", "Namespaced"], errors);
 }
 
 /// `validateAdmissionReviewVersions`.
@@ -372,7 +342,7 @@ mod tests {
                 r#"webhooks[0].sideEffects: Unsupported value: "Unknown": supported values: "None", "NoneOnDryRun""#,
                 "webhooks[0].timeoutSeconds: Invalid value: 31: the timeout value must be between 1 and 30 seconds",
                 r#"webhooks[0].admissionReviewVersions: Invalid value: []string{"v2"}: must include at least one of v1, v1beta1"#,
-                r#"webhooks[1].rules[0].operations: Invalid value: []string{"*", "CREATE"}: if '*' is present, must not specify other operations"#,
+                r#"webhooks[1].rules[0].operations: Invalid value: []admissionregistration.OperationType{"*", "CREATE"}: if '*' is present, must not specify other operations"#,
                 "webhooks[1].rules[0].apiGroups: Required value",
                 "webhooks[1].rules[0].resources: Required value",
                 "webhooks[1].sideEffects: Required value: must specify one of None, NoneOnDryRun",
@@ -381,6 +351,20 @@ mod tests {
                 r#"webhooks[2].name: Duplicate value: "deny.example.com""#,
             ]
         );
+    }
+
+    #[test]
+    fn selectors_are_checked_and_kept_on_update_when_already_invalid() {
+        let bad = json!({"webhooks": [hook(json!({
+            "objectSelector": {"matchExpressions": [{"key": "a", "operator": "In", "values": ["not valid"]}]},
+        }))]});
+        assert_eq!(
+            texts(&validate(&bad, None, false)),
+            vec![
+                r#"webhooks[0].objectSelector.matchExpressions[0].values[0]: Invalid value: "not valid": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"#
+            ]
+        );
+        assert!(validate(&bad, Some(&bad), false).is_empty());
     }
 
     #[test]

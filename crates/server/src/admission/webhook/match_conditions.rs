@@ -28,7 +28,6 @@ use serde_json::Value;
 
 use super::config::FailurePolicy;
 use crate::admission::attributes::Attributes;
-use crate::admission::policy::typecheck;
 use crate::crd::cel_rules::CEL_STACK_BYTES;
 use crate::crd::cel_syntax;
 use crate::go::strconv::quote;
@@ -215,8 +214,14 @@ fn request(attributes: &Attributes<'_>) -> Value {
 }
 
 /// `validateMatchConditions` for `webhook.matchConditions` at `path`
-/// (`webhooks[i].matchConditions`).
-pub fn validate(conditions: Option<&Value>, path: &str, errors: &mut Vec<FieldError>) {
+/// (`webhooks[i].matchConditions`, or a policy's `spec.matchConditions`,
+/// where `has_params` when it has a `paramKind`).
+pub fn validate(
+    conditions: Option<&Value>,
+    path: &str,
+    has_params: bool,
+    errors: &mut Vec<FieldError>,
+) {
     let Some(conditions) = conditions.and_then(Value::as_array) else {
         return;
     };
@@ -240,16 +245,11 @@ pub fn validate(conditions: Option<&Value>, path: &str, errors: &mut Vec<FieldEr
         let expression_path = format!("{path}.expression");
         if expression.is_empty() {
             errors.push(FieldError::required(&expression_path, ""));
-        } else if let Err(error) = cel_syntax::check_typed(
+        } else if let Some(detail) = crate::validation::admissionregistration::compile_error(
             expression,
-            &typecheck::admission_declarations(false),
-            cel_syntax::Expected::Bool,
+            crate::validation::admissionregistration::ExpressionKind::Condition,
+            has_params,
         ) {
-            // `plugin/cel/compile.go` `CompileCELExpression`.
-            let detail = match error {
-                cel_syntax::TypedError::Compile(error) => format!("compilation failed: {error}"),
-                cel_syntax::TypedError::ResultType => "must evaluate to bool".to_string(),
-            };
             errors.push(FieldError::invalid(&expression_path, expression, detail));
         }
         let name = text("name");

@@ -152,6 +152,7 @@ fn configurations_are_validated_as_kube_validates_them() {
             {"name": "bad name!", "expression": "true"},
         ])),
         "webhooks[0].matchConditions",
+        false,
         &mut errors,
     );
     assert_eq!(
@@ -181,6 +182,7 @@ fn conditions_are_type_checked_as_kube_compiles_them() {
             {"name": "d", "expression": "request.name"},
         ])),
         "webhooks[0].matchConditions",
+        false,
         &mut errors,
     );
     assert_eq!(
@@ -202,6 +204,7 @@ fn at_most_64_conditions() {
     validate(
         Some(&Value::Array(many)),
         "webhooks[0].matchConditions",
+        false,
         &mut errors,
     );
     assert_eq!(

@@ -607,7 +607,15 @@ async fn finalizer_names_are_validated() {
         status["message"]
             .as_str()
             .unwrap()
-            .starts_with(r#"ConfigMap "bad" is invalid: metadata.finalizers: Invalid value: "Not A Name": name part must consist of"#),
+            .starts_with(r#"ConfigMap "bad" is invalid: [metadata.finalizers: Invalid value: "Not A Name": name part must consist of"#),
+        "{status}"
+    );
+    // core's ValidateObjectMeta adds validateKubeFinalizerName after the generic rules.
+    assert!(
+        status["message"]
+            .as_str()
+            .unwrap()
+            .ends_with(r#", metadata.finalizers[0]: Invalid value: "Not A Name": name is neither a standard finalizer name nor is it fully qualified]"#),
         "{status}"
     );
     let (code, status) = call(

@@ -53,6 +53,11 @@ pub fn validate_meta(target: &Target<'_>, object: &Value, is_create: bool) -> Ve
             }
         }
     }
+    // core's ValidateObjectMeta adds validateKubeFinalizerName after the rest.
+    errors.extend(crate::validation::kube_finalizer::finalizer_names(
+        target.resource,
+        object,
+    ));
     errors
 }
 
@@ -126,12 +131,6 @@ pub fn kind_rules(target: &Target<'_>, object: &Value, old: Option<&Value>) -> V
     match (resource.group, resource.kind, target.subresource) {
         ("apiextensions.k8s.io", "CustomResourceDefinition", None) => {
             crate::crd::validation::validate(object, old)
-        }
-        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration", None) => {
-            crate::admission::webhook::config_rules::validate(object, old, false)
-        }
-        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration", None) => {
-            crate::admission::webhook::config_rules::validate(object, old, true)
         }
         _ => crate::validation::validate(resource, target.subresource, object, old),
     }

@@ -1,0 +1,252 @@
+//! Kind validation of the built-in kinds that used to be accepted as sent,
+//! through real clients: kubectl 1.33 prints kube's 422 text for a bad
+//! HorizontalPodAutoscaler (autoscaling/v2, and v1 reported at its v2
+//! paths), a bad FlowSchema and a ServiceAccount with a bare finalizer;
+//! kube-rs gets kube's Status for an events.k8s.io Event without
+//! `reportingController`. Needs `kubectl.1.33` (see `common::kubectl_dir`).
+#![allow(clippy::unwrap_used)]
+
+use ferrokube_testkit as common;
+
+use common::{expect_api_error, suffix, TestEnv};
+use k8s_openapi::api::events::v1::Event;
+use kube::api::{Api, PostParams};
+use serde_json::json;
+
+const KUBECTL: &str = "1.33";
+
+#[track_caller]
+fn kubectl_ok_stdin(env: &TestEnv, args: &[&str], stdin: &str) -> String {
+    let (status, out, err) = env.kubectl_stdin(KUBECTL, args, Some(stdin));
+    assert!(status.success(), "kubectl {args:?} failed: {out}{err}");
+    out
+}
+
+#[tokio::test]
+async fn kubectl_prints_kubes_text_for_a_bad_autoscaler() {
+    let env = TestEnv::new("valkinds-hpa").await;
+    let ns = env.ns.as_str();
+    let manifest = r#"apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 5
+  maxReplicas: 2
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 0}}
+  behavior:
+    scaleDown: {policies: []}
+"#;
+    let (status, out, err) =
+        env.kubectl_stdin(KUBECTL, &["apply", "-f", "-", "-n", ns], Some(manifest));
+    assert!(!status.success(), "apply must fail: {out}{err}");
+    assert_eq!(
+        err,
+        "The HorizontalPodAutoscaler \"web\" is invalid: \n\
+         * spec.maxReplicas: Invalid value: 2: must be greater than or equal to `minReplicas`\n\
+         * spec.metrics[0].resource.target.averageUtilization: Invalid value: 0: must be greater than 0\n\
+         * spec.behavior.scaleDown.policies: Required value: must specify at least one Policy\n"
+    );
+    // autoscaling/v1 is validated as its v2 form, with v2's paths.
+    let v1 = "apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 3\n  targetCPUUtilizationPercentage: 0\n";
+    let (status, out, err) = env.kubectl_stdin(KUBECTL, &["apply", "-f", "-", "-n", ns], Some(v1));
+    assert!(!status.success(), "apply must fail: {out}{err}");
+    assert_eq!(
+        err,
+        "The HorizontalPodAutoscaler \"web\" is invalid: spec.metrics[0].resource.target.averageUtilization: Invalid value: 0: must be greater than 0\n"
+    );
+    // Made valid, it is stored; a missing scaleDown policy list is defaulted, not refused.
+    let fixed = manifest
+        .replace("minReplicas: 5", "minReplicas: 1")
+        .replace("averageUtilization: 0", "averageUtilization: 60")
+        .replace("{policies: []}", "{stabilizationWindowSeconds: 60}");
+    let out = kubectl_ok_stdin(&env, &["apply", "-f", "-", "-n", ns], &fixed);
+    assert_eq!(out, "horizontalpodautoscaler.autoscaling/web created\n");
+}
+
+#[tokio::test]
+async fn kubectl_prints_kubes_text_for_a_bad_flow_schema() {
+    let env = TestEnv::new("valkinds-fs").await;
+    let name = format!("fs-{}", suffix());
+    let manifest = format!(
+        r#"apiVersion: flowcontrol.apiserver.k8s.io/v1
+kind: FlowSchema
+metadata:
+  name: {name}
+spec:
+  matchingPrecedence: 1
+  priorityLevelConfiguration: {{name: ""}}
+  rules:
+  - subjects: [{{kind: User}}]
+    resourceRules: [{{verbs: ["*", get], apiGroups: ["*"], resources: ["*"], clusterScope: true}}]
+"#
+    );
+    let (status, out, err) = env.kubectl_stdin(KUBECTL, &["apply", "-f", "-"], Some(&manifest));
+    assert!(!status.success(), "apply must fail: {out}{err}");
+    assert_eq!(
+        err,
+        format!(
+            "The FlowSchema \"{name}\" is invalid: \n\
+             * spec.matchingPrecedence: Invalid value: 1: only the schema named 'exempt' may have matchingPrecedence 1\n\
+             * spec.priorityLevelConfiguration.name: Required value: must reference a priority level\n\
+             * spec.rules[0].subjects[0].user: Required value: user is required when subject kind is 'User'\n\
+             * spec.rules[0].resourceRules[0].verbs: Invalid value: []string{{\"*\", \"get\"}}: if '*' is present, must not specify other verbs\n"
+        )
+    );
+    // The mandatory catch-all schema keeps its spec.
+    let (status, out, err) = env.kubectl(
+        KUBECTL,
+        &[
+            "patch",
+            "flowschema",
+            "catch-all",
+            "--type=merge",
+            "-p",
+            r#"{"spec":{"matchingPrecedence":9000}}"#,
+        ],
+    );
+    assert!(!status.success(), "patch must fail: {out}{err}");
+    assert!(
+        err.starts_with("The FlowSchema \"catch-all\" is invalid: spec: Invalid value: "),
+        "{err}"
+    );
+    assert!(
+        err.ends_with(": spec of 'catch-all' must equal the fixed value\n"),
+        "{err}"
+    );
+    // Made valid, it is stored.
+    let fixed = manifest
+        .replace("matchingPrecedence: 1", "matchingPrecedence: 500")
+        .replace("{name: \"\"}", "{name: global-default}")
+        .replace("{kind: User}", "{kind: User, user: {name: alice}}")
+        .replace("[\"*\", get]", "[get]");
+    let out = kubectl_ok_stdin(&env, &["apply", "-f", "-"], &fixed);
+    assert_eq!(
+        out,
+        format!("flowschema.flowcontrol.apiserver.k8s.io/{name} created\n")
+    );
+    env.kubectl_ok(KUBECTL, &["delete", "flowschema", &name]);
+    // A priority level gets v1's defaults, which its validation relies on.
+    let level = format!(
+        "apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: PriorityLevelConfiguration\nmetadata:\n  name: {name}\nspec:\n  type: Limited\n  limited:\n    limitResponse: {{type: Queue, queuing: {{queues: 16}}}}\n"
+    );
+    kubectl_ok_stdin(&env, &["apply", "-f", "-"], &level);
+    let limited = env.kubectl_ok(
+        KUBECTL,
+        &[
+            "get",
+            "prioritylevelconfiguration",
+            &name,
+            "-o",
+            "jsonpath={.spec.limited.nominalConcurrencyShares} {.spec.limited.lendablePercent} {.spec.limited.limitResponse.queuing}",
+        ],
+    );
+    assert_eq!(
+        limited,
+        r#"30 0 {"handSize":8,"queueLengthLimit":50,"queues":16}"#
+    );
+    env.kubectl_ok(KUBECTL, &["delete", "prioritylevelconfiguration", &name]);
+}
+
+#[tokio::test]
+async fn kubectl_prints_kubes_text_for_a_bare_finalizer_on_a_service_account() {
+    let env = TestEnv::new("valkinds-sa").await;
+    let ns = env.ns.as_str();
+    let manifest =
+        "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: robot\n  finalizers: [kubernetes, example.com/hold, custom]\n";
+    let (status, out, err) =
+        env.kubectl_stdin(KUBECTL, &["apply", "-f", "-", "-n", ns], Some(manifest));
+    assert!(!status.success(), "apply must fail: {out}{err}");
+    assert_eq!(
+        err,
+        "The ServiceAccount \"robot\" is invalid: metadata.finalizers[2]: Invalid value: \"custom\": name is neither a standard finalizer name nor is it fully qualified\n"
+    );
+    let fixed = manifest.replace(", custom]", "]");
+    let out = kubectl_ok_stdin(&env, &["apply", "-f", "-", "-n", ns], &fixed);
+    assert_eq!(out, "serviceaccount/robot created\n");
+    // A Lease validates its ObjectMeta with apimachinery's rules only: a bare finalizer is fine there.
+    let lease = "apiVersion: coordination.k8s.io/v1\nkind: Lease\nmetadata:\n  name: held\n  finalizers: [custom]\n";
+    let out = kubectl_ok_stdin(&env, &["apply", "-f", "-", "-n", ns], lease);
+    assert_eq!(out, "lease.coordination.k8s.io/held created\n");
+    env.kubectl_ok(
+        KUBECTL,
+        &[
+            "patch",
+            "lease",
+            "held",
+            "-n",
+            ns,
+            "--type=merge",
+            "-p",
+            r#"{"metadata":{"finalizers":null}}"#,
+        ],
+    );
+}
+
+#[tokio::test]
+async fn kube_rs_gets_kubes_status_for_an_event_without_its_controller() {
+    let env = TestEnv::new("valkinds-ev").await;
+    let ns = env.ns.as_str();
+    let events: Api<Event> = env.api();
+    let event = |controller: Option<&str>| -> Event {
+        let mut body = json!({
+            "metadata": {"name": "scheduled"},
+            "eventTime": "2026-01-01T00:00:00.000000Z",
+            "regarding": {"kind": "Pod", "name": "web", "namespace": ns},
+            "reportingInstance": "node-1",
+            "action": "Binding",
+            "reason": "Scheduled",
+            "type": "Normal",
+            "note": "assigned",
+        });
+        if let Some(controller) = controller {
+            body["reportingController"] = json!(controller);
+        }
+        serde_json::from_value(body).unwrap()
+    };
+    let status = expect_api_error(
+        events.create(&PostParams::default(), &event(None)).await,
+        422,
+        "Invalid",
+        "Event.events.k8s.io \"scheduled\" is invalid: [reportingController: Required value, reportingController: Invalid value: \"\": name part must be non-empty, reportingController: Invalid value: \"\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')]",
+    );
+    let details = status.details.unwrap();
+    assert_eq!(details.kind, "Event");
+    assert_eq!(details.group, "events.k8s.io");
+    let causes: Vec<(String, String)> = details
+        .causes
+        .iter()
+        .map(|cause| (cause.reason.clone(), cause.field.clone()))
+        .collect();
+    assert_eq!(
+        causes,
+        vec![
+            ("FieldValueRequired".into(), "reportingController".into()),
+            ("FieldValueInvalid".into(), "reportingController".into()),
+            ("FieldValueInvalid".into(), "reportingController".into()),
+        ]
+    );
+    let created = events
+        .create(
+            &PostParams::default(),
+            &event(Some("example.com/scheduler")),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        created.reporting_controller.as_deref(),
+        Some("example.com/scheduler")
+    );
+    // events.k8s.io keeps an event's fields: the note cannot change.
+    let mut changed = created.clone();
+    changed.note = Some("reassigned".into());
+    expect_api_error(
+        events.replace("scheduled", &PostParams::default(), &changed).await,
+        422,
+        "Invalid",
+        "Event.events.k8s.io \"scheduled\" is invalid: message: Invalid value: \"reassigned\": field is immutable",
+    );
+}
