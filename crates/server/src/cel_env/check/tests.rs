@@ -400,3 +400,32 @@ fn positions_count_code_points_and_lines() {
         Err("2:3: undeclared reference to 'nope' (in container '')".into())
     );
 }
+
+/// The rules of the bench's `crd-cel-create` scenario check against its
+/// Widget schema (`field<i>`: string, integer, boolean in turn).
+#[test]
+fn the_bench_widget_rules_are_well_typed() {
+    let mut properties = serde_json::Map::new();
+    for index in 0..20 {
+        let schema = match index % 3 {
+            0 => json!({"type": "string", "maxLength": 64}),
+            1 => json!({"type": "integer", "minimum": 0}),
+            _ => json!({"type": "boolean"}),
+        };
+        properties.insert(format!("field{index}"), schema);
+    }
+    properties.insert(
+        "tags".into(),
+        json!({"type": "array", "maxItems": 16, "items": {"type": "string", "maxLength": 64}}),
+    );
+    let decls = with_self(json!({"type": "object", "properties": properties}), false);
+    for rule in [
+        "self.field1 <= 1000000",
+        "self.field0.matches('^value-[0-9]+$')",
+        "self.field0 == oldSelf.field0",
+        "self.tags.all(tag, tag.size() <= 32)",
+        "!has(self.field3) || self.field3.size() > 0",
+    ] {
+        assert_eq!(run(rule, &decls), Ok("bool".into()), "{rule}");
+    }
+}
