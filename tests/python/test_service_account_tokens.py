@@ -3,7 +3,10 @@ authenticates its service account (SelfSubjectReview says who), and is
 refused once the ServiceAccount is deleted; a watch with such a token is
 refused until a RoleBinding names the ServiceAccount."""
 
+import base64
+import datetime
 import json
+import time
 import uuid
 
 import pytest
@@ -158,3 +161,66 @@ def test_service_account_watch_opens_only_once_a_role_binding_names_it(api_clien
         assert seen
     finally:
         as_watcher.close()
+
+
+LAST_USED = "kubernetes.io/legacy-token-last-used"
+INVALID_SINCE = "kubernetes.io/legacy-token-invalid-since"
+
+
+def _utc_today():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+
+
+def test_legacy_secret_token_use_is_tracked_on_its_secret(api_client, core_v1, namespace):
+    """kube 1.34's legacy token validator: a Secret token that authenticates
+    labels its Secret with today's UTC date; one marked invalid by the legacy
+    token cleaner is refused (401) until the mark is removed."""
+    core_v1.create_namespaced_service_account(
+        namespace, client.V1ServiceAccount(metadata=client.V1ObjectMeta(name="py-legacy"))
+    )
+    role = _grant(api_client, namespace, "py-legacy")
+    core_v1.create_namespaced_secret(
+        namespace,
+        client.V1Secret(
+            metadata=client.V1ObjectMeta(
+                name="py-legacy-token",
+                annotations={"kubernetes.io/service-account.name": "py-legacy"},
+            ),
+            type="kubernetes.io/service-account-token",
+        ),
+    )
+    token = None
+    for _ in range(200):
+        data = core_v1.read_namespaced_secret("py-legacy-token", namespace).data or {}
+        if "token" in data:
+            token = base64.b64decode(data["token"]).decode()
+            break
+        time.sleep(0.05)
+    assert token, "the serviceaccount-token controller never filled the Secret"
+    labels = core_v1.read_namespaced_secret("py-legacy-token", namespace).metadata.labels or {}
+    assert LAST_USED not in labels
+
+    as_legacy = _token_client(api_client, token)
+    try:
+        before = _utc_today()
+        client.CoreV1Api(as_legacy).list_namespaced_config_map(namespace)
+        after = _utc_today()
+        labels = core_v1.read_namespaced_secret("py-legacy-token", namespace).metadata.labels
+        assert labels[LAST_USED] in (before, after)
+
+        core_v1.patch_namespaced_secret(
+            "py-legacy-token", namespace, {"metadata": {"labels": {INVALID_SINCE: "2025-01-01"}}}
+        )
+        with pytest.raises(ApiException) as refused:
+            client.CoreV1Api(as_legacy).list_namespaced_config_map(namespace)
+        assert refused.value.status == 401
+        core_v1.patch_namespaced_secret(
+            "py-legacy-token", namespace, {"metadata": {"labels": {INVALID_SINCE: None}}}
+        )
+        maps = client.CoreV1Api(as_legacy).list_namespaced_config_map(namespace)
+        assert maps.kind == "ConfigMapList"
+    finally:
+        as_legacy.close()
+        rbac = client.RbacAuthorizationV1Api(api_client)
+        rbac.delete_cluster_role_binding(role)
+        rbac.delete_cluster_role(role)

@@ -154,6 +154,30 @@ async fn sync(api: &Arc<Api>, may_create: bool) -> Result<bool, TrackingError> {
     }
 }
 
+/// `legacyValidator.patchSecretWithLastUsedDate`'s write: each Secret a
+/// legacy token authenticated from gets its label by a JSON merge patch
+/// naming the Secret's uid, through kube-apiserver's loopback client, while
+/// the request that used the token waits (kube patches inside the
+/// authenticator); a failure is only logged.
+pub async fn label_secrets(api: &Arc<Api>, labels: &[crate::authn::SecretLabel]) {
+    if labels.is_empty() {
+        return;
+    }
+    let client = Client::apiserver(api.clone());
+    for label in labels {
+        if let Err(error) = client
+            .merge_patch(&label.path(), &label.merge_patch())
+            .await
+        {
+            tracing::error!(
+                secret = %format!("{}/{}", label.name, label.namespace),
+                %error,
+                "failed to label legacy service account token with last-used date"
+            );
+        }
+    }
+}
+
 /// Starts the controller: a first sync (the post-start hook completes after
 /// it), then one whenever the ConfigMap changes or is deleted, a failed one
 /// retried after a second, a creation the rate limiter holds back retried

@@ -247,6 +247,11 @@ enum Command {
         /// warn after their requested expiry, as kube does.
         #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
         service_account_extend_token_expiration: bool,
+        /// Legacy Secret-based tokens are checked against their Secret and
+        /// ServiceAccount on every use (kube's default); `false` accepts
+        /// any validly signed one.
+        #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+        service_account_lookup: bool,
         /// Ordered list of authorizers (kube-apiserver's names): RBAC,
         /// AlwaysAllow, AlwaysDeny. `system:masters` is always allowed first.
         #[arg(long, value_delimiter = ',', default_value = "RBAC")]
@@ -469,6 +474,7 @@ fn main() -> ExitCode {
         service_account_max_token_expiration,
         service_account_jwks_uri,
         service_account_extend_token_expiration,
+        service_account_lookup,
         authorization_mode,
         anonymous_auth,
         client_ca_file,
@@ -602,6 +608,7 @@ fn main() -> ExitCode {
             },
             jwks_uri: service_account_jwks_uri,
             extend_token_expiration: Some(service_account_extend_token_expiration),
+            lookup: Some(service_account_lookup),
         },
         service_node_port_range: match ferrokube::allocator::PortRange::parse(
             &service_node_port_range,

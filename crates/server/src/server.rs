@@ -850,7 +850,12 @@ async fn serve_one(
     let mut api_request = ApiRequest::new(Method::parse(parts.method.as_str()), path_and_query);
     // Credentials that fail are refused everywhere, even where anonymous
     // requests pass; no credentials at all are left to `Api::admit`.
-    let (user, refused) = match authenticator.authenticate(certificate, &mut parts.headers) {
+    let mut authn_notes = crate::authn::AuthnNotes::default();
+    let (user, refused) = match authenticator.authenticate_noting(
+        certificate,
+        &mut parts.headers,
+        &mut authn_notes,
+    ) {
         Ok(user) => (Some(user), false),
         Err(crate::authn::AuthnError::Unauthorized) => (None, false),
         Err(error) => {
@@ -860,6 +865,9 @@ async fn serve_one(
         }
     };
     api_request.user = user;
+    // The legacy token validator's last-used label, written before the
+    // request goes on, as kube writes it inside authentication.
+    crate::legacy_token_tracking::label_secrets(api, &authn_notes.secret_labels).await;
     let mut audit = match (origin.auditor, received) {
         (Some(auditor), Some(received)) => {
             let start = crate::audit::Start {
@@ -935,6 +943,9 @@ async fn serve_one(
             }
         }
     };
+    if !refused {
+        add_authentication_notes(&mut response, authn_notes);
+    }
     let stream_end = match (audit, &audit_request) {
         (Some(audit), Some(request)) => audit.finish(request, &mut response),
         _ => None,
@@ -960,6 +971,20 @@ async fn serve_one(
         }),
         None => response,
     }
+}
+
+/// The warnings authentication added come first in the response (kube's
+/// recorder has them before any handler's); its audit annotations go to
+/// the request's event.
+fn add_authentication_notes(response: &mut ApiResponse, notes: crate::authn::AuthnNotes) {
+    let warnings: Vec<_> = notes
+        .warnings
+        .iter()
+        .filter_map(|text| crate::field_validation::warning_header_value(text))
+        .map(|value| (http::header::WARNING, value))
+        .collect();
+    response.headers.splice(0..0, warnings);
+    response.audit_annotations.extend(notes.audit_annotations);
 }
 
 /// What the audit event reads of a request after its handler took it: the

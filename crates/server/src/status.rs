@@ -386,6 +386,8 @@ pub enum FieldErrorKind {
     TooMany(i64, i64),
     /// `field.NotFound(path, value)`, the value already rendered.
     NotFound(String),
+    /// `field.Invalid(path, field.OmitValueType{}, detail)`: no value printed.
+    InvalidOmitted,
 }
 
 impl FieldErrorKind {
@@ -400,6 +402,7 @@ impl FieldErrorKind {
             FieldErrorKind::TypeInvalid(_) => "FieldValueTypeInvalid",
             FieldErrorKind::TooMany(..) => "FieldValueTooMany",
             FieldErrorKind::NotFound(_) => "FieldValueNotFound",
+            FieldErrorKind::InvalidOmitted => "FieldValueInvalid",
         }
     }
 }
@@ -472,6 +475,7 @@ impl FieldError {
             FieldErrorKind::NotFound(value) => detail_suffix(format!("Not found: {value}")),
             FieldErrorKind::TooLong(max) => format!("Too long: may not be more than {max} bytes"),
             FieldErrorKind::TypeInvalid(value) => detail_suffix(format!("Invalid value: {value}")),
+            FieldErrorKind::InvalidOmitted => detail_suffix("Invalid value".to_string()),
             FieldErrorKind::TooMany(actual, max) => {
                 let items = if *max == 1 { "item" } else { "items" };
                 format!("Too many: {actual}: must have at most {max} {items}")

@@ -886,3 +886,150 @@ async fn equivalent_match_policy_converts_the_object_for_the_webhook() {
     assert_eq!(object["regarding"]["name"], "p");
     unregister(&env, "ValidatingWebhookConfiguration", &env.ns).await;
 }
+
+/// `serviceaccounts/{name}/token` is admitted as kube 1.34 admits it
+/// (`createHandler`, then `TokenREST.Create`'s `createValidation`): the
+/// webhooks see kind `authentication.k8s.io/v1 TokenRequest`, resource
+/// `v1 serviceaccounts`, subresource `token`, the ServiceAccount's name;
+/// the mutating one gets the request as sent (expiry defaulted), the
+/// validating one the TokenRequest `TokenREST` completed (name, uid,
+/// audiences); a mutation shows in the answer, a denial refuses the token,
+/// and a dry run is admitted as one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn token_requests_are_admitted_by_webhooks() {
+    let env = TestEnv::new("tokwh").await;
+    let hook = start_webhook(&env.ns).await;
+    let namespace_selector = select_namespace(&env).await;
+    let rules = json!([{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"],
+                        "resources": ["serviceaccounts/token"], "scope": "Namespaced"}]);
+    let webhook = |path: &str| {
+        json!([{
+            "name": format!("token{}.{}.example.com", path.replace('/', "-"), env.ns),
+            "clientConfig": {"url": hook.url(path), "caBundle": hook.ca_bundle},
+            "rules": rules,
+            "namespaceSelector": namespace_selector,
+            "sideEffects": "None",
+            "admissionReviewVersions": ["v1"],
+        }])
+    };
+    register(
+        &env,
+        "MutatingWebhookConfiguration",
+        &env.ns,
+        webhook("/mutate"),
+    )
+    .await;
+    register(
+        &env,
+        "ValidatingWebhookConfiguration",
+        &env.ns,
+        webhook("/validate"),
+    )
+    .await;
+    let created = env
+        .raw(
+            "POST",
+            &format!("/api/v1/namespaces/{}/serviceaccounts", env.ns),
+            Some("application/json"),
+            serde_json::to_vec(&json!({"metadata": {"name": "robot"}})).unwrap(),
+        )
+        .await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    let account_uid = created.json()["metadata"]["uid"].clone();
+    let token_path = format!("/api/v1/namespaces/{}/serviceaccounts/robot/token", env.ns);
+    let request = |labels: Value| {
+        serde_json::to_vec(
+            &json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+            "metadata": {"labels": labels}, "spec": {}}),
+        )
+        .unwrap()
+    };
+
+    let issued = env
+        .raw(
+            "POST",
+            &token_path,
+            Some("application/json"),
+            request(json!({"app": "x"})),
+        )
+        .await;
+    assert_eq!(issued.status, 201, "{}", issued.body);
+    let issued = issued.json();
+    assert_eq!(
+        issued["metadata"]["labels"],
+        json!({"app": "x", "mutated": "true"})
+    );
+    assert!(issued["status"]["token"]
+        .as_str()
+        .is_some_and(|token| !token.is_empty()));
+    let received = hook.received();
+    assert_eq!(
+        received.iter().map(|r| r.path.as_str()).collect::<Vec<_>>(),
+        ["/mutate", "/validate"]
+    );
+    for Received { review, .. } in &received {
+        let request = &review["request"];
+        assert_eq!(
+            request["kind"],
+            json!({"group": "authentication.k8s.io", "version": "v1", "kind": "TokenRequest"})
+        );
+        assert_eq!(request["requestKind"], request["kind"]);
+        assert_eq!(
+            request["resource"],
+            json!({"group": "", "version": "v1", "resource": "serviceaccounts"})
+        );
+        assert_eq!(request["subResource"], "token");
+        assert_eq!(request["requestSubResource"], "token");
+        assert_eq!(request["name"], "robot");
+        assert_eq!(request["namespace"], env.ns);
+        assert_eq!(request["operation"], "CREATE");
+        assert_eq!(request["dryRun"], false);
+        assert_eq!(request["options"]["kind"], "CreateOptions");
+        assert_eq!(request["object"]["kind"], "TokenRequest");
+        assert_eq!(request["object"]["spec"]["expirationSeconds"], 3600);
+        assert_eq!(request["object"]["metadata"]["namespace"], env.ns);
+    }
+    // Before TokenREST: the request as sent; inside it: completed.
+    let mutated = &received[0].review["request"]["object"];
+    assert_eq!(mutated["metadata"].get("uid"), None);
+    let validated = &received[1].review["request"]["object"];
+    assert_eq!(validated["metadata"]["name"], "robot");
+    assert_eq!(validated["metadata"]["uid"], account_uid);
+    assert_eq!(validated["metadata"]["labels"]["mutated"], "true");
+    assert!(validated["spec"]["audiences"]
+        .as_array()
+        .is_some_and(|a| !a.is_empty()));
+
+    let denied = env
+        .raw(
+            "POST",
+            &token_path,
+            Some("application/json"),
+            request(json!({"deny": "true"})),
+        )
+        .await;
+    assert_eq!(denied.status, 403, "{}", denied.body);
+    assert!(
+        denied.json()["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("denied the request: configmaps labelled deny are refused"),
+        "{}",
+        denied.body
+    );
+
+    let dry = env
+        .raw(
+            "POST",
+            &format!("{token_path}?dryRun=All"),
+            Some("application/json"),
+            request(json!({})),
+        )
+        .await;
+    assert_eq!(dry.status, 201, "{}", dry.body);
+    let last = hook.received().last().cloned().unwrap();
+    assert_eq!(last.review["request"]["dryRun"], true);
+
+    unregister(&env, "MutatingWebhookConfiguration", &env.ns).await;
+    unregister(&env, "ValidatingWebhookConfiguration", &env.ns).await;
+}

@@ -600,3 +600,354 @@ fn is_date(text: &str) -> bool {
             }
         })
 }
+
+/// A ValidatingAdmissionPolicy on `serviceaccounts/token` and its binding,
+/// limited to `ns`: it checks the attributes kube gives the TokenRequest
+/// (kind, resource, subresource, the ServiceAccount's name, the object as
+/// `TokenREST.Create` completed it) and refuses the audience `forbidden`
+/// and tokens longer than two hours.
+fn token_policy_manifest(ns: &str) -> String {
+    format!(
+        r#"apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: tokens-{ns}
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [""]
+      apiVersions: ["v1"]
+      operations: ["CREATE"]
+      resources: ["serviceaccounts/token"]
+  matchConditions:
+  - name: own-namespace
+    expression: "request.namespace == '{ns}'"
+  validations:
+  - expression: >-
+      request.kind.group == 'authentication.k8s.io' && request.kind.version == 'v1' &&
+      request.kind.kind == 'TokenRequest' && request.resource.group == '' &&
+      request.resource.resource == 'serviceaccounts' && request.subResource == 'token' &&
+      request.operation == 'CREATE' && request.name == 'robot' &&
+      object.metadata.name == 'robot' && object.metadata.namespace == '{ns}' &&
+      object.metadata.uid != '' && size(object.spec.audiences) > 0
+    message: "the TokenRequest is not admitted as kube admits it"
+  - expression: "!('forbidden' in object.spec.audiences)"
+    message: "the forbidden audience is not for tokens"
+    reason: Forbidden
+  - expression: "object.spec.expirationSeconds <= 7200"
+    messageExpression: "'tokens live at most 7200 seconds, not ' + string(object.spec.expirationSeconds)"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: tokens-{ns}
+spec:
+  policyName: tokens-{ns}
+  validationActions: [Deny]
+"#
+    )
+}
+
+/// `serviceaccounts/{name}/token` goes through admission as in kube
+/// (`TokenREST.Create`'s `createValidation`): kubectl 1.33 `create token`
+/// passes the policy, and is refused with the policy's message for a
+/// forbidden audience or a long duration; a dry run is admitted as one and
+/// still answers with a token (kube's TokenREST does not read `dryRun`).
+#[tokio::test]
+async fn token_requests_go_through_validating_admission_policies() {
+    let env = TestEnv::new("sa-admit").await;
+    let ns = env.ns.clone();
+    create_service_account(&env, "robot").await;
+    let manifest = token_policy_manifest(&ns);
+    let (status, out, err) = env.kubectl_stdin("1.33", &["apply", "-f", "-"], Some(&manifest));
+    assert!(status.success(), "{out}\n{err}");
+
+    let token = env.kubectl_ok("1.33", &["create", "token", "robot", "-n", &ns]);
+    assert_eq!(token.trim().split('.').count(), 3, "{token}");
+
+    let (status, out, err) = env.kubectl(
+        "1.33",
+        &[
+            "create",
+            "token",
+            "robot",
+            "-n",
+            &ns,
+            "--audience",
+            "forbidden",
+        ],
+    );
+    assert!(!status.success(), "{out}");
+    assert!(
+        err.contains(&format!(
+            "serviceaccounts \"robot\" is forbidden: ValidatingAdmissionPolicy 'tokens-{ns}' with binding 'tokens-{ns}' denied request: the forbidden audience is not for tokens"
+        )),
+        "{err}"
+    );
+    let (status, out, err) = env.kubectl(
+        "1.33",
+        &["create", "token", "robot", "-n", &ns, "--duration", "3h"],
+    );
+    assert!(!status.success(), "{out}");
+    assert!(
+        err.contains("denied request: tokens live at most 7200 seconds, not 10800"),
+        "{err}"
+    );
+
+    // A dry run is admitted (and refused) like the request itself.
+    let path = format!("/api/v1/namespaces/{ns}/serviceaccounts/robot/token?dryRun=All");
+    let body = |audience: &str| {
+        serde_json::to_vec(
+            &json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+            "spec": {"audiences": [audience]}}),
+        )
+        .unwrap()
+    };
+    let refused = env
+        .raw("POST", &path, Some("application/json"), body("forbidden"))
+        .await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    let issued = env
+        .raw("POST", &path, Some("application/json"), body("vault"))
+        .await;
+    assert_eq!(issued.status, 201, "{}", issued.body);
+    let issued = issued.json();
+    assert_eq!(issued["spec"]["audiences"], json!(["vault"]));
+    assert_eq!(issued["metadata"]["name"], "robot");
+    assert!(issued["status"]["token"]
+        .as_str()
+        .is_some_and(|token| !token.is_empty()));
+
+    env.kubectl_ok(
+        "1.33",
+        &[
+            "delete",
+            "validatingadmissionpolicy,validatingadmissionpolicybinding",
+            &format!("tokens-{ns}"),
+        ],
+    );
+}
+
+const LAST_USED: &str = "kubernetes.io/legacy-token-last-used";
+const INVALID_SINCE: &str = "kubernetes.io/legacy-token-invalid-since";
+
+/// Creates the legacy token Secret `secret` of ServiceAccount `account`
+/// and returns the token the `serviceaccount-token` controller puts in it.
+async fn filled_secret_token(secrets: &Api<Secret>, account: &str, secret: &str) -> String {
+    let object: Secret = serde_json::from_value(json!({
+        "metadata": {"name": secret, "annotations": {"kubernetes.io/service-account.name": account}},
+        "type": "kubernetes.io/service-account-token"
+    }))
+    .unwrap();
+    secrets
+        .create(&PostParams::default(), &object)
+        .await
+        .unwrap();
+    for _ in 0..200 {
+        let data = secrets.get(secret).await.unwrap().data.unwrap_or_default();
+        if let Some(token) = data.get("token") {
+            return String::from_utf8(token.0.clone()).unwrap();
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the serviceaccount-token controller never filled {secret}");
+}
+
+/// Today's UTC date, as kube formats it (`2006-01-02`).
+fn today() -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    ferrokube::serviceaccount::authenticator::utc_date(i64::try_from(now).unwrap())
+}
+
+/// kube 1.34's `legacyValidator.Validate`: a legacy Secret token that
+/// authenticates labels its Secret `kubernetes.io/legacy-token-last-used:
+/// <today>` before the request goes on (kube-rs uses the token, kubectl
+/// 1.33 `get secret -L` shows the date); a Secret its ServiceAccount lists
+/// (auto-generated) makes kubectl print kube's warning, a manual one does
+/// not; the legacy token cleaner's `legacy-token-invalid-since` label makes
+/// it 401 (TokenReview says why) until the label is removed.
+#[tokio::test]
+async fn legacy_token_use_is_tracked_and_invalidated_tokens_are_refused() {
+    let env = TestEnv::new("sa-track").await;
+    let ns = env.ns.clone();
+    create_service_account(&env, "tracked").await;
+    let role = grant(&env, &ns, "tracked");
+    let secrets: Api<Secret> = env.api();
+    let token = filled_secret_token(&secrets, "tracked", "tracked-token").await;
+    let labels = |secret: &Secret| secret.metadata.labels.clone().unwrap_or_default();
+    assert!(!labels(&secrets.get("tracked-token").await.unwrap()).contains_key(LAST_USED));
+
+    let before = today();
+    let as_tracked = env.client_with_token(Some(&token)).await;
+    let configmaps: Api<ConfigMap> = Api::namespaced(as_tracked, &ns);
+    configmaps.list(&ListParams::default()).await.unwrap();
+    let after = today();
+    let date = labels(&secrets.get("tracked-token").await.unwrap())
+        .get(LAST_USED)
+        .cloned()
+        .unwrap_or_default();
+    assert!(date == before || date == after, "{date:?}");
+    let column = env.kubectl_ok(
+        "1.33",
+        &[
+            "get",
+            "secret",
+            "tracked-token",
+            "-n",
+            &ns,
+            "-L",
+            LAST_USED,
+            "--no-headers",
+        ],
+    );
+    assert!(column.trim_end().ends_with(&date), "{column}");
+    // kube's counter of manually created legacy tokens used (`/metrics`).
+    let metrics = env.kubectl_ok("1.33", &["get", "--raw", "/metrics"]);
+    let manual_uses: u64 = metrics
+        .lines()
+        .find_map(|line| line.strip_prefix("serviceaccount_legacy_manual_token_uses_total "))
+        .and_then(|value| value.trim().parse().ok())
+        .unwrap_or_default();
+    assert!(manual_uses >= 1, "{metrics}");
+
+    // kubectl with the token: a manual token, no warning; once the
+    // ServiceAccount lists the Secret, kube's warning on every request.
+    let config = server_only_kubeconfig(&env);
+    let as_tracked = |args: &[&str]| {
+        let mut all = vec![
+            "--kubeconfig",
+            config.path().to_str().unwrap(),
+            "--token",
+            &token,
+        ];
+        all.extend_from_slice(args);
+        env.kubectl("1.33", &all)
+    };
+    let (status, out, err) = as_tracked(&["get", "configmaps", "-n", &ns]);
+    assert!(status.success(), "{out}\n{err}");
+    assert!(!err.contains("Warning:"), "{err}");
+    env.kubectl_ok(
+        "1.33",
+        &[
+            "patch",
+            "serviceaccount",
+            "tracked",
+            "-n",
+            &ns,
+            "--type=merge",
+            "-p",
+            r#"{"secrets":[{"name":"tracked-token"}]}"#,
+        ],
+    );
+    let (status, out, err) = as_tracked(&["get", "configmaps", "-n", &ns]);
+    assert!(status.success(), "{out}\n{err}");
+    assert!(
+        err.contains("Warning: Use tokens from the TokenRequest API or manually created secret-based tokens instead of auto-generated secret-based tokens."),
+        "{err}"
+    );
+
+    // Marked invalid by the legacy token cleaner: refused, and TokenReview says why.
+    let mark = format!("{INVALID_SINCE}=2025-01-01");
+    env.kubectl_ok(
+        "1.33",
+        &["label", "secret", "tracked-token", "-n", &ns, &mark],
+    );
+    let (status, out, err) = as_tracked(&["get", "configmaps", "-n", &ns]);
+    assert!(!status.success(), "{out}");
+    assert!(
+        err.contains("Unauthorized") || err.contains("must be logged in"),
+        "{err}"
+    );
+    let review = env
+        .raw(
+            "POST",
+            "/apis/authentication.k8s.io/v1/tokenreviews",
+            Some("application/json"),
+            serde_json::to_vec(
+                &json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview",
+                "spec": {"token": token}}),
+            )
+            .unwrap(),
+        )
+        .await;
+    assert_eq!(review.status, 201, "{}", review.body);
+    let review = review.json();
+    assert_eq!(review["status"]["authenticated"], Value::Null);
+    assert_eq!(
+        review["status"]["error"],
+        format!("the token in secret {ns}/tracked-token for service account {ns}/tracked has been marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the '{INVALID_SINCE}' label from the secret to temporarily allow use of this token")
+    );
+    let unmark = format!("{INVALID_SINCE}-");
+    env.kubectl_ok(
+        "1.33",
+        &["label", "secret", "tracked-token", "-n", &ns, &unmark],
+    );
+    let (status, out, err) = as_tracked(&["get", "configmaps", "-n", &ns]);
+    assert!(status.success(), "{out}\n{err}");
+    env.kubectl_ok("1.33", &["delete", "clusterrole,clusterrolebinding", &role]);
+}
+
+/// `--service-account-lookup=false`: a legacy token is accepted on its
+/// signature and claims alone, its Secret deleted or not, and nothing is
+/// tracked.
+#[tokio::test]
+async fn without_service_account_lookup_a_legacy_token_outlives_its_secret() {
+    if common::skip_if_external("without_service_account_lookup_a_legacy_token_outlives_its_secret")
+    {
+        return;
+    }
+    let server = common::TestServer::start_with(&["--service-account-lookup=false"]);
+    let admin = server.client().await;
+    let ns = format!("sa-nolookup-{}", suffix());
+    common::create_namespace(&admin, &ns).await;
+    let accounts: Api<k8s_openapi::api::core::v1::ServiceAccount> =
+        Api::namespaced(admin.clone(), &ns);
+    accounts
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({"metadata": {"name": "free"}})).unwrap(),
+        )
+        .await
+        .unwrap();
+    let secrets: Api<Secret> = Api::namespaced(admin.clone(), &ns);
+    let token = filled_secret_token(&secrets, "free", "free-token").await;
+    let mut config = common::config_from(&server.kubeconfig).await;
+    config.auth_info = Default::default();
+    config.auth_info.token = Some(token.clone().into());
+    let as_free = kube::Client::try_from(config).unwrap();
+    let whoami = || async {
+        common::raw_request(
+            &as_free,
+            "POST",
+            "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+            Some("application/json"),
+            serde_json::to_vec(
+                &json!({"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}),
+            )
+            .unwrap(),
+        )
+        .await
+    };
+    let answer = whoami().await;
+    assert_eq!(answer.status, 201, "{}", answer.body);
+    assert_eq!(
+        answer.json()["status"]["userInfo"]["username"],
+        format!("system:serviceaccount:{ns}:free")
+    );
+    let secret = secrets.get("free-token").await.unwrap();
+    assert!(!secret
+        .metadata
+        .labels
+        .unwrap_or_default()
+        .contains_key(LAST_USED));
+    secrets
+        .delete("free-token", &DeleteParams::default())
+        .await
+        .unwrap();
+    let answer = whoami().await;
+    assert_eq!(answer.status, 201, "{}", answer.body);
+}

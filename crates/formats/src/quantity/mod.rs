@@ -165,6 +165,28 @@ impl Quantity {
         i64::try_from(value).unwrap_or(saturated)
     }
 
+    /// `Quantity.AsApproximateFloat64`: the value as the nearest `f64`
+    /// (infinite beyond its range).
+    pub fn as_approximate_f64(&self) -> f64 {
+        let digits = std::str::from_utf8(&self.digits).unwrap_or("0");
+        let text = format!(
+            "{}{}e{}",
+            if self.negative { "-" } else { "" },
+            if digits.is_empty() { "0" } else { digits },
+            self.exponent
+        );
+        text.parse().unwrap_or(0.0)
+    }
+
+    /// `Quantity.AsInt64`: the value when it is whole and fits an `i64`.
+    pub fn as_i64(&self) -> Option<i64> {
+        let value = self.scaled_value(0);
+        Quantity::from_count(value)
+            .cmp_value(self)
+            .is_eq()
+            .then_some(value)
+    }
+
     /// `Quantity.Cmp`: compares values, ignoring format.
     pub fn cmp_value(&self, other: &Quantity) -> Ordering {
         match self.sign().cmp(&other.sign()) {

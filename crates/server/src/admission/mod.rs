@@ -146,6 +146,7 @@ impl Admission {
                     attributes,
                     &mut object,
                     caller,
+                    self.authorizer.as_ref(),
                 )
                 .await?;
             }
@@ -202,6 +203,7 @@ impl Admission {
                     attributes,
                     object,
                     caller,
+                    self.authorizer.as_ref(),
                 )?;
             }
         }
@@ -214,6 +216,7 @@ impl Admission {
                     attributes,
                     object,
                     caller,
+                    self.authorizer.as_ref(),
                 )
                 .await?;
             }

@@ -132,7 +132,7 @@ async fn dispatch(
             ("approval", Verb::Get) => get::get(api, request, target).await,
             ("approval", Verb::Update) => update::update(api, request, target).await,
             ("approval", Verb::Patch) => patch_or_apply(api, request, target).await,
-            ("ephemeralcontainers", verb) if resource.group.is_empty() => match verb {
+            ("ephemeralcontainers" | "resize", verb) if resource.group.is_empty() => match verb {
                 Verb::Get => get::get(api, request, target).await,
                 Verb::Update => update::update(api, request, target).await,
                 Verb::Patch => patch_or_apply(api, request, target).await,

@@ -59,7 +59,7 @@ pub(super) async fn handle(
         Endpoint::Metrics => Ok(ApiResponse::bytes(
             200,
             "text/plain; version=0.0.4; charset=utf-8",
-            bytes::Bytes::from(api.metrics.render()),
+            bytes::Bytes::from(api.metrics.render() + &api.service_accounts.uses().render()),
         )),
         // Discovery reflects every CRD established before the request.
         Endpoint::CoreVersions => discovery_root(api, request, true).await,

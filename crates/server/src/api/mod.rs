@@ -54,6 +54,8 @@ mod handler_tests;
 #[cfg(test)]
 mod layers;
 #[cfg(test)]
+mod legacy_token_tests;
+#[cfg(test)]
 mod list_tests;
 #[cfg(test)]
 mod token_tests;

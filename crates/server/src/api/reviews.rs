@@ -12,7 +12,7 @@ use super::context::Api;
 use super::exchange::{ApiRequest, ApiResponse};
 use super::target::{check_type, Target};
 use super::write::decode::{decode, Decoded};
-use crate::authn::UserInfo;
+use crate::authn::{AuthnNotes, SecretLabel, UserInfo};
 use crate::authz::access_review::{self, ReviewKind, ReviewSpec};
 use crate::field_validation::FieldValidation;
 use crate::status::{Result, Status};
@@ -64,7 +64,10 @@ fn metadata_of(body: &Value) -> Value {
 }
 
 /// `POST tokenreviews`: the token through the server's bearer-token
-/// authenticators, for the spec's audiences (else the API audiences).
+/// authenticators, for the spec's audiences (else the API audiences), in
+/// the review request's context as kube's `AuthenticateRequest` runs them:
+/// a legacy token's use is tracked (its Secret labelled, the warning and
+/// audit annotations on this response).
 pub(super) async fn token_review(
     api: &Arc<Api>,
     request: &ApiRequest,
@@ -92,7 +95,12 @@ pub(super) async fn token_review(
         })
         .unwrap_or_default();
     let mut status = Map::new();
-    match api.authenticator.authenticate_bearer(token, &audiences) {
+    let mut notes = AuthnNotes::default();
+    let authenticated = api
+        .authenticator
+        .authenticate_bearer_noting(token, &audiences, &mut notes);
+    write_secret_labels(api, &notes.secret_labels).await;
+    match authenticated {
         Ok((user, audiences)) => {
             status.insert("authenticated".into(), json!(true));
             status.insert("user".into(), user_info_json(&user));
@@ -112,7 +120,52 @@ pub(super) async fn token_review(
         "spec": spec,
         "status": status,
     });
-    Ok(ApiResponse::object(201, review))
+    let warnings = notes
+        .warnings
+        .iter()
+        .filter_map(|text| crate::field_validation::warning_header_value(text))
+        .collect();
+    let mut response = ApiResponse::object(201, review).with_warnings(warnings);
+    response.audit_annotations = notes.audit_annotations;
+    Ok(response)
+}
+
+/// The legacy token validator's Secret labels, written as kube writes them:
+/// a merge patch by kube-apiserver's loopback identity, a failure only
+/// logged (`legacy.go` `patchSecretWithLastUsedDate`; `server.rs` does the
+/// same for requests through `legacy_token_tracking.rs`).
+fn write_secret_labels<'a>(
+    api: &'a Arc<Api>,
+    labels: &'a [SecretLabel],
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'a>> {
+    // Boxed: this handler is itself reached through `handle`.
+    Box::pin(async move {
+        for label in labels {
+            let mut request = ApiRequest::new(crate::route::Method::Patch, &label.path());
+            request.user = Some(UserInfo {
+                name: "system:apiserver".into(),
+                groups: vec!["system:masters".into(), "system:authenticated".into()],
+                ..UserInfo::default()
+            });
+            request.headers.insert(
+                http::header::CONTENT_TYPE,
+                http::HeaderValue::from_static("application/merge-patch+json"),
+            );
+            request.headers.insert(
+                http::header::ACCEPT,
+                http::HeaderValue::from_static("application/json"),
+            );
+            request.body = bytes::Bytes::from(label.merge_patch().to_string());
+            let response = api.handle(request).await;
+            if !(200..300).contains(&response.status) {
+                tracing::error!(
+                    secret = %format!("{}/{}", label.name, label.namespace),
+                    status = response.status,
+                    "failed to label legacy service account token with last-used date"
+                );
+            }
+        }
+    })
 }
 
 /// `POST selfsubjectreviews`: who the request was authenticated as.

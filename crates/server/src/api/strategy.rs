@@ -254,6 +254,12 @@ pub fn prepare_for_update(
         if (resource.group, resource.kind) == ("apiextensions.k8s.io", "CustomResourceDefinition") {
             keep_requested_metadata(new, &mut merged);
         }
+        if (resource.group, resource.kind) == ("", "Pod") {
+            backfill_pod_status(old, &mut merged);
+        }
+        if (resource.group, resource.kind) == ("", "Service") {
+            crate::validation::service_status::default_ip_mode(&mut merged);
+        }
         // Keep the resourceVersion precondition the client sent.
         let resource_version = crate::object::resource_version(new).to_string();
         *new = merged;
@@ -264,6 +270,9 @@ pub fn prepare_for_update(
     }
     if subresource == Some("ephemeralcontainers") {
         return keep_only_ephemeral_containers(old, new);
+    }
+    if subresource == Some("resize") {
+        return keep_only_resize_fields(old, new);
     }
     if has_status_subresource(resource) && (resource.group, resource.kind) != ("", "Node") {
         if let Some(map) = new.as_object_mut() {
@@ -295,6 +304,70 @@ pub fn prepare_for_update(
     spec_changed(old, new) || annotations_changed
 }
 
+/// `podStatusStrategy.PrepareForUpdate`: an empty `qosClass` is the old one
+/// (old kubelets dropped it), and `preserveOldObservedGeneration`: a zero
+/// `observedGeneration` of the status, or of a condition, is the old value
+/// (conditions of one type matched in order).
+fn backfill_pod_status(old: &Value, new: &mut Value) {
+    let Some(status) = new.get_mut("status").and_then(Value::as_object_mut) else {
+        return;
+    };
+    let old_status = old.get("status");
+    let old_field = |name: &str| old_status.and_then(|status| status.get(name)).cloned();
+    let unset = |value: Option<&Value>| {
+        value.is_none_or(|value| value.is_null() || value == "" || value.as_i64() == Some(0))
+    };
+    for name in ["qosClass", "observedGeneration"] {
+        if unset(status.get(name)) {
+            if let Some(previous) = old_field(name) {
+                status.insert(name.into(), previous);
+            }
+        }
+    }
+    let mut old_generations: Vec<(String, Value)> = old_status
+        .and_then(|status| status.get("conditions"))
+        .and_then(Value::as_array)
+        .map(|conditions| {
+            conditions
+                .iter()
+                .map(|condition| {
+                    let kind = condition
+                        .get("type")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    let generation = condition
+                        .get("observedGeneration")
+                        .cloned()
+                        .unwrap_or(Value::Null);
+                    (kind.to_string(), generation)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let Some(conditions) = status.get_mut("conditions").and_then(Value::as_array_mut) else {
+        return;
+    };
+    for condition in conditions.iter_mut() {
+        let Some(condition) = condition.as_object_mut() else {
+            continue;
+        };
+        let kind = condition
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let previous = old_generations
+            .iter()
+            .position(|(old_kind, _)| *old_kind == kind)
+            .map(|position| old_generations.remove(position).1);
+        if unset(condition.get("observedGeneration")) {
+            if let Some(previous) = previous.filter(|previous| !unset(Some(previous))) {
+                condition.insert("observedGeneration".into(), previous);
+            }
+        }
+    }
+}
+
 /// `podEphemeralContainersStrategy.PrepareForUpdate`
 /// (`dropNonEphemeralContainerUpdates`): the old pod with the new
 /// `spec.ephemeralContainers` and the request's resourceVersion
@@ -312,6 +385,68 @@ fn keep_only_ephemeral_containers(old: &Value, new: &mut Value) -> bool {
     *new = merged;
     if let Some(metadata) = crate::object::metadata_mut(new) {
         metadata.insert("resourceVersion".into(), Value::String(resource_version));
+    }
+    spec_changed(old, new)
+}
+
+/// `podResizeStrategy.PrepareForUpdate` (`dropNonResizeUpdates`): the old
+/// pod whose containers' and init containers' `resources` and `resizePolicy`
+/// are the new ones, with the request's resourceVersion precondition. When a
+/// container list changed length or a container its name, the new pod is
+/// kept as sent (or that list, for a renamed container), for validation to
+/// refuse. Returns whether the spec changed.
+fn keep_only_resize_fields(old: &Value, new: &mut Value) -> bool {
+    let lists_kept = ["containers", "initContainers"].iter().all(|list| {
+        let pointer = format!("/spec/{list}");
+        let length = |pod: &Value| {
+            pod.pointer(&pointer)
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len)
+        };
+        length(old) == length(new)
+    });
+    if lists_kept {
+        let resource_version = crate::object::resource_version(new).to_string();
+        let mut merged = old.clone();
+        for list in ["containers", "initContainers"] {
+            let pointer = format!("/spec/{list}");
+            let (Some(sent), Some(kept)) = (
+                new.pointer(&pointer).and_then(Value::as_array),
+                merged.pointer(&pointer).and_then(Value::as_array),
+            ) else {
+                continue;
+            };
+            let renamed = sent
+                .iter()
+                .zip(kept)
+                .any(|(sent, kept)| sent.get("name") != kept.get("name"));
+            let containers: Vec<Value> = if renamed {
+                sent.clone()
+            } else {
+                sent.iter()
+                    .zip(kept)
+                    .map(|(sent, kept)| {
+                        let mut container = kept.clone();
+                        if let Some(map) = container.as_object_mut() {
+                            for field in ["resources", "resizePolicy"] {
+                                match sent.get(field) {
+                                    Some(value) => map.insert(field.into(), value.clone()),
+                                    None => map.remove(field),
+                                };
+                            }
+                        }
+                        container
+                    })
+                    .collect()
+            };
+            if let Some(spec) = merged.get_mut("spec").and_then(Value::as_object_mut) {
+                spec.insert((*list).into(), Value::Array(containers));
+            }
+        }
+        *new = merged;
+        if let Some(metadata) = crate::object::metadata_mut(new) {
+            metadata.insert("resourceVersion".into(), Value::String(resource_version));
+        }
     }
     spec_changed(old, new)
 }

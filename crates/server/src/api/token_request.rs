@@ -1,7 +1,8 @@
 //! `serviceaccounts/{name}/token`: TokenRequest, a create-only subresource
 //! that signs a token and stores nothing
 //! (`pkg/registry/core/serviceaccount/storage/token.go` `TokenREST.Create`,
-//! `pkg/apis/authentication/validation` `ValidateTokenRequest`).
+//! `pkg/apis/authentication/validation` `ValidateTokenRequest`), admitted
+//! as kube admits it (`handlers/create.go` `createHandler`).
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -12,9 +13,12 @@ use super::context::Api;
 use super::exchange::{ApiRequest, ApiResponse};
 use super::options::WriteOptions;
 use super::target::{check_type, Target};
+use super::write;
 use super::write::decode::{decode, Decoded};
+use super::write::validate::settle_namespace;
+use crate::admission::{Caller, Operation};
 use crate::serviceaccount::claims::{
-    Binding, BoundClaims, ObjectRef, EXPIRATION_EXTENSION_SECONDS,
+    credential_id_for_jti, Binding, BoundClaims, ObjectRef, EXPIRATION_EXTENSION_SECONDS,
     WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS,
 };
 use crate::status::{FieldError, FieldErrorKind, GroupResource, Result, Status};
@@ -27,6 +31,8 @@ const DEFAULT_EXPIRATION_SECONDS: i64 = 60 * 60;
 /// `ValidateTokenRequest`: at least 10 minutes, at most 2^32 seconds.
 const MIN_EXPIRATION_SECONDS: i64 = 10 * 60;
 const MAX_EXPIRATION_SECONDS: i64 = 1 << 32;
+/// `serviceaccount.IssuedCredentialIDAuditAnnotationKey`.
+const ISSUED_CREDENTIAL_ID_KEY: &str = "authentication.kubernetes.io/issued-credential-id";
 
 /// A stored object read for binding.
 struct Bound {
@@ -72,15 +78,34 @@ fn group_of(api_version: &str) -> &str {
     }
 }
 
+/// `handlers/create.go` for `serviceaccounts/{name}/token`: decode, the
+/// namespace settled (`EnsureObjectNamespaceMatchesRequestNamespace`; the
+/// object's system fields kept, `SubresourceObjectMetaPreserver`), mutating
+/// admission, then `TokenREST.Create` with validating admission inside it.
+/// Admission sees kind `authentication.k8s.io/v1 TokenRequest`, resource
+/// `serviceaccounts`, subresource `token`, operation CREATE and the URL's
+/// name. A dry run is admitted as one and, as in kube (which never reads
+/// `dryRun` there), still answers with a token.
 pub(super) async fn create(
     api: &Arc<Api>,
     request: &ApiRequest,
     target: &Target<'_>,
 ) -> Result<ApiResponse> {
-    // `handlers/create.go`: the create options are validated, and the body
-    // is decoded with the strict decoder under `fieldValidation` Warn or
-    // Strict, as for any create.
     let options = WriteOptions::parse(request, None)?;
+    let caller = options.caller(request);
+    let result = issue(api, request, target, &options, &caller).await;
+    write::admission::with_warnings(result, &caller)
+}
+
+async fn issue(
+    api: &Arc<Api>,
+    request: &ApiRequest,
+    target: &Target<'_>,
+    options: &WriteOptions,
+    caller: &Caller,
+) -> Result<ApiResponse> {
+    // `handlers/create.go`: the body is decoded with the strict decoder
+    // under `fieldValidation` Warn or Strict, as for any create.
     let Decoded {
         object: mut body,
         mut warnings,
@@ -93,26 +118,46 @@ pub(super) async fn create(
         options.field_validation,
     )?;
     check_type(&mut body, API_VERSION, KIND)?;
+    if !body.get("metadata").is_some_and(Value::is_object) {
+        body["metadata"] = json!({});
+    }
+    settle_namespace(target, &mut body)?;
+    // `SetDefaults_TokenRequestSpec`, applied when the body is decoded.
+    if !body.get("spec").is_some_and(Value::is_object) {
+        body["spec"] = json!({});
+    }
+    if body
+        .pointer("/spec/expirationSeconds")
+        .is_none_or(Value::is_null)
+    {
+        body["spec"]["expirationSeconds"] = json!(DEFAULT_EXPIRATION_SECONDS);
+    }
     let namespace = target.namespace.unwrap_or_default();
     let name = target.name.unwrap_or_default();
-    let body_name = text(&body, "/metadata/name");
+    let attributes = write::admission::attributes(target, Operation::Create, name, None, caller);
+    api.admission
+        .mutate(&attributes, Some(&mut body), caller)
+        .await?;
+
+    // `TokenREST.Create`.
+    let body_name = text(&body, "/metadata/name").to_string();
     if !body_name.is_empty() && body_name != name {
         return Err(invalid(
             name,
             &[FieldError::invalid(
                 "metadata.name",
-                body_name,
+                &body_name,
                 "must match the service account name if specified",
             )],
         ));
     }
-    let body_namespace = text(&body, "/metadata/namespace");
+    let body_namespace = text(&body, "/metadata/namespace").to_string();
     if !body_namespace.is_empty() && body_namespace != namespace {
         return Err(invalid(
             name,
             &[FieldError::invalid(
                 "metadata.namespace",
-                body_namespace,
+                &body_namespace,
                 "must match the service account namespace if specified",
             )],
         ));
@@ -122,9 +167,48 @@ pub(super) async fn create(
         &format!("/registry/serviceaccounts/{namespace}/{name}"),
     )
     .ok_or_else(|| Status::not_found(&GroupResource::new("", "serviceaccounts"), name))?;
+    // `TokenRequestServiceAccountUIDValidation` (beta, on in 1.34).
+    let body_uid = text(&body, "/metadata/uid").to_string();
+    if !body_uid.is_empty() && body_uid != service_account.uid {
+        return Err(Status::conflict_because(
+            &GroupResource::new(GROUP, KIND),
+            name,
+            &format!(
+                "the UID in the token request ({body_uid}) does not match the UID of the service account ({})",
+                service_account.uid
+            ),
+        ));
+    }
     let tokens = &api.service_accounts;
+    let has_audiences = body
+        .pointer("/spec/audiences")
+        .and_then(Value::as_array)
+        .is_some_and(|audiences| !audiences.is_empty());
+    if !has_audiences {
+        body["spec"]["audiences"] = json!(tokens.api_audiences());
+    }
+    let now = SystemTime::now();
+    if let Some(metadata) = body.get_mut("metadata").and_then(Value::as_object_mut) {
+        if body_name.is_empty() {
+            metadata.insert(
+                "name".into(),
+                json!(text(&service_account.value, "/metadata/name")),
+            );
+        }
+        if body_namespace.is_empty() {
+            metadata.insert("namespace".into(), json!(namespace));
+        }
+        if body_uid.is_empty() {
+            metadata.insert("uid".into(), json!(service_account.uid));
+        }
+        metadata.insert(
+            "creationTimestamp".into(),
+            json!(crate::go::time::rfc3339(now)),
+        );
+    }
+    body["status"] = json!({});
     let spec = body.get("spec").cloned().unwrap_or_else(|| json!({}));
-    let mut audiences: Vec<String> = spec
+    let audiences: Vec<String> = spec
         .get("audiences")
         .and_then(Value::as_array)
         .map(|items| {
@@ -134,18 +218,15 @@ pub(super) async fn create(
                 .collect()
         })
         .unwrap_or_default();
-    if audiences.is_empty() {
-        audiences = tokens.api_audiences().to_vec();
-    }
     let mut expiration_seconds = spec
         .get("expirationSeconds")
         .and_then(Value::as_i64)
         .unwrap_or(DEFAULT_EXPIRATION_SECONDS);
-    let now = SystemTime::now();
     let now_seconds = now
         .duration_since(UNIX_EPOCH)
         .map_or(0, |since| i64::try_from(since.as_secs()).unwrap_or(0));
 
+    // Static validation, then validating admission.
     let mut errors = Vec::new();
     if expiration_seconds < MIN_EXPIRATION_SECONDS {
         errors.push(invalid_value(
@@ -164,6 +245,9 @@ pub(super) async fn create(
     if !errors.is_empty() {
         return Err(invalid("", &errors));
     }
+    api.admission
+        .validate(&attributes, Some(&body), caller)
+        .await?;
 
     let bound_ref = spec.get("boundObjectRef").filter(|value| !value.is_null());
     let mut binding = Binding::default();
@@ -263,9 +347,10 @@ pub(super) async fn create(
     }
 
     let sa_name = text(&service_account.value, "/metadata/name").to_string();
+    let id = uuid::Uuid::new_v4().to_string();
     let claims = BoundClaims {
         issuer: tokens.issuer().to_string(),
-        audiences: audiences.clone(),
+        audiences,
         namespace: namespace.to_string(),
         service_account: ObjectRef {
             name: sa_name,
@@ -275,36 +360,20 @@ pub(super) async fn create(
         issued_at: now_seconds,
         expires_at: now_seconds + valid_seconds,
         warn_after,
-        id: uuid::Uuid::new_v4().to_string(),
+        id: id.clone(),
     };
     let token = tokens
         .sign(&claims.to_json())
         .map_err(|error| Status::internal(format!("failed to generate token: {error}")))?;
+    // `ServiceAccountTokenJTI`: the issued token's credential id.
+    caller.annotate_audit(ISSUED_CREDENTIAL_ID_KEY, &credential_id_for_jti(&id));
     let expires = now + Duration::from_secs(u64::try_from(expiration_seconds).unwrap_or(0));
-    let mut metadata = body
-        .get("metadata")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
-    metadata.insert("name".into(), json!(name));
-    metadata.insert("namespace".into(), json!(namespace));
-    metadata.insert(
-        "creationTimestamp".into(),
-        json!(crate::go::time::rfc3339(now)),
-    );
-    let response = json!({
-        "apiVersion": API_VERSION,
-        "kind": KIND,
-        "metadata": metadata,
-        "spec": {
-            "audiences": audiences,
-            "expirationSeconds": expiration_seconds,
-            "boundObjectRef": bound_ref.cloned().unwrap_or(Value::Null),
-        },
-        "status": {
-            "token": token,
-            "expirationTimestamp": crate::go::time::rfc3339(expires),
-        },
+    // The request as admitted and completed, with the token in its status.
+    let mut response = body;
+    response["spec"]["expirationSeconds"] = json!(expiration_seconds);
+    response["status"] = json!({
+        "token": token,
+        "expirationTimestamp": crate::go::time::rfc3339(expires),
     });
     Ok(ApiResponse::object(201, response).with_warnings(warnings))
 }

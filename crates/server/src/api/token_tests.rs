@@ -101,7 +101,7 @@ async fn token_request_answers_a_token_that_authenticates_its_service_account() 
         review["spec"]["audiences"],
         json!(["https://kubernetes.default.svc.cluster.local"])
     );
-    assert_eq!(review["spec"]["boundObjectRef"], Value::Null);
+    assert!(review["spec"].get("boundObjectRef").is_none());
     assert!(review["status"]["expirationTimestamp"].is_string());
     let token = review["status"]["token"].as_str().unwrap_or_default();
     let user = authenticate(&api, token).unwrap();
@@ -193,6 +193,90 @@ async fn token_request_errors_are_kubes() {
     assert_eq!(
         name.body_json()["message"],
         "TokenRequest.authentication.k8s.io \"bot\" is invalid: metadata.name: Invalid value: \"other\": must match the service account name if specified"
+    );
+}
+
+/// `handlers/create.go` and `TokenREST.Create` of 1.34: the namespace is
+/// settled by the handler (a body naming another is a 400), the request
+/// keeps its system fields and gets the ServiceAccount's uid, another uid
+/// is a conflict (`TokenRequestServiceAccountUIDValidation`), and the issued
+/// token's credential id is an audit annotation.
+#[tokio::test]
+async fn token_request_metadata_is_settled_as_kube_settles_it() {
+    let api = api().await;
+    let sa = service_account(&api, "bot").await;
+    let sa_uid = sa["metadata"]["uid"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let path = "/api/v1/namespaces/default/serviceaccounts/bot/token";
+    let request = |metadata: Value| {
+        json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+               "metadata": metadata, "spec": {}})
+    };
+    let elsewhere = call(
+        &api,
+        Method::Post,
+        path,
+        Some(request(json!({"namespace": "other"}))),
+    )
+    .await;
+    assert_eq!(elsewhere.status, 400);
+    assert_eq!(
+        elsewhere.body_json()["message"],
+        "the namespace of the provided object does not match the namespace sent on the request"
+    );
+    let other_uid = call(
+        &api,
+        Method::Post,
+        path,
+        Some(request(json!({"uid": "not-the-uid"}))),
+    )
+    .await;
+    assert_eq!(other_uid.status, 409);
+    assert_eq!(
+        other_uid.body_json()["message"],
+        format!("Operation cannot be fulfilled on TokenRequest.authentication.k8s.io \"bot\": the UID in the token request (not-the-uid) does not match the UID of the service account ({sa_uid})")
+    );
+    let same_uid = call(
+        &api,
+        Method::Post,
+        path,
+        Some(request(json!({"uid": sa_uid, "labels": {"a": "b"}}))),
+    )
+    .await;
+    assert_eq!(same_uid.status, 201, "{}", same_uid.body_json());
+    let issued = call(&api, Method::Post, path, Some(request(json!({})))).await;
+    assert_eq!(issued.status, 201);
+    assert!(issued.audit_annotations.iter().any(|(key, value)| key
+        == "authentication.kubernetes.io/issued-credential-id"
+        && value.starts_with("JTI=")));
+    let issued = issued.body_json();
+    assert_eq!(issued["metadata"]["uid"], json!(sa_uid));
+    assert_eq!(issued["metadata"]["name"], "bot");
+    assert_eq!(issued["metadata"]["namespace"], "default");
+    assert_eq!(issued["spec"]["expirationSeconds"], 3600);
+    // Go omits an unset `boundObjectRef`.
+    assert!(issued["spec"].get("boundObjectRef").is_none());
+    let labelled = same_uid.body_json();
+    assert_eq!(labelled["metadata"]["labels"], json!({"a": "b"}));
+
+    // A dry run is answered with a token, as kube's TokenREST answers it.
+    let dry = call(
+        &api,
+        Method::Post,
+        &format!("{path}?dryRun=All"),
+        Some(request(json!({}))),
+    )
+    .await;
+    assert_eq!(dry.status, 201);
+    let token = dry.body_json()["status"]["token"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert_eq!(
+        authenticate(&api, &token).unwrap().name,
+        "system:serviceaccount:default:bot"
     );
 }
 
@@ -696,4 +780,66 @@ async fn every_issuer_and_every_key_file_key_is_accepted() {
         strict.authenticate_token(&token, &[]),
         TokenOutcome::NotMine
     );
+}
+
+/// claims.go: a token with a `warnafter` counts as valid before it and as
+/// stale after it, with kube's `authentication.k8s.io/stale-token` annotation.
+#[tokio::test]
+async fn tokens_past_their_warnafter_are_stale() {
+    let api = api().await;
+    let sa = service_account(&api, "kubelet-made").await;
+    let claims = |warn_after: i64| crate::serviceaccount::claims::BoundClaims {
+        issuer: api.service_accounts.issuer().to_string(),
+        audiences: api.service_accounts.api_audiences().to_vec(),
+        namespace: "default".into(),
+        service_account: ObjectRef {
+            name: "kubelet-made".into(),
+            uid: sa["metadata"]["uid"].as_str().unwrap_or_default().into(),
+        },
+        binding: Default::default(),
+        issued_at: now() - 100,
+        expires_at: now() + 3600,
+        warn_after: Some(warn_after),
+        id: String::new(),
+    };
+    let authenticator =
+        ServiceAccountAuthenticator::new(api.service_accounts.clone(), api.store.clone());
+    let counted = |name: &str| {
+        api.service_accounts
+            .uses()
+            .render()
+            .lines()
+            .find_map(|line| line.strip_prefix(&format!("{name} ")).map(str::to_string))
+            .unwrap_or_default()
+    };
+    let fresh = api
+        .service_accounts
+        .sign(&claims(now() + 60).to_json())
+        .unwrap();
+    let mut notes = crate::authn::AuthnNotes::default();
+    let outcome = authenticator.authenticate_noting_at(&fresh, &[], now(), &mut notes);
+    assert!(
+        matches!(outcome, TokenOutcome::Authenticated { .. }),
+        "{outcome:?}"
+    );
+    assert!(notes.audit_annotations.is_empty());
+    assert_eq!(counted("serviceaccount_valid_tokens_total"), "1");
+    let at = now();
+    let stale = api
+        .service_accounts
+        .sign(&claims(at - 30).to_json())
+        .unwrap();
+    let outcome = authenticator.authenticate_noting_at(&stale, &[], at, &mut notes);
+    assert!(
+        matches!(outcome, TokenOutcome::Authenticated { .. }),
+        "{outcome:?}"
+    );
+    assert_eq!(
+        notes.audit_annotations,
+        [(
+            "authentication.k8s.io/stale-token".to_string(),
+            "subject: system:serviceaccount:default:kubelet-made, seconds after warning threshold: 30".to_string()
+        )]
+    );
+    assert_eq!(counted("serviceaccount_stale_tokens_total"), "1");
 }

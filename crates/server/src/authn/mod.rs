@@ -88,6 +88,85 @@ pub enum TokenOutcome {
 /// given the audiences the request is for (`authenticator.WithAudiences`).
 pub trait TokenAuthenticator: Send + Sync {
     fn authenticate_token(&self, token: &str, audiences: &[String]) -> TokenOutcome;
+
+    /// The same, noting what kube's authenticators add to the request's
+    /// context besides the user (warnings, audit annotations) and the
+    /// writes they make (the legacy token validator's Secret label).
+    fn authenticate_token_noting(
+        &self,
+        token: &str,
+        audiences: &[String],
+        _notes: &mut AuthnNotes,
+    ) -> TokenOutcome {
+        self.authenticate_token(token, audiences)
+    }
+}
+
+/// What authenticating a request added besides its user, whatever the
+/// outcome: kube's authenticators write these into the request's context
+/// (`warning.AddWarning`, `audit.AddAuditAnnotation`) or through the
+/// loopback client (`legacy.go` `patchSecretWithLastUsedDate`); the server
+/// answers with the warnings, audits the annotations and makes the writes
+/// before the request goes on.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AuthnNotes {
+    /// Warning texts (not yet in `299 - "…"` form).
+    pub warnings: Vec<String>,
+    pub audit_annotations: Vec<(String, String)>,
+    /// Labels to set on Secrets.
+    pub secret_labels: Vec<SecretLabel>,
+}
+
+/// A label to set on a Secret (a merge patch naming its uid).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretLabel {
+    pub namespace: String,
+    pub name: String,
+    pub uid: String,
+    pub key: String,
+    pub value: String,
+}
+
+impl SecretLabel {
+    /// The merge patch kube's legacy token validator sends
+    /// (`applyv1.Secret(name, namespace).WithUID(uid).WithLabels(...)`).
+    pub fn merge_patch(&self) -> serde_json::Value {
+        serde_json::json!({
+            "kind": "Secret",
+            "apiVersion": "v1",
+            "metadata": {
+                "name": self.name,
+                "namespace": self.namespace,
+                "uid": self.uid,
+                "labels": {self.key.as_str(): self.value},
+            },
+        })
+    }
+
+    /// Where the patch goes.
+    pub fn path(&self) -> String {
+        format!(
+            "/api/v1/namespaces/{}/secrets/{}",
+            self.namespace, self.name
+        )
+    }
+}
+
+impl AuthnNotes {
+    /// `warning.AddWarning`: a text already added is not repeated.
+    pub fn warn(&mut self, text: &str) {
+        if !self.warnings.iter().any(|known| known == text) {
+            self.warnings.push(text.to_string());
+        }
+    }
+
+    /// `audit.AddAuditAnnotation`: a key already set keeps its first value.
+    pub fn annotate_audit(&mut self, key: &str, value: &str) {
+        if !self.audit_annotations.iter().any(|(known, _)| known == key) {
+            self.audit_annotations
+                .push((key.to_string(), value.to_string()));
+        }
+    }
 }
 
 impl UserInfo {
@@ -315,6 +394,17 @@ impl Authenticator {
         peer: Option<&PeerCertificate>,
         headers: &mut http::HeaderMap,
     ) -> Result<UserInfo, AuthnError> {
+        self.authenticate_noting(peer, headers, &mut AuthnNotes::default())
+    }
+
+    /// [`authenticate`](Self::authenticate), with what the authenticators
+    /// noted besides the user in `notes`.
+    pub fn authenticate_noting(
+        &self,
+        peer: Option<&PeerCertificate>,
+        headers: &mut http::HeaderMap,
+        notes: &mut AuthnNotes,
+    ) -> Result<UserInfo, AuthnError> {
         let fresh;
         let peer = match peer {
             Some(peer)
@@ -326,7 +416,7 @@ impl Authenticator {
             }
             other => other,
         };
-        let result = self.authenticate_with(peer, headers);
+        let result = self.authenticate_with(peer, headers, notes);
         if !matches!(result, Err(ref error) if !matches!(error, AuthnError::Unauthorized)) {
             headers.remove(http::header::AUTHORIZATION);
             request_header::clear_standard_headers(headers);
@@ -341,6 +431,7 @@ impl Authenticator {
         &self,
         peer: Option<&PeerCertificate>,
         headers: &http::HeaderMap,
+        notes: &mut AuthnNotes,
     ) -> Result<UserInfo, AuthnError> {
         let mut errors = Vec::new();
         if let Some(peer) = peer {
@@ -364,7 +455,7 @@ impl Authenticator {
                 .get(http::header::AUTHORIZATION)
                 .and_then(|value| value.to_str().ok());
             if let Some(token) = authorization.and_then(bearer_token) {
-                match self.authenticate_bearer(token, &self.api_audiences) {
+                match self.authenticate_bearer_noting(token, &self.api_audiences, notes) {
                     Ok((user, _)) => return Ok(user),
                     Err(message) => errors.push(AuthnError::Token(message)),
                 }
@@ -392,6 +483,17 @@ impl Authenticator {
         token: &str,
         audiences: &[String],
     ) -> Result<(UserInfo, Vec<String>), String> {
+        self.authenticate_bearer_noting(token, audiences, &mut AuthnNotes::default())
+    }
+
+    /// [`authenticate_bearer`](Self::authenticate_bearer), with what the
+    /// authenticators noted besides the user in `notes`.
+    pub fn authenticate_bearer_noting(
+        &self,
+        token: &str,
+        audiences: &[String],
+        notes: &mut AuthnNotes,
+    ) -> Result<(UserInfo, Vec<String>), String> {
         let requested = if audiences.is_empty() {
             &self.api_audiences
         } else {
@@ -405,7 +507,7 @@ impl Authenticator {
             .collect();
         let mut failures: Vec<String> = Vec::new();
         for authenticator in &self.tokens {
-            match authenticator.authenticate_token(token, requested) {
+            match authenticator.authenticate_token_noting(token, requested, notes) {
                 TokenOutcome::NotMine => {}
                 TokenOutcome::Authenticated { user, audiences } if audiences.is_empty() => {
                     // Audience agnostic: valid for the API audiences asked for.

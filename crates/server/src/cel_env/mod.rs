@@ -6,19 +6,28 @@
 //! (`staging/src/k8s.io/apiserver/pkg/cel/library`) as far as they are
 //! ported here: [`lists`] (`isSorted`, `sum`, `min`, `max`, `indexOf`,
 //! `lastIndexOf`), [`regex`] (`find`, `findAll`) and [`quantity`]
-//! (`quantity`, `isQuantity`, comparisons and `sign`), [`ip`] (kube's
-//! `ip` and `cidr` libraries).
+//! (`quantity`, `isQuantity`, comparisons, `sign` and the arithmetic),
+//! [`ip`] (kube's `ip` and `cidr` libraries), [`url`] (`url`, `isURL` and
+//! the getters, over Go's `net/url` in [`go_url`]), [`semver`], [`format`]
+//! (`format.named`, the constant formats, `validate`), [`authz`] (the
+//! `authorizer` variable's functions; the variable is bound by admission
+//! policies). [`cost_estimate`] is cel-go's static cost estimate.
 //!
-//! Not ported: quantity arithmetic, `url`, `format`, `semver`, `authz`; a rule calling one of them fails when evaluated with cel-rust's
-//! "no such overload" error. [`check`] is the type checker kube runs
-//! before evaluation (cel-go's, which cel-rust lacks), with every library's
-//! signatures declared.
+//! Not done: the runtime cost budget (cel-rust counts no cost). [`check`]
+//! is the type checker kube runs before evaluation (cel-go's, which
+//! cel-rust lacks), with every library's signatures declared.
 
+pub mod authz;
 pub mod check;
+pub mod cost_estimate;
+pub mod format;
+pub mod go_url;
 pub mod ip;
 pub mod lists;
 pub mod quantity;
 pub mod regex;
+pub mod semver;
+pub mod url;
 
 use std::sync::{Arc, OnceLock};
 
@@ -30,12 +39,16 @@ pub fn env() -> &'static Arc<Env> {
     static ENV: OnceLock<Arc<Env>> = OnceLock::new();
     ENV.get_or_init(|| {
         let mut env = Env::stdlib();
-        let libraries: [(&str, Library); 5] = [
+        let libraries: [(&str, Library); 9] = [
             ("strings", cel::extensions::strings),
             ("lists", lists::library),
             ("regex", regex::library),
             ("quantity", quantity::library),
             ("ip", ip::library),
+            ("url", url::library),
+            ("semver", semver::library),
+            ("authz", authz::library),
+            ("format", format::library),
         ];
         for (name, library) in libraries {
             if let Err(error) = env.add_extension(library) {

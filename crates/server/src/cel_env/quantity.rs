@@ -1,13 +1,13 @@
-//! kube's quantity library (`apiserver/pkg/cel/library/quantity.go`), the
-//! part that needs no arithmetic: `quantity(string)`, `isQuantity(string)`,
-//! and on a quantity `isLessThan`, `isGreaterThan`, `compareTo`, `sign()`,
-//! with `==` comparing values (`1` equals `1000m`), as
-//! `resource.Quantity.Cmp`. Not ported: `add`, `sub`, `isInteger`,
-//! `asInteger`, `asApproximateFloat`.
+//! kube's quantity library (`apiserver/pkg/cel/library/quantity.go`):
+//! `quantity(string)`, `isQuantity(string)`, and on a quantity
+//! `isLessThan`, `isGreaterThan`, `compareTo`, `sign()`, with `==`
+//! comparing values (`1` equals `1000m`), as `resource.Quantity.Cmp`; the
+//! arithmetic `add` and `sub` (of a quantity or an int), `isInteger()`,
+//! `asInteger()` and `asApproximateFloat()`.
 
 use std::sync::Arc;
 
-use cel::common::types::{Type, STRING_TYPE};
+use cel::common::types::{Type, INT_TYPE, STRING_TYPE};
 use cel::objects::Opaque;
 use cel::{DeclarationError, Env, ExecutionError, Value};
 
@@ -77,6 +77,25 @@ pub fn library(env: &mut Env) -> Result<(), DeclarationError> {
         overload!(compare_to),
     )?;
     env.add_member_overload("sign", "quantity_sign", quantity(), vec![], overload!(sign))?;
+    for (name, id, argument, function) in [
+        ("add", "quantity_add", quantity(), overload!(add)),
+        ("add", "quantity_add_int", INT_TYPE, overload!(add)),
+        ("sub", "quantity_sub", quantity(), overload!(sub)),
+        ("sub", "quantity_sub_int", INT_TYPE, overload!(sub)),
+    ] {
+        env.add_member_overload(name, id, quantity(), vec![argument], function)?;
+    }
+    for (name, id, function) in [
+        ("isInteger", "quantity_is_integer", overload!(is_integer)),
+        ("asInteger", "quantity_get_integer", overload!(as_integer)),
+        (
+            "asApproximateFloat",
+            "quantity_get_float",
+            overload!(as_approximate_float),
+        ),
+    ] {
+        env.add_member_overload(name, id, quantity(), vec![], function)?;
+    }
     Ok(())
 }
 
@@ -133,6 +152,54 @@ fn sign(args: &[Value]) -> Result<Value, ExecutionError> {
     Ok(Value::Int(i64::from(quantity("sign", value)?.sign())))
 }
 
+/// The operand of `add`/`sub`: a quantity, or an int as
+/// `resource.NewQuantity(n, DecimalExponent)`.
+fn operand(function: &str, value: &Value) -> Result<Quantity, ExecutionError> {
+    match value {
+        Value::Int(count) => Ok(Quantity::from_count(*count)),
+        other => quantity(function, other).cloned(),
+    }
+}
+
+fn wrap(value: Quantity) -> Value {
+    Value::Opaque(Arc::new(CelQuantity(value)))
+}
+
+fn add(args: &[Value]) -> Result<Value, ExecutionError> {
+    let [left, right] = arguments(args)?;
+    Ok(wrap(quantity("add", left)?.add(&operand("add", right)?)))
+}
+
+fn sub(args: &[Value]) -> Result<Value, ExecutionError> {
+    let [left, right] = arguments(args)?;
+    Ok(wrap(quantity("sub", left)?.sub(&operand("sub", right)?)))
+}
+
+fn is_integer(args: &[Value]) -> Result<Value, ExecutionError> {
+    let [value] = arguments(args)?;
+    Ok(Value::Bool(
+        quantity("isInteger", value)?.as_i64().is_some(),
+    ))
+}
+
+/// `quantityGetInt`: kube's error when the value is not a whole `int64`.
+fn as_integer(args: &[Value]) -> Result<Value, ExecutionError> {
+    let [value] = arguments(args)?;
+    quantity("asInteger", value)?
+        .as_i64()
+        .map(Value::Int)
+        .ok_or_else(|| {
+            ExecutionError::function_error("asInteger", "cannot convert value to integer")
+        })
+}
+
+fn as_approximate_float(args: &[Value]) -> Result<Value, ExecutionError> {
+    let [value] = arguments(args)?;
+    Ok(Value::Float(
+        quantity("asApproximateFloat", value)?.as_approximate_f64(),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::eval;
@@ -160,10 +227,29 @@ mod tests {
             "quantity('50M').sign() == 1",
             "quantity('-50M').sign() == -1",
             "quantity('0').sign() == 0",
+            "quantity('50k').add(quantity('20')) == quantity('50.02k')",
+            "quantity('50k').add(20) == quantity('50020')",
+            "quantity('50k').sub(quantity('20')) == quantity('49.98k')",
+            "quantity('50k').sub(20) == quantity('49980')",
+            "quantity('50k').add(quantity('-50k')) == quantity('0')",
+            "quantity('50k').sub(quantity('50k')).sign() == 0",
+            "quantity('50k').isInteger()",
+            "!quantity('50m').isInteger()",
+            "!quantity('9999999999999999999999999999999').isInteger()",
+            "quantity('50k').asInteger() == 50000",
+            "quantity('1Mi').asInteger() == 1048576",
+            "quantity('50k').asApproximateFloat() == 50000.0",
+            "quantity('50m').asApproximateFloat() == 0.05",
         ];
         for expression in truths {
             assert_eq!(eval(expression, &[]), Ok(Value::Bool(true)), "{expression}");
         }
+    }
+
+    #[test]
+    fn a_fraction_has_no_integer_value() {
+        let error = eval("quantity('50m').asInteger()", &[]).expect_err("fraction");
+        assert!(error.contains("cannot convert value to integer"), "{error}");
     }
 
     #[test]

@@ -43,7 +43,16 @@ pub enum Error {
 
 /// Parses `expression` as CEL; the errors as cel-go displays them.
 pub fn check(expression: &str) -> Result<(), Error> {
-    parse_then(expression, |_, _| Ok(()))
+    check_then(expression, |_| ())
+}
+
+/// [`check`], then `then` on the parsed expression (macros expanded), on
+/// the parser's thread: for the cost estimate of CRD rules.
+pub fn check_then<T: Send>(
+    expression: &str,
+    then: impl FnOnce(&IdedExpr) -> T + Send,
+) -> Result<T, Error> {
+    parse_then(expression, |expr, _| Ok(then(expr)))
 }
 
 /// What a checked expression must evaluate to.
@@ -70,23 +79,31 @@ pub fn check_typed(
     declarations: &Declarations,
     expected: Expected,
 ) -> Result<Type, TypedError> {
+    check_typed_then(expression, declarations, expected, |_| ()).map(|(found, ())| found)
+}
+
+/// [`check_typed`], then `then` on the checked expression, on the
+/// parser's thread (the cost estimate of CRD rules runs only on rules that
+/// check, as kube's `compileRule` estimates after compiling).
+pub fn check_typed_then<T: Send>(
+    expression: &str,
+    declarations: &Declarations,
+    expected: Expected,
+    then: impl FnOnce(&IdedExpr) -> T + Send,
+) -> Result<(Type, T), TypedError> {
     let declarations = declarations.clone();
-    let mut found = Type::Dyn;
-    let outcome = parse_then(expression, |expr, info| match crate::cel_env::check::check(
+    let (found, value) = parse_then(expression, |expr, info| match crate::cel_env::check::check(
         expr,
         info,
         &declarations,
     ) {
-        Ok(result) => {
-            found = result;
-            Ok(())
-        }
+        Ok(result) => Ok((result, then(expr))),
         Err(issues) => Err(issues
             .into_iter()
             .map(|issue| (issue.line, issue.column, issue.message))
             .collect()),
-    });
-    outcome.map_err(TypedError::Compile)?;
+    })
+    .map_err(TypedError::Compile)?;
     let fits = match expected {
         Expected::Bool => matches!(found, Type::Bool | Type::Dyn),
         Expected::String => matches!(found, Type::String | Type::Dyn),
@@ -95,7 +112,7 @@ pub fn check_typed(
     if !fits {
         return Err(TypedError::ResultType);
     }
-    Ok(found)
+    Ok((found, value))
 }
 
 /// Why [`check_typed`] refused an expression.
@@ -109,17 +126,13 @@ pub enum TypedError {
     ResultType,
 }
 
-/// A check of the parsed expression, run on the parser's thread; its
-/// errors as (line, column, message).
-type AfterParse<'f> =
-    dyn FnOnce(&IdedExpr, &SourceInfo) -> Result<(), Vec<(isize, isize, String)>> + Send + 'f;
-
-/// Parses `expression`, then runs `after` on the result; the errors as
-/// cel-go displays them.
-fn parse_then<'f>(
+/// Parses `expression`, then runs `after` on the result (on the parser's
+/// thread); the errors, `after`'s as (line, column, message), as cel-go
+/// displays them.
+fn parse_then<T: Send>(
     expression: &str,
-    after: impl FnOnce(&IdedExpr, &SourceInfo) -> Result<(), Vec<(isize, isize, String)>> + Send + 'f,
-) -> Result<(), Error> {
+    after: impl FnOnce(&IdedExpr, &SourceInfo) -> Result<T, Vec<(isize, isize, String)>> + Send,
+) -> Result<T, Error> {
     let size = expression.chars().count();
     if size > MAX_EXPRESSION_CODE_POINTS {
         // cel-go reports the limit at `common.NoLocation` (line -1, column -1).
@@ -127,8 +140,7 @@ fn parse_then<'f>(
             "ERROR: <input>:-1:0: expression code point size exceeds limit: size: {size}, limit {MAX_EXPRESSION_CODE_POINTS}"
         )));
     }
-    let after: Box<AfterParse<'f>> = Box::new(after);
-    let parse = move || -> Result<(), Vec<(isize, isize, String)>> {
+    let parse = move || -> Result<T, Vec<(isize, isize, String)>> {
         let (expr, info) = Parser::new()
             .max_recursion_depth(MAX_RECURSION_DEPTH)
             .parse_with_source_info(expression)
@@ -162,7 +174,7 @@ fn parse_then<'f>(
             .map_err(|_| Error::Parser)
     })?;
     match outcome {
-        Ok(()) => Ok(()),
+        Ok(value) => Ok(value),
         // cel-go stops at the recursion limit (a panic it recovers from)
         // and reports that error alone.
         Err(errors) if errors.iter().any(|(line, ..)| *line == -1) => Err(Error::Syntax(display(

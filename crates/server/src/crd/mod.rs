@@ -5,6 +5,7 @@
 //! establish CRDs are in `controllers/crd_naming.rs`. Custom resources then
 //! go down the same request path as every built-in kind.
 
+pub mod cel_cost;
 pub mod cel_rules;
 pub mod cel_syntax;
 pub mod cel_validation;

@@ -16,7 +16,7 @@
 
 use serde_json::{Map, Value};
 
-use super::cel_syntax::{check_typed, Expected, TypedError, RESULT_NOT_BOOL};
+use super::cel_syntax::{check_typed_then, Expected, TypedError, RESULT_NOT_BOOL};
 use crate::cel_env::check::{schema_types, Declarations, Type};
 use crate::go::strconv::quote;
 use crate::status::{FieldError, FieldErrorKind};
@@ -38,6 +38,30 @@ struct Context {
     /// `Some(reason)` where defaults are forbidden (`withForbiddenDefaults`).
     forbidden_defaults: Option<String>,
     inside_resource_meta: bool,
+    /// How many times a rule here can run per object (`CELSchemaContext`
+    /// `MaxCardinality`): `None` when unbounded.
+    cardinality: Option<u64>,
+}
+
+impl Context {
+    /// The context of a child whose count is bounded by `bound` (`maxItems`,
+    /// `maxProperties`): unbounded without one.
+    fn repeated(&self, bound: Option<u64>) -> Context {
+        Context {
+            cardinality: self
+                .cardinality
+                .zip(bound)
+                .map(|(outer, bound)| outer.saturating_mul(bound)),
+            ..self.clone()
+        }
+    }
+}
+
+fn bound(schema: &Value, name: &str) -> Option<u64> {
+    schema
+        .get(name)
+        .and_then(Value::as_i64)
+        .map(|bound| bound.max(0) as u64)
 }
 
 /// Every OpenAPI rule the schema at `path` (`spec.versions[0].schema.openAPIV3Schema`) breaks.
@@ -45,11 +69,31 @@ struct Context {
 /// `x-kubernetes-validations` (here: parses them, `cel_syntax.rs`); their
 /// errors (kube's `CELErrors`) follow every schema error.
 pub fn validate(schema: &Value, path: &str, compile_rules: bool) -> Vec<FieldError> {
+    validate_with(schema, path, compile_rules, false)
+}
+
+/// [`validate`]; `suppress_per_expression_cost` is kube's
+/// `suppressPerExpressionCost` (an update that left the schema unchanged):
+/// no rule is refused for its own estimated cost, the total still counts.
+pub fn validate_with(
+    schema: &Value,
+    path: &str,
+    compile_rules: bool,
+    suppress_per_expression_cost: bool,
+) -> Vec<FieldError> {
     let mut found = Found {
         compile_rules,
+        suppress_per_expression_cost,
         ..Found::default()
     };
-    node(schema, path, &Context::default(), true, &mut found);
+    let root = Context {
+        cardinality: Some(1),
+        ..Context::default()
+    };
+    node(schema, path, &root, true, &mut found);
+    if found.compile_rules {
+        found.cel.extend(found.total_cost.errors(path));
+    }
     found.schema.extend(found.cel);
     found.schema
 }
@@ -58,8 +102,10 @@ pub fn validate(schema: &Value, path: &str, compile_rules: bool) -> Vec<FieldErr
 #[derive(Default)]
 struct Found {
     compile_rules: bool,
+    suppress_per_expression_cost: bool,
     schema: Vec<FieldError>,
     cel: Vec<FieldError>,
+    total_cost: super::cel_cost::TotalCost,
 }
 
 fn text<'a>(schema: &'a Value, name: &str) -> &'a str {
@@ -140,7 +186,7 @@ fn node(s: &Value, path: &str, context: &Context, is_root: bool, found: &mut Fou
                 "additionalProperties and properties are mutual exclusive",
             ));
         }
-        let mut sub = context.clone();
+        let mut sub = context.repeated(bound(s, "maxProperties"));
         if context.inside_resource_meta {
             sub.forbidden_defaults =
                 Some("inside additionalProperties applying to object metadata".into());
@@ -194,9 +240,13 @@ fn node(s: &Value, path: &str, context: &Context, is_root: bool, found: &mut Fou
         );
     }
     match s.get("items") {
-        Some(items @ Value::Object(_)) => {
-            node(items, &format!("{path}.items"), context, false, found)
-        }
+        Some(items @ Value::Object(_)) => node(
+            items,
+            &format!("{path}.items"),
+            &context.repeated(bound(s, "maxItems")),
+            false,
+            found,
+        ),
         Some(Value::Array(items)) => {
             for (index, item) in items.iter().enumerate() {
                 node(
@@ -234,7 +284,7 @@ fn node(s: &Value, path: &str, context: &Context, is_root: bool, found: &mut Fou
     // level or deeper, and of a schema that is not structural.
     if found.compile_rules && found.schema.len() == schema_errors_before {
         let resource_root = is_root || flag(s, "x-kubernetes-embedded-resource");
-        rule_syntax(s, path, resource_root, &mut found.cel);
+        rule_syntax(s, path, resource_root, context.cardinality, found);
     }
 }
 
@@ -563,13 +613,24 @@ fn validation_rules(s: &Value, path: &str, errors: &mut Vec<FieldError>) {
 /// a resource with its `apiVersion`, `kind` and `metadata.name`), reported
 /// by `ValidateCustomResourceDefinitionOpenAPISchema` as `field.Invalid` of
 /// the whole `ValidationRule` (printed with `%#v`).
-fn rule_syntax(s: &Value, path: &str, resource_root: bool, errors: &mut Vec<FieldError>) {
+///
+/// A rule that checks is then estimated (`cel_cost.rs`): over
+/// `StaticEstimatedCostLimit` it is forbidden, and its cost counts
+/// toward the schema's total.
+fn rule_syntax(
+    s: &Value,
+    path: &str,
+    resource_root: bool,
+    cardinality: Option<u64>,
+    found: &mut Found,
+) {
     let rules = list(s, "x-kubernetes-validations");
     if rules.is_empty() {
         return;
     }
     // kube names the type `selfType<nanoseconds>`, new at every compile.
     let self_type = schema_types::from_json(s, "selfType0", resource_root).unwrap_or(Type::Dyn);
+    let errors = &mut found.cel;
     for (index, rule) in rules.iter().enumerate() {
         let at = |name: &str| format!("{path}.x-kubernetes-validations[{index}].{name}");
         let raw = |name: &str| rule.get(name).and_then(Value::as_str).unwrap_or("");
@@ -584,35 +645,74 @@ fn rule_syntax(s: &Value, path: &str, resource_root: bool, errors: &mut Vec<Fiel
         let declarations = Declarations::new()
             .variable("self", self_type.clone())
             .variable("oldSelf", old_self);
-        let refused = match check_typed(expression, &declarations, Expected::Bool) {
-            Ok(_) => None,
-            Err(TypedError::Compile(error)) => Some(format!("compilation failed: {error}")),
-            Err(TypedError::ResultType) => Some(RESULT_NOT_BOOL.to_string()),
-        };
-        if let Some(detail) = refused {
-            errors.push(invalid_raw(at("rule"), go_validation_rule(rule), &detail));
-            // kube returns before compiling the message expression.
-            continue;
+        let estimate = |ast: &cel::IdedExpr| crate::cel_env::cost_estimate::estimate(ast, s).max;
+        match check_typed_then(expression, &declarations, Expected::Bool, estimate) {
+            Err(error) => {
+                let detail = match error {
+                    TypedError::Compile(error) => format!("compilation failed: {error}"),
+                    TypedError::ResultType => RESULT_NOT_BOOL.to_string(),
+                };
+                errors.push(invalid_raw(at("rule"), go_validation_rule(rule), &detail));
+                // kube returns before compiling the message expression.
+                continue;
+            }
+            Ok((_, cost)) => {
+                let cost = super::cel_cost::expression_cost(cost, cardinality, s);
+                if cost > super::cel_cost::STATIC_ESTIMATED_COST_LIMIT
+                    && !found.suppress_per_expression_cost
+                {
+                    errors.push(FieldError::forbidden(
+                        &at("rule"),
+                        super::cel_cost::cost_error_message(
+                            "estimated rule cost",
+                            cost,
+                            super::cel_cost::STATIC_ESTIMATED_COST_LIMIT,
+                        ),
+                    ));
+                }
+                found.total_cost.observe(at("rule"), cost);
+            }
         }
         let message_expression = raw("messageExpression");
         if message_expression.is_empty() {
             continue;
         }
-        let refused = match check_typed(message_expression, &declarations, Expected::String) {
-            Ok(_) => None,
-            Err(TypedError::Compile(error)) => {
-                Some(format!("messageExpression compilation failed: {error}"))
+        match check_typed_then(
+            message_expression,
+            &declarations,
+            Expected::String,
+            estimate,
+        ) {
+            Err(error) => {
+                let detail = match error {
+                    TypedError::Compile(error) => {
+                        format!("messageExpression compilation failed: {error}")
+                    }
+                    TypedError::ResultType => {
+                        "messageExpression must evaluate to a string".to_string()
+                    }
+                };
+                errors.push(invalid_raw(
+                    at("messageExpression"),
+                    go_validation_rule(rule),
+                    &detail,
+                ));
             }
-            Err(TypedError::ResultType) => {
-                Some("messageExpression must evaluate to a string".to_string())
+            Ok((_, cost)) => {
+                if cost > super::cel_cost::STATIC_ESTIMATED_COST_LIMIT
+                    && !found.suppress_per_expression_cost
+                {
+                    errors.push(FieldError::forbidden(
+                        &at("messageExpression"),
+                        super::cel_cost::cost_error_message(
+                            "estimated messageExpression cost",
+                            cost,
+                            super::cel_cost::STATIC_ESTIMATED_COST_LIMIT,
+                        ),
+                    ));
+                }
+                found.total_cost.observe(at("messageExpression"), cost);
             }
-        };
-        if let Some(detail) = refused {
-            errors.push(invalid_raw(
-                at("messageExpression"),
-                go_validation_rule(rule),
-                &detail,
-            ));
         }
     }
 }

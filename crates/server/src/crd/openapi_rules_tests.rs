@@ -165,7 +165,7 @@ fn rules_that_do_not_parse_are_refused_wherever_they_sit() {
         "x-kubernetes-validations": [
             {"rule": "self.size() > 0", "messageExpression": "'bad: ' + this does not compile", "reason": "FieldValueInvalid"},
             {"rule": "(self", "message": "m", "messageExpression": "self +"},
-            {"rule": "self.split(',').all(k, k != \"\")", "messageExpression": "'size ' + string(self.size())"},
+            {"rule": "self.size() > 2 || self == \"\"", "messageExpression": "'size ' + string(self.size())"},
         ]}}}}}));
     // cel-go says `expecting <EOF>` here: Go's ANTLR runtime reports the
     // expected tokens after a full-context prediction, antlr4rust the
@@ -212,6 +212,36 @@ fn rules_are_not_parsed_beside_schema_errors_or_in_non_structural_schemas() {
     assert_eq!(got, vec![format!("{ROOT}.properties[a].uniqueItems: Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic")]);
     let schema = spec(json!({"type": "string", "x-kubernetes-validations": [{"rule": "self >"}]}));
     assert!(validate(&schema, ROOT, false).is_empty());
+}
+
+#[test]
+fn rules_over_the_estimated_cost_are_forbidden_unless_the_schema_is_unchanged() {
+    let schema = json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "names": {"type": "array", "items": {"type": "string"},
+            "x-kubernetes-validations": [{"rule": "self.all(n, n.matches('^[a-z]+$'))"}]}}}}});
+    let rule =
+        format!("{ROOT}.properties[spec].properties[names].x-kubernetes-validations[0].rule");
+    let errors = super::validate(&schema, ROOT, true);
+    assert!(
+        errors.iter().any(|error| error.field == rule
+            && error
+                .detail
+                .starts_with("estimated rule cost exceeds budget by factor of more than 100x")),
+        "{errors:?}"
+    );
+    // An update that left the schema as it was: only the total counts.
+    let suppressed = super::validate_with(&schema, ROOT, true, true);
+    assert!(
+        suppressed
+            .iter()
+            .all(|error| !error.detail.starts_with("estimated rule cost")),
+        "{suppressed:?}"
+    );
+    assert_eq!(
+        suppressed.last().map(|error| error.field.as_str()),
+        Some(ROOT),
+        "{suppressed:?}"
+    );
 }
 
 /// The rules are type-checked against the schema (`compilation.go`

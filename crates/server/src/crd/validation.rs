@@ -111,7 +111,21 @@ fn spec(crd: &Value, old: Option<&Value>, errors: &mut Vec<FieldError>) {
                 problems.join(","),
             ));
         }
-        errors.extend(super::version_rules::validate(version, index));
+        // kube's `versionsWithUnchangedSchemas`: on update, a version whose
+        // schema is as it was.
+        let unchanged_schema = old
+            .and_then(|old| old.pointer("/spec/versions").and_then(Value::as_array))
+            .and_then(|old_versions| {
+                old_versions.iter().find(|old_version| {
+                    old_version.get("name").and_then(Value::as_str) == Some(name)
+                })
+            })
+            .is_some_and(|old_version| old_version.get("schema") == version.get("schema"));
+        errors.extend(super::version_rules::validate_with(
+            version,
+            index,
+            unchanged_schema,
+        ));
     }
     let rendered = render_versions(versions);
     if !unique {

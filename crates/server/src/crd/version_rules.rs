@@ -72,6 +72,13 @@ fn text<'a>(value: &'a Value, pointer: &str) -> &'a str {
 
 /// Every rule `version` (the `index`th of `spec.versions`) breaks.
 pub fn validate(version: &Value, index: usize) -> Vec<FieldError> {
+    validate_with(version, index, false)
+}
+
+/// [`validate`], with kube's `suppressPerExpressionCost` when an update
+/// left this version's schema unchanged (`versionsWithUnchangedSchemas`:
+/// a schema accepted before is not refused for a rule's estimated cost).
+pub fn validate_with(version: &Value, index: usize, unchanged_schema: bool) -> Vec<FieldError> {
     let path = format!("spec.versions[{index}]");
     let mut errors = Vec::new();
     deprecation_warning(version, &path, &mut errors);
@@ -79,7 +86,13 @@ pub fn validate(version: &Value, index: usize) -> Vec<FieldError> {
         let status = version
             .pointer("/subresources/status")
             .is_some_and(|s| !s.is_null());
-        schema_rules(schema, status, &format!("{path}.schema"), &mut errors);
+        schema_rules(
+            schema,
+            status,
+            &format!("{path}.schema"),
+            unchanged_schema,
+            &mut errors,
+        );
     }
     subresources(version, &format!("{path}.subresources"), &mut errors);
     columns(version, &path, &mut errors);
@@ -135,7 +148,13 @@ fn deprecation_warning(version: &Value, path: &str, errors: &mut Vec<FieldError>
 
 /// `validateCustomResourceDefinitionValidation` for a v1 version's schema
 /// (`path` is `spec.versions[i].schema`).
-fn schema_rules(schema: &Value, status: bool, path: &str, errors: &mut Vec<FieldError>) {
+fn schema_rules(
+    schema: &Value,
+    status: bool,
+    path: &str,
+    unchanged_schema: bool,
+    errors: &mut Vec<FieldError>,
+) {
     let root = format!("{path}.openAPIV3Schema");
     if status {
         status_root(schema, path, errors);
@@ -153,7 +172,12 @@ fn schema_rules(schema: &Value, status: bool, path: &str, errors: &mut Vec<Field
     } else {
         errors.extend(structural);
     }
-    errors.extend(super::openapi_rules::validate(schema, &root, is_structural));
+    errors.extend(super::openapi_rules::validate_with(
+        schema,
+        &root,
+        is_structural,
+        unchanged_schema,
+    ));
 }
 
 /// With the status subresource on, the root may only hold what stays

@@ -10,6 +10,7 @@ pub mod authenticator;
 pub mod claims;
 pub mod jwt;
 pub mod keys;
+pub mod metrics;
 pub mod openid;
 pub mod verified_cache;
 
@@ -70,6 +71,11 @@ pub struct ServiceAccountTokens {
     extend_expiration: bool,
     /// `--service-account-jwks-uri`.
     jwks_uri: Option<String>,
+    /// `--service-account-lookup` (default true): legacy tokens are checked
+    /// against their Secret and ServiceAccount.
+    lookup: bool,
+    /// kube's token use counters (`/metrics`).
+    uses: metrics::TokenUseMetrics,
 }
 
 /// The flags, read but not yet loaded.
@@ -83,6 +89,8 @@ pub struct ServiceAccountOptions {
     pub jwks_uri: Option<String>,
     /// `--service-account-extend-token-expiration`; `None` is kube's default (true).
     pub extend_token_expiration: Option<bool>,
+    /// `--service-account-lookup`; `None` is kube's default (true).
+    pub lookup: Option<bool>,
 }
 
 fn read(path: &PathBuf) -> Result<Vec<u8>, ServiceAccountError> {
@@ -134,7 +142,7 @@ impl ServiceAccountTokens {
         } else {
             options.api_audiences.clone()
         };
-        Ok(ServiceAccountTokens::new(
+        let mut tokens = ServiceAccountTokens::new(
             signer,
             extra,
             issuers,
@@ -142,7 +150,9 @@ impl ServiceAccountTokens {
             options.max_token_expiration_seconds,
             options.extend_token_expiration.unwrap_or(true),
             options.jwks_uri.clone(),
-        ))
+        );
+        tokens.lookup = options.lookup.unwrap_or(true);
+        Ok(tokens)
     }
 
     /// A fresh ECDSA key with the default issuer (handler tests, `Api::new`).
@@ -173,6 +183,8 @@ impl ServiceAccountTokens {
             max_expiration_seconds,
             extend_expiration,
             jwks_uri,
+            lookup: true,
+            uses: metrics::TokenUseMetrics::default(),
         }
     }
 
@@ -203,6 +215,16 @@ impl ServiceAccountTokens {
 
     pub fn extend_expiration(&self) -> bool {
         self.extend_expiration
+    }
+
+    /// How tokens were used (`pkg/serviceaccount/metrics.go`).
+    pub fn uses(&self) -> &metrics::TokenUseMetrics {
+        &self.uses
+    }
+
+    /// `--service-account-lookup`.
+    pub fn lookup(&self) -> bool {
+        self.lookup
     }
 
     pub fn jwks_uri(&self) -> Option<&str> {

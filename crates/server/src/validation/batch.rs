@@ -4,7 +4,9 @@
 
 use serde_json::Value;
 
+use super::cron_schedule;
 use super::field::{self, child};
+use super::job_policies;
 use super::pod::pod_template_spec;
 use super::selector;
 use crate::status::FieldError;
@@ -21,6 +23,7 @@ fn job_spec_rules(spec: &Value, path: &str, errors: &mut Vec<FieldError>) {
     ] {
         field::nonnegative(spec, name, path, errors);
     }
+    job_policies::index_counts(spec, path, errors);
     if let Some(mode) = spec.get("completionMode").and_then(Value::as_str) {
         if mode != "NonIndexed" && mode != "Indexed" {
             errors.push(field::not_supported(
@@ -45,8 +48,10 @@ fn job_spec_rules(spec: &Value, path: &str, errors: &mut Vec<FieldError>) {
                     ));
                 }
             }
+            job_policies::indexed_limits(spec, path, errors);
         }
     }
+    job_policies::policies(spec, path, errors);
     let template_path = child(path, "template");
     errors.extend(pod_template_spec(spec.get("template"), &template_path));
     let policy = spec
@@ -97,10 +102,77 @@ fn job_spec(spec: &Value, errors: &mut Vec<FieldError>) {
     }
 }
 
+/// `validateGeneratedSelector`: unless `manualSelector`, the template
+/// carries the generated labels (the `batch.kubernetes.io/` ones when
+/// `prefixed`) and the selector matches them.
+fn generated_selector(object: &Value, prefixed: bool, errors: &mut Vec<FieldError>) {
+    let spec = object.get("spec").unwrap_or(&Value::Null);
+    if spec.get("manualSelector") == Some(&Value::Bool(true)) {
+        return;
+    }
+    let Some(selector_value) = spec.get("selector").filter(|value| !value.is_null()) else {
+        return;
+    };
+    let uid = crate::object::meta_str(object, "uid");
+    let name = crate::object::name(object);
+    if uid.is_empty() {
+        errors.push(field::required("metadata.uid", ""));
+    }
+    let labels = spec.pointer("/template/metadata/labels");
+    let mut expected = vec![("controller-uid", uid), ("job-name", name)];
+    if prefixed {
+        expected.extend([
+            ("batch.kubernetes.io/controller-uid", uid),
+            ("batch.kubernetes.io/job-name", name),
+        ]);
+    }
+    for (label, value) in &expected {
+        let path = field::key("spec.template.metadata.labels", label);
+        match labels
+            .and_then(|labels| labels.get(*label))
+            .and_then(Value::as_str)
+        {
+            None => errors.push(field::required(&path, *value)),
+            Some(actual) if actual != *value => errors.push(field::invalid_rendered(
+                &path,
+                &selector::go_string_map(labels),
+                format!("must be '{value}'"),
+            )),
+            Some(_) => {}
+        }
+    }
+    let expected_labels: serde_json::Map<String, Value> = expected
+        .iter()
+        .map(|(label, value)| ((*label).to_string(), Value::String((*value).to_string())))
+        .collect();
+    if selector::converts(selector_value)
+        && !selector::matches(selector_value, Some(&expected_labels))
+    {
+        errors.push(field::invalid_rendered(
+            "spec.selector",
+            &selector::go_label_selector(selector_value),
+            "`selector` not auto-generated",
+        ));
+    }
+}
+
+/// Whether the template carries both `batch.kubernetes.io/` labels
+/// (`validationOptionsForJob`'s `RequirePrefixedLabels` on update).
+fn has_prefixed_labels(job: &Value) -> bool {
+    let labels = job.pointer("/spec/template/metadata/labels");
+    [
+        "batch.kubernetes.io/job-name",
+        "batch.kubernetes.io/controller-uid",
+    ]
+    .iter()
+    .all(|label| labels.and_then(|labels| labels.get(*label)).is_some())
+}
+
 /// `ValidateJob` (selector generation ran in the strategy).
 pub fn job(object: &Value) -> Vec<FieldError> {
     let spec = object.get("spec").unwrap_or(&Value::Null);
     let mut errors = Vec::new();
+    generated_selector(object, true, &mut errors);
     job_spec(spec, &mut errors);
     let indexed = field::str_at(spec, "completionMode") == "Indexed";
     let completions = field::int_at(spec, "completions").filter(|&count| indexed && count > 0);
@@ -128,6 +200,7 @@ pub fn job_update(new: &Value, old: &Value) -> Vec<FieldError> {
     let spec = new.get("spec").unwrap_or(&null);
     let old_spec = old.get("spec").unwrap_or(&null);
     let mut errors = Vec::new();
+    generated_selector(new, has_prefixed_labels(old), &mut errors);
     job_spec(spec, &mut errors);
     let completions = spec.get("completions");
     if completions != old_spec.get("completions") {
@@ -180,22 +253,40 @@ pub fn job_update(new: &Value, old: &Value) -> Vec<FieldError> {
     errors
 }
 
-/// `validateCronJobSpec` and the name bound of `ValidateCronJobCreate`.
-pub fn cron_job(object: &Value) -> Vec<FieldError> {
+/// `validateCronJobSpec` (`old` on update) and the name bound of
+/// `ValidateCronJobCreate` (skipped on update, so that old long names stay
+/// writable).
+pub fn cron_job(object: &Value, old: Option<&Value>) -> Vec<FieldError> {
     let spec = object.get("spec").unwrap_or(&Value::Null);
+    let old_spec = old.map(|old| old.get("spec").unwrap_or(&Value::Null));
     let mut errors = Vec::new();
     let name = crate::object::name(object);
-    if name.len() > 52 {
+    if old.is_none() && name.len() > 52 {
         errors.push(field::invalid(
             "metadata.name",
             name,
             "must be no more than 52 characters",
         ));
     }
-    if field::str_at(spec, "schedule").is_empty() {
+    let schedule = field::str_at(spec, "schedule");
+    let time_zone = spec.get("timeZone").filter(|zone| !zone.is_null());
+    if schedule.is_empty() {
         errors.push(field::required("spec.schedule", ""));
+    } else {
+        let allow_tz = old_spec.is_some_and(|old| field::str_at(old, "schedule").contains("TZ"));
+        cron_schedule::schedule(
+            schedule,
+            allow_tz,
+            time_zone.and_then(Value::as_str),
+            "spec.schedule",
+            &mut errors,
+        );
     }
     field::nonnegative(spec, "startingDeadlineSeconds", "spec", &mut errors);
+    let old_zone = old_spec.and_then(|old| old.get("timeZone").filter(|zone| !zone.is_null()));
+    if old_spec.is_none() || old_zone != time_zone {
+        cron_schedule::time_zone(time_zone, "spec.timeZone", &mut errors);
+    }
     super::pod::choice(
         field::str_at(spec, "concurrencyPolicy"),
         &["Allow", "Forbid", "Replace"],
@@ -297,6 +388,17 @@ mod tests {
                 "spec.template: Invalid value: core.PodTemplateSpec{...}: field is immutable",
             ]
         );
+        // validateGeneratedSelector: a user label hiding a generated one.
+        let mut conflicting = valid.clone();
+        conflicting["spec"]["template"]["metadata"]["labels"]["controller-uid"] = json!("mine");
+        conflicting["spec"]["selector"] = json!({"matchLabels": {"controller-uid": "mine"}});
+        assert_eq!(
+            texts(job(&conflicting))[..2],
+            [
+                "spec.template.metadata.labels[controller-uid]: Invalid value: map[string]string{\"batch.kubernetes.io/controller-uid\":\"u-1\", \"batch.kubernetes.io/job-name\":\"j\", \"controller-uid\":\"mine\", \"job-name\":\"j\"}: must be 'u-1'",
+                "spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{\"controller-uid\":\"mine\"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: `selector` not auto-generated",
+            ]
+        );
         changed = valid.clone();
         changed["spec"]["parallelism"] = json!(5);
         assert!(
@@ -309,9 +411,9 @@ mod tests {
         let valid = cron(
             json!({"schedule": "*/1 * * * *", "jobTemplate": {"spec": {"template": template(Some("OnFailure"))}}}),
         );
-        assert!(texts(cron_job(&valid)).is_empty(), "{valid}");
+        assert!(texts(cron_job(&valid, None)).is_empty(), "{valid}");
         assert_eq!(
-            texts(cron_job(&cron(json!({"concurrencyPolicy": "Sometimes", "jobTemplate": {"spec": {"template": template(None), "selector": {"matchLabels": {"a": "b"}}}}})))),
+            texts(cron_job(&cron(json!({"concurrencyPolicy": "Sometimes", "jobTemplate": {"spec": {"template": template(None), "selector": {"matchLabels": {"a": "b"}}}}})), None)),
             vec![
                 "spec.schedule: Required value",
                 "spec.concurrencyPolicy: Unsupported value: \"Sometimes\": supported values: \"Allow\", \"Forbid\", \"Replace\"",
@@ -319,5 +421,22 @@ mod tests {
                 "spec.jobTemplate.spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{\"a\":\"b\"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: `selector` will be auto-generated",
             ]
         );
+        // The schedule is parsed as robfig/cron does; the time zone is checked.
+        let mut bad = valid.clone();
+        bad["spec"]["schedule"] = json!("61 * * * *");
+        bad["spec"]["timeZone"] = json!("Nowhere");
+        assert_eq!(
+            texts(cron_job(&bad, None)),
+            vec![
+                "spec.schedule: Invalid value: \"61 * * * *\": end of range (61) above maximum (59): 61",
+                "spec.timeZone: Invalid value: \"Nowhere\": unknown time zone Nowhere",
+            ]
+        );
+        // An update keeps an unchanged time zone and a long old name.
+        let mut long = valid.clone();
+        long["metadata"]["name"] = json!("c".repeat(60));
+        long["spec"]["timeZone"] = json!("Nowhere");
+        assert!(texts(cron_job(&long, Some(&long))).is_empty());
+        assert_eq!(texts(cron_job(&long, None)).len(), 2);
     }
 }

@@ -10,7 +10,9 @@
 //! - [`flowcontrol`] — FlowSchema, PriorityLevelConfiguration;
 //! - [`apiregistration`] — APIService;
 //! - [`autoscaling`] — HorizontalPodAutoscaler (autoscaling/v1 checked as its v2 form);
-//! - [`batch`] — Job, CronJob;
+//! - [`batch`] — Job, CronJob; [`job_policies`] — a Job's failure and success policies;
+//!   [`job_status`] — a Job's `/status`; [`cron_schedule`] —
+//!   a CronJob's schedule (robfig/cron) and time zone;
 //! - [`certificates`] — CertificateSigningRequest;
 //! - [`config`] — ConfigMap, Secret;
 //! - [`coordination`] — Lease;
@@ -26,17 +28,23 @@
 //! - [`node`] — Node (and its `/status`);
 //! - [`pod`], [`container`], [`pod_volumes`], [`pod_update`] — Pod, PodTemplate and
 //!   every pod template inside a workload;
+//! - [`pod_ephemeral`], [`pod_resize`], [`pod_status`] — `pods/ephemeralcontainers`,
+//!   `pods/resize`, `pods/status`;
+//!   [`pod_qos`] — a pod's QoS class;
 //! - [`policy`] — PodDisruptionBudget;
 //! - [`rbac`] — Role, ClusterRole, RoleBinding, ClusterRoleBinding;
 //! - [`resource`] — DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice (main rules);
 //! - [`scheduling`] — PriorityClass, RuntimeClass;
 //! - [`selector`] — label selectors in specs;
-//! - [`service`] — Service; [`service_cidr`] — IPAddress, ServiceCIDR;
+//! - [`service`] — Service; [`service_status`] — its `/status` (load balancer ingress);
+//!   [`service_cidr`] — IPAddress, ServiceCIDR;
+//! - [`claim_status`] — PersistentVolumeClaim `/status`;
 //! - [`storage`] — StorageClass, CSIDriver, CSINode, VolumeAttachment;
 //!   [`storage_capacity`] — CSIStorageCapacity, VolumeAttributesClass;
 //! - [`storage_core`] — PersistentVolume, PersistentVolumeClaim;
 //! - [`workloads`] — Deployment, ReplicaSet, StatefulSet, DaemonSet, ReplicationController;
-//! - [`workload_status`] — `/status` writes of Deployments, ReplicaSets, ReplicationControllers;
+//! - [`workload_status`] — `/status` writes of Deployments, ReplicaSets, ReplicationControllers,
+//!   StatefulSets, DaemonSets, HorizontalPodAutoscalers;
 //!
 //! Objects arrive as JSON trees that already decoded as their typed object
 //! (`api/typed.rs`), so a field of the wrong type cannot reach here; absent
@@ -48,10 +56,12 @@ pub mod apiregistration;
 pub mod autoscaling;
 pub mod batch;
 pub mod certificates;
+pub mod claim_status;
 pub mod config;
 pub mod container;
 pub mod controller_revision;
 pub mod coordination;
+pub mod cron_schedule;
 pub mod discovery;
 pub mod endpoints;
 pub mod event;
@@ -60,6 +70,8 @@ pub mod field;
 pub mod flowcontrol;
 pub mod ip_address;
 pub mod ip_field;
+pub mod job_policies;
+pub mod job_status;
 pub mod kube_finalizer;
 pub mod limit_range;
 pub mod namespace;
@@ -67,6 +79,9 @@ pub mod networking;
 pub mod node;
 pub mod pod;
 pub mod pod_ephemeral;
+pub mod pod_qos;
+pub mod pod_resize;
+pub mod pod_status;
 pub mod pod_update;
 pub mod pod_volumes;
 pub mod policy;
@@ -77,6 +92,7 @@ pub mod scheduling;
 pub mod selector;
 pub mod service;
 pub mod service_cidr;
+pub mod service_status;
 pub mod storage;
 pub mod storage_capacity;
 pub mod storage_core;
@@ -109,6 +125,19 @@ pub fn validate(
                 policy::pod_disruption_budget_status(object)
             }
             ("", "Namespace", Some(_)) => namespace::namespace_status(object),
+            ("", "Pod", Some(old)) => pod_status::pod_status_update(object, old),
+            ("", "Service", Some(_)) => service_status::service_status_update(object),
+            ("", "PersistentVolumeClaim", Some(_)) => claim_status::claim_status_update(object),
+            ("apps", "StatefulSet", Some(old)) => workload_status::stateful_set(object, old),
+            ("apps", "DaemonSet", Some(old)) => workload_status::daemon_set(object, old),
+            ("autoscaling", "HorizontalPodAutoscaler", Some(_)) => {
+                workload_status::horizontal_pod_autoscaler(object)
+            }
+            ("batch", "Job", Some(old)) => job_status::job_status_update(object, old),
+            // `volumeAttachmentStatusStrategy` validates as the main resource does.
+            ("storage.k8s.io", "VolumeAttachment", Some(old)) => {
+                storage::volume_attachment_update(object, old)
+            }
             ("", "Node", Some(old)) => node::node_update(object, old),
             ("", "ResourceQuota", Some(_)) => quota::resource_quota_status(object),
             ("certificates.k8s.io", "CertificateSigningRequest", Some(old)) => {
@@ -141,6 +170,11 @@ pub fn validate(
     {
         return pod_ephemeral::ephemeral_containers_update(object, old);
     }
+    if let (Some("resize"), ("", "Pod", Some(old))) =
+        (subresource, (resource.group, resource.kind, old))
+    {
+        return pod_resize::pod_resize(object, old);
+    }
     if !matches!(subresource, None | Some("scale")) {
         return Vec::new();
     }
@@ -166,7 +200,7 @@ pub fn validate(
         }
         ("batch", "Job", None) => batch::job(object),
         ("batch", "Job", Some(old)) => batch::job_update(object, old),
-        ("batch", "CronJob", _) => batch::cron_job(object),
+        ("batch", "CronJob", old) => batch::cron_job(object, old),
         ("rbac.authorization.k8s.io", "Role", _) => rbac::role(object),
         ("rbac.authorization.k8s.io", "ClusterRole", _) => rbac::cluster_role(object),
         ("rbac.authorization.k8s.io", "RoleBinding", None) => rbac::binding(object, true),

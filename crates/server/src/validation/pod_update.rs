@@ -161,7 +161,7 @@ fn munged_spec(new_spec: &Value, old_spec: &Value) -> Value {
 
 /// A JSON tree as `apiequality.Semantic.DeepEqual` compares the Go struct:
 /// absent, `null`, empty strings, lists and maps are all the zero value.
-fn normalized(value: &Value) -> Value {
+pub fn normalized(value: &Value) -> Value {
     match value {
         Value::Object(map) => {
             let mut out = Map::new();

@@ -6,13 +6,15 @@
 //! `kubectl auth can-i`, `kubectl auth reconcile`, and impersonation
 //! (`kubectl --as`), a ServiceAccount's TokenRequest token watching before
 //! and after its RoleBinding. The Roles and bindings are the
-//! tests' own (the bootstrap policy is another part of issue 15).
+//! tests' own (the bootstrap policy is another part of issue 15); the
+//! `authorizer` of ValidatingAdmissionPolicy expressions.
 #![allow(clippy::unwrap_used)]
 
 mod bindings;
 mod escalation;
 mod impersonation;
 mod modes;
+mod policy_authorizer;
 mod reconcile;
 mod refusal;
 mod reviews;

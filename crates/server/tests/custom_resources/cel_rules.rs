@@ -386,6 +386,145 @@ async fn kubes_cel_libraries_work_in_crd_rules() {
     crds.delete(&name, &DeleteParams::default()).await.unwrap();
 }
 
+/// kube's `url` and `semver` CEL libraries in CRD rules, enforced on what
+/// kubectl creates.
+#[tokio::test]
+async fn url_and_semver_rules_are_enforced_through_kubectl() {
+    let env = TestEnv::new("crd-cel-url-semver").await;
+    let crds: Api<CustomResourceDefinition> = Api::all(env.client.clone());
+    let group = format!("g{}.example.com", suffix());
+    let name = format!("mirrors.{group}");
+    let crd = format!(
+        r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: {name}
+spec:
+  group: {group}
+  scope: Namespaced
+  names: {{plural: mirrors, kind: Mirror}}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+            - rule: "isURL(self.endpoint) && url(self.endpoint).getScheme() == 'https'"
+              message: endpoint must be an https URL
+            - rule: "url(self.endpoint).getPort() == '' || int(url(self.endpoint).getPort()) < 10000"
+              messageExpression: "'port too high: ' + url(self.endpoint).getPort()"
+            - rule: "isSemver(self.version, true) && semver(self.version, true).isGreaterThan(semver('1.0.0'))"
+              message: version must be a semantic version above 1.0.0
+            properties:
+              endpoint: {{type: string, maxLength: 256}}
+              version: {{type: string, maxLength: 64}}
+"#
+    );
+    kubectl_stdin_ok(&env, "1.33", &["create", "-f", "-"], &crd);
+    tokio::time::timeout(
+        Duration::from_secs(30),
+        await_condition(crds.clone(), &name, conditions::is_crd_established()),
+    )
+    .await
+    .expect("established in time")
+    .unwrap();
+    let mirror = |name: &str, endpoint: &str, version: &str| {
+        format!(
+            "apiVersion: {group}/v1\nkind: Mirror\nmetadata:\n  name: {name}\n  namespace: {}\nspec:\n  endpoint: {endpoint:?}\n  version: {version:?}\n",
+            env.ns
+        )
+    };
+    kubectl_stdin_ok(
+        &env,
+        "1.33",
+        &["create", "-f", "-"],
+        &mirror("good", "https://mirror.example.com:8443/charts?x=1", "v1.2"),
+    );
+    let (status, _, err) = env.kubectl_stdin(
+        "1.33",
+        &["create", "-f", "-"],
+        Some(&mirror("bad", "http://mirror.example.com:80000/", "0.9.0")),
+    );
+    assert!(
+        !status.success(),
+        "kubectl created a mirror breaking the rules"
+    );
+    // kubectl lists the causes of kube's Status one per line.
+    assert!(
+        err.contains(
+            r#"The Mirror "bad" is invalid: 
+* spec: Invalid value: "object": endpoint must be an https URL
+* spec: Invalid value: "object": port too high: 80000
+* spec: Invalid value: "object": version must be a semantic version above 1.0.0"#
+        ),
+        "{err}"
+    );
+    crds.delete(&name, &DeleteParams::default()).await.unwrap();
+}
+
+/// kube's static cost limit (`StaticEstimatedCostLimit`): a rule over a
+/// list and strings declared without `maxItems`/`maxLength` is refused at
+/// CRD create with kube's message, and accepted once they are bounded.
+#[tokio::test]
+async fn unbounded_rules_are_refused_at_crd_create_by_their_estimated_cost() {
+    let env = TestEnv::new("crd-cel-cost").await;
+    let group = format!("g{}.example.com", suffix());
+    let crd = |bounds: &str| {
+        format!(
+            r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: hosts.{group}
+spec:
+  group: {group}
+  scope: Namespaced
+  names: {{plural: hosts, kind: Host}}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              names:
+                type: array
+                {bounds}
+                items: {{type: string{item_bounds}}}
+                x-kubernetes-validations:
+                - rule: "self.all(n, n.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'))"
+"#,
+            item_bounds = if bounds.is_empty() {
+                ""
+            } else {
+                ", maxLength: 63"
+            },
+        )
+    };
+    let (status, _, err) = env.kubectl_stdin("1.33", &["create", "-f", "-"], Some(&crd("")));
+    assert!(
+        !status.success(),
+        "kubectl created a CRD with an unbounded rule"
+    );
+    assert!(
+        err.contains(&format!(
+            r#"The CustomResourceDefinition "hosts.{group}" is invalid: "#
+        )) && err.contains(
+            "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[names].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)"
+        ),
+        "{err}"
+    );
+    kubectl_stdin_ok(&env, "1.33", &["create", "-f", "-"], &crd("maxItems: 64"));
+}
+
 /// Rules are type-checked against the schema at CRD create
 /// (`compilation.go` `compileRule`, cel-go's checker): kubectl's `apply` of
 /// a CRD whose rule reads a field the schema does not declare is refused

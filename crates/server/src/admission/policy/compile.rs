@@ -24,6 +24,7 @@ pub struct Uses {
     pub params: bool,
     pub namespace_object: bool,
     pub variables: bool,
+    pub authorizer: bool,
 }
 
 /// One CEL expression, compiled.
@@ -50,6 +51,7 @@ impl Expression {
                     params: references.has_variable("params"),
                     namespace_object: references.has_variable("namespaceObject"),
                     variables: references.has_variable("variables"),
+                    authorizer: references.has_variable("authorizer"),
                 }
             }
             Err(_) => Uses::default(),

@@ -74,8 +74,16 @@ async fn the_first_deny_answers_with_the_validations_reason_and_warn_adds_kubes_
     let object = json!({"metadata": {"name": "blocked"}});
     let attributes = namespace_create("blocked");
     let caller = Caller::internal();
-    let status =
-        validate(&store, None, &compiled, &attributes, Some(&object), &caller).expect_err("denied");
+    let status = validate(
+        &store,
+        None,
+        &compiled,
+        &attributes,
+        Some(&object),
+        &caller,
+        None,
+    )
+    .expect_err("denied");
     let message = "ValidatingAdmissionPolicy 'ns-policy' with binding 'deny' denied request: failed expression: object.metadata.name != 'blocked'";
     assert_eq!((status.code, status.reason), (401, "Unauthorized"));
     assert_eq!(
@@ -100,7 +108,8 @@ async fn the_first_deny_answers_with_the_validations_reason_and_warn_adds_kubes_
         &compiled,
         &attributes,
         Some(&allowed),
-        &caller
+        &caller,
+        None
     )
     .is_ok());
 }
@@ -119,8 +128,16 @@ async fn params_that_cannot_be_found_are_configuration_errors() {
         with_param_kind.clone(),
         &[binding("b", json!(["Deny"]), param_ref.clone())],
     );
-    let status =
-        validate(&store, None, &unknown, &attributes, Some(&object), &caller).expect_err("denied");
+    let status = validate(
+        &store,
+        None,
+        &unknown,
+        &attributes,
+        Some(&object),
+        &caller,
+        None,
+    )
+    .expect_err("denied");
     assert_eq!((status.code, status.reason), (422, "Invalid"));
     assert!(status.message.ends_with(
         "ValidatingAdmissionPolicy 'ns-policy' with binding 'b' denied request: failed to configure binding: paramKind kind `/v1, Kind=ConfigMap` not known"
@@ -136,6 +153,7 @@ async fn params_that_cannot_be_found_are_configuration_errors() {
         &attributes,
         Some(&object),
         &caller,
+        None,
     )
     .expect_err("denied");
     assert!(status.message.ends_with(
@@ -154,6 +172,7 @@ async fn params_that_cannot_be_found_are_configuration_errors() {
         &attributes,
         Some(&object),
         &caller,
+        None,
     )
     .expect_err("denied");
     assert!(status.message.ends_with(
@@ -167,7 +186,8 @@ async fn params_that_cannot_be_found_are_configuration_errors() {
         &allowing,
         &attributes,
         Some(&object),
-        &caller
+        &caller,
+        None
     )
     .is_ok());
 }
@@ -195,7 +215,16 @@ async fn deeply_nested_expressions_are_evaluated_on_a_large_stack() {
     let object = json!({"metadata": {"name": "deep"}});
     let attributes = namespace_create("deep");
     let caller = Caller::internal();
-    assert!(validate(&store, None, &compiled, &attributes, Some(&object), &caller).is_ok());
+    assert!(validate(
+        &store,
+        None,
+        &compiled,
+        &attributes,
+        Some(&object),
+        &caller,
+        None
+    )
+    .is_ok());
 }
 
 #[tokio::test]
@@ -221,7 +250,16 @@ async fn audit_bindings_and_audit_annotations_become_kubes_audit_annotations() {
     let object = json!({"metadata": {"name": "blocked"}});
     let attributes = namespace_create("blocked");
     let caller = Caller::internal();
-    validate(&store, None, &compiled, &attributes, Some(&object), &caller).expect("audit admits");
+    validate(
+        &store,
+        None,
+        &compiled,
+        &attributes,
+        Some(&object),
+        &caller,
+        None,
+    )
+    .expect("audit admits");
     assert_eq!(
         caller.take_audit_annotations(),
         vec![
@@ -254,6 +292,7 @@ async fn an_audit_annotation_of_another_type_denies_the_request() {
         &attributes,
         Some(&object),
         &Caller::internal(),
+        None,
     )
     .expect_err("denied");
     assert!(

@@ -40,6 +40,8 @@ pub struct Inputs<'a> {
     old_object_cel: OnceLock<cel::Value>,
     request_cel: OnceLock<cel::Value>,
     namespace_cel: OnceLock<cel::Value>,
+    /// Answers the `authorizer` variable's checks.
+    authorizer: Option<Arc<dyn crate::cel_env::authz::Checker>>,
 }
 
 impl<'a> Inputs<'a> {
@@ -56,7 +58,15 @@ impl<'a> Inputs<'a> {
             old_object_cel: OnceLock::new(),
             request_cel: OnceLock::new(),
             namespace_cel: OnceLock::new(),
+            authorizer: None,
         }
+    }
+
+    /// Binds `authorizer` (and `authorizer.requestResource`) to checks
+    /// `checker` answers.
+    pub fn with_authorizer(mut self, checker: Arc<dyn crate::cel_env::authz::Checker>) -> Self {
+        self.authorizer = Some(checker);
+        self
     }
 
     fn object(&self) -> &cel::Value {
@@ -257,6 +267,19 @@ impl<'p, 'i> Evaluation<'p, 'i> {
         }
         if uses.namespace_object {
             context.add_variable_from_value("namespaceObject", inputs.namespace_object().clone());
+        }
+        if let Some(checker) = inputs.authorizer.as_ref().filter(|_| uses.authorizer) {
+            context.add_variable_from_value(
+                "authorizer",
+                crate::cel_env::authz::authorizer(checker.clone()),
+            );
+            context.add_variable_from_value(
+                "authorizer.requestResource",
+                crate::cel_env::authz::request_resource(
+                    checker.clone(),
+                    super::authorizer::request_resource(inputs.attributes),
+                ),
+            );
         }
         if uses.variables {
             let mut bound: HashMap<String, cel::Value> = HashMap::new();

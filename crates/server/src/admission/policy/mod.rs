@@ -13,6 +13,7 @@
 //! `auditAnnotationCollector`). `status.typeChecking` is written by the status
 //! controller (`controllers/policy_status.rs`) from [`typecheck`].
 
+pub mod authorizer;
 pub mod compile;
 pub mod evaluate;
 pub mod matching;
@@ -145,11 +146,15 @@ pub fn validate(
     attributes: &Attributes<'_>,
     object: Option<&Value>,
     caller: &Caller,
+    authorizer: Option<&crate::authz::Authorizer>,
 ) -> Result<()> {
     if super::webhook::matching::is_exempt(attributes) {
         return Ok(());
     }
-    let inputs = Inputs::new(store, attributes, object);
+    let mut inputs = Inputs::new(store, attributes, object);
+    if let Some(authorizer) = authorizer {
+        inputs = inputs.with_authorizer(authorizer::RequestChecker::shared(authorizer, attributes));
+    }
     let mut denied: Vec<Denied> = Vec::new();
     for hook in &compiled.hooks {
         let policy = &hook.policy;

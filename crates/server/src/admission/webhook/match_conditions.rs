@@ -128,9 +128,30 @@ pub fn evaluate(
     attributes: &Attributes<'_>,
     object: Option<&Value>,
 ) -> Outcome {
+    evaluate_with(conditions, failure_policy, attributes, object, None)
+}
+
+/// [`evaluate`] with the `authorizer` variable (kube's `authz.go`) bound
+/// to checks `checker` answers, when there is one.
+pub fn evaluate_with(
+    conditions: &[MatchCondition],
+    failure_policy: FailurePolicy,
+    attributes: &Attributes<'_>,
+    object: Option<&Value>,
+    checker: Option<Arc<dyn crate::cel_env::authz::Checker>>,
+) -> Outcome {
     if conditions.is_empty() {
         return Outcome::Call;
     }
+    let authorizer = checker.map(|checker| {
+        (
+            crate::cel_env::authz::authorizer(checker.clone()),
+            crate::cel_env::authz::request_resource(
+                checker,
+                crate::admission::policy::authorizer::request_resource(attributes),
+            ),
+        )
+    });
     let object_value = object.map_or(cel::Value::Null, crate::cel_env::from_json);
     let old_value = attributes
         .old_object
@@ -141,6 +162,10 @@ pub fn evaluate(
         context.add_variable_from_value("object", object_value);
         context.add_variable_from_value("oldObject", old_value);
         context.add_variable_from_value("request", request_value);
+        if let Some((authorizer, request_resource)) = authorizer {
+            context.add_variable_from_value("authorizer", authorizer);
+            context.add_variable_from_value("authorizer.requestResource", request_resource);
+        }
         let mut errors = Vec::new();
         for condition in conditions {
             let program = match &condition.program {

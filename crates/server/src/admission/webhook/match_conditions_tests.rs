@@ -212,3 +212,50 @@ fn at_most_64_conditions() {
         ["webhooks[0].matchConditions: Too many: 65: must have at most 64 items"]
     );
 }
+
+/// Answers `check` as allowed for `create` only, naming what it saw.
+#[derive(Debug)]
+struct CreateOnly;
+
+impl crate::cel_env::authz::Checker for CreateOnly {
+    fn check(
+        &self,
+        request: &crate::cel_env::authz::CheckRequest,
+    ) -> crate::cel_env::authz::Decision {
+        let resource = request.resource.clone().unwrap_or_default();
+        crate::cel_env::authz::Decision {
+            allowed: request.verb == "create",
+            reason: format!(
+                "{}/{}/{}",
+                resource.resource, resource.namespace, resource.name
+            ),
+            error: None,
+        }
+    }
+}
+
+#[test]
+fn conditions_can_ask_the_authorizer() {
+    let object = object();
+    let outcome = |expression: &str| {
+        evaluate_with(
+            &conditions(&[expression]),
+            FailurePolicy::Fail,
+            &attributes(None),
+            Some(&object),
+            Some(Arc::new(CreateOnly)),
+        )
+    };
+    assert_eq!(
+        outcome("authorizer.requestResource.check('create').allowed()"),
+        Outcome::Call
+    );
+    assert_eq!(
+        outcome("authorizer.requestResource.check('create').reason() == 'configmaps/default/cm'"),
+        Outcome::Call
+    );
+    assert_eq!(
+        outcome("authorizer.group('apps').resource('deployments').check('delete').allowed()"),
+        Outcome::Skip
+    );
+}

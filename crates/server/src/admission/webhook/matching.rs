@@ -153,6 +153,7 @@ pub fn should_call(
     webhook: &Webhook,
     attributes: &Attributes<'_>,
     object: Option<&Value>,
+    authorizer: Option<&crate::authz::Authorizer>,
 ) -> Result<Option<Invocation>, Status> {
     let namespace = namespace_matches(store, &webhook.namespace_selector, attributes, object);
     if matches!(namespace, Ok(false)) {
@@ -196,12 +197,16 @@ pub fn should_call(
     if webhook.match_conditions.is_empty() {
         return Ok(Some(invocation));
     }
+    let checker = authorizer.map(|authorizer| {
+        crate::admission::policy::authorizer::RequestChecker::shared(authorizer, attributes)
+    });
     let outcome = match &invocation.equivalent {
-        None => match_conditions::evaluate(
+        None => match_conditions::evaluate_with(
             &webhook.match_conditions,
             webhook.failure_policy,
             attributes,
             object,
+            checker,
         ),
         Some(equivalent) => {
             let object = object
@@ -211,11 +216,12 @@ pub fn should_call(
                 .old_object
                 .map(|old| equivalent.to_this(old))
                 .transpose()?;
-            match_conditions::evaluate(
+            match_conditions::evaluate_with(
                 &webhook.match_conditions,
                 webhook.failure_policy,
                 &equivalent.attributes(attributes, old.as_ref()),
                 object.as_ref(),
+                checker,
             )
         }
     };

@@ -202,10 +202,13 @@ fn matching<'h>(
     hooks: &'h [Webhook],
     attributes: &Attributes<'_>,
     object: Option<&Value>,
+    authorizer: Option<&crate::authz::Authorizer>,
 ) -> Result<Vec<(&'h Webhook, Option<Equivalent>)>> {
     let mut called = Vec::new();
     for webhook in hooks {
-        if let Some(invocation) = matching::should_call(store, webhook, attributes, object)? {
+        if let Some(invocation) =
+            matching::should_call(store, webhook, attributes, object, authorizer)?
+        {
             called.push((webhook, invocation.equivalent));
         }
     }
@@ -220,11 +223,12 @@ pub async fn validate(
     attributes: &Attributes<'_>,
     object: Option<&Value>,
     caller: &Caller,
+    authorizer: Option<&crate::authz::Authorizer>,
 ) -> Result<()> {
     if matching::is_exempt(attributes) {
         return Ok(());
     }
-    let called = matching(store, hooks, attributes, object)?;
+    let called = matching(store, hooks, attributes, object, authorizer)?;
     if called.is_empty() {
         return Ok(());
     }
@@ -265,6 +269,7 @@ pub async fn mutate(
     attributes: &Attributes<'_>,
     object: &mut Option<&mut Value>,
     caller: &Caller,
+    authorizer: Option<&crate::authz::Authorizer>,
 ) -> Result<()> {
     if matching::is_exempt(attributes) {
         return Ok(());
@@ -276,7 +281,7 @@ pub async fn mutate(
         if round == 1 && (!should_reinvoke || reinvoke.is_empty()) {
             break;
         }
-        let called = matching(store, hooks, attributes, object.as_deref())?;
+        let called = matching(store, hooks, attributes, object.as_deref(), authorizer)?;
         for (webhook, equivalent) in called {
             if round == 1 && !reinvoke.contains(webhook.uid.as_str()) {
                 continue;

@@ -23,10 +23,17 @@ pub fn attributes<'a>(
 ) -> Attributes<'a> {
     let resource = target.resource;
     let subresource = target.subresource.unwrap_or_default();
-    let kind = if subresource == "scale" {
-        GroupVersionName::new("autoscaling", "v1", "Scale")
-    } else {
-        GroupVersionName::new(resource.group, resource.version, resource.kind)
+    // kube's `scope.Kind` (installer.go `GetResourceKind`): a subresource's
+    // own kind where it has one (`GroupVersionKindProvider`, else its
+    // storage's object): TokenRequest for `serviceaccounts/token`, Eviction
+    // for `pods/eviction`, Binding for `pods/binding`, the parent's for
+    // `status`.
+    let kind = match resource.subresource(subresource) {
+        _ if subresource == "scale" => GroupVersionName::new("autoscaling", "v1", "Scale"),
+        Some(def) if !subresource.is_empty() => {
+            GroupVersionName::new(def.group, def.version, def.kind)
+        }
+        _ => GroupVersionName::new(resource.group, resource.version, resource.kind),
     };
     let is_namespace = resource.group.is_empty() && resource.plural == "namespaces";
     // kube's RequestInfo: a Namespace's namespace is its own name.
@@ -111,4 +118,56 @@ pub fn with_warnings(
     };
     response.audit_annotations = audit_annotations;
     Ok(response)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::route::Verb;
+
+    fn kind_of(group: &str, plural: &str, subresource: Option<&str>) -> (String, String, String) {
+        let resource = crate::registry::builtin_resources()
+            .iter()
+            .find(|r| r.group == group && r.plural == plural)
+            .unwrap_or_else(|| panic!("{group} {plural}"));
+        let target = Target {
+            resource,
+            namespace: Some("ns"),
+            name: Some("x"),
+            subresource,
+            verb: Verb::Create,
+            custom: None,
+        };
+        let caller = Caller::new(None, false, Value::Null);
+        let attributes = attributes(&target, Operation::Create, "x", None, &caller);
+        let kind = attributes.kind;
+        (kind.group, kind.version, kind.name)
+    }
+
+    fn gvk(group: &str, version: &str, kind: &str) -> (String, String, String) {
+        (group.into(), version.into(), kind.into())
+    }
+
+    /// installer.go `GetResourceKind`: the kind admission sees.
+    #[test]
+    fn subresources_are_admitted_with_their_own_kind() {
+        assert_eq!(kind_of("", "pods", None), gvk("", "v1", "Pod"));
+        assert_eq!(kind_of("", "pods", Some("status")), gvk("", "v1", "Pod"));
+        assert_eq!(
+            kind_of("", "pods", Some("eviction")),
+            gvk("policy", "v1", "Eviction")
+        );
+        assert_eq!(
+            kind_of("", "pods", Some("binding")),
+            gvk("", "v1", "Binding")
+        );
+        assert_eq!(
+            kind_of("", "serviceaccounts", Some("token")),
+            gvk("authentication.k8s.io", "v1", "TokenRequest")
+        );
+        assert_eq!(
+            kind_of("apps", "deployments", Some("scale")),
+            gvk("autoscaling", "v1", "Scale")
+        );
+    }
 }

@@ -83,9 +83,12 @@ pub async fn update_object(
         };
         keep_system_metadata(target, &old, &mut new, spec_changed)?;
         strategy::namespace_name_label(target.resource, &mut new);
-        // kube defaults at decoding: what `pods/ephemeralcontainers` adds is
-        // defaulted as the main resource's writes are.
-        if matches!(target.subresource, None | Some("ephemeralcontainers")) {
+        // kube defaults at decoding: what `pods/ephemeralcontainers` adds
+        // and `pods/resize` changes is defaulted as the main resource's writes are.
+        if matches!(
+            target.subresource,
+            None | Some("ephemeralcontainers" | "resize")
+        ) {
             crate::defaults::apply(target.resource, &mut new);
         }
         validate::normalize(api, target, &mut new)?;

@@ -1,0 +1,75 @@
+//! Job and CronJob rules kubectl users meet: a CronJob schedule parsed as
+//! robfig/cron parses it, a time zone that does not exist, and a Job's pod
+//! failure policy.
+#![allow(clippy::unwrap_used)]
+
+use ferrokube_testkit as common;
+
+use common::{api_status, TestEnv};
+use k8s_openapi::api::batch::v1::Job;
+use kube::api::{Api, PostParams};
+use serde_json::json;
+
+#[tokio::test]
+async fn kubectl_create_cronjob_checks_the_schedule() {
+    let env = TestEnv::new("cronsched").await;
+    let create = |name: &str, schedule: &str| {
+        env.kubectl(
+            "1.33",
+            &[
+                "create",
+                "cronjob",
+                name,
+                "-n",
+                &env.ns,
+                "--image=busybox",
+                "--schedule",
+                schedule,
+            ],
+        )
+    };
+    let (status, _, err) = create("bad", "61 * * * *");
+    assert!(!status.success());
+    assert!(
+        err.contains(r#"spec.schedule: Invalid value: "61 * * * *": end of range (61) above maximum (59): 61"#),
+        "{err}"
+    );
+    let (status, _, err) = create("short", "* * * *");
+    assert!(!status.success());
+    assert!(
+        err.contains("expected exactly 5 fields, found 4: [* * * *]"),
+        "{err}"
+    );
+    let (status, out, err) = create("good", "*/5 * * * MON-FRI");
+    assert!(status.success(), "{out}{err}");
+    let (status, out, err) = create("hourly", "@hourly");
+    assert!(status.success(), "{out}{err}");
+}
+
+#[tokio::test]
+async fn kube_rs_job_with_a_bad_pod_failure_policy_is_refused() {
+    let env = TestEnv::new("jobpolicy").await;
+    let jobs: Api<Job> = env.api();
+    let job: Job = serde_json::from_value(json!({
+        "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
+        "spec": {
+            "podFailurePolicy": {"rules": [
+                {"action": "FailJob", "onExitCodes": {"operator": "In", "values": [0]}},
+            ]},
+            "template": {"spec": {"restartPolicy": "Never",
+                "containers": [{"name": "c", "image": "busybox"}]}}},
+    }))
+    .unwrap();
+    let status = api_status(jobs.create(&PostParams::default(), &job).await.unwrap_err());
+    assert_eq!(status.code, 422);
+    assert_eq!(
+        status.message,
+        "Job.batch \"j\" is invalid: spec.podFailurePolicy.rules[0].onExitCodes.values[0]: Invalid value: 0: must not be 0 for the In operator"
+    );
+    let mut fixed = job.clone();
+    fixed.spec.as_mut().unwrap().pod_failure_policy = serde_json::from_value(json!({"rules": [
+        {"action": "FailJob", "onExitCodes": {"operator": "In", "values": [1, 42]}},
+    ]}))
+    .unwrap();
+    jobs.create(&PostParams::default(), &fixed).await.unwrap();
+}
