@@ -210,7 +210,8 @@ enum Command {
         idle_connection_timeout: Duration,
         /// Built-in controllers to run, kube-controller-manager style: `*` every
         /// default-on one, `name` one more, `-name` one fewer (garbagecollector,
-        /// namespace, serviceaccount, serviceaccount-token, root-ca-cert-publisher).
+        /// namespace, serviceaccount, serviceaccount-token, root-ca-cert-publisher,
+        /// validatingadmissionpolicy-status-controller).
         #[arg(long, value_delimiter = ',', default_value = "*")]
         controllers: Vec<String>,
         /// The CIDR Service ClusterIPs are allocated from.

@@ -301,3 +301,112 @@ async fn policy_with_params_denies_and_warns_for_kubectl_and_kube_rs() {
     );
     assert!(status.success(), "{stderr}");
 }
+
+/// kubectl's `get -o jsonpath` of a policy's status field, once the status
+/// controller has observed `generation` (an empty string until then).
+fn observed_status(env: &TestEnv, name: &str, generation: i64, jsonpath: &str) -> String {
+    for _ in 0..300 {
+        let observed = env.kubectl_ok(
+            "1.33",
+            &[
+                "get",
+                "validatingadmissionpolicy",
+                name,
+                "-o",
+                "jsonpath={.status.observedGeneration}",
+            ],
+        );
+        if observed.trim() == generation.to_string() {
+            return env.kubectl_ok(
+                "1.33",
+                &[
+                    "get",
+                    "validatingadmissionpolicy",
+                    name,
+                    "-o",
+                    &format!("jsonpath={jsonpath}"),
+                ],
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    panic!("the status controller never observed generation {generation} of {name}");
+}
+
+/// The ValidatingAdmissionPolicy status controller type-checks a policy's
+/// expressions against the kinds it matches (`typechecking.go`) and writes
+/// kube's warnings to `status.typeChecking`, with `observedGeneration`;
+/// a well-typed policy gets an empty `typeChecking`.
+#[tokio::test]
+async fn a_mistyped_policy_expression_shows_kubes_warning_in_its_status() {
+    let env = TestEnv::new("vap-typecheck").await;
+    let ns = env.ns.clone();
+    let name = format!("typed-{ns}");
+    let manifest = |expression: &str| {
+        format!(
+            r#"apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: {name}
+spec:
+  paramKind:
+    apiVersion: v1
+    kind: ConfigMap
+  matchConstraints:
+    resourceRules:
+    - apiGroups: ["apps"]
+      apiVersions: ["v1"]
+      operations: ["CREATE", "UPDATE"]
+      resources: ["deployments"]
+  matchConditions:
+  - name: own-namespace
+    expression: "request.namespace == '{ns}'"
+  validations:
+  - expression: "{expression}"
+  - expression: "object.spec.replicas <= int(params.data.max)"
+    messageExpression: "'replicas ' + string(object.spec.replicas) + ' over ' + params.data.max"
+"#
+        )
+    };
+    // Well typed: generation 1 is observed with an empty `typeChecking`.
+    let (status, _, stderr) = env.kubectl_stdin(
+        "1.33",
+        &["apply", "-f", "-"],
+        Some(&manifest("object.spec.replicas > 1")),
+    );
+    assert!(status.success(), "{stderr}");
+    let type_checking = observed_status(&env, &name, 1, "{.status.typeChecking}");
+    assert_eq!(type_checking, "{}");
+
+    // Mistyped for a Deployment (accepted on write, where `object` is
+    // dyn): generation 2 gets kube's warning.
+    let (status, _, stderr) = env.kubectl_stdin(
+        "1.33",
+        &["apply", "-f", "-"],
+        Some(&manifest(
+            "object.spec.replicaz > 1 && object.spec.replicas == 'x'",
+        )),
+    );
+    assert!(status.success(), "{stderr}");
+    let warnings = observed_status(&env, &name, 2, "{.status.typeChecking.expressionWarnings}");
+    let warnings: serde_json::Value = serde_json::from_str(&warnings).unwrap();
+    assert_eq!(
+        warnings,
+        json!([{
+            "fieldRef": "spec.validations[0].expression",
+            "warning": "apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replicaz'\n | object.spec.replicaz > 1 && object.spec.replicas == 'x'\n | ...........^\nERROR: <input>:1:50: found no matching overload for '_==_' applied to '(int, string)'\n | object.spec.replicaz > 1 && object.spec.replicas == 'x'\n | .................................................^\n",
+        }])
+    );
+    let field_ref = env.kubectl_ok(
+        "1.33",
+        &[
+            "get",
+            "validatingadmissionpolicy",
+            &name,
+            "-o",
+            "jsonpath={.status.typeChecking.expressionWarnings[0].fieldRef}",
+        ],
+    );
+    assert_eq!(field_ref, "spec.validations[0].expression");
+    env.kubectl_ok("1.33", &["delete", "validatingadmissionpolicy", &name]);
+}

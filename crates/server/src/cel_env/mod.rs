@@ -13,9 +13,12 @@
 //! `authorizer` variable's functions; the variable is bound by admission
 //! policies). [`cost_estimate`] is cel-go's static cost estimate.
 //!
-//! Not done: the runtime cost budget (cel-rust counts no cost).
+//! Not done: the runtime cost budget (cel-rust counts no cost). [`check`]
+//! is the type checker kube runs before evaluation (cel-go's, which
+//! cel-rust lacks), with every library's signatures declared.
 
 pub mod authz;
+pub mod check;
 pub mod cost_estimate;
 pub mod format;
 pub mod go_url;

@@ -19,6 +19,7 @@ mod disruption;
 mod garbage_collector;
 mod gc_graph;
 mod namespace;
+mod policy_status;
 mod queue;
 mod resource_quota;
 mod resources;
@@ -52,6 +53,7 @@ pub const KNOWN_CONTROLLERS: &[(&str, bool)] = &[
     (ROOT_CA_CERT_PUBLISHER, true),
     (SERVICE_ACCOUNT, true),
     (SERVICE_ACCOUNT_TOKEN, true),
+    (VALIDATING_ADMISSION_POLICY_STATUS, true),
 ];
 
 /// Fills aggregated ClusterRoles (`admin`, `edit`, `view`, …) with the rules
@@ -78,6 +80,8 @@ pub const SERVICE_ACCOUNT: &str = "serviceaccount";
 /// The legacy token controller (fills `kubernetes.io/service-account-token` Secrets).
 pub const SERVICE_ACCOUNT_TOKEN: &str = "serviceaccount-token";
 pub const ROOT_CA_CERT_PUBLISHER: &str = "root-ca-cert-publisher";
+/// Writes ValidatingAdmissionPolicies' `status.typeChecking`.
+pub const VALIDATING_ADMISSION_POLICY_STATUS: &str = policy_status::NAME;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ControllersError {
@@ -233,6 +237,9 @@ fn start(api: &Arc<Api>, config: &ControllersConfig) -> tokio::task::JoinSet<()>
     if config.is_enabled(ROOT_CA_CERT_PUBLISHER) {
         set.spawn(root_ca::run(api.clone(), config.root_ca_pem.clone()));
     }
+    if config.is_enabled(VALIDATING_ADMISSION_POLICY_STATUS) {
+        set.spawn(policy_status::run(api.clone()));
+    }
     set
 }
 
@@ -267,6 +274,7 @@ mod tests {
             ROOT_CA_CERT_PUBLISHER,
             SERVICE_ACCOUNT,
             SERVICE_ACCOUNT_TOKEN,
+            VALIDATING_ADMISSION_POLICY_STATUS,
         ];
         assert_eq!(parse(&["*"]).unwrap(), all);
         assert_eq!(
@@ -281,7 +289,8 @@ mod tests {
                 RESOURCE_QUOTA,
                 ROOT_CA_CERT_PUBLISHER,
                 SERVICE_ACCOUNT,
-                SERVICE_ACCOUNT_TOKEN
+                SERVICE_ACCOUNT_TOKEN,
+                VALIDATING_ADMISSION_POLICY_STATUS
             ]
         );
         assert_eq!(
@@ -295,7 +304,8 @@ mod tests {
                 RESOURCE_QUOTA,
                 ROOT_CA_CERT_PUBLISHER,
                 SERVICE_ACCOUNT,
-                SERVICE_ACCOUNT_TOKEN
+                SERVICE_ACCOUNT_TOKEN,
+                VALIDATING_ADMISSION_POLICY_STATUS
             ]
         );
         assert_eq!(parse(&["namespace"]).unwrap(), vec![NAMESPACE]);

@@ -7,10 +7,10 @@
 //!
 //! The environment is `cel_env`'s: cel-rust's standard library with its
 //! strings extension and `matches` (RE2 syntax through the `regex` crate),
-//! plus kube's libraries ported there. What kube adds and is not there
-//! (the type check against the schema, the runtime cost budget) makes a
-//! rule relying on it compile, and fail or run to the end when evaluated. The static cost limits are checked
-//! at CRD validation (`cel_cost.rs`).
+//! plus kube's libraries ported there. The type check against the schema
+//! ran at CRD validation (`cel_syntax::check_typed`), and so did the static
+//! cost limits (`cel_cost.rs`); the runtime cost budget is missing, so a
+//! rule runs to the end when evaluated.
 
 use std::sync::Arc;
 

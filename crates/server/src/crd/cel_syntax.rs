@@ -5,17 +5,20 @@
 //! `Issues.String()` (`common/errors.go` `Error.ToDisplayString`, reproduced
 //! here from the parser's positions and messages).
 //!
-//! Only parsing is done: the type check against the schema (unknown fields,
-//! wrong types), cost estimation and enforcement are issue 16's, which builds
-//! on the same crate (`cel`, cel-rust, whose parser is generated from CEL's
-//! ANTLR grammar, as cel-go's is).
+//! [`check`] parses only; [`check_typed`] also type-checks against declared
+//! variables (`cel_env::check`), as `env.Compile` does. Cost estimation is
+//! not done. The parser is the `cel` crate's (cel-rust, generated from
+//! CEL's ANTLR grammar, as cel-go's is).
 //!
 //! The parser runs on its own thread with a large stack: the nesting of an
 //! expression is bounded by cel-go's own limits (`parser/options.go`:
 //! 100 000 code points, recursion depth 250), and a panic in the parser
 //! becomes an error instead of taking the request down.
 
+use cel::common::ast::{IdedExpr, SourceInfo};
 use cel::parser::Parser;
+
+use crate::cel_env::check::{Declarations, Type};
 
 /// cel-go's default `expressionSizeCodePointLimit` (kube keeps it).
 pub const MAX_EXPRESSION_CODE_POINTS: usize = 100_000;
@@ -47,7 +50,88 @@ pub fn check(expression: &str) -> Result<(), Error> {
 /// the parser's thread: for the cost estimate of CRD rules.
 pub fn check_then<T: Send>(
     expression: &str,
-    then: impl FnOnce(&cel::IdedExpr) -> T + Send,
+    then: impl FnOnce(&IdedExpr) -> T + Send,
+) -> Result<T, Error> {
+    parse_then(expression, |expr, _| Ok(then(expr)))
+}
+
+/// What a checked expression must evaluate to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expected {
+    /// A rule or a policy's validation: `cel expression must evaluate to a bool`.
+    Bool,
+    /// A `messageExpression`: `must evaluate to a string`.
+    String,
+    /// Anything (a variable, an audit annotation checked elsewhere).
+    Any,
+}
+
+/// Why a checked expression's result type was refused (kube's own text,
+/// not one of cel-go's issues).
+pub const RESULT_NOT_BOOL: &str = "cel expression must evaluate to a bool";
+
+/// Parses `expression` and type-checks it against `declarations`
+/// (`cel_env::check`): cel-go's `env.Compile`. The result type must be
+/// `expected`; a `dyn` result passes (the checker types what it cannot
+/// judge as `dyn`, kube's checker would know it: a deliberate leniency).
+pub fn check_typed(
+    expression: &str,
+    declarations: &Declarations,
+    expected: Expected,
+) -> Result<Type, TypedError> {
+    check_typed_then(expression, declarations, expected, |_| ()).map(|(found, ())| found)
+}
+
+/// [`check_typed`], then `then` on the checked expression, on the
+/// parser's thread (the cost estimate of CRD rules runs only on rules that
+/// check, as kube's `compileRule` estimates after compiling).
+pub fn check_typed_then<T: Send>(
+    expression: &str,
+    declarations: &Declarations,
+    expected: Expected,
+    then: impl FnOnce(&IdedExpr) -> T + Send,
+) -> Result<(Type, T), TypedError> {
+    let declarations = declarations.clone();
+    let (found, value) = parse_then(expression, |expr, info| match crate::cel_env::check::check(
+        expr,
+        info,
+        &declarations,
+    ) {
+        Ok(result) => Ok((result, then(expr))),
+        Err(issues) => Err(issues
+            .into_iter()
+            .map(|issue| (issue.line, issue.column, issue.message))
+            .collect()),
+    })
+    .map_err(TypedError::Compile)?;
+    let fits = match expected {
+        Expected::Bool => matches!(found, Type::Bool | Type::Dyn),
+        Expected::String => matches!(found, Type::String | Type::Dyn),
+        Expected::Any => true,
+    };
+    if !fits {
+        return Err(TypedError::ResultType);
+    }
+    Ok((found, value))
+}
+
+/// Why [`check_typed`] refused an expression.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TypedError {
+    /// It does not parse or type-check (cel-go's issues).
+    #[error("{0}")]
+    Compile(Error),
+    /// Its result is not of the expected type.
+    #[error("result type")]
+    ResultType,
+}
+
+/// Parses `expression`, then runs `after` on the result (on the parser's
+/// thread); the errors, `after`'s as (line, column, message), as cel-go
+/// displays them.
+fn parse_then<T: Send>(
+    expression: &str,
+    after: impl FnOnce(&IdedExpr, &SourceInfo) -> Result<T, Vec<(isize, isize, String)>> + Send,
 ) -> Result<T, Error> {
     let size = expression.chars().count();
     if size > MAX_EXPRESSION_CODE_POINTS {
@@ -57,10 +141,9 @@ pub fn check_then<T: Send>(
         )));
     }
     let parse = move || -> Result<T, Vec<(isize, isize, String)>> {
-        Parser::new()
+        let (expr, info) = Parser::new()
             .max_recursion_depth(MAX_RECURSION_DEPTH)
-            .parse(expression)
-            .map(|parsed| then(&parsed))
+            .parse_with_source_info(expression)
             .map_err(|errors| {
                 errors
                     .errors
@@ -77,8 +160,9 @@ pub fn check_then<T: Send>(
                         }
                         (error.pos.0, error.pos.1, message)
                     })
-                    .collect()
-            })
+                    .collect::<Vec<_>>()
+            })?;
+        after(&expr, &info)
     };
     let outcome = std::thread::scope(|scope| {
         std::thread::Builder::new()

@@ -16,6 +16,8 @@
 
 use serde_json::{Map, Value};
 
+use super::cel_syntax::{check_typed_then, Expected, TypedError, RESULT_NOT_BOOL};
+use crate::cel_env::check::{schema_types, Declarations, Type};
 use crate::go::strconv::quote;
 use crate::status::{FieldError, FieldErrorKind};
 
@@ -281,7 +283,8 @@ fn node(s: &Value, path: &str, context: &Context, is_root: bool, found: &mut Fou
     // kube skips the CEL compilation of a node with schema errors at its
     // level or deeper, and of a schema that is not structural.
     if found.compile_rules && found.schema.len() == schema_errors_before {
-        rule_syntax(s, path, context.cardinality, found);
+        let resource_root = is_root || flag(s, "x-kubernetes-embedded-resource");
+        rule_syntax(s, path, resource_root, context.cardinality, found);
     }
 }
 
@@ -604,35 +607,56 @@ fn validation_rules(s: &Value, path: &str, errors: &mut Vec<FieldError>) {
     }
 }
 
-/// `compileRule`'s parse of each `rule` and `messageExpression`
-/// (`schema/cel/compilation.go`), reported by
-/// `ValidateCustomResourceDefinitionOpenAPISchema` as `field.Invalid` of the
-/// whole `ValidationRule` (printed with `%#v`).
+/// `compileRule` for each `rule` and `messageExpression`
+/// (`schema/cel/compilation.go`): parsed and type-checked with `self` and
+/// `oldSelf` typed from this node's schema (`SchemaDeclType`, the root of
+/// a resource with its `apiVersion`, `kind` and `metadata.name`), reported
+/// by `ValidateCustomResourceDefinitionOpenAPISchema` as `field.Invalid` of
+/// the whole `ValidationRule` (printed with `%#v`).
 ///
-/// A rule that parses is then estimated (`cel_cost.rs`): over
+/// A rule that checks is then estimated (`cel_cost.rs`): over
 /// `StaticEstimatedCostLimit` it is forbidden, and its cost counts
 /// toward the schema's total.
-fn rule_syntax(s: &Value, path: &str, cardinality: Option<u64>, found: &mut Found) {
+fn rule_syntax(
+    s: &Value,
+    path: &str,
+    resource_root: bool,
+    cardinality: Option<u64>,
+    found: &mut Found,
+) {
+    let rules = list(s, "x-kubernetes-validations");
+    if rules.is_empty() {
+        return;
+    }
+    // kube names the type `selfType<nanoseconds>`, new at every compile.
+    let self_type = schema_types::from_json(s, "selfType0", resource_root).unwrap_or(Type::Dyn);
     let errors = &mut found.cel;
-    for (index, rule) in list(s, "x-kubernetes-validations").iter().enumerate() {
+    for (index, rule) in rules.iter().enumerate() {
         let at = |name: &str| format!("{path}.x-kubernetes-validations[{index}].{name}");
         let raw = |name: &str| rule.get(name).and_then(Value::as_str).unwrap_or("");
         let expression = raw("rule");
         if expression.trim().is_empty() {
             continue;
         }
+        let old_self = match rule.get("optionalOldSelf") {
+            Some(Value::Bool(true)) => Type::optional(self_type.clone()),
+            _ => self_type.clone(),
+        };
+        let declarations = Declarations::new()
+            .variable("self", self_type.clone())
+            .variable("oldSelf", old_self);
         let estimate = |ast: &cel::IdedExpr| crate::cel_env::cost_estimate::estimate(ast, s).max;
-        match super::cel_syntax::check_then(expression, estimate) {
+        match check_typed_then(expression, &declarations, Expected::Bool, estimate) {
             Err(error) => {
-                errors.push(invalid_raw(
-                    at("rule"),
-                    go_validation_rule(rule),
-                    &format!("compilation failed: {error}"),
-                ));
+                let detail = match error {
+                    TypedError::Compile(error) => format!("compilation failed: {error}"),
+                    TypedError::ResultType => RESULT_NOT_BOOL.to_string(),
+                };
+                errors.push(invalid_raw(at("rule"), go_validation_rule(rule), &detail));
                 // kube returns before compiling the message expression.
                 continue;
             }
-            Ok(cost) => {
+            Ok((_, cost)) => {
                 let cost = super::cel_cost::expression_cost(cost, cardinality, s);
                 if cost > super::cel_cost::STATIC_ESTIMATED_COST_LIMIT
                     && !found.suppress_per_expression_cost
@@ -653,13 +677,28 @@ fn rule_syntax(s: &Value, path: &str, cardinality: Option<u64>, found: &mut Foun
         if message_expression.is_empty() {
             continue;
         }
-        match super::cel_syntax::check_then(message_expression, estimate) {
-            Err(error) => errors.push(invalid_raw(
-                at("messageExpression"),
-                go_validation_rule(rule),
-                &format!("messageExpression compilation failed: {error}"),
-            )),
-            Ok(cost) => {
+        match check_typed_then(
+            message_expression,
+            &declarations,
+            Expected::String,
+            estimate,
+        ) {
+            Err(error) => {
+                let detail = match error {
+                    TypedError::Compile(error) => {
+                        format!("messageExpression compilation failed: {error}")
+                    }
+                    TypedError::ResultType => {
+                        "messageExpression must evaluate to a string".to_string()
+                    }
+                };
+                errors.push(invalid_raw(
+                    at("messageExpression"),
+                    go_validation_rule(rule),
+                    &detail,
+                ));
+            }
+            Ok((_, cost)) => {
                 if cost > super::cel_cost::STATIC_ESTIMATED_COST_LIMIT
                     && !found.suppress_per_expression_cost
                 {

@@ -165,7 +165,7 @@ fn rules_that_do_not_parse_are_refused_wherever_they_sit() {
         "x-kubernetes-validations": [
             {"rule": "self.size() > 0", "messageExpression": "'bad: ' + this does not compile", "reason": "FieldValueInvalid"},
             {"rule": "(self", "message": "m", "messageExpression": "self +"},
-            {"rule": "has(self.y) && self.all(k, k != \"\")", "messageExpression": "'size ' + string(self.size())"},
+            {"rule": "self.size() > 2 || self == \"\"", "messageExpression": "'size ' + string(self.size())"},
         ]}}}}}));
     // cel-go says `expecting <EOF>` here: Go's ANTLR runtime reports the
     // expected tokens after a full-context prediction, antlr4rust the
@@ -241,5 +241,62 @@ fn rules_over_the_estimated_cost_are_forbidden_unless_the_schema_is_unchanged() 
         suppressed.last().map(|error| error.field.as_str()),
         Some(ROOT),
         "{suppressed:?}"
+    );
+}
+
+/// The rules are type-checked against the schema (`compilation.go`
+/// `compileRule`: `env.Compile` checks, then the result must be a bool and
+/// a `messageExpression` a string).
+#[test]
+fn rules_that_do_not_type_check_are_refused_with_cel_gos_errors() {
+    let p = format!("{ROOT}.properties[spec]");
+    let got = messages(json!({"type": "object",
+    "x-kubernetes-validations": [
+        {"rule": "self.metadata.name == 'a' && self.spec.replicas > 0"},
+        {"rule": "self.metadata.namespace == 'a'"},
+    ],
+    "properties": {"spec": {"type": "object",
+        "properties": {"replicas": {"type": "integer"}, "name": {"type": "string"}},
+        "x-kubernetes-validations": [
+            {"rule": "self.foo == 1"},
+            {"rule": "self.name + 1 == 2"},
+            {"rule": "self.replicas"},
+            {"rule": "self.replicas > 1", "messageExpression": "self.replicas"},
+            {"rule": "self.replicas > 1", "messageExpression": "'too many: ' + self.bar"},
+            {"rule": "self.replicas > 1", "messageExpression": "'replicas ' + string(self.replicas)"},
+        ]}}}));
+    let rule = |rule: &str, message_expression: &str| {
+        format!(
+            r#"apiextensions.ValidationRule{{Rule:"{rule}", Message:"", MessageExpression:"{message_expression}", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}}"#
+        )
+    };
+    assert_eq!(
+        got,
+        vec![
+            format!(
+                "{p}.x-kubernetes-validations[0].rule: Invalid value: {}: compilation failed: ERROR: <input>:1:5: undefined field 'foo'\n | self.foo == 1\n | ....^",
+                rule("self.foo == 1", "")
+            ),
+            format!(
+                "{p}.x-kubernetes-validations[1].rule: Invalid value: {}: compilation failed: ERROR: <input>:1:11: found no matching overload for '_+_' applied to '(string, int)'\n | self.name + 1 == 2\n | ..........^",
+                rule("self.name + 1 == 2", "")
+            ),
+            format!(
+                "{p}.x-kubernetes-validations[2].rule: Invalid value: {}: cel expression must evaluate to a bool",
+                rule("self.replicas", "")
+            ),
+            format!(
+                "{p}.x-kubernetes-validations[3].messageExpression: Invalid value: {}: messageExpression must evaluate to a string",
+                rule("self.replicas > 1", "self.replicas")
+            ),
+            format!(
+                "{p}.x-kubernetes-validations[4].messageExpression: Invalid value: {}: messageExpression compilation failed: ERROR: <input>:1:20: undefined field 'bar'\n | 'too many: ' + self.bar\n | ...................^",
+                rule("self.replicas > 1", "'too many: ' + self.bar")
+            ),
+            format!(
+                "{ROOT}.x-kubernetes-validations[1].rule: Invalid value: {}: compilation failed: ERROR: <input>:1:14: undefined field 'namespace'\n | self.metadata.namespace == 'a'\n | .............^",
+                rule("self.metadata.namespace == 'a'", "")
+            ),
+        ]
     );
 }

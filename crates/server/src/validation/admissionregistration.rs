@@ -7,9 +7,12 @@
 //! whose own checks live in `admission/webhook/config_rules.rs`.
 //!
 //! CEL expressions are compiled as kube's validation compiles them, with
-//! the stateless compiler, `compilation failed: …` on a syntax error. Only
-//! the parse exists today: [`type_check`] is where the type check (undeclared
-//! references, a result of the wrong type) will plug in.
+//! the stateless compiler (`plugin/cel/compile.go` `CompileCELExpression`):
+//! parsed and type-checked (`cel_env::check`, with the admission variables
+//! of `admission/policy/typecheck.rs` `admission_declarations`: `object`,
+//! `oldObject`, `params` and `variables` dyn), `compilation failed: …` on
+//! a syntax or type error, `must evaluate to …` for a result of the wrong
+//! type ([`compile_error`]).
 
 use std::collections::HashSet;
 
@@ -44,18 +47,32 @@ pub enum ExpressionKind {
     Variable,
 }
 
-/// The type check of a parsed expression (kube's `CompileCELExpression`
-/// after the parse). Not done yet: the checker (vapcheck's, issue #16)
-/// plugs in here and returns its `compilation failed: …` detail.
-pub fn type_check(_expression: &str, _kind: ExpressionKind, _has_params: bool) -> Option<String> {
-    None
-}
-
-/// The detail of kube's `compilation failed` error for `expression`, if any.
+/// The detail of kube's `compilation failed` error for `expression`, if
+/// any, or of its result type (`must evaluate to bool`). A `dyn` result
+/// passes (the checker's leniency, see `crd/cel_syntax.rs` `check_typed`).
 pub fn compile_error(expression: &str, kind: ExpressionKind, has_params: bool) -> Option<String> {
-    match cel_syntax::check(expression) {
-        Err(error) => Some(format!("compilation failed: {error}")),
-        Ok(()) => type_check(expression, kind, has_params),
+    use crate::cel_env::check::Type;
+    use cel_syntax::{Expected, TypedError};
+    let expected = match kind {
+        ExpressionKind::Condition => Expected::Bool,
+        ExpressionKind::Message => Expected::String,
+        ExpressionKind::AuditValue | ExpressionKind::Variable => Expected::Any,
+    };
+    let declarations = crate::admission::policy::typecheck::admission_declarations(has_params)
+        .variable("variables", Type::Dyn);
+    let wrong_type = || match kind {
+        ExpressionKind::Condition => "must evaluate to bool".to_string(),
+        ExpressionKind::Message => "must evaluate to string".to_string(),
+        ExpressionKind::AuditValue | ExpressionKind::Variable => {
+            "must evaluate to one of [string null_type]".to_string()
+        }
+    };
+    match cel_syntax::check_typed(expression, &declarations, expected) {
+        Ok(Type::String | Type::Null | Type::Dyn) => None,
+        Ok(_) if kind == ExpressionKind::AuditValue => Some(wrong_type()),
+        Ok(_) => None,
+        Err(TypedError::Compile(error)) => Some(format!("compilation failed: {error}")),
+        Err(TypedError::ResultType) => Some(wrong_type()),
     }
 }
 

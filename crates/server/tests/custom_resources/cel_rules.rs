@@ -524,3 +524,81 @@ spec:
     );
     kubectl_stdin_ok(&env, "1.33", &["create", "-f", "-"], &crd("maxItems: 64"));
 }
+
+/// Rules are type-checked against the schema at CRD create
+/// (`compilation.go` `compileRule`, cel-go's checker): kubectl's `apply` of
+/// a CRD whose rule reads a field the schema does not declare is refused
+/// with kube's message, source line and caret; the same CRD with the field
+/// spelled right is created.
+#[tokio::test]
+async fn kubectl_is_refused_a_crd_whose_rule_reads_an_undefined_field() {
+    let env = TestEnv::new("crd-cel-types").await;
+    let group = format!("g{}.example.com", suffix());
+    let manifest = |rule: &str| {
+        format!(
+            r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: rules.{group}
+spec:
+  group: {group}
+  scope: Namespaced
+  names: {{plural: rules, kind: Rule}}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+            - rule: "{rule}"
+            properties:
+              replicas: {{type: integer}}
+              name: {{type: string}}
+"#
+        )
+    };
+    let (status, _, err) = env.kubectl_stdin(
+        "1.33",
+        &["apply", "-f", "-"],
+        Some(&manifest("self.replicas > 0 && self.foo == 1")),
+    );
+    assert!(
+        !status.success(),
+        "kubectl applied a CRD with a mistyped rule"
+    );
+    assert!(
+err.contains(&format!(
+            r#"The CustomResourceDefinition "rules.{group}" is invalid: spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{{Rule:"self.replicas > 0 && self.foo == 1", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}}: compilation failed: ERROR: <input>:1:26: undefined field 'foo'
+ | self.replicas > 0 && self.foo == 1
+ | .........................^"#
+        )),
+        "{err}"
+    );
+    let (status, _, err) = env.kubectl_stdin(
+        "1.33",
+        &["apply", "-f", "-"],
+        Some(&manifest("self.replicas + 1 == self.name")),
+    );
+    assert!(
+        !status.success(),
+        "kubectl applied a CRD with a mistyped rule"
+    );
+    assert!(
+        err.contains("compilation failed: ERROR: <input>:1:19: found no matching overload for '_==_' applied to '(int, string)'"),
+        "{err}"
+    );
+    let out = kubectl_stdin_ok(
+        &env,
+        "1.33",
+        &["apply", "-f", "-"],
+        &manifest("self.replicas > 0 && self.name != ''"),
+    );
+    assert!(out.contains(&format!("rules.{group} created")), "{out}");
+    let (status, _, err) = env.kubectl("1.33", &["delete", "crd", &format!("rules.{group}")]);
+    assert!(status.success(), "{err}");
+}

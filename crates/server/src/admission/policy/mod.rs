@@ -10,12 +10,14 @@
 //! `validation.policy.admission.k8s.io/validation_failure` audit annotation,
 //! and each `auditAnnotations` value becomes the annotation
 //! `<policy>/<key>` (`publishValidationFailureAnnotation`,
-//! `auditAnnotationCollector`). `status.typeChecking` is not written.
+//! `auditAnnotationCollector`). `status.typeChecking` is written by the status
+//! controller (`controllers/policy_status.rs`) from [`typecheck`].
 
 pub mod authorizer;
 pub mod compile;
 pub mod evaluate;
 pub mod matching;
+pub mod typecheck;
 
 use std::sync::{Arc, Mutex};
 

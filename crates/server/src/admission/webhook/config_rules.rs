@@ -5,8 +5,8 @@
 //! kube's paths and texts, and its relaxations on update (a rule the old
 //! object already broke is not enforced).
 //!
-//! `matchConditions` are checked by `match_conditions::validate` (parsed,
-//! not type-checked); the rules and selectors by the checks the policies
+//! `matchConditions` are checked by `match_conditions::validate` (parsed
+//! and type-checked); the rules and selectors by the checks the policies
 //! share (`validation/admission_rules.rs`). Dispatched from
 //! `validation/mod.rs`.
 

@@ -12,10 +12,13 @@
 //! when no condition is false: under `failurePolicy: Fail` the request is
 //! refused with kube's 403, under `Ignore` the webhook is skipped.
 //!
-//! Not done: the `authorizer` variable (a condition reading it fails to
-//! evaluate), the type check at create (undeclared references, a result
-//! that is not a bool: kube refuses those with `compilation failed`), cost
-//! estimation and the runtime cost budget.
+//! At create, conditions are type-checked as kube compiles them (`object`
+//! and `oldObject` dyn, `request`, `namespaceObject` and `authorizer`
+//! typed: `typecheck::admission_declarations`): `compilation failed: …`
+//! for undeclared references and mismatched types, `must evaluate to bool`.
+//!
+//! Not done: the `authorizer` variable at evaluation (a condition reading
+//! it fails to evaluate), cost estimation and the runtime cost budget.
 
 use std::collections::HashSet;
 use std::sync::Arc;

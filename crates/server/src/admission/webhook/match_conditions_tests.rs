@@ -167,6 +167,34 @@ fn configurations_are_validated_as_kube_validates_them() {
     );
 }
 
+/// Conditions are type-checked as kube compiles them
+/// (`plugin/cel/compile.go`): undeclared names and mistyped requests fail
+/// with cel-go's issues, a result that is not a bool with `must evaluate
+/// to bool`.
+#[test]
+fn conditions_are_type_checked_as_kube_compiles_them() {
+    let mut errors = Vec::new();
+    validate(
+        Some(&json!([
+            {"name": "a", "expression": "object.metadata.name == 'x' && request.userInfo.username != ''"},
+            {"name": "b", "expression": "bogus == 1"},
+            {"name": "c", "expression": "request.operation + 1 == 2"},
+            {"name": "d", "expression": "request.name"},
+        ])),
+        "webhooks[0].matchConditions",
+        false,
+        &mut errors,
+    );
+    assert_eq!(
+        texts(&errors),
+        [
+            "webhooks[0].matchConditions[1].expression: Invalid value: \"bogus == 1\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'bogus' (in container '')\n | bogus == 1\n | ^",
+            "webhooks[0].matchConditions[2].expression: Invalid value: \"request.operation + 1 == 2\": compilation failed: ERROR: <input>:1:19: found no matching overload for '_+_' applied to '(string, int)'\n | request.operation + 1 == 2\n | ..................^",
+            "webhooks[0].matchConditions[3].expression: Invalid value: \"request.name\": must evaluate to bool",
+        ]
+    );
+}
+
 #[test]
 fn at_most_64_conditions() {
     let many: Vec<Value> = (0..65)
