@@ -259,11 +259,32 @@ impl RbacIndex {
         namespace: &str,
         mut visitor: impl FnMut(&'s Arc<Binding>) -> bool,
     ) {
-        if !self.cluster_bindings.visit_for_user(user, &mut visitor) || namespace.is_empty() {
-            return;
+        if self.visit_cluster_bindings_for(user, &mut visitor) {
+            self.visit_namespace_bindings_for(user, namespace, visitor);
         }
-        if let Some(by_subject) = self.namespaced_bindings.get(namespace) {
-            by_subject.visit_for_user(user, visitor);
+    }
+
+    /// The ClusterRoleBindings naming `user` (or a group of it), by name;
+    /// false when `visitor` stopped.
+    pub fn visit_cluster_bindings_for<'s>(
+        &'s self,
+        user: &UserInfo,
+        visitor: impl FnMut(&'s Arc<Binding>) -> bool,
+    ) -> bool {
+        self.cluster_bindings.visit_for_user(user, visitor)
+    }
+
+    /// The RoleBindings of `namespace` (none for an empty one) naming
+    /// `user`, by name; false when `visitor` stopped.
+    pub fn visit_namespace_bindings_for<'s>(
+        &'s self,
+        user: &UserInfo,
+        namespace: &str,
+        visitor: impl FnMut(&'s Arc<Binding>) -> bool,
+    ) -> bool {
+        match self.namespaced_bindings.get(namespace) {
+            Some(by_subject) if !namespace.is_empty() => by_subject.visit_for_user(user, visitor),
+            _ => true,
         }
     }
 

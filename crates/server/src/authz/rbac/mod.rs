@@ -110,22 +110,37 @@ impl Rbac {
         self.catch_up();
         let index = self.read_index();
         let mut errors = Vec::new();
-        let mut allowed_by = None;
-        visit(&index, attributes.user, attributes.namespace, |visit| {
-            match visit {
-                Visit::Rule { source, rule } => {
-                    if rule.allows(attributes) {
-                        allowed_by = Some(match allow_reason {
-                            AllowReason::Describe => format!("RBAC: allowed by {source}"),
-                            AllowReason::Omit => String::new(),
-                        });
-                        return false;
-                    }
-                }
-                Visit::Error(error) => errors.push(error.to_string()),
+        let allowed_by = match allow_reason {
+            AllowReason::Describe => {
+                first_allowing(&index, attributes, Bindings::All, allow_reason, &mut errors)
             }
-            true
-        });
+            // Whether a rule allows does not depend on the order the
+            // bindings are read in, only which binding is named and the
+            // order of the errors do; the request path names none, so it
+            // reads the namespace's bindings first (a namespaced request is
+            // most often granted there) and keeps kube's order of errors.
+            AllowReason::Omit => {
+                let mut namespace_errors = Vec::new();
+                let namespaced = first_allowing(
+                    &index,
+                    attributes,
+                    Bindings::Namespace,
+                    allow_reason,
+                    &mut namespace_errors,
+                );
+                let allowed_by = namespaced.or_else(|| {
+                    first_allowing(
+                        &index,
+                        attributes,
+                        Bindings::Cluster,
+                        allow_reason,
+                        &mut errors,
+                    )
+                });
+                errors.extend(namespace_errors);
+                allowed_by
+            }
+        };
         if let Some(reason) = allowed_by {
             return Decision::allow(reason);
         }
@@ -194,9 +209,63 @@ fn visit(
     index: &RbacIndex,
     user: &UserInfo,
     namespace: &str,
+    visitor: impl FnMut(Visit<'_>) -> bool,
+) {
+    visit_in(index, user, namespace, Bindings::All, visitor);
+}
+
+/// Which of a user's bindings [`visit_in`] reads.
+#[derive(Clone, Copy)]
+enum Bindings {
+    /// The cluster's then the namespace's, as kube's `VisitRulesFor`.
+    All,
+    Cluster,
+    Namespace,
+}
+
+/// The reason of the first rule among `bindings` that allows the request
+/// (empty unless `allow_reason` describes it); the role resolution errors
+/// met before it are added to `errors`.
+fn first_allowing(
+    index: &RbacIndex,
+    attributes: &Attributes<'_>,
+    bindings: Bindings,
+    allow_reason: AllowReason,
+    errors: &mut Vec<String>,
+) -> Option<String> {
+    let mut allowed_by = None;
+    visit_in(
+        index,
+        attributes.user,
+        attributes.namespace,
+        bindings,
+        |visit| {
+            match visit {
+                Visit::Rule { source, rule } => {
+                    if rule.allows(attributes) {
+                        allowed_by = Some(match allow_reason {
+                            AllowReason::Describe => format!("RBAC: allowed by {source}"),
+                            AllowReason::Omit => String::new(),
+                        });
+                        return false;
+                    }
+                }
+                Visit::Error(error) => errors.push(error.to_string()),
+            }
+            true
+        },
+    );
+    allowed_by
+}
+
+fn visit_in(
+    index: &RbacIndex,
+    user: &UserInfo,
+    namespace: &str,
+    bindings: Bindings,
     mut visitor: impl FnMut(Visit<'_>) -> bool,
 ) {
-    index.visit_bindings_for(user, namespace, |binding| {
+    let each = |binding: &std::sync::Arc<objects::Binding>| {
         let Some(subject) = binding.subject_for(user) else {
             debug_assert!(
                 false,
@@ -214,7 +283,16 @@ fn visit(
                 rule,
             })
         })
-    });
+    };
+    match bindings {
+        Bindings::All => index.visit_bindings_for(user, namespace, each),
+        Bindings::Cluster => {
+            index.visit_cluster_bindings_for(user, each);
+        }
+        Bindings::Namespace => {
+            index.visit_namespace_bindings_for(user, namespace, each);
+        }
+    }
 }
 
 /// `utilerrors.NewAggregate(errs).Error()`: one message as it is, several

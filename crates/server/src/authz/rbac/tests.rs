@@ -421,6 +421,57 @@ fn requests_are_decided_alike_without_the_allow_reason() {
     assert_eq!(allowed.reason, "");
 }
 
+/// The request path reads a namespace's bindings before the cluster's;
+/// the verdict and a refusal's errors (cluster first, as kube lists them)
+/// are those of kube's order.
+#[test]
+fn namespace_bindings_first_decide_and_refuse_as_kubes_order() {
+    let rbac = rbac(vec![
+        cluster_role(
+            "pod-reader",
+            json!([{"verbs": ["get"], "apiGroups": [""], "resources": ["pods"]}]),
+        ),
+        cluster_role_binding("a", "missing-a", json!([{"kind": "Group", "name": "team"}])),
+        cluster_role_binding("z", "pod-reader", json!([{"kind": "User", "name": "jane"}])),
+        role_binding(
+            "dev",
+            "b",
+            "Role",
+            "missing-b",
+            json!([{"kind": "User", "name": "jane"}]),
+        ),
+        role_binding(
+            "dev",
+            "c",
+            "ClusterRole",
+            "pod-reader",
+            json!([{"kind": "Group", "name": "team"}]),
+        ),
+    ]);
+    let jane = user("jane", &["team"]);
+    let cases = [
+        // Allowed by the cluster binding, and by the namespace's.
+        resource(&jane, "get", "", "pods", "", "dev", "p"),
+        // Allowed by the cluster binding only.
+        resource(&jane, "get", "", "pods", "", "prod", "p"),
+        // Refused: both missing roles named, the cluster's first.
+        resource(&jane, "delete", "", "pods", "", "dev", "p"),
+        resource(&jane, "delete", "", "pods", "", "", "p"),
+    ];
+    for attributes in &cases {
+        let described = rbac.authorize(attributes);
+        let quiet = rbac.decide(attributes, AllowReason::Omit);
+        assert_eq!(quiet.verdict, described.verdict, "{attributes:?}");
+        if !described.allowed() {
+            assert_eq!(quiet.reason, described.reason, "{attributes:?}");
+        }
+    }
+    assert_eq!(
+        rbac.decide(&cases[2], AllowReason::Omit).reason,
+        r#"RBAC: [clusterrole.rbac.authorization.k8s.io "missing-a" not found, role.rbac.authorization.k8s.io "missing-b" not found]"#
+    );
+}
+
 /// `resource/subresource` rules are compared without joining the request's
 /// two parts: a rule for another subresource, or for the resource alone, or
 /// a prefix of the resource, does not match.
