@@ -44,6 +44,8 @@ pub struct CompiledRule {
 pub struct CelRules {
     /// Sorted by node id.
     by_node: Vec<(NodeId, Box<[CompiledRule]>)>,
+    /// The deepest rule or message expression's nesting depth.
+    depth: usize,
 }
 
 impl CelRules {
@@ -79,7 +81,16 @@ impl CelRules {
                 .and_then(|handle| handle.join().ok())
         });
         match compiled {
-            Some(by_node) => CelRules { by_node },
+            Some(by_node) => {
+                let depth = by_node
+                    .iter()
+                    .flat_map(|(_, rules)| rules.iter())
+                    .flat_map(|rule| rule.program.as_ref().ok().into_iter().chain(&rule.message))
+                    .map(|program| crate::cel_env::depth(program.expression()))
+                    .max()
+                    .unwrap_or(0);
+                CelRules { by_node, depth }
+            }
             None => {
                 tracing::warn!("the CEL rules of a CRD version could not be compiled");
                 CelRules::default()
@@ -93,6 +104,13 @@ impl CelRules {
             Ok(index) => &self.by_node[index].1,
             Err(_) => &[],
         }
+    }
+
+    /// The deepest expression's nesting depth: deeper than
+    /// [`crate::cel_env::SHALLOW_DEPTH`] is evaluated on a thread with the
+    /// parser's stack.
+    pub fn depth(&self) -> usize {
+        self.depth
     }
 
     /// Whether no node has rules.

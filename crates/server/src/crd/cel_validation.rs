@@ -63,8 +63,13 @@ pub fn validate(
         walk.node("", object, old, root, root, true, false);
         walk.errors
     };
-    // Evaluation recurses as deep as the expression nests: on a thread
-    // with the parser's stack.
+    // Evaluation recurses as deep as the expression nests (the object's
+    // depth is bounded at decoding): shallow rules on the request's thread,
+    // deep ones on a thread with the parser's stack. Starting that thread
+    // for every object cost a create more than its rules.
+    if rules.depth() <= crate::cel_env::SHALLOW_DEPTH {
+        return run();
+    }
     std::thread::scope(|scope| {
         std::thread::Builder::new()
             .name("cel-validate".into())

@@ -334,3 +334,34 @@ fn field_paths_normalize_as_valid_field_path() {
     assert_eq!(path(".nope"), None);
     assert_eq!(path("name"), None);
 }
+
+/// Shallow rules run on the request's thread, deeper ones on a thread with
+/// the parser's stack; both are judged alike.
+#[test]
+fn deep_rules_are_evaluated_on_a_large_stack_and_shallow_ones_inline() {
+    let types = [json!({"type": "integer"})];
+    let values = [json!(200)];
+    let sum = |terms: usize| vec!["self.val1"; terms].join(" + ");
+    for terms in [3, crate::cel_env::SHALLOW_DEPTH + 20, 200] {
+        let holds = format!("{} == {}", sum(terms), 200 * terms);
+        let fails = format!("{} == 0", sum(terms));
+        let model = compile_custom_resource(&json!({"type": "object",
+            "properties": {"val1": types[0]},
+            "x-kubernetes-validations": [{"rule": holds}]}))
+        .expect("schema compiles");
+        let rules = CelRules::compile(&model);
+        assert_eq!(
+            rules.depth() > crate::cel_env::SHALLOW_DEPTH,
+            terms > crate::cel_env::SHALLOW_DEPTH,
+            "{terms} terms"
+        );
+        assert_valid(&types, &values, &[&holds]);
+        assert_eq!(
+            root_rule(&types, &values, &fails),
+            vec![format!(
+                "<nil>: Invalid value: \"object\": failed rule: {fails}"
+            )],
+            "{terms} terms"
+        );
+    }
+}

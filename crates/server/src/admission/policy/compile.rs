@@ -58,7 +58,7 @@ impl Expression {
         };
         let depth = program
             .as_ref()
-            .map_or(0, |program| depth(program.expression()));
+            .map_or(0, |program| crate::cel_env::depth(program.expression()));
         Expression {
             source: source.to_string(),
             program,
@@ -66,36 +66,6 @@ impl Expression {
             depth,
         }
     }
-}
-
-/// The nesting depth of a syntax tree.
-fn depth(expression: &cel::parser::Expression) -> usize {
-    use cel::common::ast::{EntryExpr, Expr};
-    let children: Vec<&cel::parser::Expression> = match &expression.expr {
-        Expr::Call(call) => call.target.iter().map(|t| &**t).chain(&call.args).collect(),
-        Expr::Comprehension(c) => vec![
-            &c.iter_range,
-            &c.accu_init,
-            &c.loop_cond,
-            &c.loop_step,
-            &c.result,
-        ],
-        Expr::List(list) => list.elements.iter().collect(),
-        Expr::Map(map) => entries(&map.entries),
-        Expr::Struct(object) => entries(&object.entries),
-        Expr::Select(select) => vec![&*select.operand],
-        Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => Vec::new(),
-    };
-    fn entries(entries: &[cel::common::ast::IdedEntryExpr]) -> Vec<&cel::parser::Expression> {
-        entries
-            .iter()
-            .flat_map(|entry| match &entry.expr {
-                EntryExpr::StructField(field) => vec![&field.value],
-                EntryExpr::MapEntry(pair) => vec![&pair.key, &pair.value],
-            })
-            .collect()
-    }
-    1 + children.into_iter().map(depth).max().unwrap_or(0)
 }
 
 /// A `validations` entry.

@@ -211,7 +211,7 @@ async fn deeply_nested_expressions_are_evaluated_on_a_large_stack() {
         "validations": [{"expression": nested}],
     }});
     let compiled = compiled(policy, &[binding("deny", json!(["Deny"]), json!({}))]);
-    assert!(compiled.hooks[0].policy.depth > SHALLOW_DEPTH);
+    assert!(compiled.hooks[0].policy.depth > crate::cel_env::SHALLOW_DEPTH);
     let object = json!({"metadata": {"name": "deep"}});
     let attributes = namespace_create("deep");
     let caller = Caller::internal();

@@ -220,7 +220,7 @@ pub fn validate(
                         ),
                     }
                 };
-                let (denials, annotations) = if policy.depth > SHALLOW_DEPTH {
+                let (denials, annotations) = if policy.depth > crate::cel_env::SHALLOW_DEPTH {
                     on_a_large_stack(evaluate).unwrap_or_else(|| {
                         let denial = evaluate::Denial {
                             message: "the policy could not be evaluated".into(),
@@ -339,9 +339,6 @@ impl AnnotationCollector {
         }
     }
 }
-
-/// Expressions up to this depth are evaluated on the request's thread.
-const SHALLOW_DEPTH: usize = 48;
 
 /// Runs `work` on a thread with the CEL parser's stack (evaluation recurses
 /// as deep as the expression nests); `None` if it panicked.
