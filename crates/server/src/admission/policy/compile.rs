@@ -27,6 +27,21 @@ pub struct Uses {
     pub authorizer: bool,
 }
 
+impl Uses {
+    /// What either reads.
+    pub fn union(self, other: Uses) -> Uses {
+        Uses {
+            object: self.object || other.object,
+            old_object: self.old_object || other.old_object,
+            request: self.request || other.request,
+            params: self.params || other.params,
+            namespace_object: self.namespace_object || other.namespace_object,
+            variables: self.variables || other.variables,
+            authorizer: self.authorizer || other.authorizer,
+        }
+    }
+}
+
 /// One CEL expression, compiled.
 #[derive(Debug)]
 pub struct Expression {
@@ -152,6 +167,20 @@ pub struct Policy {
     /// The deepest expression's depth: a deep one is evaluated on a thread
     /// with the parser's stack, not the request's.
     pub depth: usize,
+}
+
+impl Policy {
+    /// Every expression of the policy.
+    pub fn expressions(&self) -> impl Iterator<Item = &Expression> {
+        self.match_conditions
+            .iter()
+            .chain(&self.variables)
+            .chain(&self.audit_annotations)
+            .map(|(_, expression)| expression)
+            .chain(self.validations.iter().flat_map(|validation| {
+                std::iter::once(&validation.expression).chain(&validation.message_expression)
+            }))
+    }
 }
 
 /// `paramRef` of a binding.

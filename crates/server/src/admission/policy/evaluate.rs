@@ -14,7 +14,7 @@ use std::sync::{Arc, OnceLock};
 use cel::{Context, ExecutionError};
 use serde_json::{Map, Value};
 
-use super::compile::{Expression, Policy, Reason};
+use super::compile::{Expression, Policy, Reason, Uses};
 use crate::admission::attributes::Attributes;
 use crate::admission::webhook::config::FailurePolicy;
 use crate::crd::cel_rules::env;
@@ -223,6 +223,10 @@ pub struct Evaluation<'p, 'i> {
     params: cel::Value,
     /// Each variable's value or error, once evaluated.
     variables: Vec<OnceCell<Result<cel::Value, String>>>,
+    /// The inputs the policy's expressions read, converted to CEL's values
+    /// once and shared by each expression's scope (binding them per
+    /// expression converted the object again for every one).
+    base: OnceCell<Context<'static, 'static>>,
 }
 
 impl<'p, 'i> Evaluation<'p, 'i> {
@@ -232,6 +236,7 @@ impl<'p, 'i> Evaluation<'p, 'i> {
             inputs,
             params: params.map_or(cel::Value::Null, to_cel),
             variables: policy.variables.iter().map(|_| OnceCell::new()).collect(),
+            base: OnceCell::new(),
         }
     }
 
@@ -250,8 +255,46 @@ impl<'p, 'i> Evaluation<'p, 'i> {
             Ok(program) => program,
             Err(error) => return Err(format!("compilation error: {error}")),
         };
-        let mut context = Context::with_env(Arc::clone(env()));
+        let base = self.base.get_or_init(|| self.base_context());
+        let mut context = base.new_inner_scope();
         let uses = expression.uses;
+        if uses.variables {
+            let mut bound: HashMap<String, cel::Value> = HashMap::new();
+            let wanted = variable_names(&expression.source);
+            for (index, (name, _)) in self.policy.variables.iter().enumerate().take(visible) {
+                if wanted
+                    .as_ref()
+                    .is_some_and(|names| !names.contains(&name.as_str()))
+                {
+                    continue;
+                }
+                match self.variable(index) {
+                    Ok(value) => {
+                        bound.insert(name.clone(), value.clone());
+                    }
+                    Err(error) => return Err(error.clone()),
+                }
+            }
+            context.add_variable_from_value("variables", bound);
+        }
+        program.execute(&context).map_err(|error| {
+            format!(
+                "expression '{}' resulted in error: {}",
+                expression.source,
+                execution_error(&error)
+            )
+        })
+    }
+
+    /// A context with every input some expression of the policy reads.
+    fn base_context(&self) -> Context<'static, 'static> {
+        let mut context = Context::with_env(Arc::clone(env()));
+        let uses = self
+            .policy
+            .expressions()
+            .fold(Uses::default(), |all, expression| {
+                all.union(expression.uses)
+            });
         let inputs = self.inputs;
         if uses.object {
             context.add_variable_from_value("object", inputs.object().clone());
@@ -281,32 +324,7 @@ impl<'p, 'i> Evaluation<'p, 'i> {
                 ),
             );
         }
-        if uses.variables {
-            let mut bound: HashMap<String, cel::Value> = HashMap::new();
-            let wanted = variable_names(&expression.source);
-            for (index, (name, _)) in self.policy.variables.iter().enumerate().take(visible) {
-                if wanted
-                    .as_ref()
-                    .is_some_and(|names| !names.contains(&name.as_str()))
-                {
-                    continue;
-                }
-                match self.variable(index) {
-                    Ok(value) => {
-                        bound.insert(name.clone(), value.clone());
-                    }
-                    Err(error) => return Err(error.clone()),
-                }
-            }
-            context.add_variable_from_value("variables", bound);
-        }
-        program.execute(&context).map_err(|error| {
-            format!(
-                "expression '{}' resulted in error: {}",
-                expression.source,
-                execution_error(&error)
-            )
-        })
+        context
     }
 
     /// `matchConditions` (`matchconditions.Matcher.Match`): `Ok(false)` when
