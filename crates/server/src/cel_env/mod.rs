@@ -176,3 +176,28 @@ pub fn depth(expression: &cel::parser::Expression) -> usize {
     }
     1 + children.into_iter().map(depth).max().unwrap_or(0)
 }
+
+/// `celReservedSymbols`: words a CEL identifier may not be.
+pub const RESERVED: &[&str] = &[
+    "true",
+    "false",
+    "null",
+    "in",
+    "as",
+    "break",
+    "const",
+    "continue",
+    "else",
+    "for",
+    "function",
+    "if",
+    "import",
+    "let",
+    "loop",
+    "package",
+    "namespace",
+    "return",
+    "var",
+    "void",
+    "while",
+];

@@ -143,29 +143,7 @@ fn param_kind(kind: &Value, path: &str, errors: &mut Vec<FieldError>) {
 
 /// `isCELIdentifier`.
 fn is_cel_identifier(name: &str) -> bool {
-    const RESERVED: &[&str] = &[
-        "true",
-        "false",
-        "null",
-        "in",
-        "as",
-        "break",
-        "const",
-        "continue",
-        "else",
-        "for",
-        "function",
-        "if",
-        "import",
-        "let",
-        "loop",
-        "package",
-        "namespace",
-        "return",
-        "var",
-        "void",
-        "while",
-    ];
+    use crate::cel_env::RESERVED;
     let mut bytes = name.bytes();
     let starts = bytes
         .next()

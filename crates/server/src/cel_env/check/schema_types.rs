@@ -19,30 +19,7 @@ use serde_json::Value;
 use super::types::{Fields, Object, Type};
 use crate::schema::{Model, NodeId, SchemaType};
 
-/// `celReservedSymbols`.
-const RESERVED: &[&str] = &[
-    "true",
-    "false",
-    "null",
-    "in",
-    "as",
-    "break",
-    "const",
-    "continue",
-    "else",
-    "for",
-    "function",
-    "if",
-    "import",
-    "let",
-    "loop",
-    "package",
-    "namespace",
-    "return",
-    "var",
-    "void",
-    "while",
-];
+use crate::cel_env::RESERVED;
 
 /// `Escape`: the CEL name of a property, `None` when it has none.
 pub fn escape(name: &str) -> Option<String> {
