@@ -55,6 +55,7 @@ pub mod schema;
 pub mod schema_walk;
 pub mod server;
 pub mod serviceaccount;
+pub mod snapshot_cell;
 pub mod status;
 pub mod table;
 pub mod tls;

@@ -137,16 +137,17 @@ fn too_many_requests(retry_after: &str) -> ApiResponse {
 /// FlowSchema and PriorityLevelConfiguration that classified the request.
 fn with_flow_control_headers(
     response: ApiResponse,
-    classification: &crate::flowcontrol::Classification,
+    classification: crate::flowcontrol::Classification,
 ) -> ApiResponse {
     // Built once: `from_static` checks the name every time it runs.
     const FLOW_SCHEMA_UID: http::HeaderName =
         http::HeaderName::from_static(crate::flowcontrol::FLOW_SCHEMA_UID_HEADER);
     const PRIORITY_LEVEL_UID: http::HeaderName =
         http::HeaderName::from_static(crate::flowcontrol::PRIORITY_LEVEL_UID_HEADER);
+    let (flow_schema_uid, priority_level_uid) = classification.into_uids();
     response
-        .with_header(FLOW_SCHEMA_UID, classification.flow_schema_uid())
-        .with_header(PRIORITY_LEVEL_UID, classification.priority_level_uid())
+        .with_header(FLOW_SCHEMA_UID, flow_schema_uid)
+        .with_header(PRIORITY_LEVEL_UID, priority_level_uid)
 }
 
 impl Api {
@@ -240,10 +241,7 @@ impl Api {
                     ),
                     Some(crate::flowcontrol::Decision::Rejected(classification, retry_after)) => {
                         let refused = too_many_requests(&retry_after.to_string());
-                        return Err(Box::new(with_flow_control_headers(
-                            refused,
-                            &classification,
-                        )));
+                        return Err(Box::new(with_flow_control_headers(refused, classification)));
                     }
                 }
             }
@@ -283,7 +281,7 @@ impl Api {
             }),
             Some(status) => {
                 let forbidden = representation::represent_error(&status, request);
-                Err(Box::new(match &classification {
+                Err(Box::new(match classification {
                     Some(classification) => with_flow_control_headers(forbidden, classification),
                     None => forbidden,
                 }))
@@ -317,7 +315,7 @@ impl Api {
         // The watch is set up: its seat is free again.
         drop(admitted.initializing);
         // This share of the seat is dropped when this returns.
-        match &admitted.classification {
+        match admitted.classification.take() {
             Some(classification) => with_flow_control_headers(response, classification),
             None => response,
         }

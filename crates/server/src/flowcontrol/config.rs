@@ -23,6 +23,8 @@ pub struct PriorityLevel {
     pub uid: String,
     /// `None`: the exempt level (never queued).
     pub queues: Option<Arc<QueueSet>>,
+    /// What `queues` was configured with (read without its lock).
+    pub queuing: QueuingConfig,
     pub retry_after: Arc<RetryAfter>,
 }
 
@@ -135,6 +137,12 @@ impl Config {
                 .to_string();
             let exempt =
                 level["spec"]["type"].as_str() == Some("Exempt") || name == bootstrap::EXEMPT;
+            let mut queuing = QueuingConfig {
+                concurrency_limit: 0,
+                queues: 0,
+                hand_size: 0,
+                queue_length_limit: 0,
+            };
             let (queues, retry_after) = match (exempt, limited_spec(level)) {
                 (false, Some((shares, queues, hand_size, queue_length_limit))) => {
                     let config = QueuingConfig {
@@ -155,6 +163,7 @@ impl Config {
                         None => (QueueSet::new(config), Arc::new(RetryAfter::default())),
                     };
                     kept.insert(name.clone(), (set.clone(), retry_after.clone()));
+                    queuing = config;
                     (Some(set), retry_after)
                 }
                 _ => (None, Arc::new(RetryAfter::default())),
@@ -165,6 +174,7 @@ impl Config {
                     name,
                     uid,
                     queues,
+                    queuing,
                     retry_after,
                 }),
             );

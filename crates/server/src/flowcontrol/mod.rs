@@ -19,13 +19,14 @@ mod queue_set;
 mod retry_after;
 mod shuffle_shard;
 
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 pub use config::{nominal_concurrency_limit, Config, LevelStates};
 pub use queue_set::Seat;
 
 use crate::authz::Attributes;
+use crate::snapshot_cell::SnapshotCell;
 use queue_set::Arrival;
 
 /// `X-Kubernetes-PF-FlowSchema-UID`.
@@ -37,25 +38,46 @@ pub const PRIORITY_LEVEL_UID_HEADER: &str = "x-kubernetes-pf-prioritylevel-uid";
 const MAX_REQUEST_WAIT: Duration = Duration::from_secs(15);
 
 /// Which schema and level a request was classified into, for the
-/// response headers (`setResponseHeaders`); shared, not copied, per request.
+/// response headers (`setResponseHeaders`). Owned copies, not shares of
+/// the configuration: a reference count that every request on both cores
+/// bumps costs more than copying the four short strings (issue #18's APF
+/// cost goal).
 #[derive(Debug, Clone)]
 pub struct Classification {
-    schema: Arc<flow_schema::CompiledFlowSchema>,
-    level: Arc<config::PriorityLevel>,
+    flow_schema_uid: String,
+    priority_level_uid: String,
+    /// The schema's name, a newline, the level's name.
+    names: String,
 }
 
 impl Classification {
+    fn of(schema: &config::Schema) -> Classification {
+        let mut names =
+            String::with_capacity(schema.schema.name.len() + 1 + schema.level.name.len());
+        names.push_str(&schema.schema.name);
+        names.push('\n');
+        names.push_str(&schema.level.name);
+        Classification {
+            flow_schema_uid: schema.schema.uid.clone(),
+            priority_level_uid: schema.level.uid.clone(),
+            names,
+        }
+    }
     pub fn flow_schema(&self) -> &str {
-        &self.schema.name
+        self.names.split('\n').next().unwrap_or_default()
     }
     pub fn flow_schema_uid(&self) -> &str {
-        &self.schema.uid
+        &self.flow_schema_uid
     }
     pub fn priority_level(&self) -> &str {
-        &self.level.name
+        self.names.split('\n').nth(1).unwrap_or_default()
     }
     pub fn priority_level_uid(&self) -> &str {
-        &self.level.uid
+        &self.priority_level_uid
+    }
+    /// The two UIDs, moved into the response headers.
+    pub fn into_uids(self) -> (String, String) {
+        (self.flow_schema_uid, self.priority_level_uid)
     }
 }
 
@@ -78,7 +100,8 @@ pub struct FlowControl {
     server_limit: usize,
     /// `--request-timeout` / 4 (`WithPriorityAndFairness`'s default wait).
     default_wait: Duration,
-    config: RwLock<Arc<Config>>,
+    /// Read by each request through its thread's share (`snapshot_cell.rs`).
+    config: SnapshotCell<Config>,
     states: Mutex<LevelStates>,
 }
 
@@ -90,7 +113,7 @@ impl FlowControl {
         FlowControl {
             server_limit: server_limit.max(1),
             default_wait: request_timeout / 4,
-            config: RwLock::new(Arc::new(config)),
+            config: SnapshotCell::new(Arc::new(config)),
             states: Mutex::new(states),
         }
     }
@@ -101,10 +124,7 @@ impl FlowControl {
 
     /// The configuration requests are classified against now.
     pub fn config(&self) -> Arc<Config> {
-        self.config
-            .read()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .clone()
+        self.config.load()
     }
 
     /// Digests these objects and makes them the configuration.
@@ -123,10 +143,7 @@ impl FlowControl {
             self.server_limit,
             &mut states,
         ));
-        *self
-            .config
-            .write()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()) = config.clone();
+        self.config.replace(config.clone());
         config
     }
 
@@ -144,19 +161,15 @@ impl FlowControl {
     /// Classifies the request and takes a seat for it, waiting in its
     /// queue until `wait_until` at most (`Handle` of `apf_filter.go`).
     pub async fn admit(&self, request: &Attributes<'_>, wait_until: Instant) -> Option<Decision> {
-        let (classification, level, hash) = {
-            let config = self.config();
+        let (classification, arrival) = self.config.with(|config| {
             let schema = config.classify(request)?;
-            let level = schema.level.clone();
-            let classification = Classification {
-                schema: schema.schema.clone(),
-                level: level.clone(),
-            };
+            let classification = Classification::of(schema);
+            let level = &schema.level;
             let Some(queues) = &level.queues else {
-                return Some(Decision::Exempt(classification));
+                return Some((classification, None));
             };
             // The flow's hash, only where there is more than one queue.
-            let hash = if queues.config().queues > 1 {
+            let hash = if level.queuing.queues > 1 {
                 shuffle_shard::flow_hash(
                     &schema.schema.name,
                     schema.schema.flow_distinguisher(request),
@@ -164,29 +177,41 @@ impl FlowControl {
             } else {
                 0
             };
-            (classification, level, hash)
-        };
-        let Some(queues) = &level.queues else {
+            let arrival = match queues.arrive(hash) {
+                Arrival::Dispatched(seat) => Ok(seat),
+                Arrival::Queued(waiting) => Err(Some((waiting, level.retry_after.clone()))),
+                Arrival::Rejected => Err(None),
+            };
+            let arrival = arrival.map_err(|queued| {
+                queued.ok_or_else(|| rejected(&classification, &level.retry_after))
+            });
+            Some((classification, Some(arrival)))
+        })?;
+        let Some(arrival) = arrival else {
             return Some(Decision::Exempt(classification));
         };
-        let seat = match queues.arrive(hash) {
-            Arrival::Dispatched(seat) => Some(seat),
-            Arrival::Queued(waiting) => waiting.wait(wait_until).await,
-            Arrival::Rejected => None,
-        };
-        Some(match seat {
-            Some(seat) => Decision::Admitted(classification, seat),
-            None => {
-                tracing::debug!(
-                    priority_level = classification.priority_level(),
-                    flow_schema = classification.flow_schema(),
-                    "request rejected by priority and fairness"
-                );
-                let retry_after = level.retry_after.dropped();
-                Decision::Rejected(classification, retry_after)
-            }
+        Some(match arrival {
+            Ok(seat) => Decision::Admitted(classification, seat),
+            Err(Ok((waiting, retry_after))) => match waiting.wait(wait_until).await {
+                Some(seat) => Decision::Admitted(classification, seat),
+                None => {
+                    let retry_after = rejected(&classification, &retry_after);
+                    Decision::Rejected(classification, retry_after)
+                }
+            },
+            Err(Err(retry_after)) => Decision::Rejected(classification, retry_after),
         })
     }
+}
+
+/// A request its level refused: logged, counted for `Retry-After`.
+fn rejected(classification: &Classification, retry_after: &retry_after::RetryAfter) -> i64 {
+    tracing::debug!(
+        priority_level = classification.priority_level(),
+        flow_schema = classification.flow_schema(),
+        "request rejected by priority and fairness"
+    );
+    retry_after.dropped()
 }
 
 #[cfg(test)]

@@ -2,27 +2,29 @@
 //! replaced whole when the established CRDs change (`crd/serving.rs`), and
 //! the store revision whose CRDs it reflects.
 //!
-//! Requests take a snapshot once ([`LiveRegistry::load`]: a read lock and an
-//! `Arc` clone) and use it to the end. A request that would answer "not
+//! Requests take a snapshot once ([`LiveRegistry::load`]: a share of it) and
+//! use it to the end; a look-up that needs no share reads it in place
+//! ([`LiveRegistry::with`], `snapshot_cell.rs`). A request that would answer "not
 //! found" first waits until the snapshot reflects every CRD the store held
 //! when the request arrived ([`LiveRegistry::caught_up`]), so a client that saw
 //! its CRD Established is never told its resource does not exist.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use ferrokube_store::Revision;
 
 use super::index::Registry;
 use super::resource::ResourceDef;
+use crate::snapshot_cell::SnapshotCell;
 
 /// How long a request waits for the registry to reflect the store before it
 /// answers from what it has.
 pub const CATCH_UP_TIMEOUT: Duration = Duration::from_secs(2);
 
 pub struct LiveRegistry {
-    current: RwLock<Arc<Registry>>,
+    current: SnapshotCell<Registry>,
     /// The store revision up to which CRD changes are reflected in `current`.
     seen: tokio::sync::watch::Sender<Revision>,
     /// A task keeps this registry current (without one, nothing is awaited).
@@ -32,7 +34,7 @@ pub struct LiveRegistry {
 impl LiveRegistry {
     pub fn new(registry: Registry) -> Self {
         LiveRegistry {
-            current: RwLock::new(Arc::new(registry)),
+            current: SnapshotCell::new(Arc::new(registry)),
             seen: tokio::sync::watch::channel(0).0,
             followed: AtomicBool::new(false),
         }
@@ -40,18 +42,17 @@ impl LiveRegistry {
 
     /// The current snapshot.
     pub fn load(&self) -> Arc<Registry> {
-        self.current
-            .read()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .clone()
+        self.current.load()
+    }
+
+    /// Runs `read` on the current snapshot without taking a share of it.
+    pub fn with<R>(&self, read: impl FnOnce(&Registry) -> R) -> R {
+        self.current.with(read)
     }
 
     /// Serves `registry` from now on.
     pub fn replace(&self, registry: Registry) {
-        *self
-            .current
-            .write()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Arc::new(registry);
+        self.current.replace(Arc::new(registry));
     }
 
     /// A task now keeps this registry current.
