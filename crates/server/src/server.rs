@@ -886,16 +886,20 @@ async fn serve_one(
     let started = std::time::Instant::now();
     // Unauthenticated and unauthorized requests make no series (kube counts
     // only requests that passed its filters, on its installed routes).
-    let mut labels = crate::metrics::RequestLabels::of(
-        &api.registry.load(),
-        &api_request.endpoint,
-        parts
-            .headers
-            .get(http::header::CONTENT_TYPE)
-            .and_then(|value| value.to_str().ok()),
-        api_request.query.get("dryRun").is_some(),
-    )
-    .filter(|_| api_request.user.is_some());
+    let mut labels = api
+        .registry
+        .with(|registry| {
+            crate::metrics::RequestLabels::of(
+                registry,
+                &api_request.endpoint,
+                parts
+                    .headers
+                    .get(http::header::CONTENT_TYPE)
+                    .and_then(|value| value.to_str().ok()),
+                api_request.query.get("dryRun").is_some(),
+            )
+        })
+        .filter(|_| api_request.user.is_some());
     // Authenticate and authorize before reading a body: a client that may
     // not make the request cannot make the server buffer megabytes (kube's
     // WithAuthentication and WithAuthorization answer before any handler
@@ -1043,10 +1047,6 @@ async fn read_body(body: Incoming) -> Result<Bytes, Status> {
 }
 
 fn into_hyper(response: ApiResponse, head: bool) -> hyper::Response<HyperBody> {
-    let mut builder = hyper::Response::builder().status(response.status);
-    for (name, value) in &response.headers {
-        builder = builder.header(name, value);
-    }
     let body = match response.body {
         ResponseBody::Full(_) if head => full(Bytes::new()),
         ResponseBody::Full(bytes) => full(bytes),
@@ -1056,7 +1056,22 @@ fn into_hyper(response: ApiResponse, head: bool) -> hyper::Response<HyperBody> {
             stream.map_frame(|frame| frame.map_data(Chunk::One)).boxed()
         }
     };
-    builder
-        .body(body)
-        .unwrap_or_else(|_| hyper::Response::new(full(Bytes::from_static(b"invalid response"))))
+    let mut out = hyper::Response::new(body);
+    *out.status_mut() = http::StatusCode::from_u16(response.status)
+        .unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR);
+    // The header map filled directly, each value taking its string's
+    // buffer: no builder, no copy.
+    let headers = out.headers_mut();
+    headers.reserve(response.headers.len());
+    for (name, value) in response.headers {
+        match http::HeaderValue::from_maybe_shared(Bytes::from(value)) {
+            Ok(value) => {
+                headers.append(name, value);
+            }
+            Err(_) => {
+                tracing::warn!(header = %name, "a response header's value is not valid in HTTP; left out")
+            }
+        }
+    }
+    out
 }
