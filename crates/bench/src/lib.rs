@@ -121,7 +121,10 @@ pub async fn run(cli: &Cli) -> Result<Report, BenchError> {
             for variant in cli.variants() {
                 let label = format!("policy-create{}", variant.suffix);
                 let endpoint = scenarios::Endpoint::open(cli, &variant).await?;
-                results.extend(scenarios::policy_create::run(cli, &endpoint, &label).await?);
+                let (measured, compared) =
+                    scenarios::policy_create::run(cli, &endpoint, &label).await?;
+                results.extend(measured);
+                ratios.extend(compared);
             }
         }
         Scenario::WebhookCreate => {

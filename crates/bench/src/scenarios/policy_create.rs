@@ -1,10 +1,11 @@
-//! `policy-create`: what a ValidatingAdmissionPolicy costs a create, in one
-//! run. C clients create ConfigMaps of --size bytes for --requests /
-//! --duration; then a policy with three validations (a label present, the
-//! payload's size bounded, the name's prefix) and a Deny binding are
-//! installed for ConfigMaps of the namespace, and the same creates run as
-//! long again (every one passes the policy). Two results and their rate
-//! ratio (the goal: at least 80%).
+//! `policy-create`: what a ValidatingAdmissionPolicy costs a create, on one
+//! server. A policy with three validations (a label present, the payload's
+//! size bounded, the name's prefix) is installed for ConfigMaps; C clients
+//! create ConfigMaps of --size bytes for --requests / --duration without a
+//! binding ("plain") and with a Deny binding for the namespace ("policy"),
+//! --runs rounds in ABBA order (`paired::round_order`: drift of a shared
+//! machine falls on both). Every ConfigMap passes the policy. The ratio is
+//! of the median throughputs (the goal: at least 80%).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -14,10 +15,11 @@ use hyper::{Method, StatusCode};
 use serde_json::json;
 
 use super::create::Creates;
+use super::paired::{median_ratio, round_order, Configuration};
 use super::{configmap_body, ensure_namespace, run_id, Endpoint};
 use crate::cli::Cli;
 use crate::client::Client;
-use crate::report::ScenarioResult;
+use crate::report::{Ratio, ScenarioResult};
 use crate::runner::{self, snippet};
 use crate::BenchError;
 
@@ -70,31 +72,45 @@ fn policy_bodies(name: &str, namespace: &str) -> (Bytes, Bytes) {
     )
 }
 
-/// Installs the policy and waits until it refuses a ConfigMap it should.
-async fn install(
+const BASE: &str = "/apis/admissionregistration.k8s.io/v1";
+
+/// Creates the policy (not yet bound: it checks nothing).
+async fn create_policy(client: &Client, policy: Bytes) -> Result<(), BenchError> {
+    let path = format!("{BASE}/validatingadmissionpolicies");
+    let reply = client.request(Method::POST, &path, Some(policy)).await?;
+    if !reply.status.is_success() {
+        return Err(setup("creating the policy", reply.status, &reply.body));
+    }
+    Ok(())
+}
+
+/// Binds (`binding` given) or unbinds the policy, then waits until a
+/// ConfigMap the policy refuses is refused (bound) or accepted (unbound).
+async fn bind(
     client: &Client,
     name: &str,
+    binding: Option<Bytes>,
     namespace: &str,
     run: &str,
 ) -> Result<(), BenchError> {
-    let (policy, binding) = policy_bodies(name, namespace);
-    let base = "/apis/admissionregistration.k8s.io/v1";
-    for (what, path, body) in [
-        (
-            "creating the policy",
-            format!("{base}/validatingadmissionpolicies"),
-            policy,
-        ),
-        (
-            "creating the binding",
-            format!("{base}/validatingadmissionpolicybindings"),
-            binding,
-        ),
-    ] {
-        let reply = client.request(Method::POST, &path, Some(body)).await?;
-        if !reply.status.is_success() {
-            return Err(setup(what, reply.status, &reply.body));
+    let bound = binding.is_some();
+    let reply = match binding {
+        Some(binding) => {
+            let path = format!("{BASE}/validatingadmissionpolicybindings");
+            client.request(Method::POST, &path, Some(binding)).await?
         }
+        None => {
+            let path = format!("{BASE}/validatingadmissionpolicybindings/{name}");
+            client.request(Method::DELETE, &path, None).await?
+        }
+    };
+    if !reply.status.is_success() {
+        let what = if bound {
+            "creating the binding"
+        } else {
+            "deleting the binding"
+        };
+        return Err(setup(what, reply.status, &reply.body));
     }
     let started = Instant::now();
     let path = format!("/api/v1/namespaces/{namespace}/configmaps?dryRun=All");
@@ -103,12 +119,14 @@ async fn install(
         let reply = client
             .request(Method::POST, &path, Some(refused.clone()))
             .await?;
-        if reply.status == StatusCode::UNPROCESSABLE_ENTITY {
+        let in_force = reply.status == StatusCode::UNPROCESSABLE_ENTITY;
+        if in_force == bound && (in_force || reply.status.is_success()) {
             return Ok(());
         }
         if started.elapsed() > GIVE_UP {
+            let state = if bound { "in force" } else { "lifted" };
             return Err(BenchError::Setup(format!(
-                "the policy {name} was not in force within {GIVE_UP:?}"
+                "the policy {name} was not {state} within {GIVE_UP:?}"
             )));
         }
         tokio::time::sleep(Duration::from_millis(5)).await;
@@ -118,45 +136,70 @@ async fn install(
 pub async fn run(
     cli: &Cli,
     endpoint: &Endpoint,
-    label: &str,
-) -> Result<Vec<ScenarioResult>, BenchError> {
+    scenario: &str,
+) -> Result<(Vec<ScenarioResult>, Vec<Ratio>), BenchError> {
     let client = Client::connect(&endpoint.kubeconfig, cli.client_options()).await?;
     ensure_namespace(&client, &cli.namespace).await?;
     let run = run_id();
     let bytes = configmap_body("x", &cli.namespace, &run, cli.size).len();
-    let baseline_label = format!("{label} without a policy");
-    let baseline = runner::run(
-        &client,
-        Arc::new(Creates::new(&cli.namespace, &run, cli.size)),
-        &cli.load_options(&baseline_label, endpoint.pid()),
-    )
-    .await;
     let policy_name = format!("bench-{run}");
-    install(&client, &policy_name, &cli.namespace, &run).await?;
-    let policy_label = format!("{label} with a 3-rule policy");
-    let checked = runner::run(
-        &client,
-        Arc::new(Creates::new(&cli.namespace, &format!("{run}p"), cli.size)),
-        &cli.load_options(&policy_label, endpoint.pid()),
-    )
-    .await;
-    let result = |label: String, outcome: &runner::LoadOutcome| {
-        endpoint.load_result(cli, &client, "policy-create", label, outcome, (bytes, 0))
-    };
-    let results = vec![
-        result(baseline_label, &baseline),
-        result(policy_label, &checked),
+    let (policy, binding) = policy_bodies(&policy_name, &cli.namespace);
+    create_policy(&client, policy).await?;
+    let configurations = [
+        Configuration {
+            name: "plain",
+            server_args: Vec::new(),
+        },
+        Configuration {
+            name: "policy",
+            server_args: Vec::new(),
+        },
     ];
-    let rate = |r: &ScenarioResult| r.load.as_ref().map_or(0.0, |l| l.throughput_per_s);
-    let (plain, with_policy) = (rate(&results[0]), rate(&results[1]));
-    if plain > 0.0 {
+    let mut bound = false;
+    let mut results = Vec::new();
+    for round in 1..=cli.runs {
+        for configuration in round_order(round, &configurations) {
+            let with_policy = configuration.name == "policy";
+            if with_policy != bound {
+                let binding = with_policy.then(|| binding.clone());
+                bind(&client, &policy_name, binding, &cli.namespace, &run).await?;
+                bound = with_policy;
+            }
+            let label = format!("{scenario} {} #{round}", configuration.name);
+            let outcome = runner::run(
+                &client,
+                Arc::new(Creates::new(
+                    &cli.namespace,
+                    &format!("{run}{}{round}", configuration.name),
+                    cli.size,
+                )),
+                &cli.load_options(&label, endpoint.pid()),
+            )
+            .await;
+            results.push(endpoint.load_result(
+                cli,
+                &client,
+                "policy-create",
+                label,
+                &outcome,
+                (bytes, 0),
+            ));
+        }
+    }
+    let ratios: Vec<Ratio> = median_ratio(&results, scenario, &configurations)
+        .into_iter()
+        .collect();
+    for r in &ratios {
         runner::note(
             cli.quiet,
             &format!(
-                "  creates with the policy: {with_policy:.0}/s = {:.0}% of creates without it ({plain:.0}/s)",
-                with_policy / plain * 100.0
+                "  {}: {:.1}% ({} vs {})",
+                r.name,
+                r.value * 100.0,
+                r.numerator,
+                r.denominator
             ),
         );
     }
-    Ok(results)
+    Ok((results, ratios))
 }
