@@ -27,11 +27,24 @@ use crate::BenchError;
 /// How long the webhook may take to be called.
 const GIVE_UP: Duration = Duration::from_secs(30);
 
+/// The part of an AdmissionReview a no-op webhook reads. As
+/// controller-runtime's `admission.Request` keeps `object` and `oldObject`
+/// as raw bytes (`runtime.RawExtension`) that a webhook ignoring them never
+/// decodes, the other fields are skipped, not built into a tree.
+#[derive(serde::Deserialize)]
+struct Review {
+    request: ReviewRequest,
+}
+
+#[derive(serde::Deserialize)]
+struct ReviewRequest {
+    uid: String,
+}
+
 /// The AdmissionReview answer allowing `review`'s request.
 pub fn allow(review: &[u8]) -> Bytes {
-    let uid = serde_json::from_slice::<Value>(review)
-        .ok()
-        .and_then(|review| review["request"]["uid"].as_str().map(str::to_string))
+    let uid = serde_json::from_slice::<Review>(review)
+        .map(|review| review.request.uid)
         .unwrap_or_default();
     Bytes::from(
         json!({
