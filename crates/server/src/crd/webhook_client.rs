@@ -215,11 +215,12 @@ pub fn resolve_with_timeout(
 /// POSTs `review` to the webhook and decodes its JSON answer; errors read
 /// as the rest client's (`Post "<url>": <cause>`).
 pub async fn post(resolved: &Resolved, ca_bundle: &[u8], review: &Value) -> Result<Value, String> {
+    let body = Bytes::from(serde_json::to_vec(review).map_err(|error| error.to_string())?);
     ClientPool::shared()
         .post(
             resolved,
             ca_bundle,
-            review,
+            body,
             TIMEOUT,
             "context deadline exceeded (Client.Timeout exceeded while awaiting headers)",
         )
@@ -282,19 +283,18 @@ impl ClientPool {
         }
     }
 
-    /// POSTs `review` within `timeout`; `deadline_text` is the cause kube's
-    /// error names when the time runs out.
+    /// POSTs the JSON `body` within `timeout` and decodes the JSON answer;
+    /// `deadline_text` is the cause kube's error names when the time runs out.
     pub async fn post(
         &self,
         resolved: &Resolved,
         ca_bundle: &[u8],
-        review: &Value,
+        body: Bytes,
         timeout: Duration,
         deadline_text: &str,
     ) -> Result<Value, String> {
         let failed =
             |cause: String| format!("Post {}: {cause}", crate::go::strconv::quote(&resolved.url));
-        let body = Bytes::from(serde_json::to_vec(review).map_err(|error| error.to_string())?);
         let exchange = self.exchange(resolved, ca_bundle, body);
         let (status, answer) = match tokio::time::timeout(timeout, exchange).await {
             Ok(Ok(answered)) => answered,

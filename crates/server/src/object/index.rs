@@ -253,6 +253,24 @@ impl<'a> IndexView<'a> {
         found
     }
 
+    /// `metadata.labels` as a map when the index holds them (a map of
+    /// strings), read without parsing the rest of the object; `None`: the
+    /// object has none, or labels of another shape (read the object).
+    pub fn labels_map(&self) -> Option<serde_json::Map<String, Value>> {
+        if let Some(labels) = self.rare().and_then(|rare| rare.labels.as_ref()) {
+            return Some(
+                labels
+                    .iter()
+                    .map(|(key, value)| (key.clone(), Value::String(value.clone())))
+                    .collect(),
+            );
+        }
+        if self.index.labels.len == 0 {
+            return None;
+        }
+        serde_json::from_str(self.index.labels.get(self.json)).ok()
+    }
+
     /// `metadata.deletionTimestamp` is set (and not null).
     pub fn is_deleting(&self) -> bool {
         self.index.flags & DELETING != 0
@@ -306,6 +324,26 @@ mod tests {
             json: &json,
             index: &index,
         })
+    }
+
+    #[test]
+    fn labels_map_is_the_objects_labels_or_none() {
+        for labels in [
+            json!({"b": "2", "a": "1", "c.d/e": ""}),
+            json!({"quote": "a\"b", "x\\y": "z"}),
+        ] {
+            let object = json!({"metadata": {"name": "n", "labels": labels}, "spec": {"x": 1}});
+            let expected = labels.as_object().cloned();
+            view_of(&object, |index| assert_eq!(index.labels_map(), expected));
+        }
+        for metadata in [
+            json!({"name": "n"}),
+            json!({"name": "n", "labels": {"a": 1}}),
+            json!({"name": "n", "labels": null}),
+        ] {
+            let object = json!({"metadata": metadata});
+            view_of(&object, |index| assert_eq!(index.labels_map(), None));
+        }
     }
 
     #[test]

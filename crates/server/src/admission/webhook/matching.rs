@@ -81,10 +81,16 @@ pub(crate) fn namespace_labels(
         attributes.namespace
     };
     let snapshot = store.snapshot();
-    let stored = snapshot
+    let not_found = || Status::not_found(&GroupResource::new("", "namespaces"), namespace);
+    let entry = snapshot
         .get(&format!("/registry/namespaces/{namespace}"))
-        .and_then(|entry| entry.object.value())
-        .ok_or_else(|| Status::not_found(&GroupResource::new("", "namespaces"), namespace))?;
+        .ok_or_else(not_found)?;
+    // The labels from the stored object's index: a namespace's managed
+    // fields and status are not parsed on every admitted request.
+    if let Some(labels) = entry.object.index().and_then(|view| view.labels_map()) {
+        return Ok(Some(labels));
+    }
+    let stored = entry.object.value().ok_or_else(not_found)?;
     Ok(stored
         .pointer("/metadata/labels")
         .and_then(Value::as_object)

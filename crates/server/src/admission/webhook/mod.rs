@@ -108,7 +108,7 @@ async fn call(
     dry_run_allowed(webhook, attributes.dry_run)?;
     let uid = uuid::Uuid::new_v4().to_string();
     let request = match equivalent {
-        None => review::request(&uid, attributes, object),
+        None => review::encode_as(&uid, attributes, attributes, object),
         // `NewVersionedAttributes`: the objects at the equivalent's version.
         Some(equivalent) => {
             let object = object
@@ -121,9 +121,10 @@ async fn call(
                 .transpose()
                 .map_err(CallError::Status)?;
             let versioned = equivalent.attributes(attributes, old.as_ref());
-            review::request_as(&uid, &versioned, attributes, object.as_ref())
+            review::encode_as(&uid, &versioned, attributes, object.as_ref())
         }
-    };
+    }
+    .map_err(|error| CallError::Calling(format!("failed to call webhook: {error}")))?;
     let resolved = {
         let snapshot = store.snapshot();
         webhook_client::resolve_with_timeout(
@@ -137,7 +138,7 @@ async fn call(
         .post(
             &resolved,
             &webhook.ca_bundle,
-            &request,
+            bytes::Bytes::from(request),
             webhook.timeout,
             "context deadline exceeded",
         )

@@ -14,15 +14,14 @@ pub fn request(uid: &str, attributes: &Attributes<'_>, object: Option<&Value>) -
     request_as(uid, attributes, attributes, object)
 }
 
-/// The review of a call at an equivalent resource: `kind`, `resource` and
-/// the objects from `attributes` (the equivalent's), `requestKind` and
-/// `requestResource` from `requested` (the request's own).
-pub fn request_as(
+/// The `request` of the review of a call at an equivalent resource:
+/// `kind`, `resource` and the objects from `attributes` (the equivalent's),
+/// `requestKind` and `requestResource` from `requested` (the request's own).
+fn request_fields(
     uid: &str,
     attributes: &Attributes<'_>,
     requested: &Attributes<'_>,
-    object: Option<&Value>,
-) -> Value {
+) -> Map<String, Value> {
     let mut request = Map::new();
     request.insert("uid".into(), json!(uid));
     let kind = json!({
@@ -82,18 +81,90 @@ pub fn request_as(
         }
     }
     request.insert("userInfo".into(), Value::Object(user));
+    // Placeholders: the objects are filled in by the caller, copied
+    // ([`request_as`]) or written from where they are ([`encode_as`]).
+    request.insert("object".into(), Value::Null);
+    request.insert("oldObject".into(), Value::Null);
+    request.insert("dryRun".into(), json!(attributes.dry_run));
+    request.insert("options".into(), attributes.options.clone());
+    request
+}
+
+/// The review as a tree (match conditions and policies read it).
+pub fn request_as(
+    uid: &str,
+    attributes: &Attributes<'_>,
+    requested: &Attributes<'_>,
+    object: Option<&Value>,
+) -> Value {
+    let mut request = request_fields(uid, attributes, requested);
     request.insert("object".into(), object.cloned().unwrap_or(Value::Null));
     request.insert(
         "oldObject".into(),
         attributes.old_object.cloned().unwrap_or(Value::Null),
     );
-    request.insert("dryRun".into(), json!(attributes.dry_run));
-    request.insert("options".into(), attributes.options.clone());
     json!({
         "kind": "AdmissionReview",
         "apiVersion": "admission.k8s.io/v1",
         "request": Value::Object(request),
     })
+}
+
+/// The review's JSON as [`request_as`] writes it, byte for byte, with the
+/// objects written from where they are instead of copied into the tree
+/// (a webhook call does not need the tree).
+pub fn encode_as(
+    uid: &str,
+    attributes: &Attributes<'_>,
+    requested: &Attributes<'_>,
+    object: Option<&Value>,
+) -> serde_json::Result<Vec<u8>> {
+    let request = request_fields(uid, attributes, requested);
+    serde_json::to_vec(&Wire {
+        request: WireRequest {
+            fields: &request,
+            object,
+            old_object: attributes.old_object,
+        },
+    })
+}
+
+/// `{"apiVersion", "kind", "request"}`: the keys in the order a
+/// `serde_json::Map` keeps them (sorted).
+struct Wire<'a> {
+    request: WireRequest<'a>,
+}
+
+struct WireRequest<'a> {
+    fields: &'a Map<String, Value>,
+    object: Option<&'a Value>,
+    old_object: Option<&'a Value>,
+}
+
+impl serde::Serialize for Wire<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("apiVersion", "admission.k8s.io/v1")?;
+        map.serialize_entry("kind", "AdmissionReview")?;
+        map.serialize_entry("request", &self.request)?;
+        map.end()
+    }
+}
+
+impl serde::Serialize for WireRequest<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.fields.len()))?;
+        for (key, value) in self.fields {
+            match key.as_str() {
+                "object" => map.serialize_entry(key, &self.object)?,
+                "oldObject" => map.serialize_entry(key, &self.old_object)?,
+                _ => map.serialize_entry(key, value)?,
+            }
+        }
+        map.end()
+    }
 }
 
 /// What a webhook answered, verified.
@@ -308,6 +379,38 @@ pub fn dry_run_unsupported(webhook: &str) -> Status {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_wire_review_is_the_trees_json() {
+        use crate::admission::attributes::Operation;
+        let old = json!({"metadata": {"name": "a", "labels": {"x": "1"}}, "data": {"k": "é\n"}});
+        let object = json!({"metadata": {"name": "a"}, "data": {"k": "v"}});
+        let user = crate::authn::UserInfo {
+            name: "jane".into(),
+            groups: vec!["g".into()],
+            ..Default::default()
+        };
+        let mut update = crate::admission::test_support::attributes(
+            Operation::Update,
+            "",
+            "v1",
+            "configmaps",
+            Some(&old),
+        );
+        update.user = Some(&user);
+        update.name = "a";
+        update.options = json!({"kind": "UpdateOptions", "fieldManager": "m"});
+        let delete =
+            crate::admission::test_support::attributes(Operation::Delete, "", "v1", "pods", None);
+        for (attributes, object) in [(&update, Some(&object)), (&delete, None)] {
+            let tree = request_as("u-1", attributes, attributes, object);
+            let wire = encode_as("u-1", attributes, attributes, object).expect("encodes");
+            assert_eq!(
+                String::from_utf8(wire).expect("utf-8"),
+                serde_json::to_string(&tree).expect("json")
+            );
+        }
+    }
 
     #[test]
     fn denials_read_as_kubes_status_errors() {
