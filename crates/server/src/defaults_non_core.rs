@@ -168,6 +168,29 @@ pub fn apply(resource: &ResourceDef, object: &mut Value) {
                 each_object_in(request, "firstAvailable", device_request_defaults);
             });
         }
+        // `SetDefaults_HorizontalPodAutoscaler` of the request's version:
+        // autoscaling/v1 defaults only `minReplicas`; v2 also the metrics and
+        // the behavior's rules.
+        ("autoscaling", "HorizontalPodAutoscaler") => {
+            if resource.version == "v1" {
+                if let Some(spec) = spec_of(map) {
+                    set_default(spec, "minReplicas", json!(1));
+                }
+            } else {
+                horizontal_pod_autoscaler_v2(map);
+            }
+        }
+        // `SetDefaults_ServiceReference` (`apiregistration/v1/defaults.go`).
+        ("apiregistration.k8s.io", "APIService") => {
+            if let Some(service) = map
+                .get_mut("spec")
+                .and_then(Value::as_object_mut)
+                .and_then(|spec| spec.get_mut("service"))
+                .and_then(Value::as_object_mut)
+            {
+                set_default(service, "port", json!(443));
+            }
+        }
         ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration") => {
             each_object_in(map, "webhooks", |hook| webhook_defaults(hook, false));
         }
@@ -196,6 +219,63 @@ pub fn apply(resource: &ResourceDef, object: &mut Value) {
         }
         _ => {}
     }
+}
+
+/// `SetDefaults_HorizontalPodAutoscaler` and
+/// `SetDefaults_HorizontalPodAutoscalerBehavior` of `autoscaling/v2`
+/// (`pkg/apis/autoscaling/v2/defaults.go`): `minReplicas` 1, no metrics
+/// means a CPU utilization target of 80%, and a behavior that is set gets
+/// both rules filled in by `GenerateHPAScaleUpRules` /
+/// `GenerateHPAScaleDownRules`. kube also runs it when it reads an object
+/// from storage, so it applies to what an autoscaling/v1 write stores
+/// (`versions::storage_form`).
+pub fn horizontal_pod_autoscaler_v2(map: &mut Map<String, Value>) {
+    let Some(spec) = spec_of(map) else { return };
+    set_default(spec, "minReplicas", json!(1));
+    let no_metrics = spec
+        .get("metrics")
+        .and_then(Value::as_array)
+        .is_none_or(Vec::is_empty);
+    if no_metrics {
+        spec.insert(
+            "metrics".into(),
+            json!([{"type": "Resource", "resource": {"name": "cpu",
+                "target": {"type": "Utilization", "averageUtilization": 80}}}]),
+        );
+    }
+    let Some(behavior) = spec.get_mut("behavior").and_then(Value::as_object_mut) else {
+        return;
+    };
+    let scale_up = json!({"stabilizationWindowSeconds": 0, "selectPolicy": "Max", "policies": [
+        {"type": "Pods", "value": 4, "periodSeconds": 15},
+        {"type": "Percent", "value": 100, "periodSeconds": 15},
+    ]});
+    // No stabilization window: the controller's `--horizontal-pod-autoscaler-downscale-stabilization` decides.
+    let scale_down = json!({"selectPolicy": "Max", "policies": [
+        {"type": "Percent", "value": 100, "periodSeconds": 15},
+    ]});
+    for (rules, defaults) in [("scaleUp", scale_up), ("scaleDown", scale_down)] {
+        let generated = scaling_rules(behavior.get(rules), defaults);
+        behavior.insert(rules.into(), generated);
+    }
+}
+
+/// `copyHPAScalingRules`: the fields set in `from` over the defaults.
+fn scaling_rules(from: Option<&Value>, mut defaults: Value) -> Value {
+    let (Some(from), Some(to)) = (from.and_then(Value::as_object), defaults.as_object_mut()) else {
+        return defaults;
+    };
+    for field in [
+        "selectPolicy",
+        "stabilizationWindowSeconds",
+        "policies",
+        "tolerance",
+    ] {
+        if let Some(value) = from.get(field).filter(|value| !value.is_null()) {
+            to.insert(field.into(), value.clone());
+        }
+    }
+    defaults
 }
 
 fn device_request_defaults(request: &mut Map<String, Value>) {
