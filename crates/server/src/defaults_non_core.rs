@@ -466,3 +466,7 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+#[path = "defaults_non_core_tests.rs"]
+mod group_tests;

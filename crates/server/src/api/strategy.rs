@@ -737,3 +737,7 @@ mod tests {
         assert_eq!(crd["status"]["storedVersions"], json!(["v1beta1", "v1"]));
     }
 }
+
+#[cfg(test)]
+#[path = "strategy_defaults_tests.rs"]
+mod defaults_tests;
