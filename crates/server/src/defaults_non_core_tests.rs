@@ -145,14 +145,14 @@ fn a_v1_autoscaler_is_stored_and_read_back_defaulted_at_v2() {
     let v1 = resource("autoscaling", "v1", "HorizontalPodAutoscaler");
     let sent = json!({"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler",
         "metadata": {"name": "h", "namespace": "default", "annotations": {
-            "autoscaling.alpha.kubernetes.io/behavior": r#"{"ScaleDown":{"SelectPolicy":"Min"}}"#}},
+            "autoscaling.alpha.kubernetes.io/behavior": r#"{"ScaleDown":{"Policies":[{"Type":"Pods","Value":2,"PeriodSeconds":30}]}}"#}},
         "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "d"}, "maxReplicas": 3}});
     let object = defaulted(v1, sent);
     let stored = crate::versions::storage_form(&object, v1).expect("converts");
     assert_eq!(
         stored["spec"]["behavior"],
-        json!({"scaleUp": up_rules(), "scaleDown": {"selectPolicy": "Min",
-            "policies": [{"type": "Percent", "value": 100, "periodSeconds": 15}]}})
+        json!({"scaleUp": up_rules(), "scaleDown": {"selectPolicy": "Max",
+            "policies": [{"type": "Pods", "value": 2, "periodSeconds": 30}]}})
     );
     assert_eq!(stored["spec"]["minReplicas"], 1);
     let mut answered = object.clone();
@@ -160,7 +160,7 @@ fn a_v1_autoscaler_is_stored_and_read_back_defaulted_at_v2() {
     assert_eq!(answered["spec"]["targetCPUUtilizationPercentage"], 80);
     assert_eq!(
         answered["metadata"]["annotations"]["autoscaling.alpha.kubernetes.io/behavior"],
-        r#"{"ScaleUp":{"StabilizationWindowSeconds":0,"SelectPolicy":"Max","Policies":[{"Type":"Pods","Value":4,"PeriodSeconds":15},{"Type":"Percent","Value":100,"PeriodSeconds":15}],"Tolerance":null},"ScaleDown":{"StabilizationWindowSeconds":null,"SelectPolicy":"Min","Policies":[{"Type":"Percent","Value":100,"PeriodSeconds":15}],"Tolerance":null}}"#
+        r#"{"ScaleUp":{"StabilizationWindowSeconds":0,"SelectPolicy":"Max","Policies":[{"Type":"Pods","Value":4,"PeriodSeconds":15},{"Type":"Percent","Value":100,"PeriodSeconds":15}],"Tolerance":null},"ScaleDown":{"StabilizationWindowSeconds":null,"SelectPolicy":"Max","Policies":[{"Type":"Pods","Value":2,"PeriodSeconds":30}],"Tolerance":null}}"#
     );
 }
 

@@ -10,7 +10,7 @@
 
 use ferrokube_testkit as common;
 
-use common::TestEnv;
+use common::{api_status, TestEnv};
 use k8s_openapi::api::apps::v1::{DaemonSet, StatefulSet};
 use k8s_openapi::api::autoscaling::{v1 as autoscaling_v1, v2 as autoscaling_v2};
 use k8s_openapi::api::batch::v1::{CronJob, Job};
@@ -73,18 +73,34 @@ async fn kube_rs_reads_back_the_autoscaler_defaults_in_both_versions() {
     // defaulted at v2, its behavior annotation's ScaleUp generated.
     let from_v1: autoscaling_v1::HorizontalPodAutoscaler = serde_json::from_value(json!({
         "metadata": {"name": "old", "annotations": {
-            "autoscaling.alpha.kubernetes.io/behavior": r#"{"ScaleDown":{"SelectPolicy":"Min"}}"#}},
+            "autoscaling.alpha.kubernetes.io/behavior": r#"{"ScaleDown":{"Policies":[{"Type":"Pods","Value":2,"PeriodSeconds":30}]}}"#}},
         "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 3},
     }))
     .unwrap();
+    // Its annotation is validated undefaulted, as kube validates the
+    // internal object converted from v1: rules without policies are refused.
+    let mut no_policies = from_v1.clone();
+    no_policies.metadata.name = Some("no-policies".into());
+    no_policies.metadata.annotations = Some(
+        [(
+            "autoscaling.alpha.kubernetes.io/behavior".to_string(),
+            r#"{"ScaleUp":{"SelectPolicy":"Min"}}"#.to_string(),
+        )]
+        .into(),
+    );
+    let status = api_status(v1.create(&pp, &no_policies).await.unwrap_err());
+    assert_eq!(
+        (status.code, status.message.as_str()),
+        (422, "HorizontalPodAutoscaler.autoscaling \"no-policies\" is invalid: spec.behavior.scaleUp.policies: Required value: must specify at least one Policy")
+    );
     let answered = v1.create(&pp, &from_v1).await.unwrap();
     assert_eq!(answered.spec.unwrap().min_replicas, Some(1));
     let behavior =
         serde_json::to_value(v2.get("old").await.unwrap()).unwrap()["spec"]["behavior"].clone();
     assert_eq!(
         behavior,
-        json!({"scaleUp": up_rules(), "scaleDown": {"selectPolicy": "Min",
-            "policies": [{"type": "Percent", "value": 100, "periodSeconds": 15}]}})
+        json!({"scaleUp": up_rules(), "scaleDown": {"selectPolicy": "Max",
+            "policies": [{"type": "Pods", "value": 2, "periodSeconds": 30}]}})
     );
 }
 
