@@ -180,6 +180,17 @@ pub fn apply(resource: &ResourceDef, object: &mut Value) {
                 horizontal_pod_autoscaler_v2(map);
             }
         }
+        // `SetObjectDefaults_VolumeAttachment`: the inline PersistentVolumeSpec's sources.
+        ("storage.k8s.io", "VolumeAttachment") => {
+            if let Some(inline) = map
+                .get_mut("spec")
+                .and_then(|spec| spec.get_mut("source"))
+                .and_then(|source| source.get_mut("inlineVolumeSpec"))
+                .and_then(Value::as_object_mut)
+            {
+                persistent_volume_sources(inline);
+            }
+        }
         // `SetDefaults_ServiceReference` (`apiregistration/v1/defaults.go`).
         ("apiregistration.k8s.io", "APIService") => {
             if let Some(service) = map
@@ -258,6 +269,50 @@ pub fn horizontal_pod_autoscaler_v2(map: &mut Map<String, Value>) {
         let generated = scaling_rules(behavior.get(rules), defaults);
         behavior.insert(rules.into(), generated);
     }
+}
+
+/// The defaulters of the PersistentVolumeSource kinds that have one
+/// (`pkg/apis/core/v1/defaults.go`: `SetDefaults_HostPathVolumeSource`,
+/// the RBD `+default` markers, `SetDefaults_ISCSIPersistentVolumeSource`,
+/// `SetDefaults_AzureDiskVolumeSource`, `SetDefaults_ScaleIOPersistentVolumeSource`).
+fn persistent_volume_sources(spec: &mut Map<String, Value>) {
+    let mut source = |name: &str, defaults: &[(&str, Value, bool)]| {
+        let Some(source) = spec.get_mut(name).and_then(Value::as_object_mut) else {
+            return;
+        };
+        for (field, value, empty_string_too) in defaults {
+            let empty = *empty_string_too && source.get(*field).and_then(Value::as_str) == Some("");
+            if empty || source.get(*field).is_none_or(Value::is_null) {
+                source.insert((*field).into(), value.clone());
+            }
+        }
+    };
+    source("hostPath", &[("type", json!(""), false)]);
+    source(
+        "rbd",
+        &[
+            ("pool", json!("rbd"), true),
+            ("user", json!("admin"), true),
+            ("keyring", json!("/etc/ceph/keyring"), true),
+        ],
+    );
+    source("iscsi", &[("iscsiInterface", json!("default"), true)]);
+    source(
+        "azureDisk",
+        &[
+            ("cachingMode", json!("ReadWrite"), false),
+            ("kind", json!("Shared"), false),
+            ("fsType", json!("ext4"), false),
+            ("readOnly", json!(false), false),
+        ],
+    );
+    source(
+        "scaleIO",
+        &[
+            ("storageMode", json!("ThinProvisioned"), true),
+            ("fsType", json!("xfs"), true),
+        ],
+    );
 }
 
 /// `copyHPAScalingRules`: the fields set in `from` over the defaults.

@@ -380,3 +380,35 @@ fn api_service_references_default_their_port() {
     let local = defaulted(services, json!({"spec": {"group": "g", "version": "v1"}}));
     assert_eq!(local["spec"].get("service"), None);
 }
+
+#[test]
+fn volume_attachments_default_their_inline_volume_sources() {
+    let attachments = resource("storage.k8s.io", "v1", "VolumeAttachment");
+    let object = defaulted(
+        attachments,
+        json!({"spec": {"attacher": "a", "nodeName": "n", "source": {"inlineVolumeSpec": {
+            "hostPath": {"path": "/data"},
+            "rbd": {"monitors": ["m"], "image": "i", "pool": ""},
+            "iscsi": {"targetPortal": "t", "iqn": "q", "lun": 0},
+            "azureDisk": {"diskName": "d", "diskURI": "u", "fsType": "xfs"},
+            "scaleIO": {"gateway": "g", "system": "s", "secretRef": {"name": "x"}}}}}}),
+    );
+    assert_eq!(
+        object["spec"]["source"]["inlineVolumeSpec"],
+        json!({"hostPath": {"path": "/data", "type": ""},
+            "rbd": {"monitors": ["m"], "image": "i", "pool": "rbd", "user": "admin", "keyring": "/etc/ceph/keyring"},
+            "iscsi": {"targetPortal": "t", "iqn": "q", "lun": 0, "iscsiInterface": "default"},
+            "azureDisk": {"diskName": "d", "diskURI": "u", "fsType": "xfs", "cachingMode": "ReadWrite",
+                "kind": "Shared", "readOnly": false},
+            "scaleIO": {"gateway": "g", "system": "s", "secretRef": {"name": "x"},
+                "storageMode": "ThinProvisioned", "fsType": "xfs"}})
+    );
+    let named = defaulted(
+        attachments,
+        json!({"spec": {"attacher": "a", "nodeName": "n", "source": {"persistentVolumeName": "pv"}}}),
+    );
+    assert_eq!(
+        named["spec"]["source"],
+        json!({"persistentVolumeName": "pv"})
+    );
+}
