@@ -202,6 +202,22 @@ async fn kube_rs_reads_back_workload_defaults() {
         .await
         .unwrap();
     assert_eq!(generation(&patched), ("2".to_string(), Some(3)));
+
+    // An annotation v1's conversion cannot parse is the body's decode error.
+    let mut unparsable = daemon_set.clone();
+    unparsable.metadata.name = Some("bad".into());
+    unparsable.metadata.annotations = Some(
+        [(
+            "deprecated.daemonset.template.generation".to_string(),
+            "one".to_string(),
+        )]
+        .into(),
+    );
+    let status = api_status(daemon_sets.create(&pp, &unparsable).await.unwrap_err());
+    assert_eq!(
+        (status.code, status.message.as_str()),
+        (400, r#"strconv.ParseInt: parsing "one": invalid syntax"#)
+    );
 }
 
 #[tokio::test]

@@ -104,6 +104,30 @@ pub fn prepare_for_create(resource: &ResourceDef, object: &mut Value) {
 /// this annotation (`Convert_apps_DaemonSet_To_v1_DaemonSet` always writes it).
 const TEMPLATE_GENERATION_ANNOTATION: &str = "deprecated.daemonset.template.generation";
 
+/// `Convert_v1_DaemonSet_To_apps_DaemonSet`'s `strconv.ParseInt` of the
+/// template generation annotation: its error text for a value that is not
+/// a base-10 int64 (kube answers it as the body's decode error, 400).
+pub fn template_generation_decode_error(resource: &ResourceDef, object: &Value) -> Option<String> {
+    if (resource.group, resource.kind) != ("apps", "DaemonSet") {
+        return None;
+    }
+    let text = object
+        .pointer("/metadata/annotations")?
+        .get(TEMPLATE_GENERATION_ANNOTATION)?
+        .as_str()?;
+    let error = text.parse::<i64>().err()?;
+    let reason = match error.kind() {
+        std::num::IntErrorKind::PosOverflow | std::num::IntErrorKind::NegOverflow => {
+            "value out of range"
+        }
+        _ => "invalid syntax",
+    };
+    Some(format!(
+        "strconv.ParseInt: parsing {}: {reason}",
+        crate::go::strconv::quote(text)
+    ))
+}
+
 fn template_generation(object: &Value) -> Option<i64> {
     object
         .pointer("/metadata/annotations")

@@ -74,3 +74,29 @@ fn daemon_sets_carry_their_template_generation() {
     prepare_for_update(daemon_sets, None, &created, &mut changed);
     assert_eq!(annotation(&changed), "2");
 }
+
+#[test]
+fn an_unparsable_template_generation_is_strconv_s_error() {
+    let daemon_sets = resource("apps", "DaemonSet");
+    let with = |value: &str| json!({"metadata": {"annotations": {"deprecated.daemonset.template.generation": value}}});
+    let error = |value: &str| super::template_generation_decode_error(daemon_sets, &with(value));
+    assert_eq!(
+        error("abc").as_deref(),
+        Some(r#"strconv.ParseInt: parsing "abc": invalid syntax"#)
+    );
+    assert_eq!(
+        error("").as_deref(),
+        Some(r#"strconv.ParseInt: parsing "": invalid syntax"#)
+    );
+    assert_eq!(
+        error("99999999999999999999").as_deref(),
+        Some(r#"strconv.ParseInt: parsing "99999999999999999999": value out of range"#)
+    );
+    assert_eq!(error("-3"), None);
+    assert_eq!(error("+4"), None);
+    let deployments = resource("apps", "Deployment");
+    assert_eq!(
+        super::template_generation_decode_error(deployments, &with("abc")),
+        None
+    );
+}
