@@ -1,8 +1,13 @@
 //! Defaults kube-apiserver applies to the kinds of the non-core API groups
-//! whose validation needs them set (`pkg/apis/storage/v1/defaults.go`,
-//! `pkg/apis/networking/v1/defaults.go`, `pkg/apis/discovery/v1/defaults.go`,
-//! `pkg/apis/admissionregistration/v1/defaults.go`).
-//! Idempotent, like every defaulter.
+//! that `defaults.rs` does not match (`pkg/apis/storage/v1/defaults.go` and
+//! its `zz_generated.defaults.go`, `pkg/apis/networking/v1/defaults.go`,
+//! `pkg/apis/discovery/v1/defaults.go`,
+//! `pkg/apis/admissionregistration/v1/defaults.go`,
+//! `pkg/apis/flowcontrol/v1/defaults.go`, `pkg/apis/resource/v1/defaults.go`,
+//! `pkg/apis/autoscaling/v1/defaults.go` and `v2/defaults.go`,
+//! `kube-aggregator/pkg/apis/apiregistration/v1/defaults.go`).
+//! The kinds of the served non-core groups not named here have no
+//! defaulter in kube 1.34. Idempotent, like every defaulter.
 
 use serde_json::{json, Map, Value};
 
