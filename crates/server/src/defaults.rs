@@ -70,7 +70,7 @@ pub fn apply(resource: &ResourceDef, object: &mut Value) {
         ("apps", "StatefulSet") => stateful_set(object),
         ("apps", "DaemonSet") => daemon_set(object),
         ("batch", "Job") => {
-            job_spec(object_at(object, &["spec"]));
+            job(object);
             template_at(object, &["spec", "template"]);
         }
         ("batch", "CronJob") => cron_job(object),
@@ -196,7 +196,9 @@ fn deployment(object: &mut Value) {
         set_default(spec, "progressDeadlineSeconds", json!(600));
         set_default(spec, "strategy", json!({}));
         if let Some(strategy) = spec.get_mut("strategy").and_then(Value::as_object_mut) {
-            set_default(strategy, "type", json!("RollingUpdate"));
+            if empty_string(strategy, "type") {
+                strategy.insert("type".into(), json!("RollingUpdate"));
+            }
             if strategy.get("type") == Some(&json!("RollingUpdate")) {
                 set_default(strategy, "rollingUpdate", json!({}));
                 if let Some(rolling) = strategy
@@ -222,9 +224,13 @@ fn stateful_set(object: &mut Value) {
             .get_mut("updateStrategy")
             .and_then(Value::as_object_mut)
         {
-            set_default(strategy, "type", json!("RollingUpdate"));
-            if strategy.get("type") == Some(&json!("RollingUpdate")) {
+            // `SetDefaults_StatefulSet`: the rolling update is made only
+            // for a strategy sent without a type.
+            if empty_string(strategy, "type") {
+                strategy.insert("type".into(), json!("RollingUpdate"));
                 set_default(strategy, "rollingUpdate", json!({}));
+            }
+            if strategy.get("type") == Some(&json!("RollingUpdate")) {
                 if let Some(rolling) = strategy
                     .get_mut("rollingUpdate")
                     .and_then(Value::as_object_mut)
@@ -233,13 +239,39 @@ fn stateful_set(object: &mut Value) {
                 }
             }
         }
-        set_default(
-            spec,
-            "persistentVolumeClaimRetentionPolicy",
-            json!({"whenDeleted": "Retain", "whenScaled": "Retain"}),
-        );
+        set_default(spec, "persistentVolumeClaimRetentionPolicy", json!({}));
+        if let Some(policy) = spec
+            .get_mut("persistentVolumeClaimRetentionPolicy")
+            .and_then(Value::as_object_mut)
+        {
+            for field in ["whenDeleted", "whenScaled"] {
+                if empty_string(policy, field) {
+                    policy.insert(field.into(), json!("Retain"));
+                }
+            }
+        }
+        // `SetDefaults_PersistentVolumeClaim` and `…ClaimSpec` of each claim template.
+        each_object(spec.get_mut("volumeClaimTemplates"), |claim| {
+            set_default(claim, "spec", json!({}));
+            if let Some(claim_spec) = claim.get_mut("spec").and_then(Value::as_object_mut) {
+                set_default(claim_spec, "volumeMode", json!("Filesystem"));
+            }
+            set_default(claim, "status", json!({}));
+            if let Some(status) = claim.get_mut("status").and_then(Value::as_object_mut) {
+                if empty_string(status, "phase") {
+                    status.insert("phase".into(), json!("Pending"));
+                }
+            }
+        });
     }
     template_at(object, &["spec", "template"]);
+}
+
+/// A string field Go reads as `""`: missing, null or empty.
+fn empty_string(map: &Map<String, Value>, field: &str) -> bool {
+    map.get(field)
+        .and_then(Value::as_str)
+        .is_none_or(str::is_empty)
 }
 
 fn daemon_set(object: &mut Value) {
@@ -250,7 +282,9 @@ fn daemon_set(object: &mut Value) {
             .get_mut("updateStrategy")
             .and_then(Value::as_object_mut)
         {
-            set_default(strategy, "type", json!("RollingUpdate"));
+            if empty_string(strategy, "type") {
+                strategy.insert("type".into(), json!("RollingUpdate"));
+            }
             if strategy.get("type") == Some(&json!("RollingUpdate")) {
                 set_default(strategy, "rollingUpdate", json!({}));
                 if let Some(rolling) = strategy
@@ -266,23 +300,64 @@ fn daemon_set(object: &mut Value) {
     template_at(object, &["spec", "template"]);
 }
 
-/// `SetDefaults_Job`.
-fn job_spec(spec: Option<&mut Map<String, Value>>) {
-    let Some(spec) = spec else { return };
-    if spec.get("completions").is_none() && spec.get("parallelism").is_none() {
+/// `SetDefaults_Job` (`pkg/apis/batch/v1/defaults.go`, 1.34): a job whose
+/// labels are empty takes its template's (`JobPodReplacementPolicy` is GA).
+fn job(object: &mut Value) {
+    let template_labels = object
+        .pointer("/spec/template/metadata/labels")
+        .filter(|labels| labels.is_object())
+        .cloned();
+    if let (Some(labels), Some(metadata)) = (template_labels, object_at(object, &["metadata"])) {
+        let empty = metadata
+            .get("labels")
+            .and_then(Value::as_object)
+            .is_none_or(Map::is_empty);
+        if empty {
+            metadata.insert("labels".into(), labels);
+        }
+    }
+    let Some(spec) = object_at(object, &["spec"]) else {
+        return;
+    };
+    let unset = |spec: &Map<String, Value>, field: &str| spec.get(field).is_none_or(Value::is_null);
+    if unset(spec, "completions") && unset(spec, "parallelism") {
         spec.insert("completions".into(), json!(1));
     }
     set_default(spec, "parallelism", json!(1));
-    set_default(spec, "backoffLimit", json!(6));
+    let backoff_limit = if unset(spec, "backoffLimitPerIndex") {
+        6
+    } else {
+        i64::from(i32::MAX)
+    };
+    set_default(spec, "backoffLimit", json!(backoff_limit));
     set_default(spec, "completionMode", json!("NonIndexed"));
     set_default(spec, "suspend", json!(false));
-    if spec.get("podFailurePolicy").is_none() {
-        set_default(spec, "podReplacementPolicy", json!("TerminatingOrFailed"));
-    }
-    set_default(spec, "manualSelector", Value::Null);
-    if spec.get("manualSelector") == Some(&Value::Null) {
-        spec.remove("manualSelector");
-    }
+    let replacement = if unset(spec, "podFailurePolicy") {
+        "TerminatingOrFailed"
+    } else {
+        "Failed"
+    };
+    set_default(spec, "podReplacementPolicy", json!(replacement));
+    set_default(spec, "manualSelector", json!(false));
+    pod_failure_policy(spec);
+}
+
+/// `SetDefaults_PodFailurePolicyOnPodConditionsPattern`: a pattern's status is `True`.
+fn pod_failure_policy(spec: &mut Map<String, Value>) {
+    let Some(policy) = spec.get_mut("podFailurePolicy") else {
+        return;
+    };
+    each_object(policy.get_mut("rules"), |rule| {
+        each_object(rule.get_mut("onPodConditions"), |pattern| {
+            let empty = pattern
+                .get("status")
+                .and_then(Value::as_str)
+                .is_none_or(str::is_empty);
+            if empty {
+                pattern.insert("status".into(), json!("True"));
+            }
+        });
+    });
 }
 
 fn cron_job(object: &mut Value) {
@@ -292,7 +367,11 @@ fn cron_job(object: &mut Value) {
         set_default(spec, "successfulJobsHistoryLimit", json!(3));
         set_default(spec, "failedJobsHistoryLimit", json!(1));
     }
-    job_spec(object_at(object, &["spec", "jobTemplate", "spec"]));
+    // `SetDefaults_Job` is for Jobs: a job template gets only the defaults
+    // of the types inside it (the pod template, pod failure patterns).
+    if let Some(job_spec) = object_at(object, &["spec", "jobTemplate", "spec"]) {
+        pod_failure_policy(job_spec);
+    }
     template_at(object, &["spec", "jobTemplate", "spec", "template"]);
 }
 

@@ -1,8 +1,13 @@
 //! Defaults kube-apiserver applies to the kinds of the non-core API groups
-//! whose validation needs them set (`pkg/apis/storage/v1/defaults.go`,
-//! `pkg/apis/networking/v1/defaults.go`, `pkg/apis/discovery/v1/defaults.go`,
-//! `pkg/apis/admissionregistration/v1/defaults.go`).
-//! Idempotent, like every defaulter.
+//! that `defaults.rs` does not match (`pkg/apis/storage/v1/defaults.go` and
+//! its `zz_generated.defaults.go`, `pkg/apis/networking/v1/defaults.go`,
+//! `pkg/apis/discovery/v1/defaults.go`,
+//! `pkg/apis/admissionregistration/v1/defaults.go`,
+//! `pkg/apis/flowcontrol/v1/defaults.go`, `pkg/apis/resource/v1/defaults.go`,
+//! `pkg/apis/autoscaling/v1/defaults.go` and `v2/defaults.go`,
+//! `kube-aggregator/pkg/apis/apiregistration/v1/defaults.go`).
+//! The kinds of the served non-core groups not named here have no
+//! defaulter in kube 1.34. Idempotent, like every defaulter.
 
 use serde_json::{json, Map, Value};
 
@@ -168,6 +173,40 @@ pub fn apply(resource: &ResourceDef, object: &mut Value) {
                 each_object_in(request, "firstAvailable", device_request_defaults);
             });
         }
+        // `SetDefaults_HorizontalPodAutoscaler` of the request's version:
+        // autoscaling/v1 defaults only `minReplicas`; v2 also the metrics and
+        // the behavior's rules.
+        ("autoscaling", "HorizontalPodAutoscaler") => {
+            if resource.version == "v1" {
+                if let Some(spec) = spec_of(map) {
+                    set_default(spec, "minReplicas", json!(1));
+                }
+            } else {
+                horizontal_pod_autoscaler_v2(map);
+            }
+        }
+        // `SetObjectDefaults_VolumeAttachment`: the inline PersistentVolumeSpec's sources.
+        ("storage.k8s.io", "VolumeAttachment") => {
+            if let Some(inline) = map
+                .get_mut("spec")
+                .and_then(|spec| spec.get_mut("source"))
+                .and_then(|source| source.get_mut("inlineVolumeSpec"))
+                .and_then(Value::as_object_mut)
+            {
+                persistent_volume_sources(inline);
+            }
+        }
+        // `SetDefaults_ServiceReference` (`apiregistration/v1/defaults.go`).
+        ("apiregistration.k8s.io", "APIService") => {
+            if let Some(service) = map
+                .get_mut("spec")
+                .and_then(Value::as_object_mut)
+                .and_then(|spec| spec.get_mut("service"))
+                .and_then(Value::as_object_mut)
+            {
+                set_default(service, "port", json!(443));
+            }
+        }
         ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration") => {
             each_object_in(map, "webhooks", |hook| webhook_defaults(hook, false));
         }
@@ -196,6 +235,107 @@ pub fn apply(resource: &ResourceDef, object: &mut Value) {
         }
         _ => {}
     }
+}
+
+/// `SetDefaults_HorizontalPodAutoscaler` and
+/// `SetDefaults_HorizontalPodAutoscalerBehavior` of `autoscaling/v2`
+/// (`pkg/apis/autoscaling/v2/defaults.go`): `minReplicas` 1, no metrics
+/// means a CPU utilization target of 80%, and a behavior that is set gets
+/// both rules filled in by `GenerateHPAScaleUpRules` /
+/// `GenerateHPAScaleDownRules`. kube also runs it when it reads an object
+/// from storage, so it applies to what an autoscaling/v1 write stores
+/// (`versions::storage_form`).
+pub fn horizontal_pod_autoscaler_v2(map: &mut Map<String, Value>) {
+    let Some(spec) = spec_of(map) else { return };
+    set_default(spec, "minReplicas", json!(1));
+    let no_metrics = spec
+        .get("metrics")
+        .and_then(Value::as_array)
+        .is_none_or(Vec::is_empty);
+    if no_metrics {
+        spec.insert(
+            "metrics".into(),
+            json!([{"type": "Resource", "resource": {"name": "cpu",
+                "target": {"type": "Utilization", "averageUtilization": 80}}}]),
+        );
+    }
+    let Some(behavior) = spec.get_mut("behavior").and_then(Value::as_object_mut) else {
+        return;
+    };
+    let scale_up = json!({"stabilizationWindowSeconds": 0, "selectPolicy": "Max", "policies": [
+        {"type": "Pods", "value": 4, "periodSeconds": 15},
+        {"type": "Percent", "value": 100, "periodSeconds": 15},
+    ]});
+    // No stabilization window: the controller's `--horizontal-pod-autoscaler-downscale-stabilization` decides.
+    let scale_down = json!({"selectPolicy": "Max", "policies": [
+        {"type": "Percent", "value": 100, "periodSeconds": 15},
+    ]});
+    for (rules, defaults) in [("scaleUp", scale_up), ("scaleDown", scale_down)] {
+        let generated = scaling_rules(behavior.get(rules), defaults);
+        behavior.insert(rules.into(), generated);
+    }
+}
+
+/// The defaulters of the PersistentVolumeSource kinds that have one
+/// (`pkg/apis/core/v1/defaults.go`: `SetDefaults_HostPathVolumeSource`,
+/// the RBD `+default` markers, `SetDefaults_ISCSIPersistentVolumeSource`,
+/// `SetDefaults_AzureDiskVolumeSource`, `SetDefaults_ScaleIOPersistentVolumeSource`).
+fn persistent_volume_sources(spec: &mut Map<String, Value>) {
+    let mut source = |name: &str, defaults: &[(&str, Value, bool)]| {
+        let Some(source) = spec.get_mut(name).and_then(Value::as_object_mut) else {
+            return;
+        };
+        for (field, value, empty_string_too) in defaults {
+            let empty = *empty_string_too && source.get(*field).and_then(Value::as_str) == Some("");
+            if empty || source.get(*field).is_none_or(Value::is_null) {
+                source.insert((*field).into(), value.clone());
+            }
+        }
+    };
+    source("hostPath", &[("type", json!(""), false)]);
+    source(
+        "rbd",
+        &[
+            ("pool", json!("rbd"), true),
+            ("user", json!("admin"), true),
+            ("keyring", json!("/etc/ceph/keyring"), true),
+        ],
+    );
+    source("iscsi", &[("iscsiInterface", json!("default"), true)]);
+    source(
+        "azureDisk",
+        &[
+            ("cachingMode", json!("ReadWrite"), false),
+            ("kind", json!("Shared"), false),
+            ("fsType", json!("ext4"), false),
+            ("readOnly", json!(false), false),
+        ],
+    );
+    source(
+        "scaleIO",
+        &[
+            ("storageMode", json!("ThinProvisioned"), true),
+            ("fsType", json!("xfs"), true),
+        ],
+    );
+}
+
+/// `copyHPAScalingRules`: the fields set in `from` over the defaults.
+fn scaling_rules(from: Option<&Value>, mut defaults: Value) -> Value {
+    let (Some(from), Some(to)) = (from.and_then(Value::as_object), defaults.as_object_mut()) else {
+        return defaults;
+    };
+    for field in [
+        "selectPolicy",
+        "stabilizationWindowSeconds",
+        "policies",
+        "tolerance",
+    ] {
+        if let Some(value) = from.get(field).filter(|value| !value.is_null()) {
+            to.insert(field.into(), value.clone());
+        }
+    }
+    defaults
 }
 
 fn device_request_defaults(request: &mut Map<String, Value>) {
@@ -386,3 +526,7 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+#[path = "defaults_non_core_tests.rs"]
+mod group_tests;

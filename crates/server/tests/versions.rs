@@ -548,7 +548,7 @@ async fn hpas_convert_between_v2_and_v1_with_kubes_annotations() {
     );
     assert_eq!(
         annotations["autoscaling.alpha.kubernetes.io/behavior"],
-        r#"{"ScaleUp":null,"ScaleDown":{"StabilizationWindowSeconds":120,"SelectPolicy":"Max","Policies":[{"Type":"Pods","Value":1,"PeriodSeconds":60}],"Tolerance":null}}"#
+        r#"{"ScaleUp":{"StabilizationWindowSeconds":0,"SelectPolicy":"Max","Policies":[{"Type":"Pods","Value":4,"PeriodSeconds":15},{"Type":"Percent","Value":100,"PeriodSeconds":15}],"Tolerance":null},"ScaleDown":{"StabilizationWindowSeconds":120,"SelectPolicy":"Max","Policies":[{"Type":"Pods","Value":1,"PeriodSeconds":60}],"Tolerance":null}}"#
     );
     assert_eq!(as_v1.resource_version(), created.resource_version());
 
@@ -799,7 +799,7 @@ async fn protobuf_tables_and_metadata_carry_the_requests_version() {
     assert!(
         partial["metadata"]["annotations"]["autoscaling.alpha.kubernetes.io/behavior"]
             .as_str()
-            .is_some_and(|text| text.starts_with(r#"{"ScaleUp":null"#)),
+            .is_some_and(|text| text.starts_with(r#"{"ScaleUp":{"StabilizationWindowSeconds":0"#)),
         "{partial}"
     );
 

@@ -93,6 +93,63 @@ pub fn prepare_for_create(resource: &ResourceDef, object: &mut Value) {
     if (resource.group, resource.kind) == ("batch", "Job") {
         generate_job_selector(object);
     }
+    if (resource.group, resource.kind) == ("apps", "DaemonSet") {
+        // `daemonSetStrategy.PrepareForCreate`: templateGeneration at least 1.
+        let sent = template_generation(object).unwrap_or(0);
+        set_template_generation(object, sent.max(1));
+    }
+}
+
+/// apps/v1 carries the internal `spec.templateGeneration` of a DaemonSet in
+/// this annotation (`Convert_apps_DaemonSet_To_v1_DaemonSet` always writes it).
+const TEMPLATE_GENERATION_ANNOTATION: &str = "deprecated.daemonset.template.generation";
+
+/// `Convert_v1_DaemonSet_To_apps_DaemonSet`'s `strconv.ParseInt` of the
+/// template generation annotation: its error text for a value that is not
+/// a base-10 int64 (kube answers it as the body's decode error, 400).
+pub fn template_generation_decode_error(resource: &ResourceDef, object: &Value) -> Option<String> {
+    if (resource.group, resource.kind) != ("apps", "DaemonSet") {
+        return None;
+    }
+    let text = object
+        .pointer("/metadata/annotations")?
+        .get(TEMPLATE_GENERATION_ANNOTATION)?
+        .as_str()?;
+    let error = text.parse::<i64>().err()?;
+    let reason = match error.kind() {
+        std::num::IntErrorKind::PosOverflow | std::num::IntErrorKind::NegOverflow => {
+            "value out of range"
+        }
+        _ => "invalid syntax",
+    };
+    Some(format!(
+        "strconv.ParseInt: parsing {}: {reason}",
+        crate::go::strconv::quote(text)
+    ))
+}
+
+fn template_generation(object: &Value) -> Option<i64> {
+    object
+        .pointer("/metadata/annotations")
+        .and_then(|annotations| annotations.get(TEMPLATE_GENERATION_ANNOTATION))
+        .and_then(Value::as_str)
+        .and_then(|text| text.parse().ok())
+}
+
+fn set_template_generation(object: &mut Value, generation: i64) {
+    let Some(metadata) = crate::object::metadata_mut(object) else {
+        return;
+    };
+    let annotations = metadata.entry("annotations").or_insert_with(|| json!({}));
+    if !annotations.is_object() {
+        *annotations = json!({});
+    }
+    if let Some(annotations) = annotations.as_object_mut() {
+        annotations.insert(
+            TEMPLATE_GENERATION_ANNOTATION.into(),
+            Value::String(generation.to_string()),
+        );
+    }
 }
 
 /// `generateSelectorIfNeeded` (`pkg/registry/batch/job/strategy.go`): unless
@@ -103,6 +160,24 @@ pub fn prepare_for_create(resource: &ResourceDef, object: &mut Value) {
 fn generate_job_selector(object: &mut Value) {
     if object.pointer("/spec/manualSelector") == Some(&json!(true)) {
         return;
+    }
+    // kube defaults at decoding, before this: a job without labels took its
+    // template's as sent (`SetDefaults_Job`); the generated ones only reach
+    // it when the template had none (then from the defaulting of reads).
+    let sent_template_labels = object
+        .pointer("/spec/template/metadata/labels")
+        .filter(|labels| labels.is_object())
+        .cloned();
+    if let (Some(labels), Some(metadata)) =
+        (sent_template_labels, crate::object::metadata_mut(object))
+    {
+        if metadata
+            .get("labels")
+            .and_then(Value::as_object)
+            .is_none_or(Map::is_empty)
+        {
+            metadata.insert("labels".into(), labels);
+        }
     }
     let name = crate::object::name(object).to_string();
     let uid = crate::object::meta_str(object, "uid").to_string();
@@ -296,6 +371,17 @@ pub fn prepare_for_update(
         if let (Some(map), Some(spec)) = (new.as_object_mut(), old.get("spec")) {
             map.insert("spec".into(), spec.clone());
         }
+    }
+    if (resource.group, resource.kind) == ("apps", "DaemonSet") {
+        // `daemonSetStrategy.PrepareForUpdate`: an update cannot set the
+        // template generation; a changed template increments it.
+        let old_generation = template_generation(old).unwrap_or(0);
+        // Compared as kube compares them, after decoding defaulted the new one.
+        let mut defaulted = new.clone();
+        crate::defaults::apply(resource, &mut defaulted);
+        let template_changed = old.pointer("/spec/template") != defaulted.pointer("/spec/template");
+        let generation = old_generation + i64::from(template_changed);
+        set_template_generation(new, generation);
     }
     let annotations_changed = (resource.group, resource.kind) == ("apps", "Deployment")
         && old.pointer("/metadata/annotations") != new.pointer("/metadata/annotations");
@@ -675,3 +761,7 @@ mod tests {
         assert_eq!(crd["status"]["storedVersions"], json!(["v1beta1", "v1"]));
     }
 }
+
+#[cfg(test)]
+#[path = "strategy_defaults_tests.rs"]
+mod defaults_tests;

@@ -405,9 +405,10 @@ fn scaling_rules(rules: &Value, path: &str, errors: &mut Vec<FieldError>) {
     }
     let policies_path = child(path, "policies");
     let policies = field::items_at(rules, "policies");
-    // v2's `GenerateHPAScale{Up,Down}Rules` default a missing (nil) list
-    // before validation; only a list sent empty is refused.
-    if policies.is_empty() && field::is_set(rules, "policies") {
+    // An autoscaling/v2 write was defaulted (`GenerateHPAScale{Up,Down}Rules`
+    // fill a nil list), an autoscaling/v1 one is validated as converted from
+    // its annotation, undefaulted, as kube validates the internal object.
+    if policies.is_empty() {
         errors.push(field::required(
             &policies_path,
             "must specify at least one Policy",

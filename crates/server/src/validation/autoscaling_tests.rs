@@ -55,9 +55,45 @@ fn valid_autoscalers_pass() {
             "scaleDown": {"selectPolicy": "Disabled"}}}),
         json!({"minReplicas": null}),
     ] {
-        let errors = horizontal_pod_autoscaler(&hpa(spec.clone()), None);
+        // Validated as a write validates it: after `SetDefaults_HorizontalPodAutoscaler`.
+        let mut object = hpa(spec.clone());
+        crate::defaults::apply(autoscaling_v2(), &mut object);
+        let errors = horizontal_pod_autoscaler(&object, None);
         assert!(errors.is_empty(), "{spec}: {:?}", texts(&errors));
     }
+}
+
+fn autoscaling_v2() -> &'static crate::registry::ResourceDef {
+    crate::registry::builtin_resources()
+        .iter()
+        .find(|resource| resource.group == "autoscaling" && resource.version == "v2")
+        .expect("autoscaling/v2 is served")
+}
+
+/// `TestValidateBehavior`'s rules without policies: refused when nothing
+/// defaulted them, as an autoscaling/v1 behavior annotation is validated.
+#[test]
+fn scaling_rules_without_policies_are_refused_undefaulted() {
+    for (direction, select) in [
+        ("scaleUp", "Min"),
+        ("scaleDown", "Min"),
+        ("scaleDown", "Disabled"),
+    ] {
+        let spec = json!({"behavior": {direction: {"selectPolicy": select}}});
+        assert_eq!(
+            texts(&horizontal_pod_autoscaler(&hpa(spec.clone()), None)),
+            [format!("spec.behavior.{direction}.policies: Required value: must specify at least one Policy")],
+            "{spec}"
+        );
+    }
+    let v1 = json!({"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "a", "namespace": "default", "annotations": {
+            "autoscaling.alpha.kubernetes.io/behavior": r#"{"ScaleDown":{"SelectPolicy":"Min"}}"#}},
+        "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 2}});
+    assert_eq!(
+        texts(&horizontal_pod_autoscaler(&v1, None)),
+        ["spec.behavior.scaleDown.policies: Required value: must specify at least one Policy"]
+    );
 }
 
 #[test]

@@ -122,8 +122,26 @@ pub fn as_read_back(value: &mut Value, resource: &ResourceDef) -> Result<(), Err
     let Some(storage) = storage_api_version(resource) else {
         return Ok(());
     };
+    let converted = value.get("apiVersion").and_then(Value::as_str) != Some(storage);
     convert(value, storage)?;
+    if converted {
+        default_as_decoded_from_storage(value);
+    }
     convert(value, &resource.api_version())
+}
+
+/// kube defaults what it decodes from storage: an object written at another
+/// version than the storage one is converted and then defaulted at the
+/// storage version (`SetDefaults_HorizontalPodAutoscaler` of
+/// `autoscaling/v2` for an `autoscaling/v1` write, so its behavior
+/// annotation reads back with both rules generated). Events have no defaults.
+fn default_as_decoded_from_storage(value: &mut Value) {
+    let is_v2_autoscaler = value.get("apiVersion").and_then(Value::as_str)
+        == Some("autoscaling/v2")
+        && value.get("kind").and_then(Value::as_str) == Some("HorizontalPodAutoscaler");
+    if let (true, Some(map)) = (is_v2_autoscaler, value.as_object_mut()) {
+        crate::defaults_non_core::horizontal_pod_autoscaler_v2(map);
+    }
 }
 
 /// A stored object as served at `resource`'s version: the same object
@@ -176,6 +194,7 @@ pub fn storage_form<'v>(
     }
     let mut converted = object.clone();
     convert(&mut converted, storage)?;
+    default_as_decoded_from_storage(&mut converted);
     // What the annotations held must decode as the storage version's typed
     // object, as kube's conversion into it would (`json.Unmarshal` of the
     // v1 types): nothing a typed client cannot read is stored.

@@ -132,6 +132,11 @@ pub fn decode(
     };
     let resource = target.resource;
     if kind == resource.kind {
+        if let Some(message) =
+            crate::api::strategy::template_generation_decode_error(resource, &object)
+        {
+            return Err(Status::bad_request(message));
+        }
         field_validation::drop_unknown_fields(
             &api.openapi,
             resource.group,
