@@ -1,10 +1,11 @@
-//! `webhook-create`: what a validating admission webhook costs a create, in
-//! one run. C clients create ConfigMaps of --size bytes; then a no-op
-//! validating webhook (this process's HTTPS server on loopback, with a CA
-//! of its own in `caBundle`, answering every AdmissionReview with
-//! `allowed: true`) is registered for ConfigMap creates in the namespace,
-//! and the same creates run as long again. Two results, their rate ratio
-//! and the p50 they add (the goal: at most 1 ms at 32 clients).
+//! `webhook-create`: what a validating admission webhook costs a create, on
+//! one server. C clients create ConfigMaps of --size bytes without a
+//! webhook and with a no-op validating webhook (this process's HTTPS
+//! server on loopback, with a CA of its own in `caBundle`, answering every
+//! AdmissionReview with `allowed: true`) registered for ConfigMap creates
+//! in the namespace, --runs rounds in ABBA order (`paired::round_order`).
+//! The rate ratio of the medians and the p50 the webhook adds (median
+//! against median; the goal: at most 1 ms at 32 clients).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -13,14 +14,15 @@ use std::time::{Duration, Instant};
 use base64::Engine as _;
 use bytes::Bytes;
 use hyper::Method;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::ceiling::CeilingServer;
 use super::create::Creates;
+use super::paired::{median_ratio, round_order, Configuration};
 use super::{configmap_body, ensure_namespace, run_id, setup_failure, Endpoint};
 use crate::cli::Cli;
 use crate::client::Client;
-use crate::report::{ratio, Ratio, ScenarioResult};
+use crate::report::{Ratio, ScenarioResult};
 use crate::runner;
 use crate::BenchError;
 
@@ -58,7 +60,7 @@ pub fn allow(review: &[u8]) -> Bytes {
 
 /// A ValidatingWebhookConfiguration calling `url` for ConfigMap creates in
 /// `namespace`.
-fn configuration(name: &str, url: &str, ca_pem: &[u8], namespace: &str) -> Bytes {
+fn configuration_body(name: &str, url: &str, ca_pem: &[u8], namespace: &str) -> Bytes {
     Bytes::from(
         json!({
             "apiVersion": "admissionregistration.k8s.io/v1",
@@ -131,23 +133,27 @@ async fn install(
     Ok(())
 }
 
+/// Median of the values of the results labelled `<scenario> <name> #…`.
+fn median_p50(results: &[ScenarioResult], scenario: &str, name: &str) -> Option<f64> {
+    let prefix = format!("{scenario} {name} #");
+    let mut values: Vec<f64> = results
+        .iter()
+        .filter(|r| r.label.starts_with(&prefix))
+        .filter_map(|r| r.load.as_ref().map(|l| l.latency.p50_ms))
+        .collect();
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied()
+}
+
 pub async fn run(
     cli: &Cli,
     endpoint: &Endpoint,
-    label: &str,
+    scenario: &str,
 ) -> Result<(Vec<ScenarioResult>, Vec<Ratio>), BenchError> {
     let client = Client::connect(&endpoint.kubeconfig, cli.client_options()).await?;
     ensure_namespace(&client, &cli.namespace).await?;
     let run = run_id();
     let bytes = configmap_body("x", &cli.namespace, &run, cli.size).len();
-    let baseline_label = format!("{label} without a webhook");
-    let baseline = runner::run(
-        &client,
-        Arc::new(Creates::new(&cli.namespace, &run, cli.size)),
-        &cli.load_options(&baseline_label, endpoint.pid()),
-    )
-    .await;
-
     let calls = Arc::new(AtomicU64::new(0));
     let counted = calls.clone();
     let webhook = CeilingServer::start_with(
@@ -160,68 +166,100 @@ pub async fn run(
     let ca_pem = webhook.kubeconfig.ca_pem.clone().unwrap_or_default();
     let url = format!("https://{}/validate", webhook.address);
     let name = format!("bench-{run}");
-    install(
-        &client,
-        configuration(&name, &url, &ca_pem, &cli.namespace),
-        &cli.namespace,
-        &run,
-        &calls,
-    )
-    .await?;
-    let webhook_label = format!("{label} with a no-op webhook");
-    let before = calls.load(Ordering::Relaxed);
-    let checked = runner::run(
-        &client,
-        Arc::new(Creates::new(&cli.namespace, &format!("{run}w"), cli.size)),
-        &cli.load_options(&webhook_label, endpoint.pid()),
-    )
-    .await;
-    let called = calls.load(Ordering::Relaxed) - before;
     let cleanup =
         format!("/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/{name}");
-    let _ = client.request(Method::DELETE, &cleanup, None).await;
-    drop(webhook);
-
-    let result = |label: String, outcome: &runner::LoadOutcome| {
-        endpoint.load_result(cli, &client, "webhook-create", label, outcome, (bytes, 0))
-    };
-    let plain = result(baseline_label, &baseline);
-    let hooked = result(webhook_label, &checked);
-    let load = |r: &ScenarioResult| r.load.clone().unwrap_or_default();
-    let (a, b) = (load(&plain), load(&hooked));
-    if b.requests > called {
-        return Err(BenchError::Setup(format!(
-            "{} creates succeeded but the webhook was called {called} times",
-            b.requests
-        )));
+    let configurations = [
+        Configuration {
+            name: "without",
+            server_args: Vec::new(),
+        },
+        Configuration {
+            name: "with",
+            server_args: Vec::new(),
+        },
+    ];
+    let mut installed = false;
+    let mut results = Vec::new();
+    for round in 1..=cli.runs {
+        for configuration in round_order(round, &configurations) {
+            let with_webhook = configuration.name == "with";
+            if with_webhook && !installed {
+                install(
+                    &client,
+                    configuration_body(&name, &url, &ca_pem, &cli.namespace),
+                    &cli.namespace,
+                    &run,
+                    &calls,
+                )
+                .await?;
+            }
+            if !with_webhook && installed {
+                // In force from the response to its write on: gone once deleted.
+                let reply = client.request(Method::DELETE, &cleanup, None).await?;
+                if !reply.status.is_success() {
+                    return Err(setup_failure(
+                        "deleting the webhook configuration",
+                        &reply.status,
+                        &reply.body,
+                    ));
+                }
+            }
+            installed = with_webhook;
+            let label = format!("{scenario} {} #{round}", configuration.name);
+            let before = calls.load(Ordering::Relaxed);
+            let outcome = runner::run(
+                &client,
+                Arc::new(Creates::new(
+                    &cli.namespace,
+                    &format!("{run}{}{round}", configuration.name),
+                    cli.size,
+                )),
+                &cli.load_options(&label, endpoint.pid()),
+            )
+            .await;
+            let called = calls.load(Ordering::Relaxed) - before;
+            let result =
+                endpoint.load_result(cli, &client, "webhook-create", label, &outcome, (bytes, 0));
+            let created = result.load.as_ref().map_or(0, |load| load.requests);
+            // Every create with the webhook called it; none without.
+            if (with_webhook && created > called) || (!with_webhook && called > 0) {
+                return Err(BenchError::Setup(format!(
+                    "{created} creates {} the webhook succeeded but it was called {called} times",
+                    configuration.name
+                )));
+            }
+            results.push(result);
+        }
     }
-    runner::note(
-        cli.quiet,
-        &format!(
-            "  creates with the webhook: {:.0}/s = {:.0}% of {:.0}/s; p50 {:.2} ms vs {:.2} ms (+{:.2} ms); the webhook was called {called} times",
-            b.throughput_per_s,
-            ratio(b.throughput_per_s, a.throughput_per_s).unwrap_or(0.0) * 100.0,
-            a.throughput_per_s,
-            b.latency.p50_ms,
-            a.latency.p50_ms,
-            b.latency.p50_ms - a.latency.p50_ms,
-        ),
-    );
-    let ratios = ratio(b.throughput_per_s, a.throughput_per_s)
-        .map(|value| Ratio {
-            name: "webhook-create: with / without the webhook".into(),
-            numerator: format!("with {:.0}/s", b.throughput_per_s),
-            denominator: format!("without {:.0}/s", a.throughput_per_s),
-            value: (value * 1000.0).round() / 1000.0,
-        })
+    if installed {
+        let _ = client.request(Method::DELETE, &cleanup, None).await;
+    }
+    drop(webhook);
+    let ratios: Vec<Ratio> = median_ratio(&results, scenario, &configurations)
         .into_iter()
         .collect();
-    Ok((vec![plain, hooked], ratios))
+    let p50 = |name| median_p50(&results, scenario, name).unwrap_or(0.0);
+    let (without, with) = (p50("without"), p50("with"));
+    for r in &ratios {
+        runner::note(
+            cli.quiet,
+            &format!(
+                "  {}: {:.1}% ({} vs {}); median p50 {with:.2} ms vs {without:.2} ms (+{:.2} ms)",
+                r.name,
+                r.value * 100.0,
+                r.numerator,
+                r.denominator,
+                with - without,
+            ),
+        );
+    }
+    Ok((results, ratios))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     #[test]
     fn the_answer_allows_the_reviewed_request_by_its_uid() {
@@ -233,7 +271,7 @@ mod tests {
 
     #[test]
     fn the_configuration_carries_the_ca_and_side_effects_none() {
-        let body = configuration("n", "https://127.0.0.1:1/validate", b"PEM", "ns");
+        let body = configuration_body("n", "https://127.0.0.1:1/validate", b"PEM", "ns");
         let value: Value = serde_json::from_slice(&body).expect("JSON");
         let webhook = &value["webhooks"][0];
         assert_eq!(webhook["clientConfig"]["caBundle"], "UEVN");
