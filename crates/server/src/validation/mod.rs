@@ -34,6 +34,8 @@
 //! - [`policy`] — PodDisruptionBudget;
 //! - [`rbac`] — Role, ClusterRole, RoleBinding, ClusterRoleBinding;
 //! - [`resource`] — DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice (main rules);
+//!   [`resource_device`] — a slice's device attributes and capacities;
+//!   [`resource_claim_status`] — a ResourceClaim's `/status`;
 //! - [`scheduling`] — PriorityClass, RuntimeClass;
 //! - [`selector`] — label selectors in specs;
 //! - [`service`] — Service; [`service_status`] — its `/status` (load balancer ingress);
@@ -88,6 +90,8 @@ pub mod policy;
 pub mod quota;
 pub mod rbac;
 pub mod resource;
+pub mod resource_claim_status;
+pub mod resource_device;
 pub mod scheduling;
 pub mod selector;
 pub mod service;
@@ -140,6 +144,9 @@ pub fn validate(
             }
             ("", "Node", Some(old)) => node::node_update(object, old),
             ("", "ResourceQuota", Some(_)) => quota::resource_quota_status(object),
+            ("resource.k8s.io", "ResourceClaim", Some(old)) => {
+                resource_claim_status::resource_claim_status_update(object, old)
+            }
             ("certificates.k8s.io", "CertificateSigningRequest", Some(old)) => {
                 certificates::certificate_signing_request_update_through(
                     object,

@@ -14,9 +14,10 @@
 //!   names unique DNS labels; driver, pool name and node name immutable.
 //!
 //! v1's defaults (allocation mode `ExactCount`, count 1) are applied by
-//! `defaults_non_core.rs` and read in place here too. Not ported: CEL compilation and cost,
-//! device attributes, capacities, counters, taints and tolerations,
-//! admin access, the claim's `/status`.
+//! `defaults_non_core.rs` and read in place here too. Devices' attributes
+//! and capacities are in `resource_device.rs`, the claim's `/status` in
+//! `resource_claim_status.rs`. Not ported: CEL compilation and cost;
+//! counters, taints and tolerations (alpha in 1.34).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -55,7 +56,7 @@ fn too_many(path: &str, actual: usize, max: usize) -> FieldError {
 
 /// `validateSlice` and, with a key, `validateSet`: every item, then the
 /// size bound, then duplicates of the key at `<item>.<key field>`.
-fn each<'a>(
+pub(super) fn each<'a>(
     items: &'a [Value],
     max: usize,
     path: &str,
@@ -122,7 +123,7 @@ fn selector(selector: &Value, path: &str, errors: &mut Vec<FieldError>) {
 }
 
 /// `validateDeviceConfiguration`: an opaque configuration.
-fn device_configuration(config: &Value, path: &str, errors: &mut Vec<FieldError>) {
+pub(super) fn device_configuration(config: &Value, path: &str, errors: &mut Vec<FieldError>) {
     let Some(opaque) = config.get("opaque").filter(|value| !value.is_null()) else {
         errors.push(field::required(&child(path, "opaque"), ""));
         return;
@@ -202,7 +203,7 @@ pub fn resource_claim_template(object: &Value) -> Vec<FieldError> {
 }
 
 /// The request names of a claim, each with its subrequest names.
-fn request_names(devices: &Value) -> BTreeMap<&str, BTreeSet<&str>> {
+pub(super) fn request_names(devices: &Value) -> BTreeMap<&str, BTreeSet<&str>> {
     field::items_at(devices, "requests")
         .iter()
         .map(|request| {
@@ -216,7 +217,7 @@ fn request_names(devices: &Value) -> BTreeMap<&str, BTreeSet<&str>> {
 }
 
 /// `requestNames.Has`: `request` or `request/subrequest`.
-fn names_request(names: &BTreeMap<&str, BTreeSet<&str>>, reference: &str) -> bool {
+pub(super) fn names_request(names: &BTreeMap<&str, BTreeSet<&str>>, reference: &str) -> bool {
     let mut segments = reference.split('/');
     let (Some(request), subrequest, None) = (segments.next(), segments.next(), segments.next())
     else {
@@ -250,9 +251,13 @@ fn claim_spec(spec: &Value, path: &str, errors: &mut Vec<FieldError>) {
         errors,
         |constraint, path, errors| {
             request_references(constraint, path, &names, errors);
-            if !field::is_set(constraint, "matchAttribute")
-                && !field::is_set(constraint, "distinctAttribute")
-            {
+            if let Some(name) = constraint.get("matchAttribute").and_then(Value::as_str) {
+                super::resource_device::fully_qualified_name(
+                    name,
+                    &child(path, "matchAttribute"),
+                    errors,
+                );
+            } else if !field::is_set(constraint, "distinctAttribute") {
                 errors.push(field::required(&child(path, "matchAttribute"), ""));
             }
         },
@@ -271,7 +276,7 @@ fn claim_spec(spec: &Value, path: &str, errors: &mut Vec<FieldError>) {
 }
 
 /// The `requests` of a constraint or config: each names a request (or subrequest).
-fn request_references(
+pub(super) fn request_references(
     item: &Value,
     path: &str,
     names: &BTreeMap<&str, BTreeSet<&str>>,
@@ -483,6 +488,7 @@ pub fn resource_slice(object: &Value, old: Option<&Value>) -> Vec<FieldError> {
         &mut errors,
         |device, path, errors| {
             field::dns1123_label(&child(path, "name"), field::str_at(device, "name"), errors);
+            super::resource_device::device_attributes_and_capacity(device, path, errors);
         },
     );
     errors

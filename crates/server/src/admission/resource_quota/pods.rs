@@ -136,9 +136,7 @@ fn resize_infeasible(pod: &Value) -> bool {
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-        .find(|condition| {
-            condition.get("type").and_then(Value::as_str) == Some("PodResizePending")
-        })
+        .find(|condition| condition.get("type").and_then(Value::as_str) == Some("PodResizePending"))
         .is_some_and(|condition| {
             condition.get("reason").and_then(Value::as_str) == Some("Infeasible")
         })
