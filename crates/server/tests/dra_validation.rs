@@ -1,5 +1,5 @@
 //! resource.k8s.io/v1 (dynamic resource allocation) validation through
-//! kubectl 1.33: a ResourceSlice's device attributes and a ResourceClaim's
+//! kubectl 1.33: a DeviceClass's CEL selector, a ResourceSlice's device attributes and a ResourceClaim's
 //! `/status` (`ValidateResourceClaimStatusUpdate`) refused with kube's 422
 //! text, a valid allocation and reservation stored. Needs `kubectl.1.33`.
 #![allow(clippy::unwrap_used)]
@@ -110,4 +110,42 @@ async fn kubectl_prints_kubes_text_for_a_bad_claim_status() {
             && err.ends_with(": field is immutable\n"),
         "{err}"
     );
+}
+
+#[tokio::test]
+async fn kubectl_prints_kubes_text_for_a_bad_selector() {
+    let env = TestEnv::new("dra-class").await;
+    let name = format!("{}-gpu", env.ns);
+    let class = |expression: &str| {
+        format!(
+            "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: {name}\nspec:\n  selectors:\n  - cel:\n      expression: '{expression}'\n"
+        )
+    };
+    let (status, _, err) = env.kubectl_stdin(
+        KUBECTL,
+        &["create", "-f", "-"],
+        Some(&class("device.driver")),
+    );
+    assert!(!status.success());
+    assert_eq!(
+        err,
+        format!("The DeviceClass \"{name}\" is invalid: spec.selectors[0].cel.expression: Invalid value: \"device.driver\": must evaluate to bool or the unknown type, not string\n")
+    );
+    let (status, _, err) = env.kubectl_stdin(
+        KUBECTL,
+        &["create", "-f", "-"],
+        Some(&class("device.vendor == \"x\"")),
+    );
+    assert!(!status.success());
+    assert_eq!(
+        err,
+        format!("The DeviceClass \"{name}\" is invalid: spec.selectors[0].cel.expression: Invalid value: \"device.vendor == \\\"x\\\"\": compilation failed: ERROR: <input>:1:7: undefined field 'vendor'\n | device.vendor == \"x\"\n | ......^\n")
+    );
+    let (status, out, err) = env.kubectl_stdin(
+        KUBECTL,
+        &["create", "-f", "-"],
+        Some(&class("device.driver == \"gpu.example.com\"")),
+    );
+    assert!(status.success(), "{out}{err}");
+    env.kubectl_ok(KUBECTL, &["delete", "deviceclass", &name]);
 }

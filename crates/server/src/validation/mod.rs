@@ -35,7 +35,7 @@
 //! - [`rbac`] — Role, ClusterRole, RoleBinding, ClusterRoleBinding;
 //! - [`resource`] — DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice (main rules);
 //!   [`resource_device`] — a slice's device attributes and capacities;
-//!   [`resource_claim_status`] — a ResourceClaim's `/status`;
+//!   [`resource_claim_status`] — a ResourceClaim's `/status`; [`resource_cel`] — CEL selectors;
 //! - [`scheduling`] — PriorityClass, RuntimeClass;
 //! - [`selector`] — label selectors in specs;
 //! - [`service`] — Service; [`service_status`] — its `/status` (load balancer ingress);
@@ -90,6 +90,7 @@ pub mod policy;
 pub mod quota;
 pub mod rbac;
 pub mod resource;
+pub mod resource_cel;
 pub mod resource_claim_status;
 pub mod resource_device;
 pub mod scheduling;
@@ -306,7 +307,7 @@ fn non_core(resource: &ResourceDef, object: &Value, old: Option<&Value>) -> Vec<
         }
         ("flowcontrol.apiserver.k8s.io", "FlowSchema", _) => flowcontrol::flow_schema(object),
         ("apiregistration.k8s.io", "APIService", _) => apiregistration::api_service(object),
-        ("resource.k8s.io", "DeviceClass", _) => resource::device_class(object),
+        ("resource.k8s.io", "DeviceClass", old) => resource::device_class(object, old),
         ("resource.k8s.io", "ResourceClaim", None) => resource::resource_claim(object),
         ("resource.k8s.io", "ResourceClaimTemplate", None) => {
             resource::resource_claim_template(object)

@@ -2,7 +2,7 @@
 //! `pkg/apis/resource/validation` checks it, main rules only:
 //!
 //! - DeviceClass (`ValidateDeviceClass`/`Update`): selectors name a CEL
-//!   expression (at most 10 Ki; not compiled here), config entries are
+//!   expression (at most 10 Ki, compiled), config entries are
 //!   opaque with a CSI driver name and a JSON object of parameters;
 //! - ResourceClaim (`ValidateResourceClaim`/`Update`) and ResourceClaimTemplate
 //!   (`ValidateResourceClaimTemplate`/`Update`): device requests (names,
@@ -16,8 +16,8 @@
 //! v1's defaults (allocation mode `ExactCount`, count 1) are applied by
 //! `defaults_non_core.rs` and read in place here too. Devices' attributes
 //! and capacities are in `resource_device.rs`, the claim's `/status` in
-//! `resource_claim_status.rs`. Not ported: CEL compilation and cost;
-//! counters, taints and tolerations (alpha in 1.34).
+//! `resource_claim_status.rs`, CEL selectors' compilation and cost in
+//! `resource_cel.rs`. Not ported: counters, taints and tolerations (alpha in 1.34).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -84,9 +84,17 @@ pub(super) fn each<'a>(
     }
 }
 
-/// `ValidateDeviceClass` (`old` on update: unchanged selectors and config count as stored).
-pub fn device_class(object: &Value) -> Vec<FieldError> {
+/// `ValidateDeviceClass` (`old` on update: unchanged selectors count as
+/// stored and are not compiled again).
+pub fn device_class(object: &Value, old: Option<&Value>) -> Vec<FieldError> {
     let spec = object.get("spec").unwrap_or(&Value::Null);
+    let selectors = spec.get("selectors").filter(|value| !value.is_null());
+    let stored = old.is_some_and(|old| {
+        selectors
+            == old
+                .pointer("/spec/selectors")
+                .filter(|value| !value.is_null())
+    });
     let mut errors = Vec::new();
     each(
         field::items_at(spec, "selectors"),
@@ -94,7 +102,15 @@ pub fn device_class(object: &Value) -> Vec<FieldError> {
         "spec.selectors",
         None,
         &mut errors,
-        selector,
+        |item, path, errors| {
+            if stored {
+                if item.get("cel").is_none_or(Value::is_null) {
+                    errors.push(field::required(&child(path, "cel"), ""));
+                }
+            } else {
+                selector(item, path, errors);
+            }
+        },
     );
     each(
         field::items_at(spec, "config"),
@@ -119,6 +135,11 @@ fn selector(selector: &Value, path: &str, errors: &mut Vec<FieldError>) {
         errors.push(field::required(&expression_path, ""));
     } else if expression.len() > CEL_MAX {
         errors.push(field::too_long(&expression_path, CEL_MAX));
+    } else {
+        errors.extend(super::resource_cel::selector_error(
+            expression,
+            &expression_path,
+        ));
     }
 }
 

@@ -13,17 +13,20 @@ fn texts(errors: &[FieldError]) -> Vec<String> {
 #[test]
 fn device_classes() {
     let class = |spec: Value| json!({"metadata": {"name": "gpu"}, "spec": spec});
-    assert!(device_class(&class(json!({}))).is_empty());
-    assert!(device_class(&class(json!({
-        "selectors": [{"cel": {"expression": "device.driver == \"gpu.example.com\""}}],
-        "config": [{"opaque": {"driver": "gpu.example.com", "parameters": {"kind": "x"}}}],
-    })))
+    assert!(device_class(&class(json!({})), None).is_empty());
+    assert!(device_class(
+        &class(json!({
+            "selectors": [{"cel": {"expression": "device.driver == \"gpu.example.com\""}}],
+            "config": [{"opaque": {"driver": "gpu.example.com", "parameters": {"kind": "x"}}}],
+        })),
+        None
+    )
     .is_empty());
     assert_eq!(
         texts(&device_class(&class(json!({
             "selectors": [{}, {"cel": {"expression": ""}}],
             "config": [{}, {"opaque": {"driver": "", "parameters": [1]}}, {"opaque": {"driver": "gpu.example.com"}}],
-        })))),
+        })), None)),
         [
             "spec.selectors[0].cel: Required value",
             "spec.selectors[1].cel.expression: Required value",
@@ -150,5 +153,25 @@ fn resource_slices() {
             "spec.driver: Invalid value: \"other.example.com\": field is immutable",
             "spec.nodeName: Invalid value: \"node-2\": field is immutable",
         ]
+    );
+}
+
+/// A class's selectors are compiled on create and when they change; an
+/// update that keeps them does not compile them again (kube's `stored`).
+#[test]
+fn device_class_selectors_are_compiled_unless_stored() {
+    let class = |expression: &str| json!({"metadata": {"name": "gpu"}, "spec": {"selectors": [{"cel": {"expression": expression}}]}});
+    let bad = class("device.driver");
+    assert_eq!(
+        texts(&device_class(&bad, None)),
+        ["spec.selectors[0].cel.expression: Invalid value: \"device.driver\": must evaluate to bool or the unknown type, not string"]
+    );
+    assert!(device_class(&bad, Some(&bad)).is_empty());
+    assert_eq!(texts(&device_class(&bad, Some(&class("true")))).len(), 1);
+    let claim = json!({"metadata": {"name": "c", "namespace": "n"}, "spec": {"devices": {"requests": [
+        {"name": "gpu", "exactly": {"deviceClassName": "c", "selectors": [{"cel": {"expression": "device.x"}}]}}]}}});
+    assert_eq!(
+        texts(&resource_claim(&claim)),
+        ["spec.devices.requests[0].exactly.selectors[0].cel.expression: Invalid value: \"device.x\": compilation failed: ERROR: <input>:1:7: undefined field 'x'\n | device.x\n | ......^"]
     );
 }
