@@ -25,7 +25,7 @@
 //! - [`kube_finalizer`] — core's finalizer-name rule on the kinds validated with core's ObjectMeta;
 //! - [`limit_range`] — LimitRange; [`quota`] — ResourceQuota and resource names/quantities;
 //! - [`namespace`] — Namespace (and its `/status`, `/finalize`);
-//! - [`node`] — Node (and its `/status`);
+//! - [`node`] — Node (and its `/status`); [`node_selector`] — core's `ValidateNodeSelector`;
 //! - [`pod`], [`container`], [`pod_volumes`], [`pod_update`] — Pod, PodTemplate and
 //!   every pod template inside a workload;
 //! - [`pod_ephemeral`], [`pod_resize`], [`pod_status`] — `pods/ephemeralcontainers`,
@@ -79,6 +79,7 @@ pub mod limit_range;
 pub mod namespace;
 pub mod networking;
 pub mod node;
+pub mod node_selector;
 pub mod pod;
 pub mod pod_ephemeral;
 pub mod pod_qos;

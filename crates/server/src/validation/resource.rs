@@ -307,13 +307,7 @@ pub(super) fn request_references(
     let requests_path = child(path, "requests");
     for (position, reference) in requests.iter().enumerate() {
         let reference = reference.as_str().unwrap_or_default();
-        if !names_request(names, reference) {
-            errors.push(field::invalid(
-                &index(&requests_path, position),
-                reference,
-                "must be the name of a request in the claim or the name of a request and a subrequest separated by '/'",
-            ));
-        }
+        request_reference(reference, &index(&requests_path, position), names, errors);
     }
     let mut seen = BTreeSet::new();
     for (position, reference) in requests.iter().enumerate() {
@@ -324,6 +318,29 @@ pub(super) fn request_references(
                 reference,
             ));
         }
+    }
+}
+
+const REQUEST_REFERENCE: &str = "must be the name of a request in the claim or the name of a request and a subrequest separated by '/'";
+
+/// `validateRequestNameRef`: one or two DNS-1123 labels naming a request
+/// (or a request's subrequest) of the claim.
+pub(super) fn request_reference(
+    name: &str,
+    path: &str,
+    names: &BTreeMap<&str, BTreeSet<&str>>,
+    errors: &mut Vec<FieldError>,
+) {
+    let segments: Vec<&str> = name.split('/').collect();
+    if segments.len() > 2 {
+        errors.push(field::invalid(path, name, REQUEST_REFERENCE));
+        return;
+    }
+    for segment in segments {
+        field::dns1123_label(path, segment, errors);
+    }
+    if !names_request(names, name) {
+        errors.push(field::invalid(path, name, REQUEST_REFERENCE));
     }
 }
 
@@ -467,13 +484,21 @@ pub fn resource_slice(object: &Value, old: Option<&Value>) -> Vec<FieldError> {
         }
     }
     let mut set = Vec::new();
-    let node_name = field::str_at(spec, "nodeName");
-    if !node_name.is_empty() {
-        set.push("`nodeName`");
-        field::dns1123_subdomain("spec.nodeName", node_name, &mut errors);
+    if let Some(node_name) = spec.get("nodeName").and_then(Value::as_str) {
+        if node_name.is_empty() {
+            errors.push(field::invalid(
+                "spec.nodeName",
+                "",
+                "must be either unset or set to a non-empty string",
+            ));
+        } else {
+            set.push("`nodeName`");
+            field::dns1123_subdomain("spec.nodeName", node_name, &mut errors);
+        }
     }
     if let Some(selector) = spec.get("nodeSelector").filter(|value| !value.is_null()) {
         set.push("`nodeSelector`");
+        super::node_selector::node_selector(selector, "spec.nodeSelector", &mut errors);
         let terms = field::items_at(selector, "nodeSelectorTerms");
         if terms.len() != 1 {
             errors.push(field::invalid_rendered(
@@ -484,12 +509,18 @@ pub fn resource_slice(object: &Value, old: Option<&Value>) -> Vec<FieldError> {
         }
     }
     for flag in ["allNodes", "perDeviceNodeSelection"] {
-        if spec.get(flag).and_then(Value::as_bool) == Some(true) {
-            set.push(if flag == "allNodes" {
+        match spec.get(flag).and_then(Value::as_bool) {
+            Some(true) => set.push(if flag == "allNodes" {
                 "`allNodes`"
             } else {
                 "`perDeviceNodeSelection`"
-            });
+            }),
+            Some(false) => errors.push(field::invalid_rendered(
+                &child("spec", flag),
+                "false",
+                "must be either unset or set to true",
+            )),
+            None => {}
         }
     }
     match set.len() {

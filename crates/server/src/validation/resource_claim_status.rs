@@ -15,7 +15,7 @@ use std::net::IpAddr;
 use serde_json::Value;
 
 use super::field::{self, child, index};
-use super::resource::{device_configuration, each, names_request, request_names};
+use super::resource::{device_configuration, each, request_names, request_reference};
 use super::storage::csi_driver_name;
 use crate::status::FieldError;
 
@@ -37,8 +37,6 @@ const HARDWARE_ADDRESS_MAX: usize = 128;
 const IPS_MAX: usize = 16;
 /// `resource.PoolNameMaxLength`.
 const POOL_NAME_MAX: usize = 253;
-
-const REQUEST_REFERENCE: &str = "must be the name of a request in the claim or the name of a request and a subrequest separated by '/'";
 
 fn set<'a>(object: &'a Value, name: &str) -> Option<&'a Value> {
     object.get(name).filter(|value| !value.is_null())
@@ -160,26 +158,6 @@ pub fn resource_claim_status_update(object: &Value, old: &Value) -> Vec<FieldErr
 
 type RequestNames<'a> = std::collections::BTreeMap<&'a str, BTreeSet<&'a str>>;
 
-/// `validateRequestNameRef`.
-fn request_reference(
-    name: &str,
-    path: &str,
-    names: &RequestNames<'_>,
-    errors: &mut Vec<FieldError>,
-) {
-    let segments: Vec<&str> = name.split('/').collect();
-    if segments.len() > 2 {
-        errors.push(field::invalid(path, name, REQUEST_REFERENCE));
-        return;
-    }
-    for segment in segments {
-        field::dns1123_label(path, segment, errors);
-    }
-    if !names_request(names, name) {
-        errors.push(field::invalid(path, name, REQUEST_REFERENCE));
-    }
-}
-
 /// `validateAllocationResult` for a new allocation.
 fn allocation_result(
     allocation: &Value,
@@ -251,12 +229,7 @@ fn allocation_result(
         },
     );
     if let Some(selector) = set(allocation, "nodeSelector") {
-        if field::items_at(selector, "nodeSelectorTerms").is_empty() {
-            errors.push(field::required(
-                &child(&child(path, "nodeSelector"), "nodeSelectorTerms"),
-                "must have at least one node selector term",
-            ));
-        }
+        super::node_selector::node_selector(selector, &child(path, "nodeSelector"), errors);
     }
 }
 
