@@ -114,7 +114,7 @@ pub fn resource_claim_status_update(object: &Value, old: &Value) -> Vec<FieldErr
         if !seen.insert(id.clone()) {
             errors.push(FieldError {
                 kind: crate::status::FieldErrorKind::Duplicate(id),
-                field: index("status.devices", position),
+                field: child(&index("status.devices", position), "deviceID"),
                 detail: String::new(),
             });
         }

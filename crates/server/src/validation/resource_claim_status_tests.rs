@@ -125,7 +125,7 @@ fn device_statuses_name_allocated_devices() {
             "status.devices[1].networkData.interfaceName: Too long: may not be more than 256 bytes",
             "status.devices[2].data: Invalid value: \"<value omitted>\": must be a valid JSON object",
             "status.devices[2].networkData.interfaceName: Too long: may not be more than 256 bytes",
-            "status.devices[2]: Duplicate value: dra.example.com/pool-0/device-0",
+            "status.devices[2].deviceID: Duplicate value: dra.example.com/pool-0/device-0",
         ]
     );
 }
