@@ -1,7 +1,9 @@
 //! resource.k8s.io/v1 (dynamic resource allocation) validation through
 //! kubectl 1.33: a DeviceClass's CEL selector, a ResourceSlice's device attributes and a ResourceClaim's
 //! `/status` (`ValidateResourceClaimStatusUpdate`) refused with kube's 422
-//! text, a valid allocation and reservation stored. Needs `kubectl.1.33`.
+//! text, a valid allocation and reservation stored; admin access refused
+//! outside a namespace labelled `resource.kubernetes.io/admin-access: true`.
+//! Needs `kubectl.1.33`.
 #![allow(clippy::unwrap_used)]
 
 use ferrokube_testkit as common;
@@ -148,4 +150,30 @@ async fn kubectl_prints_kubes_text_for_a_bad_selector() {
     );
     assert!(status.success(), "{out}{err}");
     env.kubectl_ok(KUBECTL, &["delete", "deviceclass", &name]);
+}
+
+#[tokio::test]
+async fn admin_access_needs_a_labelled_namespace() {
+    let env = TestEnv::new("dra-admin").await;
+    let ns = env.ns.as_str();
+    let claim = "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: admin\nspec:\n  devices:\n    requests:\n    - name: req-0\n      exactly: {deviceClassName: gpu.example.com, adminAccess: true}\n";
+    let (status, _, err) =
+        env.kubectl_stdin(KUBECTL, &["create", "-f", "-", "-n", ns], Some(claim));
+    assert!(!status.success());
+    assert_eq!(
+        err,
+        "The ResourceClaim \"admin\" is invalid: spec.devices.requests[0].adminAccess: Forbidden: admin access to devices requires the `resource.kubernetes.io/admin-access: true` label on the containing namespace\n"
+    );
+    env.kubectl_ok(
+        KUBECTL,
+        &[
+            "label",
+            "namespace",
+            ns,
+            "resource.kubernetes.io/admin-access=true",
+        ],
+    );
+    let (status, out, err) =
+        env.kubectl_stdin(KUBECTL, &["create", "-f", "-", "-n", ns], Some(claim));
+    assert!(status.success(), "{out}{err}");
 }

@@ -36,6 +36,7 @@
 //! - [`resource`] — DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice (main rules);
 //!   [`resource_device`] — a slice's device attributes and capacities;
 //!   [`resource_claim_status`] — a ResourceClaim's `/status`; [`resource_cel`] — CEL selectors;
+//!   [`resource_admin`] — admin access and the namespace label it needs;
 //! - [`scheduling`] — PriorityClass, RuntimeClass;
 //! - [`selector`] — label selectors in specs;
 //! - [`service`] — Service; [`service_status`] — its `/status` (load balancer ingress);
@@ -91,6 +92,7 @@ pub mod policy;
 pub mod quota;
 pub mod rbac;
 pub mod resource;
+pub mod resource_admin;
 pub mod resource_cel;
 pub mod resource_claim_status;
 pub mod resource_device;
