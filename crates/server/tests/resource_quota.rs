@@ -6,7 +6,8 @@
 //! usage back; dry-run charges nothing. kube-rs sees `status unknown for
 //! quota` on a server whose controller is switched off
 //! (`--controllers=*,-resourcequota`), and concurrent creates never get
-//! past the limit. Needs `kubectl.1.33`.
+//! past the limit. A `pods/resize` update is charged the difference.
+//! Needs `kubectl.1.33`.
 #![allow(clippy::unwrap_used)]
 
 use ferrokube_testkit as common;
@@ -199,6 +200,71 @@ async fn kubectl_is_told_to_specify_constrained_cpu() {
         output,
         "Error from server (Forbidden): error when creating \"STDIN\": pods \"more\" is forbidden: exceeded quota: cpu, requested: requests.cpu=600m, used: requests.cpu=600m, limited: requests.cpu=1\n"
     );
+}
+
+/// `kubectl patch --subresource resize` (in-place vertical scaling) is
+/// charged to the quota as kube's pod evaluator handles `pods/resize`
+/// updates: a resize within the quota raises `status.used` by the
+/// difference, one past it is refused with kube's 403, a dry-run one is
+/// checked and charges nothing, and a smaller one charges nothing.
+#[tokio::test]
+async fn kubectl_resizes_are_charged_to_the_quota() {
+    let env = TestEnv::new("quota-resize").await;
+    env.kubectl_ok(
+        KUBECTL,
+        &[
+            "create",
+            "quota",
+            "cpu",
+            "--hard=requests.cpu=1,limits.cpu=2",
+            "-n",
+            &env.ns,
+        ],
+    );
+    used_becomes(&env, "cpu", "requests.cpu", "0").await;
+    let sized = "    resources:\n      requests: {cpu: 400m}\n      limits: {cpu: 800m}\n";
+    let (created, output) = create(&env, &pod_manifest("r", sized), &[]);
+    assert!(created, "{output}");
+    assert_eq!(used(&env, "cpu", "requests.cpu"), "400m");
+    let resize = |cpu_request: &str, cpu_limit: &str, extra: &[&str]| {
+        let patch = format!(
+            r#"{{"spec":{{"containers":[{{"name":"c","resources":{{"requests":{{"cpu":"{cpu_request}"}},"limits":{{"cpu":"{cpu_limit}"}}}}}}]}}}}"#
+        );
+        let mut args = vec![
+            "patch",
+            "pod",
+            "r",
+            "-n",
+            &env.ns,
+            "--subresource",
+            "resize",
+            "--patch",
+            &patch,
+        ];
+        args.extend_from_slice(extra);
+        let (status, out, err) = env.kubectl(KUBECTL, &args);
+        (status.success(), format!("{out}{err}"))
+    };
+    let (resized, output) = resize("700m", "1500m", &[]);
+    assert!(resized, "{output}");
+    assert_eq!(used(&env, "cpu", "requests.cpu"), "700m");
+    assert_eq!(used(&env, "cpu", "limits.cpu"), "1500m");
+    let refusal = "Error from server (Forbidden): pods \"r\" is forbidden: exceeded quota: cpu, requested: requests.cpu=500m, used: requests.cpu=700m, limited: requests.cpu=1\n";
+    assert_eq!(resize("1200m", "1500m", &[]), (false, refusal.to_string()));
+    assert_eq!(
+        resize("1200m", "1500m", &["--dry-run=server"]),
+        (false, refusal.to_string())
+    );
+    let (resized, output) = resize("900m", "1500m", &["--dry-run=server"]);
+    assert!(resized, "{output}");
+    assert_eq!(used(&env, "cpu", "requests.cpu"), "700m");
+    // A smaller resize charges nothing (kube subtracts with a non-negative
+    // result); as in kube, the usage it frees is given back by the
+    // controller's next full resync or when the kubelet reports new
+    // allocated resources, not by the spec change.
+    let (resized, output) = resize("300m", "1500m", &[]);
+    assert!(resized, "{output}");
+    assert_eq!(used(&env, "cpu", "requests.cpu"), "700m");
 }
 
 #[tokio::test]

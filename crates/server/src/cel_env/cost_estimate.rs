@@ -226,6 +226,19 @@ pub fn estimate(expression: &IdedExpr, schema: &Value) -> Range {
     coster.cost(expression).0
 }
 
+/// The estimated cost of `expression` with each named variable bound to
+/// values of its schema (kube's environments that declare their own
+/// variables, such as DRA's `device`).
+pub fn estimate_with_variables(expression: &IdedExpr, variables: &[(&str, &Value)]) -> Range {
+    let mut coster = Coster {
+        scopes: variables
+            .iter()
+            .map(|(name, schema)| (name.to_string(), Known::of_schema(Some(*schema))))
+            .collect(),
+    };
+    coster.cost(expression).0
+}
+
 impl<'s> Coster<'s> {
     fn lookup(&self, name: &str) -> Option<Known<'s>> {
         self.scopes

@@ -152,7 +152,9 @@ fn stopped_counting(evaluator: &Evaluator, change: &ObjectChange) -> bool {
     match evaluator {
         Evaluator::Pods => {
             let now = SystemTime::now();
-            pods::counts_for_compute(&previous, now) && !pods::counts_for_compute(&current, now)
+            allocated_resources_changed(&previous, &current)
+                || (pods::counts_for_compute(&previous, now)
+                    && !pods::counts_for_compute(&current, now))
         }
         Evaluator::Services => previous.pointer("/spec/type") != current.pointer("/spec/type"),
         Evaluator::PersistentVolumeClaims => {
@@ -164,6 +166,25 @@ fn stopped_counting(evaluator: &Evaluator, change: &ObjectChange) -> bool {
         }
         Evaluator::ObjectCount { .. } => false,
     }
+}
+
+/// `hasAllocatedResourcesChanged` (in-place resize is on in 1.34): with as
+/// many container statuses as before, one whose `allocatedResources` differ.
+fn allocated_resources_changed(previous: &Value, current: &Value) -> bool {
+    let statuses = |pod: &Value| {
+        pod.pointer("/status/containerStatuses")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let (previous, current) = (statuses(previous), statuses(current));
+    previous.len() == current.len()
+        && previous.iter().zip(&current).any(|(previous, current)| {
+            !resource_list::equals(
+                &resource_list::from_value(previous.get("allocatedResources")),
+                &resource_list::from_value(current.get("allocatedResources")),
+            )
+        })
 }
 
 /// `syncResourceQuota`.

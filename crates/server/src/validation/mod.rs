@@ -25,7 +25,7 @@
 //! - [`kube_finalizer`] — core's finalizer-name rule on the kinds validated with core's ObjectMeta;
 //! - [`limit_range`] — LimitRange; [`quota`] — ResourceQuota and resource names/quantities;
 //! - [`namespace`] — Namespace (and its `/status`, `/finalize`);
-//! - [`node`] — Node (and its `/status`);
+//! - [`node`] — Node (and its `/status`); [`node_selector`] — core's `ValidateNodeSelector`;
 //! - [`pod`], [`container`], [`pod_volumes`], [`pod_update`] — Pod, PodTemplate and
 //!   every pod template inside a workload;
 //! - [`pod_ephemeral`], [`pod_resize`], [`pod_status`] — `pods/ephemeralcontainers`,
@@ -34,6 +34,9 @@
 //! - [`policy`] — PodDisruptionBudget;
 //! - [`rbac`] — Role, ClusterRole, RoleBinding, ClusterRoleBinding;
 //! - [`resource`] — DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice (main rules);
+//!   [`resource_device`] — a slice's device attributes and capacities;
+//!   [`resource_claim_status`] — a ResourceClaim's `/status`; [`resource_cel`] — CEL selectors;
+//!   [`resource_admin`] — admin access and the namespace label it needs;
 //! - [`scheduling`] — PriorityClass, RuntimeClass;
 //! - [`selector`] — label selectors in specs;
 //! - [`service`] — Service; [`service_status`] — its `/status` (load balancer ingress);
@@ -77,6 +80,7 @@ pub mod limit_range;
 pub mod namespace;
 pub mod networking;
 pub mod node;
+pub mod node_selector;
 pub mod pod;
 pub mod pod_ephemeral;
 pub mod pod_qos;
@@ -88,6 +92,10 @@ pub mod policy;
 pub mod quota;
 pub mod rbac;
 pub mod resource;
+pub mod resource_admin;
+pub mod resource_cel;
+pub mod resource_claim_status;
+pub mod resource_device;
 pub mod scheduling;
 pub mod selector;
 pub mod service;
@@ -140,6 +148,9 @@ pub fn validate(
             }
             ("", "Node", Some(old)) => node::node_update(object, old),
             ("", "ResourceQuota", Some(_)) => quota::resource_quota_status(object),
+            ("resource.k8s.io", "ResourceClaim", Some(old)) => {
+                resource_claim_status::resource_claim_status_update(object, old)
+            }
             ("certificates.k8s.io", "CertificateSigningRequest", Some(old)) => {
                 certificates::certificate_signing_request_update_through(
                     object,
@@ -299,7 +310,7 @@ fn non_core(resource: &ResourceDef, object: &Value, old: Option<&Value>) -> Vec<
         }
         ("flowcontrol.apiserver.k8s.io", "FlowSchema", _) => flowcontrol::flow_schema(object),
         ("apiregistration.k8s.io", "APIService", _) => apiregistration::api_service(object),
-        ("resource.k8s.io", "DeviceClass", _) => resource::device_class(object),
+        ("resource.k8s.io", "DeviceClass", old) => resource::device_class(object, old),
         ("resource.k8s.io", "ResourceClaim", None) => resource::resource_claim(object),
         ("resource.k8s.io", "ResourceClaimTemplate", None) => {
             resource::resource_claim_template(object)

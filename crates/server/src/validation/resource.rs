@@ -2,7 +2,7 @@
 //! `pkg/apis/resource/validation` checks it, main rules only:
 //!
 //! - DeviceClass (`ValidateDeviceClass`/`Update`): selectors name a CEL
-//!   expression (at most 10 Ki; not compiled here), config entries are
+//!   expression (at most 10 Ki, compiled), config entries are
 //!   opaque with a CSI driver name and a JSON object of parameters;
 //! - ResourceClaim (`ValidateResourceClaim`/`Update`) and ResourceClaimTemplate
 //!   (`ValidateResourceClaimTemplate`/`Update`): device requests (names,
@@ -14,9 +14,10 @@
 //!   names unique DNS labels; driver, pool name and node name immutable.
 //!
 //! v1's defaults (allocation mode `ExactCount`, count 1) are applied by
-//! `defaults_non_core.rs` and read in place here too. Not ported: CEL compilation and cost,
-//! device attributes, capacities, counters, taints and tolerations,
-//! admin access, the claim's `/status`.
+//! `defaults_non_core.rs` and read in place here too. Devices' attributes
+//! and capacities are in `resource_device.rs`, the claim's `/status` in
+//! `resource_claim_status.rs`, CEL selectors' compilation and cost in
+//! `resource_cel.rs`. Not ported: counters, taints and tolerations (alpha in 1.34).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -55,7 +56,7 @@ fn too_many(path: &str, actual: usize, max: usize) -> FieldError {
 
 /// `validateSlice` and, with a key, `validateSet`: every item, then the
 /// size bound, then duplicates of the key at `<item>.<key field>`.
-fn each<'a>(
+pub(super) fn each<'a>(
     items: &'a [Value],
     max: usize,
     path: &str,
@@ -83,9 +84,17 @@ fn each<'a>(
     }
 }
 
-/// `ValidateDeviceClass` (`old` on update: unchanged selectors and config count as stored).
-pub fn device_class(object: &Value) -> Vec<FieldError> {
+/// `ValidateDeviceClass` (`old` on update: unchanged selectors count as
+/// stored and are not compiled again).
+pub fn device_class(object: &Value, old: Option<&Value>) -> Vec<FieldError> {
     let spec = object.get("spec").unwrap_or(&Value::Null);
+    let selectors = spec.get("selectors").filter(|value| !value.is_null());
+    let stored = old.is_some_and(|old| {
+        selectors
+            == old
+                .pointer("/spec/selectors")
+                .filter(|value| !value.is_null())
+    });
     let mut errors = Vec::new();
     each(
         field::items_at(spec, "selectors"),
@@ -93,7 +102,15 @@ pub fn device_class(object: &Value) -> Vec<FieldError> {
         "spec.selectors",
         None,
         &mut errors,
-        selector,
+        |item, path, errors| {
+            if stored {
+                if item.get("cel").is_none_or(Value::is_null) {
+                    errors.push(field::required(&child(path, "cel"), ""));
+                }
+            } else {
+                selector(item, path, errors);
+            }
+        },
     );
     each(
         field::items_at(spec, "config"),
@@ -118,11 +135,16 @@ fn selector(selector: &Value, path: &str, errors: &mut Vec<FieldError>) {
         errors.push(field::required(&expression_path, ""));
     } else if expression.len() > CEL_MAX {
         errors.push(field::too_long(&expression_path, CEL_MAX));
+    } else {
+        errors.extend(super::resource_cel::selector_error(
+            expression,
+            &expression_path,
+        ));
     }
 }
 
 /// `validateDeviceConfiguration`: an opaque configuration.
-fn device_configuration(config: &Value, path: &str, errors: &mut Vec<FieldError>) {
+pub(super) fn device_configuration(config: &Value, path: &str, errors: &mut Vec<FieldError>) {
     let Some(opaque) = config.get("opaque").filter(|value| !value.is_null()) else {
         errors.push(field::required(&child(path, "opaque"), ""));
         return;
@@ -202,7 +224,7 @@ pub fn resource_claim_template(object: &Value) -> Vec<FieldError> {
 }
 
 /// The request names of a claim, each with its subrequest names.
-fn request_names(devices: &Value) -> BTreeMap<&str, BTreeSet<&str>> {
+pub(super) fn request_names(devices: &Value) -> BTreeMap<&str, BTreeSet<&str>> {
     field::items_at(devices, "requests")
         .iter()
         .map(|request| {
@@ -216,7 +238,7 @@ fn request_names(devices: &Value) -> BTreeMap<&str, BTreeSet<&str>> {
 }
 
 /// `requestNames.Has`: `request` or `request/subrequest`.
-fn names_request(names: &BTreeMap<&str, BTreeSet<&str>>, reference: &str) -> bool {
+pub(super) fn names_request(names: &BTreeMap<&str, BTreeSet<&str>>, reference: &str) -> bool {
     let mut segments = reference.split('/');
     let (Some(request), subrequest, None) = (segments.next(), segments.next(), segments.next())
     else {
@@ -250,9 +272,13 @@ fn claim_spec(spec: &Value, path: &str, errors: &mut Vec<FieldError>) {
         errors,
         |constraint, path, errors| {
             request_references(constraint, path, &names, errors);
-            if !field::is_set(constraint, "matchAttribute")
-                && !field::is_set(constraint, "distinctAttribute")
-            {
+            if let Some(name) = constraint.get("matchAttribute").and_then(Value::as_str) {
+                super::resource_device::fully_qualified_name(
+                    name,
+                    &child(path, "matchAttribute"),
+                    errors,
+                );
+            } else if !field::is_set(constraint, "distinctAttribute") {
                 errors.push(field::required(&child(path, "matchAttribute"), ""));
             }
         },
@@ -271,7 +297,7 @@ fn claim_spec(spec: &Value, path: &str, errors: &mut Vec<FieldError>) {
 }
 
 /// The `requests` of a constraint or config: each names a request (or subrequest).
-fn request_references(
+pub(super) fn request_references(
     item: &Value,
     path: &str,
     names: &BTreeMap<&str, BTreeSet<&str>>,
@@ -281,13 +307,7 @@ fn request_references(
     let requests_path = child(path, "requests");
     for (position, reference) in requests.iter().enumerate() {
         let reference = reference.as_str().unwrap_or_default();
-        if !names_request(names, reference) {
-            errors.push(field::invalid(
-                &index(&requests_path, position),
-                reference,
-                "must be the name of a request in the claim or the name of a request and a subrequest separated by '/'",
-            ));
-        }
+        request_reference(reference, &index(&requests_path, position), names, errors);
     }
     let mut seen = BTreeSet::new();
     for (position, reference) in requests.iter().enumerate() {
@@ -298,6 +318,29 @@ fn request_references(
                 reference,
             ));
         }
+    }
+}
+
+const REQUEST_REFERENCE: &str = "must be the name of a request in the claim or the name of a request and a subrequest separated by '/'";
+
+/// `validateRequestNameRef`: one or two DNS-1123 labels naming a request
+/// (or a request's subrequest) of the claim.
+pub(super) fn request_reference(
+    name: &str,
+    path: &str,
+    names: &BTreeMap<&str, BTreeSet<&str>>,
+    errors: &mut Vec<FieldError>,
+) {
+    let segments: Vec<&str> = name.split('/').collect();
+    if segments.len() > 2 {
+        errors.push(field::invalid(path, name, REQUEST_REFERENCE));
+        return;
+    }
+    for segment in segments {
+        field::dns1123_label(path, segment, errors);
+    }
+    if !names_request(names, name) {
+        errors.push(field::invalid(path, name, REQUEST_REFERENCE));
     }
 }
 
@@ -441,13 +484,21 @@ pub fn resource_slice(object: &Value, old: Option<&Value>) -> Vec<FieldError> {
         }
     }
     let mut set = Vec::new();
-    let node_name = field::str_at(spec, "nodeName");
-    if !node_name.is_empty() {
-        set.push("`nodeName`");
-        field::dns1123_subdomain("spec.nodeName", node_name, &mut errors);
+    if let Some(node_name) = spec.get("nodeName").and_then(Value::as_str) {
+        if node_name.is_empty() {
+            errors.push(field::invalid(
+                "spec.nodeName",
+                "",
+                "must be either unset or set to a non-empty string",
+            ));
+        } else {
+            set.push("`nodeName`");
+            field::dns1123_subdomain("spec.nodeName", node_name, &mut errors);
+        }
     }
     if let Some(selector) = spec.get("nodeSelector").filter(|value| !value.is_null()) {
         set.push("`nodeSelector`");
+        super::node_selector::node_selector(selector, "spec.nodeSelector", &mut errors);
         let terms = field::items_at(selector, "nodeSelectorTerms");
         if terms.len() != 1 {
             errors.push(field::invalid_rendered(
@@ -458,12 +509,18 @@ pub fn resource_slice(object: &Value, old: Option<&Value>) -> Vec<FieldError> {
         }
     }
     for flag in ["allNodes", "perDeviceNodeSelection"] {
-        if spec.get(flag).and_then(Value::as_bool) == Some(true) {
-            set.push(if flag == "allNodes" {
+        match spec.get(flag).and_then(Value::as_bool) {
+            Some(true) => set.push(if flag == "allNodes" {
                 "`allNodes`"
             } else {
                 "`perDeviceNodeSelection`"
-            });
+            }),
+            Some(false) => errors.push(field::invalid_rendered(
+                &child("spec", flag),
+                "false",
+                "must be either unset or set to true",
+            )),
+            None => {}
         }
     }
     match set.len() {
@@ -483,6 +540,7 @@ pub fn resource_slice(object: &Value, old: Option<&Value>) -> Vec<FieldError> {
         &mut errors,
         |device, path, errors| {
             field::dns1123_label(&child(path, "name"), field::str_at(device, "name"), errors);
+            super::resource_device::device_attributes_and_capacity(device, path, errors);
         },
     );
     errors

@@ -13,17 +13,20 @@ fn texts(errors: &[FieldError]) -> Vec<String> {
 #[test]
 fn device_classes() {
     let class = |spec: Value| json!({"metadata": {"name": "gpu"}, "spec": spec});
-    assert!(device_class(&class(json!({}))).is_empty());
-    assert!(device_class(&class(json!({
-        "selectors": [{"cel": {"expression": "device.driver == \"gpu.example.com\""}}],
-        "config": [{"opaque": {"driver": "gpu.example.com", "parameters": {"kind": "x"}}}],
-    })))
+    assert!(device_class(&class(json!({})), None).is_empty());
+    assert!(device_class(
+        &class(json!({
+            "selectors": [{"cel": {"expression": "device.driver == \"gpu.example.com\""}}],
+            "config": [{"opaque": {"driver": "gpu.example.com", "parameters": {"kind": "x"}}}],
+        })),
+        None
+    )
     .is_empty());
     assert_eq!(
         texts(&device_class(&class(json!({
             "selectors": [{}, {"cel": {"expression": ""}}],
             "config": [{}, {"opaque": {"driver": "", "parameters": [1]}}, {"opaque": {"driver": "gpu.example.com"}}],
-        })))),
+        })), None)),
         [
             "spec.selectors[0].cel: Required value",
             "spec.selectors[1].cel.expression: Required value",
@@ -149,6 +152,63 @@ fn resource_slices() {
             "spec.pool.name: Invalid value: \"node-2\": field is immutable",
             "spec.driver: Invalid value: \"other.example.com\": field is immutable",
             "spec.nodeName: Invalid value: \"node-2\": field is immutable",
+        ]
+    );
+}
+
+/// A class's selectors are compiled on create and when they change; an
+/// update that keeps them does not compile them again (kube's `stored`).
+#[test]
+fn device_class_selectors_are_compiled_unless_stored() {
+    let class = |expression: &str| json!({"metadata": {"name": "gpu"}, "spec": {"selectors": [{"cel": {"expression": expression}}]}});
+    let bad = class("device.driver");
+    assert_eq!(
+        texts(&device_class(&bad, None)),
+        ["spec.selectors[0].cel.expression: Invalid value: \"device.driver\": must evaluate to bool or the unknown type, not string"]
+    );
+    assert!(device_class(&bad, Some(&bad)).is_empty());
+    assert_eq!(texts(&device_class(&bad, Some(&class("true")))).len(), 1);
+    let claim = json!({"metadata": {"name": "c", "namespace": "n"}, "spec": {"devices": {"requests": [
+        {"name": "gpu", "exactly": {"deviceClassName": "c", "selectors": [{"cel": {"expression": "device.x"}}]}}]}}});
+    assert_eq!(
+        texts(&resource_claim(&claim)),
+        ["spec.devices.requests[0].exactly.selectors[0].cel.expression: Invalid value: \"device.x\": compilation failed: ERROR: <input>:1:7: undefined field 'x'\n | device.x\n | ......^"]
+    );
+}
+
+/// `validateResourceSliceSpec`'s node fields: an empty `nodeName` and a
+/// false flag are refused, a node selector is checked as core checks it;
+/// `validateRequestNameRef` checks each segment as a DNS label.
+#[test]
+fn node_fields_and_request_references() {
+    let spec = |extra: Value| {
+        let mut spec = json!({"driver": "d.example.com", "pool": {"name": "p", "resourceSliceCount": 1}, "allNodes": true});
+        for (name, value) in extra.as_object().into_iter().flatten() {
+            spec[name] = value.clone();
+        }
+        json!({"metadata": {"name": "s"}, "spec": spec})
+    };
+    assert_eq!(
+        texts(&resource_slice(&spec(json!({"nodeName": "", "perDeviceNodeSelection": false})), None)),
+        [
+            "spec.nodeName: Invalid value: \"\": must be either unset or set to a non-empty string",
+            "spec.perDeviceNodeSelection: Invalid value: false: must be either unset or set to true",
+        ]
+    );
+    assert_eq!(
+        texts(&resource_slice(&spec(json!({"allNodes": null, "nodeSelector": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "zone", "operator": "Near"}]}]}})), None)),
+        ["spec.nodeSelector.nodeSelectorTerms[0].matchExpressions[0].operator: Invalid value: \"Near\": not a valid selector operator"]
+    );
+    let mut with_refs = claim(json!([{"name": "gpu", "exactly": {"deviceClassName": "c"}}]));
+    with_refs["spec"]["devices"]["constraints"] =
+        json!([{"requests": ["Gpu", "a/b/c"], "matchAttribute": "example.com/numa"}]);
+    assert_eq!(
+        texts(&resource_claim(&with_refs)),
+        [
+            "spec.devices.constraints[0].requests[0]: Invalid value: \"Gpu\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+            "spec.devices.constraints[0].requests[0]: Invalid value: \"Gpu\": must be the name of a request in the claim or the name of a request and a subrequest separated by '/'",
+            "spec.devices.constraints[0].requests[1]: Invalid value: \"a/b/c\": must be the name of a request in the claim or the name of a request and a subrequest separated by '/'",
         ]
     );
 }

@@ -78,10 +78,18 @@ impl Evaluator {
         })
     }
 
-    /// `Evaluator.Handles`: which writes may change usage.
-    pub fn handles(&self, operation: Operation) -> bool {
+    /// `Evaluator.Handles`: which writes may change usage. Only the pod
+    /// evaluator takes a subresource: an in-place resize (`pods/resize`
+    /// UPDATE) is charged the pod's new requests and limits.
+    pub fn handles(&self, operation: Operation, subresource: &str) -> bool {
         match self {
-            Evaluator::Pods | Evaluator::ObjectCount { .. } => operation == Operation::Create,
+            Evaluator::Pods => match subresource {
+                "" => operation == Operation::Create,
+                "resize" => operation == Operation::Update,
+                _ => false,
+            },
+            _ if !subresource.is_empty() => false,
+            Evaluator::ObjectCount { .. } => operation == Operation::Create,
             Evaluator::Services | Evaluator::PersistentVolumeClaims => {
                 matches!(operation, Operation::Create | Operation::Update)
             }

@@ -80,9 +80,13 @@ impl QuotaAdmission {
         attributes: &Attributes<'_>,
         object: Option<&Value>,
     ) -> Result<()> {
-        // Subresources are not counted; nor is anything cluster-scoped, nor
-        // the creation of a namespace.
-        if !attributes.subresource.is_empty()
+        // Subresources are not counted but a pod's resize (which the pod
+        // evaluator handles); nor is anything cluster-scoped, nor the
+        // creation of a namespace.
+        let resize = attributes.subresource == "resize"
+            && attributes.resource.group.is_empty()
+            && attributes.resource.name == "pods";
+        if (!attributes.subresource.is_empty() && !resize)
             || attributes.namespace.is_empty()
             || attributes.is_namespace()
         {
@@ -96,7 +100,7 @@ impl QuotaAdmission {
         let Some(object) = object else {
             return Ok(());
         };
-        if !evaluator.handles(attributes.operation) {
+        if !evaluator.handles(attributes.operation, attributes.subresource) {
             return Ok(());
         }
         let prefix = quotas_prefix(attributes.namespace);

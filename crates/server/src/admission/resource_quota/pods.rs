@@ -130,23 +130,88 @@ fn max_into(list: &mut ResourceList, other: &ResourceList) {
     }
 }
 
-/// `AggregateContainerRequests` / `AggregateContainerLimits`.
+/// `IsPodResizeInfeasible`: the `PodResizePending` condition says `Infeasible`.
+fn resize_infeasible(pod: &Value) -> bool {
+    pod.pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find(|condition| condition.get("type").and_then(Value::as_str) == Some("PodResizePending"))
+        .is_some_and(|condition| {
+            condition.get("reason").and_then(Value::as_str) == Some("Infeasible")
+        })
+}
+
+/// The status of the container named `name` (containers' statuses, then
+/// init containers', as kube's map is filled).
+fn container_status<'a>(pod: &'a Value, name: &str) -> Option<&'a Value> {
+    let mut found = None;
+    for field in ["containerStatuses", "initContainerStatuses"] {
+        for status in pod
+            .pointer(&format!("/status/{field}"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if status.get("name").and_then(Value::as_str) == Some(name) {
+                found = Some(status);
+            }
+        }
+    }
+    found
+}
+
+/// A container's requests or limits as the quota counts them with in-place
+/// resize on (`UseStatusResources`): when its status reports resources,
+/// `determineContainerReqs` (the largest of the spec, the status'
+/// `resources` and `allocatedResources`; without the spec when the resize is
+/// infeasible) or `determineContainerLimits` (the spec's and status' limits;
+/// the status' alone when infeasible).
+fn effective_resources(pod: &Value, container: &Value, which: &str) -> ResourceList {
+    let own = resources_of(container, which);
+    let name = container.get("name").and_then(Value::as_str).unwrap_or("");
+    let Some(status) = container_status(pod, name) else {
+        return own;
+    };
+    let Some(reported) = status.get("resources").filter(|value| !value.is_null()) else {
+        return own;
+    };
+    let reported = resource_list::from_value(reported.get(which));
+    let mut result = if resize_infeasible(pod) {
+        reported
+    } else {
+        let mut result = own;
+        max_into(&mut result, &reported);
+        result
+    };
+    if which == "requests" {
+        max_into(
+            &mut result,
+            &resource_list::from_value(status.get("allocatedResources")),
+        );
+    }
+    result
+}
+
+/// `AggregateContainerRequests` / `AggregateContainerLimits` with
+/// `UseStatusResources` (in-place resize is on in 1.34): restartable init
+/// containers and regular containers read their reported resources too.
 fn aggregate(pod: &Value, which: &str) -> ResourceList {
     let mut total = ResourceList::new();
     for container in containers(pod, "containers") {
-        total = resource_list::add(&total, &resources_of(container, which));
+        total = resource_list::add(&total, &effective_resources(pod, container, which));
     }
     let mut restartable = ResourceList::new();
     let mut init_max = ResourceList::new();
     for container in containers(pod, "initContainers") {
-        let own = resources_of(container, which);
         let effective = if container.get("restartPolicy").and_then(Value::as_str) == Some("Always")
         {
+            let own = effective_resources(pod, container, which);
             total = resource_list::add(&total, &own);
             restartable = resource_list::add(&restartable, &own);
             restartable.clone()
         } else {
-            resource_list::add(&own, &restartable)
+            resource_list::add(&resources_of(container, which), &restartable)
         };
         max_into(&mut init_max, &effective);
     }

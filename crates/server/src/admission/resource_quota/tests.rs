@@ -95,8 +95,8 @@ fn services_claims_and_object_counts() {
     let deployments = Evaluator::for_resource("apps", "deployments").expect("counted");
     assert_eq!(usage(&deployments, &json!({})), "count/deployments.apps=1");
     assert!(Evaluator::for_resource("", "events").is_none());
-    assert!(!deployments.handles(Operation::Update));
-    assert!(Evaluator::Services.handles(Operation::Update));
+    assert!(!deployments.handles(Operation::Update, ""));
+    assert!(Evaluator::Services.handles(Operation::Update, ""));
 }
 
 #[test]
@@ -286,4 +286,94 @@ fn a_namespace_lock_is_forgotten_when_nobody_holds_it() {
     assert_eq!(admission.locks.lock().unwrap().len(), 1);
     admission.release("ns", second);
     assert!(admission.locks.lock().unwrap().is_empty());
+}
+
+/// `podEvaluator.Handles`: only the pod evaluator takes a subresource, and
+/// only `resize` updates.
+#[test]
+fn pod_resizes_are_handled() {
+    assert!(Evaluator::Pods.handles(Operation::Create, ""));
+    assert!(!Evaluator::Pods.handles(Operation::Update, ""));
+    assert!(Evaluator::Pods.handles(Operation::Update, "resize"));
+    assert!(!Evaluator::Pods.handles(Operation::Create, "resize"));
+    assert!(!Evaluator::Pods.handles(Operation::Update, "status"));
+    assert!(!Evaluator::Services.handles(Operation::Update, "status"));
+    let config_maps = Evaluator::for_resource("", "configmaps").expect("counted");
+    assert!(!config_maps.handles(Operation::Create, "resize"));
+}
+
+/// With in-place resize on, a container's reported resources count too
+/// (`determineContainerReqs`/`determineContainerLimits`), only the
+/// reported ones when the resize is infeasible.
+#[test]
+fn pod_usage_reads_reported_resources() {
+    let mut object = pod(
+        "p",
+        json!([{"name": "c", "resources": {"requests": {"cpu": "300m"}, "limits": {"cpu": "1"}}}]),
+    );
+    object["status"] = json!({"containerStatuses": [{"name": "c",
+        "allocatedResources": {"cpu": "500m"},
+        "resources": {"requests": {"cpu": "400m"}, "limits": {"cpu": "2"}}}]});
+    assert_eq!(
+        usage(&Evaluator::Pods, &object),
+        "count/pods=1,cpu=500m,limits.cpu=2,pods=1,requests.cpu=500m"
+    );
+    object["status"]["conditions"] =
+        json!([{"type": "PodResizePending", "status": "True", "reason": "Infeasible"}]);
+    object["spec"]["containers"][0]["resources"] =
+        json!({"requests": {"cpu": "900m"}, "limits": {"cpu": "3"}});
+    assert_eq!(
+        usage(&Evaluator::Pods, &object),
+        "count/pods=1,cpu=500m,limits.cpu=2,pods=1,requests.cpu=500m"
+    );
+    // Without reported resources the spec alone counts.
+    object["status"]["containerStatuses"][0]
+        .as_object_mut()
+        .expect("a status")
+        .remove("resources");
+    assert_eq!(
+        usage(&Evaluator::Pods, &object),
+        "count/pods=1,cpu=900m,limits.cpu=3,pods=1,requests.cpu=900m"
+    );
+}
+
+fn update<'a>(object: &'a Value, old: &'a Value) -> Request<'a> {
+    Request {
+        operation: Operation::Update,
+        object,
+        old_object: Some(old),
+        now: SystemTime::now(),
+    }
+}
+
+/// A resize is charged what it adds (`SubtractWithNonNegativeResult`).
+#[test]
+fn a_resize_is_charged_the_difference() {
+    let quotas = [quota(
+        "q",
+        json!({"hard": {"requests.cpu": "1"}}),
+        json!({"requests.cpu": "1"}),
+        json!({"requests.cpu": "400m"}),
+    )];
+    let resized = |cpu: &str| {
+        let mut object = pod(
+            "p",
+            json!([{"name": "c", "resources": {"requests": {"cpu": cpu}}}]),
+        );
+        object["metadata"]["resourceVersion"] = json!("7");
+        object
+    };
+    let (old, new, larger) = (resized("400m"), resized("900m"), resized("1100m"));
+    assert_eq!(
+        check(&Evaluator::Pods, &quotas, &update(&new, &old)),
+        Ok(vec!["requests.cpu=900m".into()])
+    );
+    assert_eq!(
+        check(&Evaluator::Pods, &quotas, &update(&larger, &old)),
+        Err("exceeded quota: q, requested: requests.cpu=700m, used: requests.cpu=400m, limited: requests.cpu=1".into())
+    );
+    assert_eq!(
+        check(&Evaluator::Pods, &quotas, &update(&old, &new)),
+        Ok(vec!["-".into()])
+    );
 }

@@ -81,7 +81,8 @@ pub async fn create_object(
     let _allocation =
         crate::allocator::on_create(&api.services, &api.store, target.resource, &mut body)?;
     validate::normalize(api, target, &mut body)?;
-    let errors = validate::kind_rules(target, &body, None);
+    let mut errors = validate::stored_rules(api, target, &body, None);
+    errors.extend(validate::kind_rules(target, &body, None));
     if !errors.is_empty() {
         return Err(validate::invalid(target, &body, &errors));
     }

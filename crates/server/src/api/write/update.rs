@@ -100,7 +100,8 @@ pub async fn update_object(
             &old,
             &mut new,
         )?;
-        let mut errors = validate::validate_meta(target, &new, false);
+        let mut errors = validate::stored_rules(api, target, &new, Some(&old));
+        errors.extend(validate::validate_meta(target, &new, false));
         // A namespace's `/finalize` is validated there too
         // (`ValidateNamespaceFinalizeUpdate`).
         errors.extend(validate::kind_rules(target, &new, Some(&old)));

@@ -123,6 +123,46 @@ pub fn normalize(api: &Api, target: &Target<'_>, object: &mut Value) -> Result<(
 
 /// The rules of a kind's own validation (`Validate<Kind>` /
 /// `Validate<Kind>Update`), after defaulting; `old` on update.
+/// The rules kube's strategies check against other stored objects before
+/// the kind's own validation: admin access to devices needs the claim's
+/// namespace to carry `resource.kubernetes.io/admin-access: true`
+/// (`pkg/registry/resource/utils.go` `AuthorizedForAdmin`, `AuthorizedForAdminStatus`).
+/// A namespace that is not stored (only possible with NamespaceLifecycle off)
+/// counts as unlabelled.
+pub fn stored_rules(
+    api: &Api,
+    target: &Target<'_>,
+    object: &Value,
+    old: Option<&Value>,
+) -> Vec<FieldError> {
+    use crate::validation::resource_admin;
+    let resource = target.resource;
+    if resource.group != "resource.k8s.io" {
+        return Vec::new();
+    }
+    let path = match (resource.kind, target.subresource, old) {
+        ("ResourceClaim", None, None) => resource_admin::requested_in_spec(object, false),
+        ("ResourceClaimTemplate", None, None) => resource_admin::requested_in_spec(object, true),
+        ("ResourceClaim", Some("status"), Some(old)) => {
+            resource_admin::requested_in_status(object, old)
+        }
+        _ => None,
+    };
+    let Some(path) = path else {
+        return Vec::new();
+    };
+    let key = format!("/registry/namespaces/{}", object::namespace(object));
+    let snapshot = api.store.snapshot();
+    let namespace = snapshot.get(&key).and_then(|entry| entry.object.value());
+    let labels = namespace
+        .as_ref()
+        .and_then(|namespace| namespace.pointer("/metadata/labels"))
+        .and_then(Value::as_object);
+    resource_admin::check_namespace(&path, labels)
+        .into_iter()
+        .collect()
+}
+
 pub fn kind_rules(target: &Target<'_>, object: &Value, old: Option<&Value>) -> Vec<FieldError> {
     let resource = target.resource;
     if resource.custom {
