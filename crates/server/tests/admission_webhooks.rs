@@ -57,7 +57,8 @@ fn labels(object: &Value) -> &Value {
 /// `deny: "true"` and deletes of objects labelled `keep: "true"`, with a
 /// warning on every answer; `/mutate` adds the label `mutated: "true"`,
 /// `/mutate-second` the label `second: "true"`; `/connect` denies an exec
-/// whose command starts with `sh`.
+/// whose command starts with `sh`, `/connect-mutate` sets its container to
+/// `sidecar`.
 fn answer(path: &str, review: &Value) -> Value {
     let request = &review["request"];
     let uid = request["uid"].clone();
@@ -67,6 +68,12 @@ fn answer(path: &str, review: &Value) -> Value {
                    "status": {"code": 403, "reason": "Forbidden", "message": "no shells in pods"}})
         }
         "/connect" => json!({"uid": uid, "allowed": true}),
+        "/connect-mutate" => {
+            let patch = json!([{"op": "replace", "path": "/container", "value": "sidecar"}]);
+            let patch = base64::engine::general_purpose::STANDARD
+                .encode(serde_json::to_vec(&patch).unwrap());
+            json!({"uid": uid, "allowed": true, "patchType": "JSONPatch", "patch": patch})
+        }
         "/validate" => {
             let denied = labels(&request["object"])["deny"] == "true";
             let kept =
@@ -1130,6 +1137,47 @@ async fn connect_admission_lets_a_webhook_deny_kubectl_exec() {
     assert!(calls > received.len());
     let last = hook.received().last().cloned().unwrap();
     assert_eq!(last.review["request"]["object"]["command"], json!(["ls"]));
+
+    // A mutating webhook's patch of the options is what the lookup uses.
+    register(
+        &env,
+        "MutatingWebhookConfiguration",
+        &env.ns,
+        json!([{
+            "name": format!("sidecar.{}.example.com", env.ns),
+            "clientConfig": {"url": hook.url("/connect-mutate"), "caBundle": hook.ca_bundle},
+            "rules": [{"operations": ["CONNECT"], "apiGroups": [""], "apiVersions": ["v1"],
+                       "resources": ["pods/attach"], "scope": "Namespaced"}],
+            "namespaceSelector": namespace_selector,
+            "sideEffects": "None",
+            "admissionReviewVersions": ["v1"],
+        }]),
+    )
+    .await;
+    let attach = env
+        .raw(
+            "POST",
+            &format!(
+                "/api/v1/namespaces/{}/pods/p/attach?container=c&stdout=true",
+                env.ns
+            ),
+            None,
+            Vec::new(),
+        )
+        .await;
+    assert_eq!(attach.status, 400, "{}", attach.body);
+    assert_eq!(
+        attach.json()["message"],
+        "container sidecar is not valid for pod p"
+    );
+    let last = hook.received().last().cloned().unwrap();
+    assert_eq!(last.path, "/connect-mutate");
+    assert_eq!(
+        last.review["request"]["object"],
+        json!({"kind": "PodAttachOptions", "apiVersion": "v1", "stdout": true, "container": "c"})
+    );
+    unregister(&env, "MutatingWebhookConfiguration", &env.ns).await;
+    let calls = hook.received().len();
 
     // A denied exec of a pod that does not exist: admission comes first.
     let base = format!("/api/v1/namespaces/{}/pods", env.ns);
