@@ -82,3 +82,62 @@ impl Admission {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::admission::test_support::store_with;
+    use crate::admission::{GroupVersionName, Plugins};
+
+    fn exec_attributes(name: &str) -> Attributes<'_> {
+        Attributes {
+            operation: Operation::Connect,
+            kind: GroupVersionName::new("", "v1", "PodExecOptions"),
+            resource: GroupVersionName::new("", "v1", "pods"),
+            subresource: "exec",
+            name,
+            namespace: "ns",
+            old_object: None,
+            options: Value::Null,
+            dry_run: false,
+            user: None,
+        }
+    }
+
+    /// AlwaysDeny handles CONNECT (kube's `AlwaysDeny` handles every
+    /// operation): the request's name in `admission.NewForbidden`'s text.
+    #[tokio::test]
+    async fn always_deny_refuses_a_connect() {
+        let store = store_with(&[]).await;
+        let enable = ["AlwaysDeny".to_string()];
+        let plugins = Plugins::parse(&enable, &[]).expect("plugins");
+        let admission = Admission::new(store, plugins);
+        let mut options = json!({"kind": "PodExecOptions", "apiVersion": "v1", "command": ["ls"]});
+        let refused = admission
+            .admit_connect(&exec_attributes("p"), &mut options, &Caller::internal())
+            .await
+            .expect_err("AlwaysDeny");
+        assert_eq!(refused.code, 403);
+        assert_eq!(
+            refused.message,
+            r#"pods "p" is forbidden: admission control is denying all modifications"#
+        );
+    }
+
+    /// The default plugins that handle only CREATE, UPDATE or DELETE leave
+    /// a CONNECT alone, even in a namespace that does not exist
+    /// (NamespaceLifecycle does not handle CONNECT).
+    #[tokio::test]
+    async fn the_default_plugins_admit_a_connect_without_webhooks_or_policies() {
+        let store = store_with(&[]).await;
+        let admission = Admission::new(store, Plugins::default());
+        let mut options = json!({"kind": "PodExecOptions", "apiVersion": "v1", "command": ["ls"]});
+        admission
+            .admit_connect(&exec_attributes("p"), &mut options, &Caller::internal())
+            .await
+            .expect("admitted");
+        assert_eq!(options["command"], json!(["ls"]));
+    }
+}
