@@ -4,11 +4,12 @@
 //! projected `kube-api-access-…` token volume, image pull secrets),
 //! Priority (PriorityClass resolution, one globalDefault),
 //! DefaultTolerationSeconds and RuntimeClass (overhead, node selector,
-//! tolerations), and `--disable-admission-plugins` turning them off.
+//! tolerations), TaintNodesByCondition (the not-ready taint of a new Node),
+//! and `--disable-admission-plugins` turning them off.
 #![allow(clippy::unwrap_used)]
 
 use ferrokube_testkit::{expect_api_error, skip_if_external, suffix, TestEnv, TestServer};
-use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod, ServiceAccount};
+use k8s_openapi::api::core::v1::{Node, PersistentVolumeClaim, Pod, ServiceAccount};
 use k8s_openapi::api::node::v1::RuntimeClass;
 use k8s_openapi::api::scheduling::v1::PriorityClass;
 use kube::api::{Api, PostParams};
@@ -446,4 +447,122 @@ async fn toleration_seconds_come_from_the_flags() {
             {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 60},
         ])
     );
+}
+
+/// TaintNodesByCondition: a Node created with kubectl 1.33 carries
+/// `node.kubernetes.io/not-ready:NoSchedule` after its own taints, once;
+/// an update does not add it back; with the plugin disabled a Node is
+/// stored as sent.
+#[tokio::test]
+async fn new_nodes_are_tainted_not_ready() {
+    let env = TestEnv::new("adm-node").await;
+    let name = format!("node-{}", suffix());
+    let manifest = format!(
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\nspec:\n  taints:\n  - key: dedicated\n    value: gpu\n    effect: NoSchedule\n"
+    );
+    let (status, stdout, stderr) =
+        env.kubectl_stdin(KUBECTL, &["create", "-f", "-"], Some(&manifest));
+    assert!(status.success(), "{stderr}");
+    assert_eq!(stdout.trim(), format!("node/{name} created"));
+    let taints = env.kubectl_ok(
+        KUBECTL,
+        &[
+            "get",
+            "node",
+            &name,
+            "-o",
+            "jsonpath={range .spec.taints[*]}{.key}={.value}:{.effect} {end}",
+        ],
+    );
+    assert_eq!(
+        taints.trim(),
+        "dedicated=gpu:NoSchedule node.kubernetes.io/not-ready=:NoSchedule"
+    );
+    // Only on create: removing it sticks.
+    let nodes: Api<Node> = Api::all(env.client.clone());
+    let patched = nodes
+        .patch(
+            &name,
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(json!({"spec": {"taints": null}})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(patched.spec.unwrap().taints, None);
+    nodes.delete(&name, &Default::default()).await.unwrap();
+
+    if skip_if_external("new_nodes_are_tainted_not_ready (disabled)") {
+        return;
+    }
+    let server = TestServer::start_with(&["--disable-admission-plugins=TaintNodesByCondition"]);
+    let nodes: Api<Node> = Api::all(server.client().await);
+    let created = nodes
+        .create(
+            &PostParams::default(),
+            &object(json!({"metadata": {"name": "bare"}})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(created.spec.and_then(|spec| spec.taints), None);
+}
+
+/// The default-on plugins that kube 1.34 builds but whose feature gate is
+/// off by default do nothing in a default server, here as there:
+/// PodTopologyLabels (`PodTopologyLabelsAdmission`, alpha) copies no
+/// `topology.k8s.io/*` label of the node onto a bound or created pod;
+/// ClusterTrustBundleAttest (`ClusterTrustBundle`, beta, off) and
+/// MutatingAdmissionPolicy (beta, off) have no API served to act on.
+#[tokio::test]
+async fn feature_gated_plugins_are_inert_as_in_a_default_kube() {
+    let env = TestEnv::new("adm-gated").await;
+    let node = format!("zoned-{}", suffix());
+    let nodes: Api<Node> = Api::all(env.client.clone());
+    nodes
+        .create(
+            &PostParams::default(),
+            &object(json!({"metadata": {"name": node, "labels": {
+                "topology.k8s.io/zone": "z1", "topology.k8s.io/region": "r1"}}})),
+        )
+        .await
+        .unwrap();
+    let pods: Api<Pod> = env.api();
+    pods.create(&PostParams::default(), &pod("bound", json!({})))
+        .await
+        .unwrap();
+    let binding = env
+        .raw(
+            "POST",
+            &format!("/api/v1/namespaces/{}/pods/bound/binding", env.ns),
+            Some("application/json"),
+            serde_json::to_vec(&json!({"apiVersion": "v1", "kind": "Binding",
+                "metadata": {"name": "bound"},
+                "target": {"apiVersion": "v1", "kind": "Node", "name": node}}))
+            .unwrap(),
+        )
+        .await;
+    assert_eq!(binding.status, 201, "{}", binding.body);
+    let placed = pods
+        .create(
+            &PostParams::default(),
+            &pod("placed", json!({"nodeName": node})),
+        )
+        .await
+        .unwrap();
+    for pod in [pods.get("bound").await.unwrap(), placed] {
+        let labels = pod.metadata.labels.unwrap_or_default();
+        assert!(
+            labels
+                .keys()
+                .all(|key| !key.starts_with("topology.k8s.io/")),
+            "{labels:?}"
+        );
+    }
+    for path in [
+        "/apis/certificates.k8s.io/v1beta1/clustertrustbundles",
+        "/apis/admissionregistration.k8s.io/v1beta1/mutatingadmissionpolicies",
+    ] {
+        let answer = env.raw("GET", path, None, Vec::new()).await;
+        assert_eq!(answer.status, 404, "{path}: {}", answer.body);
+    }
+    nodes.delete(&node, &Default::default()).await.unwrap();
 }

@@ -410,3 +410,96 @@ spec:
     assert_eq!(field_ref, "spec.validations[0].expression");
     env.kubectl_ok("1.33", &["delete", "validatingadmissionpolicy", &name]);
 }
+
+/// A ValidatingAdmissionPolicy matching `CONNECT` on `pods/exec` (kube's
+/// policy plugin handles CONNECT) sees the PodExecOptions as `object` and
+/// refuses `kubectl exec` of a shell; other commands go on to the kubelet
+/// lookup (the pod has no node here).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_policy_on_connect_denies_kubectl_exec() {
+    let env = TestEnv::new("vapcon").await;
+    let ns = env.ns.clone();
+    let manifest = format!(
+        r#"apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: no-shell-{ns}
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [""]
+      apiVersions: ["v1"]
+      operations: ["CONNECT"]
+      resources: ["pods/exec"]
+  matchConditions:
+  - name: own-namespace
+    expression: "request.namespace == '{ns}'"
+  validations:
+  - expression: "request.operation == 'CONNECT' && object.kind == 'PodExecOptions' && object.command[0] != 'sh'"
+    message: "no shells in pods"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: no-shell-{ns}
+spec:
+  policyName: no-shell-{ns}
+  validationActions: [Deny]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+  namespace: {ns}
+spec:
+  containers:
+  - name: c
+    image: busybox
+"#
+    );
+    let (status, stdout, stderr) =
+        env.kubectl_stdin("1.33", &["apply", "-f", "-"], Some(&manifest));
+    assert!(status.success(), "{stdout}\n{stderr}");
+    let (status, _, stderr) =
+        env.kubectl("1.33", &["exec", "-n", &ns, "p", "--", "sh", "-c", "id"]);
+    assert!(!status.success());
+    // Without a reason the denial is kube's 422 Invalid, whose cause
+    // kubectl prints.
+    let message = format!(
+        "ValidatingAdmissionPolicy 'no-shell-{ns}' with binding 'no-shell-{ns}' denied request: no shells in pods"
+    );
+    assert!(
+        stderr.contains(&format!(r#"The pods "p" is invalid: : {message}"#)),
+        "{stderr}"
+    );
+    let denied = env
+        .raw(
+            "POST",
+            &format!("/api/v1/namespaces/{ns}/pods/p/exec?command=sh&stdout=true"),
+            None,
+            Vec::new(),
+        )
+        .await;
+    assert_eq!(denied.status, 422, "{}", denied.body);
+    let status = denied.json();
+    assert_eq!(status["reason"], "Invalid");
+    assert_eq!(
+        status["message"],
+        format!(r#"pods "p" is forbidden: {message}"#)
+    );
+    let (status, _, stderr) = env.kubectl("1.33", &["exec", "-n", &ns, "p", "--", "ls"]);
+    assert!(!status.success());
+    assert!(
+        stderr.contains("pod p does not have a host assigned"),
+        "{stderr}"
+    );
+    let (status, _, stderr) = env.kubectl(
+        "1.33",
+        &[
+            "delete",
+            &format!("validatingadmissionpolicy/no-shell-{ns}"),
+            &format!("validatingadmissionpolicybinding/no-shell-{ns}"),
+        ],
+    );
+    assert!(status.success(), "{stderr}");
+}

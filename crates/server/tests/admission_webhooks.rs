@@ -56,11 +56,24 @@ fn labels(object: &Value) -> &Value {
 /// What the webhook answers: `/validate` denies objects labelled
 /// `deny: "true"` and deletes of objects labelled `keep: "true"`, with a
 /// warning on every answer; `/mutate` adds the label `mutated: "true"`,
-/// `/mutate-second` the label `second: "true"`.
+/// `/mutate-second` the label `second: "true"`; `/connect` denies an exec
+/// whose command starts with `sh`, `/connect-mutate` sets its container to
+/// `sidecar`.
 fn answer(path: &str, review: &Value) -> Value {
     let request = &review["request"];
     let uid = request["uid"].clone();
     let response = match path {
+        "/connect" if request["object"]["command"][0] == "sh" => {
+            json!({"uid": uid, "allowed": false,
+                   "status": {"code": 403, "reason": "Forbidden", "message": "no shells in pods"}})
+        }
+        "/connect" => json!({"uid": uid, "allowed": true}),
+        "/connect-mutate" => {
+            let patch = json!([{"op": "replace", "path": "/container", "value": "sidecar"}]);
+            let patch = base64::engine::general_purpose::STANDARD
+                .encode(serde_json::to_vec(&patch).unwrap());
+            json!({"uid": uid, "allowed": true, "patchType": "JSONPatch", "patch": patch})
+        }
         "/validate" => {
             let denied = labels(&request["object"])["deny"] == "true";
             let kept =
@@ -1031,5 +1044,174 @@ async fn token_requests_are_admitted_by_webhooks() {
     assert_eq!(last.review["request"]["dryRun"], true);
 
     unregister(&env, "MutatingWebhookConfiguration", &env.ns).await;
+    unregister(&env, "ValidatingWebhookConfiguration", &env.ns).await;
+}
+
+/// `kubectl exec` is admitted as kube's `ConnectResource` admits it: a
+/// validating webhook on `CONNECT` `pods/exec` sees the PodExecOptions
+/// kubectl sent (operation CONNECT, no old object, no options, no dry run)
+/// and its denial is kubectl's error; an allowed exec goes on to the
+/// kubelet lookup (here: the pod has no node); other connect subresources
+/// and a `dryRun` parameter (kube's 400) never reach it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connect_admission_lets_a_webhook_deny_kubectl_exec() {
+    let env = TestEnv::new("conwh").await;
+    let hook = start_webhook(&env.ns).await;
+    let namespace_selector = select_namespace(&env).await;
+    let name = format!("no-shell.{}.example.com", env.ns);
+    register(
+        &env,
+        "ValidatingWebhookConfiguration",
+        &env.ns,
+        json!([{
+            "name": name,
+            "clientConfig": {"url": hook.url("/connect"), "caBundle": hook.ca_bundle},
+            "rules": [{"operations": ["CONNECT"], "apiGroups": [""], "apiVersions": ["v1"],
+                       "resources": ["pods/exec"], "scope": "Namespaced"}],
+            "namespaceSelector": namespace_selector,
+            "sideEffects": "None",
+            "admissionReviewVersions": ["v1"],
+        }]),
+    )
+    .await;
+    let pod = env
+        .raw(
+            "POST",
+            &format!("/api/v1/namespaces/{}/pods", env.ns),
+            Some("application/json"),
+            serde_json::to_vec(&json!({"metadata": {"name": "p"},
+                "spec": {"containers": [{"name": "c", "image": "busybox"}]}}))
+            .unwrap(),
+        )
+        .await;
+    assert_eq!(pod.status, 201, "{}", pod.body);
+
+    // kubectl 1.33 (websocket, then its SPDY fallback): refused by the webhook.
+    let (status, _, stderr) = env.kubectl(
+        "1.33",
+        &["exec", "-n", &env.ns, "p", "--", "sh", "-c", "id"],
+    );
+    assert!(!status.success());
+    assert!(
+        stderr.contains(&format!(
+            r#"admission webhook "{name}" denied the request: no shells in pods"#
+        )),
+        "{stderr}"
+    );
+    let received = hook.received();
+    assert!(!received.is_empty());
+    for Received { review, .. } in &received {
+        let request = &review["request"];
+        assert_eq!(request["operation"], "CONNECT");
+        assert_eq!(
+            request["kind"],
+            json!({"group": "", "version": "v1", "kind": "PodExecOptions"})
+        );
+        assert_eq!(request["requestKind"], request["kind"]);
+        assert_eq!(
+            request["resource"],
+            json!({"group": "", "version": "v1", "resource": "pods"})
+        );
+        assert_eq!(request["subResource"], "exec");
+        assert_eq!(request["name"], "p");
+        assert_eq!(request["namespace"], env.ns);
+        assert_eq!(
+            request["object"],
+            json!({"kind": "PodExecOptions", "apiVersion": "v1", "stdout": true,
+                   "stderr": true, "container": "c", "command": ["sh", "-c", "id"]})
+        );
+        assert_eq!(request["oldObject"], Value::Null);
+        assert_eq!(request["options"], Value::Null);
+        assert_eq!(request["dryRun"], false);
+        assert!(request["userInfo"]["username"].is_string(), "{request}");
+    }
+
+    // Allowed: answered as before, without a kubelet.
+    let (status, _, stderr) = env.kubectl("1.33", &["exec", "-n", &env.ns, "p", "--", "ls"]);
+    assert!(!status.success());
+    assert!(
+        stderr.contains("pod p does not have a host assigned"),
+        "{stderr}"
+    );
+    let calls = hook.received().len();
+    assert!(calls > received.len());
+    let last = hook.received().last().cloned().unwrap();
+    assert_eq!(last.review["request"]["object"]["command"], json!(["ls"]));
+
+    // A mutating webhook's patch of the options is what the lookup uses.
+    register(
+        &env,
+        "MutatingWebhookConfiguration",
+        &env.ns,
+        json!([{
+            "name": format!("sidecar.{}.example.com", env.ns),
+            "clientConfig": {"url": hook.url("/connect-mutate"), "caBundle": hook.ca_bundle},
+            "rules": [{"operations": ["CONNECT"], "apiGroups": [""], "apiVersions": ["v1"],
+                       "resources": ["pods/attach"], "scope": "Namespaced"}],
+            "namespaceSelector": namespace_selector,
+            "sideEffects": "None",
+            "admissionReviewVersions": ["v1"],
+        }]),
+    )
+    .await;
+    let attach = env
+        .raw(
+            "POST",
+            &format!(
+                "/api/v1/namespaces/{}/pods/p/attach?container=c&stdout=true",
+                env.ns
+            ),
+            None,
+            Vec::new(),
+        )
+        .await;
+    assert_eq!(attach.status, 400, "{}", attach.body);
+    assert_eq!(
+        attach.json()["message"],
+        "container sidecar is not valid for pod p"
+    );
+    let last = hook.received().last().cloned().unwrap();
+    assert_eq!(last.path, "/connect-mutate");
+    assert_eq!(
+        last.review["request"]["object"],
+        json!({"kind": "PodAttachOptions", "apiVersion": "v1", "stdout": true, "container": "c"})
+    );
+    unregister(&env, "MutatingWebhookConfiguration", &env.ns).await;
+    let calls = hook.received().len();
+
+    // A denied exec of a pod that does not exist: admission comes first.
+    let base = format!("/api/v1/namespaces/{}/pods", env.ns);
+    let gone = env
+        .raw(
+            "POST",
+            &format!("{base}/gone/exec?command=sh&stdout=1"),
+            None,
+            Vec::new(),
+        )
+        .await;
+    assert_eq!(gone.status, 403, "{}", gone.body);
+    assert_eq!(
+        gone.json()["message"],
+        format!(r#"admission webhook "{name}" denied the request: no shells in pods"#)
+    );
+    let calls = calls + 1;
+    assert_eq!(hook.received().len(), calls);
+    // dryRun is refused before admission; portforward is not in the rules.
+    let dry = env
+        .raw(
+            "POST",
+            &format!("{base}/p/exec?command=sh&dryRun=All"),
+            None,
+            Vec::new(),
+        )
+        .await;
+    assert_eq!(dry.status, 400, "{}", dry.body);
+    assert_eq!(dry.json()["message"], "dryRun is not supported");
+    let portforward = env
+        .raw("POST", &format!("{base}/p/portforward"), None, Vec::new())
+        .await;
+    assert_eq!(portforward.status, 400, "{}", portforward.body);
+    assert_eq!(hook.received().len(), calls);
+
     unregister(&env, "ValidatingWebhookConfiguration", &env.ns).await;
 }

@@ -9,8 +9,8 @@ use serde_json::{json, Value};
 
 use crate::authn::UserInfo;
 
-/// `admission.Operation` (CONNECT is not admitted by ferrokube: it serves
-/// no connect subresources).
+/// `admission.Operation` (CONNECT: the connect subresources, admitted by
+/// `connect.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Operation {
     Create,

@@ -1,9 +1,9 @@
 //! Admission (`k8s.io/apiserver/pkg/admission`): the stage of every write
 //! after decoding where kube's admission plugins run, in kube's order —
 //! the mutating stage (NamespaceLifecycle, LimitRanger, ServiceAccount,
-//! Priority, DefaultTolerationSeconds, DefaultStorageClass,
-//! StorageObjectInUseProtection, RuntimeClass, DefaultIngressClass, mutating
-//! webhooks) before the object is defaulted and validated, the validating
+//! TaintNodesByCondition, Priority, DefaultTolerationSeconds,
+//! DefaultStorageClass, StorageObjectInUseProtection, RuntimeClass,
+//! DefaultIngressClass, mutating webhooks) before the object is defaulted and validated, the validating
 //! stage (LimitRanger, ServiceAccount, PodSecurity, Priority,
 //! PersistentVolumeClaimResize, RuntimeClass, CertificateApproval,
 //! CertificateSigning, CertificateSubjectRestriction,
@@ -12,7 +12,8 @@
 //! (`api/write/admission.rs`) builds the [`Attributes`] and calls
 //! [`Admission::mutate`] and [`Admission::validate`] on create, update,
 //! every patch type and apply, `/status`, `/scale`, delete and each item of
-//! a deletecollection.
+//! a deletecollection; the connect subresources call
+//! [`Admission::admit_connect`] (`connect.rs`).
 //!
 //! Which plugins run is `--enable-admission-plugins` /
 //! `--disable-admission-plugins` ([`plugins`]).
@@ -23,6 +24,7 @@ mod builtin_plugin_tests;
 pub mod certificate_approval;
 pub mod certificate_signing;
 pub mod certificate_subject_restriction;
+mod connect;
 mod default_class;
 pub mod default_ingress_class;
 pub mod default_storage_class;
@@ -39,6 +41,7 @@ pub mod runtime_class;
 pub mod service_account;
 pub mod signer_authorization;
 pub mod storage_object_in_use_protection;
+pub mod taint_nodes_by_condition;
 #[cfg(test)]
 mod test_support;
 pub mod webhook;
@@ -114,6 +117,9 @@ impl Admission {
         }
         if self.plugins.is_enabled("ServiceAccount") {
             service_account::admit(&self.store, attributes, object.as_deref_mut()).await?;
+        }
+        if self.plugins.is_enabled("TaintNodesByCondition") {
+            taint_nodes_by_condition::admit(attributes, object.as_deref_mut());
         }
         if self.plugins.is_enabled("Priority") {
             priority::admit(&self.store, attributes, object.as_deref_mut())?;

@@ -5,13 +5,17 @@
 //! overlapping names refused with kube's messages.
 //!
 //! ferrokube implements NamespaceLifecycle, LimitRanger, ServiceAccount,
-//! PodSecurity, Priority, DefaultTolerationSeconds, DefaultStorageClass,
-//! StorageObjectInUseProtection, PersistentVolumeClaimResize, RuntimeClass,
-//! CertificateApproval, CertificateSigning, CertificateSubjectRestriction,
-//! DefaultIngressClass, MutatingAdmissionWebhook, ValidatingAdmissionPolicy,
-//! ValidatingAdmissionWebhook, ResourceQuota, AlwaysAdmit and AlwaysDeny;
-//! the other names are accepted (kube knows them) and do
-//! nothing. The plugins' own flags travel with them
+//! TaintNodesByCondition, PodSecurity, Priority, DefaultTolerationSeconds,
+//! DefaultStorageClass, StorageObjectInUseProtection,
+//! PersistentVolumeClaimResize, RuntimeClass, CertificateApproval,
+//! CertificateSigning, CertificateSubjectRestriction, DefaultIngressClass,
+//! MutatingAdmissionWebhook, ValidatingAdmissionPolicy,
+//! ValidatingAdmissionWebhook, ResourceQuota, AlwaysAdmit and AlwaysDeny.
+//! The default-on ClusterTrustBundleAttest, PodTopologyLabels and
+//! MutatingAdmissionPolicy do nothing, as in kube 1.34 with its default
+//! feature gates (`ClusterTrustBundle`, `PodTopologyLabelsAdmission`,
+//! `MutatingAdmissionPolicy` are off: each plugin returns at once). The
+//! other names are accepted (kube knows them) and do nothing. The plugins' own flags travel with them
 //! (`--default-not-ready-toleration-seconds`,
 //! `--default-unreachable-toleration-seconds`).
 

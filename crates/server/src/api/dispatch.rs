@@ -10,7 +10,7 @@ use super::exchange::{ApiRequest, ApiResponse};
 use super::patch_type::PatchType;
 use super::target::Target;
 use super::{
-    apply, binding, create, delete, eviction, get, kubelet_proxy, list, patch, proxy,
+    apply, binding, connect, create, delete, eviction, get, kubelet_proxy, list, patch,
     representation, reviews, scale, token_request, update, watch,
 };
 use crate::authz::access_review::ReviewKind;
@@ -150,17 +150,18 @@ async fn dispatch(
                 binding::create(api, request, target).await
             }
             ("log", Verb::Get) if resource.plural == "pods" => {
-                kubelet_proxy::connect(api, request, target, "log").await
+                let container = request.query.get("container").unwrap_or_default();
+                kubelet_proxy::connect(api, target, "log", container).await
             }
             ("exec" | "attach" | "portforward", Verb::Get | Verb::Create)
                 if resource.plural == "pods" && resource.group.is_empty() =>
             {
-                kubelet_proxy::connect(api, request, target, subresource).await
+                connect::connect(api, request, target, subresource).await
             }
             ("proxy", Verb::Get | Verb::Create | Verb::Update | Verb::Patch | Verb::Delete)
                 if resource.group.is_empty() =>
             {
-                proxy::connect(api, target)
+                connect::connect(api, request, target, subresource).await
             }
             ("eviction", Verb::Create) if resource.group.is_empty() => {
                 eviction::create(api, request, target).await

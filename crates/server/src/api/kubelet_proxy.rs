@@ -13,7 +13,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::context::Api;
-use super::exchange::{ApiRequest, ApiResponse};
+use super::exchange::ApiResponse;
 use super::target::Target;
 use crate::object;
 use crate::status::{GroupResource, Result, Status};
@@ -84,11 +84,13 @@ fn kubelet_of(api: &Api, node: &str) -> Result<ApiResponse> {
     })
 }
 
+/// `subresource` of the pod `target` names, for `container` (the
+/// request's, or the admitted options object's for the streams).
 pub(super) async fn connect(
     api: &Arc<Api>,
-    request: &ApiRequest,
     target: &Target<'_>,
     subresource: &str,
+    container: &str,
 ) -> Result<ApiResponse> {
     let name = target.name.unwrap_or_default();
     let pods = target.parent();
@@ -97,8 +99,7 @@ pub(super) async fn connect(
         .read_current(&snapshot, &pods.key(name))?
         .ok_or_else(|| Status::not_found(&GroupResource::new("", "pods"), name))?;
     if subresource != "portforward" {
-        let requested = request.query.get("container").unwrap_or_default();
-        choose_container(&pod, name, requested)?;
+        choose_container(&pod, name, container)?;
     }
     let node = pod
         .pointer("/spec/nodeName")

@@ -48,7 +48,7 @@ const LAYERS: &[&[&str]] = &[
         "update",
         "watch",
     ],
-    &["eviction"],
+    &["eviction", "connect"],
     &["dispatch", "panic_recovery"],
 ];
 

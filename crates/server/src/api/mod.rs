@@ -45,6 +45,8 @@ mod update;
 mod watch;
 // Layer 6: handlers built on other handlers (eviction deletes as DELETE does).
 mod eviction;
+// (the connect subresources admit, then hand over to kubelet_proxy or proxy).
+mod connect;
 // Layer 7: routing a resource request to its handler, and panic recovery.
 mod dispatch;
 mod panic_recovery;

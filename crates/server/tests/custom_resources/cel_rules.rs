@@ -592,6 +592,23 @@ err.contains(&format!(
         err.contains("compilation failed: ERROR: <input>:1:19: found no matching overload for '_==_' applied to '(int, string)'"),
         "{err}"
     );
+    // Inside a two-variable comprehension (kube's environment has them
+    // since 1.32) the rule is checked all the same.
+    let (status, _, err) = env.kubectl_stdin(
+        "1.33",
+        &["apply", "-f", "-"],
+        Some(&manifest(
+            "[self.name].all(i, n, n.size() > i && self.foo == 1)",
+        )),
+    );
+    assert!(
+        !status.success(),
+        "kubectl applied a CRD with a mistyped rule"
+    );
+    assert!(
+        err.contains("compilation failed: ERROR: <input>:1:43: undefined field 'foo'"),
+        "{err}"
+    );
     let out = kubectl_stdin_ok(
         &env,
         "1.33",

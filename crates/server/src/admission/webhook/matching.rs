@@ -133,14 +133,18 @@ pub(crate) fn object_matches(
     if selector.is_empty() {
         return Ok(true);
     }
+    // A CONNECT's object is an options object without ObjectMeta: kube's
+    // `meta.Accessor` fails on it and `matchObject` says no.
+    let has_meta = attributes.operation != crate::admission::attributes::Operation::Connect;
     let matches = |object: Option<&Value>| {
-        object.is_some_and(|object| {
-            selector.matches_labels(
-                object
-                    .pointer("/metadata/labels")
-                    .and_then(Value::as_object),
-            )
-        })
+        has_meta
+            && object.is_some_and(|object| {
+                selector.matches_labels(
+                    object
+                        .pointer("/metadata/labels")
+                        .and_then(Value::as_object),
+                )
+            })
     };
     Ok(matches(object) || matches(attributes.old_object))
 }

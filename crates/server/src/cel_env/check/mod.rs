@@ -6,12 +6,15 @@
 //! It reports cel-go's messages at cel-go's positions (`undefined field`,
 //! `undeclared reference`, `found no matching overload`, `expected type`,
 //! `does not support field selection`, `cannot be range of a
-//! comprehension`) and infers the result type. Anything it cannot judge is
-//! `dyn`, which cel-go lets through everywhere: the checker must never
-//! refuse what kube accepts.
+//! comprehension`) and infers the result type. The two-variable
+//! comprehensions cel-rust leaves as calls are checked as cel-go expands
+//! them (`two_var.rs`). Anything it cannot judge is `dyn`, which cel-go
+//! lets through everywhere: the checker must never refuse what kube
+//! accepts.
 
 pub mod overloads;
 pub mod schema_types;
+mod two_var;
 pub mod types;
 
 #[cfg(test)]
@@ -322,6 +325,9 @@ impl Checker<'_> {
                     return self.resolve(e.id, &qualified, None, &call.args, arg_types);
                 }
             }
+        }
+        if let Some(checked) = self.check_two_var(e.id, target, name, &call.args) {
+            return checked;
         }
         let target_type = self.check(target);
         if overloads::is_unchecked(name) {

@@ -258,8 +258,9 @@ isSemver(string, bool) -> bool
 "#;
 
 /// Functions the checker cannot judge and passes as `dyn`: macros cel-rust
-/// does not expand (two-variable comprehensions) and cel-go list
-/// extensions some clusters enable.
+/// does not expand and `two_var.rs` does not check (a two-variable
+/// comprehension whose variables are not plain identifiers, `exists_one`
+/// with two variables) and cel-go list extensions some clusters enable.
 pub const UNCHECKED: &[&str] = &[
     "all",
     "exists",

@@ -429,3 +429,62 @@ fn the_bench_widget_rules_are_well_typed() {
         assert_eq!(run(rule, &decls), Ok("bool".into()), "{rule}");
     }
 }
+
+/// The two-variable comprehensions (`ext.TwoVarComprehensions`, in kube's
+/// environment since 1.32) are checked as the comprehensions cel-go
+/// expands them to: the variables typed from the range (index and element
+/// of a list, key and value of a map), the result typed.
+#[test]
+fn two_variable_comprehensions_are_checked() {
+    let decls = with_self(spec_schema(), false);
+    let cases = [
+        ("self.labels.all(k, v, k.size() > 0 && v != '')", "bool"),
+        ("self.tags.exists(i, t, i > 0 && t == 'x')", "bool"),
+        ("self.items.existsOne(i, item, item.size > 2)", "bool"),
+        ("self.tags.transformList(i, t, t + 'x')", "list(string)"),
+        (
+            "self.tags.transformList(i, t, i > 0, t.size())",
+            "list(int)",
+        ),
+        (
+            "self.labels.transformMap(k, v, v.size())",
+            "map(string, int)",
+        ),
+        ("self.tags.transformMap(i, t, t)", "map(int, string)"),
+        (
+            "self.labels.transformMapEntry(k, v, {v: k})",
+            "map(string, string)",
+        ),
+    ];
+    for (expression, expected) in cases {
+        assert_eq!(
+            run(expression, &decls),
+            Ok(expected.to_string()),
+            "{expression}"
+        );
+    }
+    let refused = [
+        (
+            "self.items.all(i, item, item.nope > 1)",
+            "1:29: undefined field 'nope'",
+        ),
+        (
+            "self.replicas.all(i, v, v > 0)",
+            "1:5: expression of type 'int' cannot be range of a comprehension (must be list, map, or dynamic)",
+        ),
+        (
+            "self.labels.transformMap(k, v, k + 1)",
+            "found no matching overload for '_+_' applied to '(string, int)'",
+        ),
+        ("self.tags.all(i, t, t.size())", "expected type 'bool' but found 'int'"),
+        ("self.tags.exists(i, t, nope)", "undeclared reference to 'nope'"),
+        ("self.tags.transformList(i, t, t, t)", "'_?_:_' applied to '(string"),
+    ];
+    for (expression, expected) in refused {
+        let got = run(expression, &decls);
+        assert!(
+            got.as_ref().is_err_and(|errors| errors.contains(expected)),
+            "{expression}: {got:?}"
+        );
+    }
+}
