@@ -11,6 +11,10 @@ use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
+use cel::common::types::{
+    CelBool, CelDouble, CelInt, CelList, CelMap, CelMapKey, CelNull, CelString, CelUInt,
+};
+use cel::common::value::Val;
 use cel::{Context, ExecutionError};
 use serde_json::{Map, Value};
 
@@ -30,19 +34,22 @@ pub struct Denial {
     pub reason: Reason,
 }
 
-/// The request's CEL inputs, converted on first use and shared by every
-/// binding and param of the request.
+/// The request's CEL inputs, shared by every binding and param of the
+/// request: the JSON CEL reads (the objects as they are; `request` and
+/// `namespaceObject` built on first use), bound to each evaluation as
+/// values that borrow it ([`to_val`]).
 pub struct Inputs<'a> {
     store: &'a ObjectStore,
     attributes: &'a Attributes<'a>,
     object: Option<&'a Value>,
-    object_cel: OnceLock<cel::Value>,
-    old_object_cel: OnceLock<cel::Value>,
-    request_cel: OnceLock<cel::Value>,
-    namespace_cel: OnceLock<cel::Value>,
+    request_json: OnceLock<Value>,
+    namespace_json: OnceLock<Value>,
     /// Answers the `authorizer` variable's checks.
     authorizer: Option<Arc<dyn crate::cel_env::authz::Checker>>,
 }
+
+/// JSON `null`, for an input that is absent.
+static NULL: Value = Value::Null;
 
 impl<'a> Inputs<'a> {
     pub fn new(
@@ -54,10 +61,8 @@ impl<'a> Inputs<'a> {
             store,
             attributes,
             object,
-            object_cel: OnceLock::new(),
-            old_object_cel: OnceLock::new(),
-            request_cel: OnceLock::new(),
-            namespace_cel: OnceLock::new(),
+            request_json: OnceLock::new(),
+            namespace_json: OnceLock::new(),
             authorizer: None,
         }
     }
@@ -69,41 +74,39 @@ impl<'a> Inputs<'a> {
         self
     }
 
-    fn object(&self) -> &cel::Value {
-        self.object_cel
-            .get_or_init(|| self.object.map_or(cel::Value::Null, to_cel))
+    fn object(&self) -> &Value {
+        self.object.unwrap_or(&NULL)
     }
 
-    fn old_object(&self) -> &cel::Value {
-        self.old_object_cel
-            .get_or_init(|| self.attributes.old_object.map_or(cel::Value::Null, to_cel))
+    fn old_object(&self) -> &Value {
+        self.attributes.old_object.unwrap_or(&NULL)
     }
 
-    fn request(&self) -> &cel::Value {
-        self.request_cel
-            .get_or_init(|| to_cel(&request_object(self.attributes)))
+    fn request(&self) -> &Value {
+        self.request_json
+            .get_or_init(|| request_object(self.attributes))
     }
 
     /// `CreateNamespaceObject`: the request's namespace with the metadata
     /// kube exposes; null for cluster-scoped requests and Namespaces.
-    fn namespace_object(&self) -> &cel::Value {
-        self.namespace_cel.get_or_init(|| {
+    fn namespace_object(&self) -> &Value {
+        self.namespace_json.get_or_init(|| {
             let attributes = self.attributes;
             if attributes.namespace.is_empty()
                 || (attributes.kind.group.is_empty()
                     && attributes.kind.version == "v1"
                     && attributes.kind.name == "Namespace")
             {
-                return cel::Value::Null;
+                return Value::Null;
             }
             let snapshot = self.store.snapshot();
             let Some(namespace) = snapshot
                 .get(&format!("/registry/namespaces/{}", attributes.namespace))
                 .and_then(|entry| entry.object.value())
             else {
-                return cel::Value::Null;
+                return Value::Null;
             };
-            to_cel(&namespace_object(&namespace))
+            namespace_object(&namespace)
         })
     }
 }
@@ -155,6 +158,33 @@ fn namespace_object(namespace: &Value) -> Value {
         }
     }
     Value::Object(out)
+}
+
+/// A JSON value as CEL sees it (`UnstructuredToVal` without a schema):
+/// integers as ints, other numbers as doubles; built as the interpreter's
+/// own values, its strings and keys borrowing the JSON's (binding a
+/// [`cel::Value`] converts it into these, copying every map and string).
+pub fn to_val(value: &Value) -> Box<dyn Val + '_> {
+    match value {
+        Value::Null => Box::new(CelNull),
+        Value::Bool(flag) => Box::new(CelBool::from(*flag)),
+        Value::Number(number) => match number.as_i64() {
+            Some(int) => Box::new(CelInt::from(int)),
+            None => match number.as_u64() {
+                Some(uint) => Box::new(CelUInt::from(uint)),
+                None => Box::new(CelDouble::from(number.as_f64().unwrap_or(f64::NAN))),
+            },
+        },
+        Value::String(text) => Box::new(CelString::from(text.as_str())),
+        Value::Array(items) => Box::new(CelList::from(
+            items.iter().map(to_val).collect::<Vec<Box<dyn Val + '_>>>(),
+        )),
+        Value::Object(map) => Box::new(CelMap::from(
+            map.iter()
+                .map(|(key, field)| (CelMapKey::from(key.as_str()), to_val(field)))
+                .collect::<HashMap<CelMapKey<'_>, Box<dyn Val + '_>>>(),
+        )),
+    }
 }
 
 /// A JSON value as CEL sees it (`UnstructuredToVal` without a schema):
@@ -220,21 +250,20 @@ fn variable_names(source: &str) -> Option<Vec<&str>> {
 pub struct Evaluation<'p, 'i> {
     policy: &'p Policy,
     inputs: &'i Inputs<'i>,
-    params: cel::Value,
+    params: &'i Value,
     /// Each variable's value or error, once evaluated.
     variables: Vec<OnceCell<Result<cel::Value, String>>>,
-    /// The inputs the policy's expressions read, converted to CEL's values
-    /// once and shared by each expression's scope (binding them per
-    /// expression converted the object again for every one).
-    base: OnceCell<Context<'static, 'static>>,
+    /// The inputs the policy's expressions read, bound once (borrowing
+    /// their JSON) and shared by each expression's scope.
+    base: OnceCell<Context<'i, 'i>>,
 }
 
 impl<'p, 'i> Evaluation<'p, 'i> {
-    pub fn new(policy: &'p Policy, inputs: &'i Inputs<'i>, params: Option<&Value>) -> Self {
+    pub fn new(policy: &'p Policy, inputs: &'i Inputs<'i>, params: Option<&'i Value>) -> Self {
         Evaluation {
             policy,
             inputs,
-            params: params.map_or(cel::Value::Null, to_cel),
+            params: params.unwrap_or(&NULL),
             variables: policy.variables.iter().map(|_| OnceCell::new()).collect(),
             base: OnceCell::new(),
         }
@@ -287,7 +316,7 @@ impl<'p, 'i> Evaluation<'p, 'i> {
     }
 
     /// A context with every input some expression of the policy reads.
-    fn base_context(&self) -> Context<'static, 'static> {
+    fn base_context(&self) -> Context<'i, 'i> {
         let mut context = Context::with_env(Arc::clone(env()));
         let uses = self
             .policy
@@ -297,19 +326,19 @@ impl<'p, 'i> Evaluation<'p, 'i> {
             });
         let inputs = self.inputs;
         if uses.object {
-            context.add_variable_from_value("object", inputs.object().clone());
+            context.add_variable_as_val("object", to_val(inputs.object()));
         }
         if uses.old_object {
-            context.add_variable_from_value("oldObject", inputs.old_object().clone());
+            context.add_variable_as_val("oldObject", to_val(inputs.old_object()));
         }
         if uses.request {
-            context.add_variable_from_value("request", inputs.request().clone());
+            context.add_variable_as_val("request", to_val(inputs.request()));
         }
         if uses.params {
-            context.add_variable_from_value("params", self.params.clone());
+            context.add_variable_as_val("params", to_val(self.params));
         }
         if uses.namespace_object {
-            context.add_variable_from_value("namespaceObject", inputs.namespace_object().clone());
+            context.add_variable_as_val("namespaceObject", to_val(inputs.namespace_object()));
         }
         if let Some(checker) = inputs.authorizer.as_ref().filter(|_| uses.authorizer) {
             context.add_variable_from_value(

@@ -43,7 +43,8 @@ fn denials(
 ) -> Vec<Denial> {
     let attributes = attributes(None);
     let inputs = Inputs::new(store, &attributes, Some(object));
-    Evaluation::new(policy, &inputs, params).validations()
+    let evaluation = Evaluation::new(policy, &inputs, params);
+    evaluation.validations()
 }
 
 #[tokio::test]
