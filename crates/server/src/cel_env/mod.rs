@@ -26,6 +26,7 @@ pub mod ip;
 pub mod lists;
 pub mod quantity;
 pub mod regex;
+pub mod runtime_cost;
 pub mod semver;
 pub mod url;
 
