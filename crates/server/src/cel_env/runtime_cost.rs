@@ -282,10 +282,8 @@ fn traversal_cost(value: &Value) -> u64 {
 }
 
 fn regex_cost(text: &Value, regex: &Value) -> u64 {
-    let text_cost =
-        ((1.0 + actual_size(text) as f64) * STRING_TRAVERSAL_COST_FACTOR).ceil() as u64;
-    let regex_cost =
-        (actual_size(regex) as f64 * REGEX_STRING_LENGTH_COST_FACTOR).ceil() as u64;
+    let text_cost = ((1.0 + actual_size(text) as f64) * STRING_TRAVERSAL_COST_FACTOR).ceil() as u64;
+    let regex_cost = (actual_size(regex) as f64 * REGEX_STRING_LENGTH_COST_FACTOR).ceil() as u64;
     text_cost.saturating_mul(regex_cost)
 }
 
@@ -302,7 +300,9 @@ pub fn call_cost(function: &str, values: &[Value]) -> u64 {
             traversal(actual_size(left).min(actual_size(right)))
         }
         (
-            operators::LESS | operators::LESS_EQUALS | operators::GREATER
+            operators::LESS
+            | operators::LESS_EQUALS
+            | operators::GREATER
             | operators::GREATER_EQUALS,
             [left, right],
         ) if is_text(left) && is_text(right) => {

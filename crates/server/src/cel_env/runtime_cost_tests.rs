@@ -51,7 +51,11 @@ fn cel_gos_runtime_costs() {
         ("[1, 2, 3]", vec![], 10),
         (r#"{"a": 1, "b": 2, "c": 3}"#, vec![], 30),
         ("input.all(x, true)", vec![("input", list(&[]))], 2),
-        ("input.all(x, x.all(y, true))", vec![("input", list(&[]))], 2),
+        (
+            "input.all(x, x.all(y, true))",
+            vec![("input", list(&[]))],
+            2,
+        ),
         ("[1, 2, 3].all(x, true)", vec![], 20),
         ("input.matches('[0-9]')", vec![("input", text(500))], 103),
         ("'123'.matches('[0-9]')", vec![], 2),
@@ -107,20 +111,42 @@ fn cel_gos_runtime_costs() {
         ),
         (
             "input.startsWith(arg1)",
-            vec![("input", Value::String(Arc::new("idc".into()))), ("arg1", text(500))],
+            vec![
+                ("input", Value::String(Arc::new("idc".into()))),
+                ("arg1", text(500)),
+            ],
             3,
         ),
         (
             "input.endsWith(arg1)",
-            vec![("input", Value::String(Arc::new("idc".into()))), ("arg1", text(500))],
+            vec![
+                ("input", Value::String(Arc::new("idc".into()))),
+                ("arg1", text(500)),
+            ],
             3,
         ),
-        ("input.size()", vec![("input", Value::String(Arc::new("500".into())))], 2),
-        ("size(input)", vec![("input", Value::String(Arc::new("500".into())))], 2),
+        (
+            "input.size()",
+            vec![("input", Value::String(Arc::new("500".into())))],
+            2,
+        ),
+        (
+            "size(input)",
+            vec![("input", Value::String(Arc::new("500".into())))],
+            2,
+        ),
         ("true ? false : 1 > 3", vec![], 0),
         ("false ? false : 1 > 3", vec![], 1),
-        ("input.all(k, input[k].all(x, true))", vec![("input", empty_map.clone())], 2),
-        ("input.all(k, k.contains(k))", vec![("input", empty_map.clone())], 2),
+        (
+            "input.all(k, input[k].all(x, true))",
+            vec![("input", empty_map.clone())],
+            2,
+        ),
+        (
+            "input.all(k, k.contains(k))",
+            vec![("input", empty_map.clone())],
+            2,
+        ),
         (
             "input.all(k, input[k].all(k, true) && k.contains(k))",
             vec![("input", empty_map)],
@@ -173,7 +199,10 @@ fn a_comprehension_stops_where_its_condition_does() {
         1 + 2 * (3 + 3) + 3 + 1
     );
     // all runs every item: per item 2 (condition) + 1 (accumulator) + x, == .
-    assert_eq!(cost("input.all(x, x > 0)", &[("input", input)]), 1 + 4 * 5 + 1);
+    assert_eq!(
+        cost("input.all(x, x > 0)", &[("input", input)]),
+        1 + 4 * 5 + 1
+    );
 }
 
 #[test]
