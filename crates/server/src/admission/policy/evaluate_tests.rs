@@ -163,3 +163,46 @@ fn variable_names_are_read_from_the_source() {
     assert_eq!(variable_names("myvariables.a == 1"), Some(vec![]));
     assert_eq!(variable_names("variables['a']"), None);
 }
+
+#[tokio::test]
+async fn an_expression_over_the_per_call_limit_fails_per_the_failure_policy() {
+    let store = store().await;
+    let expression = "object.data.a.contains(object.data.a)";
+    let failing = json!({"validations": [{"expression": expression}]});
+    // 2000 × 2000 for a 20000-character string: over PerCallLimit (1M).
+    let long = json!({"data": {"a": "ab".repeat(10_000)}});
+    assert_eq!(
+        denials(&policy(failing.clone()), &long, None, &store),
+        vec![Denial {
+            message: format!(
+                "expression '{expression}' resulted in error: operation cancelled: actual cost limit exceeded"
+            ),
+            reason: Reason::Invalid,
+        }]
+    );
+    let short = json!({"data": {"a": "ab".repeat(100)}});
+    assert!(denials(&policy(failing.clone()), &short, None, &store).is_empty());
+    let mut ignored = failing;
+    ignored["failurePolicy"] = json!("Ignore");
+    assert!(denials(&policy(ignored), &long, None, &store).is_empty());
+}
+
+#[tokio::test]
+async fn the_policys_expressions_share_the_runtime_budget() {
+    let store = store().await;
+    // Each costs 640006 (800 × 800 and two selections of 3): 15 fit in
+    // RuntimeCELCostBudget (10M), the 16th does not.
+    let object = json!({"data": {"a": "ab".repeat(4_000)}});
+    let validations = |count: usize| json!({"validations": vec![json!({"expression": "object.data.a.contains(object.data.a)"}); count]});
+    assert!(denials(&policy(validations(15)), &object, None, &store).is_empty());
+    assert_eq!(
+        denials(&policy(validations(16)), &object, None, &store),
+        vec![Denial {
+            message: OUT_OF_BUDGET.into(),
+            reason: Reason::Invalid,
+        }]
+    );
+    let mut ignored = validations(16);
+    ignored["failurePolicy"] = json!("Ignore");
+    assert!(denials(&policy(ignored), &object, None, &store).is_empty());
+}
