@@ -35,6 +35,12 @@ pub const PER_CALL_LIMIT: u64 = 1_000_000;
 /// one request (a custom resource's rules, a policy's expressions) may cost
 /// together.
 pub const RUNTIME_CEL_COST_BUDGET: u64 = 10_000_000;
+/// `celconfig.RuntimeCELCostBudgetMatchConditions`: the budget of one
+/// webhook's or policy's `matchConditions`.
+pub const RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS: u64 = 2_500_000;
+/// kube's error when the budget is spent (CRD rules, `ForInput`).
+pub const OUT_OF_BUDGET: &str =
+    "validation failed due to running out of cost budget, no further validation rules will be run";
 /// cel-go's `EvalCancelledError` message for `CostLimitExceeded`.
 pub const COST_LIMIT_EXCEEDED: &str = "operation cancelled: actual cost limit exceeded";
 

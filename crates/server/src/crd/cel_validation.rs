@@ -44,7 +44,7 @@ use serde_json::Value;
 use super::cel_rules::{env, CelRules, CompiledRule, CEL_STACK_BYTES};
 use super::schema::field_schema;
 use crate::cel_env::runtime_cost::{
-    self, Halt, COST_LIMIT_EXCEEDED, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET,
+    self, Halt, COST_LIMIT_EXCEEDED, OUT_OF_BUDGET, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET,
 };
 use crate::go::strconv::quote;
 use crate::schema::value_rules::{ListType, ValueRules};
@@ -130,9 +130,6 @@ struct Budget {
     /// validated again, exactly.
     recount: bool,
 }
-
-const OUT_OF_BUDGET: &str =
-    "validation failed due to running out of cost budget, no further validation rules will be run";
 
 impl Budget {
     fn new(exact: bool) -> Budget {

@@ -29,17 +29,14 @@ use super::compile::{Expression, Policy, Reason, Uses};
 use crate::admission::attributes::Attributes;
 use crate::admission::webhook::config::FailurePolicy;
 use crate::cel_env::runtime_cost::{
-    self, Halt, COST_LIMIT_EXCEEDED, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET,
+    self, Halt, COST_LIMIT_EXCEEDED, OUT_OF_BUDGET, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET,
+    RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS,
 };
 use crate::crd::cel_rules::env;
 use crate::object::ObjectStore;
 
 /// kube's `MaxEvaluatedMessageExpressionSizeBytes`.
 const MAX_MESSAGE_BYTES: usize = 5 * 1024;
-
-/// `ForInput`'s error when the budget is spent.
-pub const OUT_OF_BUDGET: &str =
-    "validation failed due to running out of cost budget, no further validation rules will be run";
 
 /// A validation that did not pass (`PolicyDecision` with `ActionDeny`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -272,8 +269,8 @@ impl<'p, 'i> Evaluation<'p, 'i> {
 
     /// Starts a new budget (kube's matchConditions and validations each
     /// have their own).
-    fn reset_budget(&self) {
-        self.remaining.set(RUNTIME_CEL_COST_BUDGET as i64);
+    fn reset_budget(&self, budget: u64) {
+        self.remaining.set(budget as i64);
         self.out_of_budget.set(false);
     }
 
@@ -399,8 +396,15 @@ impl<'p, 'i> Evaluation<'p, 'i> {
     /// `matchConditions` (`matchconditions.Matcher.Match`): `Ok(false)` when
     /// one is false; errors follow the failurePolicy (`Err` under `Fail`).
     pub fn match_conditions(&self) -> Result<bool, String> {
+        self.reset_budget(RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS);
         let matched = self.match_conditions_within_budget();
-        self.reset_budget();
+        let matched = match self.policy.failure_policy {
+            // `Match`'s answer to `ForInput`'s error.
+            _ if !self.out_of_budget.get() => matched,
+            FailurePolicy::Ignore => Ok(false),
+            FailurePolicy::Fail => Err(OUT_OF_BUDGET.to_string()),
+        };
+        self.reset_budget(RUNTIME_CEL_COST_BUDGET);
         matched
     }
 

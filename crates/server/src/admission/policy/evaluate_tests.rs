@@ -206,3 +206,40 @@ async fn the_policys_expressions_share_the_runtime_budget() {
     ignored["failurePolicy"] = json!("Ignore");
     assert!(denials(&policy(ignored), &object, None, &store).is_empty());
 }
+
+#[tokio::test]
+async fn match_conditions_have_their_own_smaller_budget() {
+    let store = store().await;
+    let object = json!({"data": {"a": "ab".repeat(4_000)}});
+    let attributes = attributes(None);
+    let inputs = Inputs::new(&store, &attributes, Some(&object));
+    let condition = json!({"name": "c", "expression": "object.data.a.contains(object.data.a)"});
+    let spec = |count: usize, failure: &str| {
+        json!({"failurePolicy": failure,
+               "matchConditions": (0..count).map(|index| {
+                   let mut condition = condition.clone();
+                   condition["name"] = json!(format!("c{index}"));
+                   condition
+               }).collect::<Vec<_>>(),
+               "validations": [{"expression": "true"}]})
+    };
+    // 640006 each: three fit in RuntimeCELCostBudgetMatchConditions (2.5M).
+    let fits = policy(spec(3, "Fail"));
+    assert_eq!(
+        Evaluation::new(&fits, &inputs, None).match_conditions(),
+        Ok(true)
+    );
+    let over = policy(spec(4, "Fail"));
+    let evaluation = Evaluation::new(&over, &inputs, None);
+    assert_eq!(
+        evaluation.match_conditions(),
+        Err(OUT_OF_BUDGET.to_string())
+    );
+    // The validations then start with the whole budget.
+    assert!(evaluation.validations().is_empty());
+    let ignored = policy(spec(4, "Ignore"));
+    assert_eq!(
+        Evaluation::new(&ignored, &inputs, None).match_conditions(),
+        Ok(false)
+    );
+}
