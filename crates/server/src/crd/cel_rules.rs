@@ -9,8 +9,8 @@
 //! strings extension and `matches` (RE2 syntax through the `regex` crate),
 //! plus kube's libraries ported there. The type check against the schema
 //! ran at CRD validation (`cel_syntax::check_typed`), and so did the static
-//! cost limits (`cel_cost.rs`); the runtime cost budget is missing, so a
-//! rule runs to the end when evaluated.
+//! cost limits (`cel_cost.rs`); each rule keeps its estimate, by which
+//! `cel_validation.rs` decides whether to count its runtime cost.
 
 use std::sync::Arc;
 
