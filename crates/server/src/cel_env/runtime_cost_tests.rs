@@ -29,6 +29,9 @@ fn cost(expression: &str, variables: &[(&str, Value)]) -> u64 {
     evaluation.cost
 }
 
+/// An expression, its variables and cel-go's cost.
+type Case = (&'static str, Vec<(&'static str, Value)>, u64);
+
 fn list(values: &[i64]) -> Value {
     Value::List(Arc::new(values.iter().map(|v| Value::Int(*v)).collect()))
 }
@@ -41,7 +44,7 @@ fn cel_gos_runtime_costs() {
         .collect::<std::collections::HashMap<String, Value>>()
         .into();
     let strings = Value::List(Arc::new(vec![Value::String(Arc::new("v".into()))]));
-    let cases: Vec<(&str, Vec<(&str, Value)>, u64)> = vec![
+    let cases: Vec<Case> = vec![
         (r#""Hello World!""#, vec![], 0),
         ("input", vec![("input", list(&[1, 2]))], 1),
         ("input['key']", vec![("input", key_map.clone())], 2),
