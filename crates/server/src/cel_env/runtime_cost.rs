@@ -301,7 +301,8 @@ pub fn call_cost(function: &str, values: &[Value]) -> u64 {
         ("bytes", [Value::String(_)]) | ("string", [Value::Bytes(_)]) => {
             traversal(actual_size(&values[0]))
         }
-        (operators::IN, [_, container]) => actual_size(container),
+        // `InList` traverses the list; a map's `in` is a lookup (cost 1).
+        (operators::IN, [_, Value::List(items)]) => items.len() as u64,
         (operators::EQUALS | operators::NOT_EQUALS, [left, right]) => {
             traversal(actual_size(left).min(actual_size(right)))
         }
