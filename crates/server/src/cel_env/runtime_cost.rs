@@ -12,9 +12,11 @@
 //! taken, the arguments whose sizes a call's cost reads, the range of a
 //! comprehension and its accumulator at every iteration (a comprehension
 //! costs its range, its init, and its condition and step per iteration
-//! until the condition is false, then its result). The result the caller
-//! gets is cel-rust's own evaluation of the whole expression, so the walk
-//! changes no value. Callers run it only for expressions whose static
+//! until the condition is false, then its result). Each node's value is
+//! cel-rust's evaluation of it, except `&&`, `||`, `?:` and
+//! comprehensions, which the walk combines from their parts as cel-rust
+//! does; when anything fails, the whole expression is evaluated by cel-rust
+//! for its error, so the walk changes no result. Callers run it only for expressions whose static
 //! estimate (`cost_estimate`, an upper bound of this cost) can exceed a
 //! limit; every other expression runs as before and pays nothing.
 //!
@@ -74,8 +76,10 @@ pub fn evaluate(expression: &Expression, context: &Context, limit: u64) -> Evalu
     let mut tracker = Tracker { cost: 0, limit };
     let walked = tracker.walk(expression, context);
     let result = match walked {
+        Ok(value) => Ok(value),
         Err(Halt::Cancelled) => Err(Halt::Cancelled),
-        _ => Value::resolve(expression, context).map_err(Halt::Error),
+        // cel-rust's own error, as its evaluation reports it.
+        Err(Halt::Error(_)) => Value::resolve(expression, context).map_err(Halt::Error),
     };
     Evaluation {
         result,

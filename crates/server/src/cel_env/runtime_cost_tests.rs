@@ -216,3 +216,37 @@ fn the_result_is_cel_rusts() {
     let error = run("1 / 0 == 1", &[], u64::MAX);
     assert!(matches!(error.result, Err(Halt::Error(_))));
 }
+
+#[test]
+fn every_result_is_the_one_cel_rust_gives() {
+    let expressions = [
+        "[1, 2, 3].map(x, x * 2)",
+        "[1, 2, 3].filter(x, x > 1)",
+        "[1, 2, 3].map(x, x > 1, x * 10)",
+        "{'a': 1, 'b': 2}.all(k, k.size() == 1)",
+        "{'a': 1, 'b': 2}.exists_one(k, k == 'a')",
+        "[1, 2, 3].all(e, 6 / (2 - e) == 6)",
+        "[2, 0].exists(e, 6 / (2 - e) == 3)",
+        "[2].all(e, 6 / (2 - e) == 6)",
+        "1 / 0 == 1 || true",
+        "1 / 0 == 1 && false",
+        "false || 1 / 0 == 1",
+        "true ? 'a' + 'b' : 1 / 0",
+        "{'a': 1}.b",
+        "has({'a': 1}.a) && !has({'a': 1}.b)",
+        "[[1, 2], [3]].map(l, l.map(x, x + 1))",
+        "'abc'.matches('^a') && 'abc'.contains('b')",
+    ];
+    let env = crate::cel_env::env();
+    let context = Context::with_env(env.clone());
+    for expression in expressions {
+        let program = env.compile(expression).expect("compiles");
+        let expected = program.execute(&context);
+        let got = evaluate(program.expression(), &context, u64::MAX).result;
+        match (&expected, &got) {
+            (Ok(want), Ok(value)) => assert_eq!(value, want, "{expression}"),
+            (Err(want), Err(Halt::Error(error))) => assert_eq!(error, want, "{expression}"),
+            _ => panic!("{expression}: cel-rust {expected:?}, walk {got:?}"),
+        }
+    }
+}
