@@ -325,10 +325,14 @@ impl Walk<'_> {
     ) {
         let model = self.model;
         let type_text = type_name(model, type_node);
-        if self.budget.exact && self.budget.remaining <= 0 {
-            self.errors
-                .push(invalid(path, type_text, OUT_OF_BUDGET.to_string()));
-            self.budget.stopped = true;
+        if self.budget.remaining <= 0 {
+            if self.budget.exact {
+                self.errors
+                    .push(invalid(path, type_text, OUT_OF_BUDGET.to_string()));
+                self.budget.stopped = true;
+            } else {
+                self.budget.recount = true;
+            }
             return;
         }
         let self_value = to_cel(value, model, Some(type_node), resource_root);
