@@ -503,3 +503,81 @@ spec:
     );
     assert!(status.success(), "{stderr}");
 }
+
+/// kube's runtime cost limit on a policy's expressions (`filter.go`
+/// `ForInput`, cel-go's `CostLimit(PerCallLimit)`): a validation whose
+/// evaluation costs more than 1M is cancelled and, under `failurePolicy:
+/// Fail`, the request is denied with kube's words (a 422: the evaluation
+/// error's reason is Invalid, which kubectl prints as `is invalid: : …`);
+/// a cheap evaluation of the same expression passes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_policy_expression_over_the_per_call_limit_denies_under_fail() {
+    let env = TestEnv::new("vap-cost").await;
+    let ns = env.ns.clone();
+    let manifest = format!(
+        r#"apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: cost-{ns}
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [""]
+      apiVersions: [v1]
+      operations: [CREATE]
+      resources: [configmaps]
+  matchConditions:
+  - name: this-namespace
+    expression: request.namespace == '{ns}'
+  validations:
+  - expression: "!has(object.data) || !('a' in object.data) || object.data.a.contains(object.data.a)"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: cost-{ns}
+spec:
+  policyName: cost-{ns}
+  validationActions: [Deny]
+"#
+    );
+    let (status, stdout, stderr) =
+        env.kubectl_stdin("1.33", &["apply", "-f", "-"], Some(&manifest));
+    assert!(status.success(), "{stdout}\n{stderr}");
+    let configmap = |name: &str, value: &str| {
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  a: {value}\n")
+    };
+    // 2000 × 2000 for 20000 characters: over PerCallLimit (1M).
+    let (status, _, stderr) = env.kubectl_stdin(
+        "1.33",
+        &["create", "-n", &ns, "-f", "-"],
+        Some(&configmap("long", &"ab".repeat(10_000))),
+    );
+    assert!(
+        !status.success(),
+        "kubectl created a ConfigMap over the limit"
+    );
+    assert!(
+        stderr.contains(&format!(
+            r#"The configmaps "long" is invalid: : ValidatingAdmissionPolicy 'cost-{ns}' with binding 'cost-{ns}' denied request: expression '!has(object.data) || !('a' in object.data) || object.data.a.contains(object.data.a)' resulted in error: operation cancelled: actual cost limit exceeded"#
+        )),
+        "{stderr}"
+    );
+    let (status, stdout, stderr) = env.kubectl_stdin(
+        "1.33",
+        &["create", "-n", &ns, "-f", "-"],
+        Some(&configmap("short", &"ab".repeat(100))),
+    );
+    assert!(status.success(), "{stderr}");
+    assert_eq!(stdout.trim(), "configmap/short created");
+    let (status, _, stderr) = env.kubectl(
+        "1.33",
+        &[
+            "delete",
+            "validatingadmissionpolicy,validatingadmissionpolicybinding",
+            &format!("cost-{ns}"),
+        ],
+    );
+    assert!(status.success(), "{stderr}");
+}

@@ -11,9 +11,8 @@
 //! the getters, over Go's `net/url` in [`go_url`]), [`semver`], [`format`]
 //! (`format.named`, the constant formats, `validate`), [`authz`] (the
 //! `authorizer` variable's functions; the variable is bound by admission
-//! policies). [`cost_estimate`] is cel-go's static cost estimate.
-//!
-//! Not done: the runtime cost budget (cel-rust counts no cost). [`check`]
+//! policies). [`cost_estimate`] is cel-go's static cost estimate,
+//! [`runtime_cost`] its actual cost and kube's runtime limits. [`check`]
 //! is the type checker kube runs before evaluation (cel-go's, which
 //! cel-rust lacks), with every library's signatures declared.
 
@@ -26,6 +25,7 @@ pub mod ip;
 pub mod lists;
 pub mod quantity;
 pub mod regex;
+pub mod runtime_cost;
 pub mod semver;
 pub mod url;
 

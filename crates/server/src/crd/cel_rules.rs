@@ -9,8 +9,8 @@
 //! strings extension and `matches` (RE2 syntax through the `regex` crate),
 //! plus kube's libraries ported there. The type check against the schema
 //! ran at CRD validation (`cel_syntax::check_typed`), and so did the static
-//! cost limits (`cel_cost.rs`); the runtime cost budget is missing, so a
-//! rule runs to the end when evaluated.
+//! cost limits (`cel_cost.rs`); each rule keeps its estimate, by which
+//! `cel_validation.rs` decides whether to count its runtime cost.
 
 use std::sync::Arc;
 
@@ -37,6 +37,11 @@ pub struct CompiledRule {
     /// `fieldPath` as kube's `ValidFieldPath` normalizes it (`foo.bar`,
     /// `map[key]`), "" when absent or not a path of the schema.
     pub field_path: String,
+    /// The static estimate's most one evaluation of the rule costs
+    /// (`cel_env::cost_estimate`, an upper bound of its actual cost);
+    /// `u64::MAX` when not estimated. Over `PerCallLimit` the rule is
+    /// evaluated counting its actual cost (`cel_validation.rs`).
+    pub estimated_cost: u64,
 }
 
 /// The compiled rules of one version's model, by node.
@@ -54,6 +59,13 @@ impl CelRules {
     /// there leaves the version without rules rather than the server
     /// without a registry.
     pub fn compile(model: &Model) -> CelRules {
+        CelRules::compile_estimated(model, None)
+    }
+
+    /// [`CelRules::compile`], each rule's cost estimated from `schema`
+    /// (the `openAPIV3Schema` the model was compiled from); without it, no
+    /// rule is estimated and every one is evaluated counting its cost.
+    pub fn compile_estimated(model: &Model, schema: Option<&serde_json::Value>) -> CelRules {
         let nodes: Vec<(NodeId, &[ValidationRule])> = model
             .own_ids()
             .filter_map(|id| Some((id, model.values(id).validations()?)))
@@ -66,7 +78,7 @@ impl CelRules {
                 .name("cel-compile".into())
                 .stack_size(CEL_STACK_BYTES)
                 .spawn_scoped(scope, || {
-                    nodes
+                    let mut by_node = nodes
                         .iter()
                         .map(|(id, rules)| {
                             let compiled: Box<[CompiledRule]> = rules
@@ -75,7 +87,11 @@ impl CelRules {
                                 .collect();
                             (*id, compiled)
                         })
-                        .collect::<Vec<_>>()
+                        .collect::<Vec<_>>();
+                    if let Some(schema) = schema {
+                        estimate_costs(model, schema, &mut by_node);
+                    }
+                    by_node
                 })
                 .ok()
                 .and_then(|handle| handle.join().ok())
@@ -141,6 +157,62 @@ fn compile_rule(model: &Model, id: NodeId, rule: &ValidationRule) -> CompiledRul
         message,
         uses_old_self,
         field_path: normalized_field_path(model, id, &rule.field_path).unwrap_or_default(),
+        estimated_cost: u64::MAX,
+    }
+}
+
+/// Sets each rule's [`CompiledRule::estimated_cost`] from the schema
+/// object of its node, walking the schema beside the model (properties,
+/// items, additionalProperties, allOf); a node not reached keeps
+/// `u64::MAX`.
+fn estimate_costs(
+    model: &Model,
+    schema: &serde_json::Value,
+    by_node: &mut [(NodeId, Box<[CompiledRule]>)],
+) {
+    use serde_json::Value;
+    let Some(root) = model.schema_root() else {
+        return;
+    };
+    let mut pending = vec![(root, schema)];
+    let mut seen = std::collections::HashSet::new();
+    while let Some((id, json)) = pending.pop() {
+        if !seen.insert(id) {
+            continue;
+        }
+        if let Ok(index) = by_node.binary_search_by_key(&id, |(node, _)| *node) {
+            for rule in by_node[index].1.iter_mut() {
+                if let Ok(program) = &rule.program {
+                    rule.estimated_cost =
+                        crate::cel_env::cost_estimate::estimate(program.expression(), json).max;
+                }
+            }
+        }
+        let node = model.node(id);
+        if let Some(properties) = json.get("properties").and_then(Value::as_object) {
+            for (name, property) in properties {
+                if let Some(child) = node.property(name) {
+                    pending.push((child, property));
+                }
+            }
+        }
+        if let (Some(items), Some(json_items)) = (node.items, json.get("items")) {
+            pending.push((items, json_items));
+        }
+        if let Some(additional) = json.get("additionalProperties").filter(|a| a.is_object()) {
+            if let Some(child) = super::schema::additional(model, id) {
+                pending.push((child, additional));
+            }
+        }
+        if let Some(all_of) = json.get("allOf").and_then(Value::as_array) {
+            let ids = model
+                .values(id)
+                .rules
+                .as_deref()
+                .map(|rules| rules.junct().all_of.clone())
+                .unwrap_or_default();
+            pending.extend(ids.into_iter().zip(all_of));
+        }
     }
 }
 

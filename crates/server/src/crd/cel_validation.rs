@@ -17,8 +17,19 @@
 //! unchanged are not reported (`CRDValidationRatcheting`; kube turns them
 //! into warnings).
 //!
-//! Not done: kube's runtime cost budget (cel-rust does not count cost);
-//! `date-time`/`duration` strings as timestamps and durations, `byte`
+//! The runtime cost limits (`cel_env::runtime_cost`): a rule whose static
+//! estimate can exceed `PerCallLimit` is evaluated counting its actual cost
+//! and cancelled over the limit (`'operation cancelled: actual cost limit
+//! exceeded': no further validation rules will be run due to call cost
+//! exceeds limit for rule: …`); every rule's cost counts toward the
+//! request's `RuntimeCELCostBudget` (`validation failed due to running out
+//! of cost budget, no further validation rules will be run`), and once
+//! either fires no further rule runs. Cheap rules are charged their static
+//! estimate (an upper bound of their actual cost) and run as before; only
+//! when those bounds add up past the budget is the object validated again
+//! with every rule's actual cost counted, as kube counts it.
+//!
+//! Not done: `date-time`/`duration` strings as timestamps and durations, `byte`
 //! strings as bytes, and set/map-list equality ignoring order (values are
 //! plain strings and lists).
 
@@ -32,6 +43,9 @@ use serde_json::Value;
 
 use super::cel_rules::{env, CelRules, CompiledRule, CEL_STACK_BYTES};
 use super::schema::field_schema;
+use crate::cel_env::runtime_cost::{
+    self, Halt, COST_LIMIT_EXCEEDED, OUT_OF_BUDGET, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET,
+};
 use crate::go::strconv::quote;
 use crate::schema::value_rules::{ListType, ValueRules};
 use crate::schema::{MapType, Model, NodeId, SchemaType};
@@ -55,13 +69,21 @@ pub fn validate(
         return Vec::new();
     }
     let run = || {
-        let mut walk = Walk {
-            model,
-            rules,
-            errors: Vec::new(),
+        let walk = |exact: bool| {
+            let mut walk = Walk {
+                model,
+                rules,
+                errors: Vec::new(),
+                budget: Budget::new(exact),
+            };
+            walk.node("", object, old, root, root, true, false);
+            walk
         };
-        walk.node("", object, old, root, root, true, false);
-        walk.errors
+        let bounded = walk(false);
+        if bounded.budget.recount {
+            return walk(true).errors;
+        }
+        bounded.errors
     };
     // Evaluation recurses as deep as the expression nests (the object's
     // depth is bounded at decoding): shallow rules on the request's thread,
@@ -91,6 +113,53 @@ struct Walk<'a> {
     model: &'a Model,
     rules: &'a CelRules,
     errors: Vec<FieldError>,
+    budget: Budget,
+}
+
+/// kube's `remainingBudget` of one object's rules.
+struct Budget {
+    /// Every rule's actual cost is counted (kube's accounting); otherwise
+    /// a rule estimated under `PerCallLimit` is charged its estimate.
+    exact: bool,
+    /// What is left of `RuntimeCELCostBudget` (a lower bound of kube's
+    /// when not exact).
+    remaining: i64,
+    /// kube returned -1: no further rule runs.
+    stopped: bool,
+    /// Not exact, and the estimates went past the budget: the object is
+    /// validated again, exactly.
+    recount: bool,
+}
+
+impl Budget {
+    fn new(exact: bool) -> Budget {
+        Budget {
+            exact,
+            remaining: RUNTIME_CEL_COST_BUDGET as i64,
+            stopped: false,
+            recount: false,
+        }
+    }
+
+    fn done(&self) -> bool {
+        self.stopped || self.recount
+    }
+
+    /// Charges an actual `cost`; `false` when it is more than what is
+    /// left (exact: kube's out-of-budget failure; else a recount).
+    fn charge(&mut self, cost: u64) -> bool {
+        let cost = i64::try_from(cost).unwrap_or(i64::MAX);
+        if cost > self.remaining {
+            if self.exact {
+                self.stopped = true;
+            } else {
+                self.recount = true;
+            }
+            return false;
+        }
+        self.remaining -= cost;
+        true
+    }
 }
 
 fn child(path: &str, name: &str) -> String {
@@ -139,7 +208,7 @@ impl Walk<'_> {
         resource_root: bool,
         parent_unchanged: bool,
     ) {
-        if value.is_null() {
+        if value.is_null() || self.budget.done() {
             return;
         }
         let old = old.filter(|old| !old.is_null());
@@ -151,6 +220,9 @@ impl Walk<'_> {
         let rules = table.of(id);
         if !rules.is_empty() {
             self.expressions(path, value, old, rules, type_node, resource_root, unchanged);
+            if self.budget.done() {
+                return;
+            }
         }
         let all_of = self
             .model
@@ -178,6 +250,9 @@ impl Walk<'_> {
                 let correlatable = node.map_type != Some(MapType::Atomic);
                 let child_parent = old.map_or(parent_unchanged, |_| unchanged);
                 for (key, field) in map {
+                    if self.budget.done() {
+                        return;
+                    }
                     let (next, nested) = match node.property(key) {
                         Some(property) => (property, child(path, key)),
                         None => match super::schema::additional(model, id) {
@@ -212,6 +287,9 @@ impl Walk<'_> {
                 let child_parent = old.map_or(parent_unchanged, |_| unchanged);
                 let embedded = model.values(item_schema).embedded_resource;
                 for (index, item) in items.iter().enumerate() {
+                    if self.budget.done() {
+                        return;
+                    }
                     let old_item = match (keys, old_items) {
                         (Some(keys), Some(old_items)) => old_items
                             .iter()
@@ -247,6 +325,16 @@ impl Walk<'_> {
     ) {
         let model = self.model;
         let type_text = type_name(model, type_node);
+        if self.budget.remaining <= 0 {
+            if self.budget.exact {
+                self.errors
+                    .push(invalid(path, type_text, OUT_OF_BUDGET.to_string()));
+                self.budget.stopped = true;
+            } else {
+                self.budget.recount = true;
+            }
+            return;
+        }
         let self_value = to_cel(value, model, Some(type_node), resource_root);
         let old_value = old.map(|old| to_cel(old, model, Some(type_node), resource_root));
         let mut context = Context::with_env(Arc::clone(env()));
@@ -285,10 +373,40 @@ impl Walk<'_> {
             } else {
                 &context
             };
-            match program.execute(activation) {
+            let tracked = self.budget.exact || compiled.estimated_cost > PER_CALL_LIMIT;
+            let result = if tracked {
+                let evaluation =
+                    runtime_cost::evaluate(program.expression(), activation, PER_CALL_LIMIT);
+                if !self.budget.charge(evaluation.cost) {
+                    if self.budget.stopped {
+                        self.errors
+                            .push(invalid(path, type_text, OUT_OF_BUDGET.to_string()));
+                    }
+                    return;
+                }
+                evaluation.result
+            } else {
+                if !self.budget.charge(compiled.estimated_cost) {
+                    return;
+                }
+                program.execute(activation).map_err(Halt::Error)
+            };
+            match result {
                 Ok(cel::Value::Bool(true)) => continue,
                 Ok(_) => {}
-                Err(error) => {
+                Err(Halt::Cancelled) => {
+                    self.errors.push(invalid(
+                        path,
+                        type_text,
+                        format!(
+                            "'{COST_LIMIT_EXCEEDED}': no further validation rules will be run due to call cost exceeds limit for rule: {}",
+                            rule_error_string(compiled)
+                        ),
+                    ));
+                    self.budget.stopped = true;
+                    return;
+                }
+                Err(Halt::Error(error)) => {
                     self.errors.push(invalid(
                         path,
                         type_text,
@@ -305,11 +423,36 @@ impl Walk<'_> {
             } else {
                 child(path, &compiled.field_path)
             };
-            let detail = compiled
-                .message
-                .as_ref()
-                .and_then(|message| evaluated_message(message, &context))
-                .unwrap_or_else(|| rule_message_or_default(compiled));
+            let message = match &compiled.message {
+                Some(message) => {
+                    let evaluation =
+                        runtime_cost::evaluate(message.expression(), &context, PER_CALL_LIMIT);
+                    if !self.budget.charge(evaluation.cost) {
+                        if self.budget.stopped {
+                            self.errors.push(invalid(&at, type_text, "messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run".to_string()));
+                        }
+                        return;
+                    }
+                    match evaluation.result {
+                        Err(Halt::Cancelled) => {
+                            self.errors.push(invalid(
+                                &at,
+                                type_text,
+                                format!(
+                                    "no further validation rules will be run due to call cost exceeds limit for messageExpression: {}",
+                                    quote(&rule.message_expression)
+                                ),
+                            ));
+                            self.budget.stopped = true;
+                            return;
+                        }
+                        Err(Halt::Error(_)) => None,
+                        Ok(value) => evaluated_message(value),
+                    }
+                }
+                None => None,
+            };
+            let detail = message.unwrap_or_else(|| rule_message_or_default(compiled));
             self.errors.push(error_for_reason(
                 &at,
                 type_text,
@@ -381,9 +524,9 @@ fn rule_error_string(rule: &CompiledRule) -> String {
 /// `evalMessageExpression`: the trimmed string, or `None` (kube then uses
 /// the rule's message) when it fails, is not a string, is empty, has line
 /// breaks or is longer than 5 KiB.
-fn evaluated_message(program: &cel::Program, context: &Context) -> Option<String> {
-    match program.execute(context) {
-        Ok(cel::Value::String(text)) => {
+fn evaluated_message(value: cel::Value) -> Option<String> {
+    match value {
+        cel::Value::String(text) => {
             let trimmed = text.trim();
             (!trimmed.is_empty() && !trimmed.contains('\n') && trimmed.len() <= MAX_MESSAGE_BYTES)
                 .then(|| trimmed.to_string())

@@ -365,3 +365,91 @@ fn deep_rules_are_evaluated_on_a_large_stack_and_shallow_ones_inline() {
         );
     }
 }
+
+/// A root with a list `items` of strings (at most `max_length` long, at
+/// most `max_items` of them) that carries `rules`; the errors of `items`,
+/// with the rules estimated from the schema (the server's way) and
+/// without (every rule counted), which must agree.
+fn item_rules(max_length: usize, max_items: usize, rules: &[&str], items: Value) -> Vec<String> {
+    let rules: Vec<Value> = rules.iter().map(|rule| json!({"rule": rule})).collect();
+    let schema = json!({"type": "object", "properties": {"items": {
+        "type": "array", "maxItems": max_items,
+        "items": {"type": "string", "maxLength": max_length,
+                  "x-kubernetes-validations": rules}}}});
+    let object = json!({ "items": items });
+    let model = compile_custom_resource(&schema).expect("schema compiles");
+    let errors = |rules: &CelRules| -> Vec<String> {
+        validate(&object, None, &model, rules)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    };
+    let estimated = errors(&CelRules::compile_estimated(&model, Some(&schema)));
+    assert_eq!(estimated, errors(&CelRules::compile(&model)));
+    estimated
+}
+
+#[test]
+fn the_runtime_budget_runs_out_across_items() {
+    // Each evaluation costs 250002 (`self` twice, contains 500 × 500);
+    // three rules per item: the budget (10M) has 249922 left at item 13.
+    let item = "ab".repeat(2500);
+    let rule = "self.contains(self)";
+    let errors = item_rules(5000, 39, &[rule, rule, rule], json!(vec![item; 39]));
+    assert_eq!(
+        errors,
+        vec![
+            "items[13]: Invalid value: \"string\": validation failed due to running out of cost budget, no further validation rules will be run"
+        ]
+    );
+}
+
+#[test]
+fn cheap_items_stay_under_the_budget() {
+    let item = "ab".repeat(2500);
+    let rule = "self.contains(self)";
+    assert_eq!(
+        item_rules(5000, 39, &[rule, rule, rule], json!(vec![item; 13])),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn one_evaluation_over_the_per_call_limit_is_cancelled() {
+    // 2000 × 2000: over PerCallLimit (1M); the later items are not run.
+    let long = "ab".repeat(10_000);
+    let errors = item_rules(
+        20_000,
+        2,
+        &["self.contains(self)"],
+        json!(["short", long, long]),
+    );
+    assert_eq!(
+        errors,
+        vec![
+            "items[1]: Invalid value: \"string\": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: self.contains(self)"
+        ]
+    );
+}
+
+#[test]
+fn every_rule_of_a_schema_is_estimated() {
+    let rule = json!([{"rule": "self.size() < 10"}]);
+    let schema = json!({"type": "object", "x-kubernetes-validations": [{"rule": "has(self.spec)"}],
+        "properties": {"spec": {"type": "object", "properties": {
+            "list": {"type": "array", "maxItems": 4,
+                     "items": {"type": "string", "maxLength": 8, "x-kubernetes-validations": rule}},
+            "map": {"type": "object", "maxProperties": 4,
+                    "additionalProperties": {"type": "string", "maxLength": 8,
+                                             "x-kubernetes-validations": rule}},
+            "all": {"type": "string", "maxLength": 8,
+                    "allOf": [{"x-kubernetes-validations": rule}]}}}}});
+    let model = compile_custom_resource(&schema).expect("schema compiles");
+    let rules = CelRules::compile_estimated(&model, Some(&schema));
+    let estimates: Vec<u64> = model
+        .own_ids()
+        .flat_map(|id| rules.of(id).iter().map(|rule| rule.estimated_cost))
+        .collect();
+    assert_eq!(estimates.len(), 4);
+    assert!(estimates.iter().all(|cost| *cost < 10), "{estimates:?}");
+}

@@ -135,7 +135,7 @@ impl CompiledSchema {
     /// object.
     pub fn compile(schema: &Value) -> Option<CompiledSchema> {
         let model = crate::schema::compile_custom_resource(schema)?;
-        let cel = super::cel_rules::CelRules::compile(&model);
+        let cel = super::cel_rules::CelRules::compile_estimated(&model, Some(schema));
         Some(CompiledSchema {
             model: Arc::new(model),
             cel: Arc::new(cel),

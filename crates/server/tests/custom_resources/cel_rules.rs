@@ -619,3 +619,118 @@ err.contains(&format!(
     let (status, _, err) = env.kubectl("1.33", &["delete", "crd", &format!("rules.{group}")]);
     assert!(status.success(), "{err}");
 }
+
+/// kube's runtime cost limits on what kubectl creates
+/// (`schema/cel/validation.go`): rules that each fit `PerCallLimit` but
+/// together, over many items, spend `RuntimeCELCostBudget` (10M) are
+/// refused where the budget runs out; one evaluation over `PerCallLimit`
+/// (1M) is cancelled. Both CRD rules pass the static estimate at create.
+#[tokio::test]
+async fn the_runtime_cost_budget_refuses_what_kubectl_creates() {
+    let env = TestEnv::new("crd-cel-runtime-cost").await;
+    let crds: Api<CustomResourceDefinition> = Api::all(env.client.clone());
+    let group = format!("g{}.example.com", suffix());
+    let name = format!("tallies.{group}");
+    let crd = format!(
+        r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: {name}
+spec:
+  group: {group}
+  scope: Namespaced
+  names: {{plural: tallies, kind: Tally}}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              many:
+                type: array
+                maxItems: 39
+                items:
+                  type: string
+                  maxLength: 5000
+                  x-kubernetes-validations:
+                  - rule: self.contains(self)
+                  - rule: self.contains(self)
+                  - rule: self.contains(self)
+              huge:
+                type: array
+                maxItems: 2
+                items:
+                  type: string
+                  maxLength: 20000
+                  x-kubernetes-validations:
+                  - rule: self.contains(self)
+"#
+    );
+    kubectl_stdin_ok(&env, "1.33", &["create", "-f", "-"], &crd);
+    tokio::time::timeout(
+        Duration::from_secs(30),
+        await_condition(crds.clone(), &name, conditions::is_crd_established()),
+    )
+    .await
+    .expect("established in time")
+    .unwrap();
+    let tally = |name: &str, field: &str, items: Vec<String>| {
+        let items: Vec<String> = items.iter().map(|item| format!("  - {item}\n")).collect();
+        format!(
+            "apiVersion: {group}/v1\nkind: Tally\nmetadata:\n  name: {name}\n  namespace: {}\nspec:\n  {field}:\n{}",
+            env.ns,
+            items.concat()
+        )
+    };
+    // 250002 per evaluation (contains: 500 × 500), three per item: 13
+    // items fit in the budget, the 14th does not.
+    let item = "ab".repeat(2500);
+    kubectl_stdin_ok(
+        &env,
+        "1.33",
+        &["create", "-f", "-"],
+        &tally("fits", "many", vec![item.clone(); 13]),
+    );
+    let (status, _, err) = env.kubectl_stdin(
+        "1.33",
+        &["create", "-f", "-"],
+        Some(&tally("spends", "many", vec![item; 39])),
+    );
+    assert!(!status.success(), "kubectl created a tally over the budget");
+    assert!(
+        err.contains(
+            r#"The Tally "spends" is invalid: spec.many[13]: Invalid value: "string": validation failed due to running out of cost budget, no further validation rules will be run"#
+        ),
+        "{err}"
+    );
+    // 2000 × 2000 for 20000 characters: over PerCallLimit; the second item
+    // is not evaluated.
+    let long = "ab".repeat(10_000);
+    let (status, _, err) = env.kubectl_stdin(
+        "1.33",
+        &["create", "-f", "-"],
+        Some(&tally("cancelled", "huge", vec![long.clone(), long])),
+    );
+    assert!(
+        !status.success(),
+        "kubectl created a tally over the per-call limit"
+    );
+    assert!(
+        err.contains(
+            r#"The Tally "cancelled" is invalid: spec.huge[0]: Invalid value: "string": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: self.contains(self)"#
+        ),
+        "{err}"
+    );
+    kubectl_stdin_ok(
+        &env,
+        "1.33",
+        &["create", "-f", "-"],
+        &tally("short", "huge", vec!["ab".repeat(50)]),
+    );
+    crds.delete(&name, &DeleteParams::default()).await.unwrap();
+}

@@ -51,6 +51,11 @@ pub struct Expression {
     pub uses: Uses,
     /// How deep its syntax tree nests: evaluation recurses as deep.
     pub depth: usize,
+    /// The static estimate's most one evaluation costs
+    /// (`cel_env::cost_estimate`, sizes unknown; `u64::MAX` for a deep
+    /// expression, not estimated): over `PerCallLimit` it is evaluated
+    /// counting its actual cost (`evaluate.rs`).
+    pub estimated_cost: u64,
 }
 
 impl Expression {
@@ -74,11 +79,23 @@ impl Expression {
         let depth = program
             .as_ref()
             .map_or(0, |program| crate::cel_env::depth(program.expression()));
+        let estimated_cost = match &program {
+            Ok(program) if depth <= crate::cel_env::SHALLOW_DEPTH => {
+                crate::cel_env::cost_estimate::estimate(
+                    program.expression(),
+                    &serde_json::Value::Null,
+                )
+                .max
+            }
+            Ok(_) => u64::MAX,
+            Err(_) => 0,
+        };
         Expression {
             source: source.to_string(),
             program,
             uses,
             depth,
+            estimated_cost,
         }
     }
 }

@@ -6,8 +6,19 @@
 //! `namespaceObject` and `variables`, each converted from JSON only when a
 //! program that runs reads it, and `variables.<name>` evaluated only when
 //! an expression names it, once per param.
+//!
+//! The runtime cost limits (`plugin/cel/filter.go` `ForInput`): an
+//! expression whose static estimate can exceed `PerCallLimit` is evaluated
+//! counting its actual cost (`cel_env::runtime_cost`) and fails over the
+//! limit (`expression '…' resulted in error: operation cancelled: actual
+//! cost limit exceeded`, then the failurePolicy applies); when the
+//! estimates of a policy's expressions add up past `RuntimeCELCostBudget`,
+//! every expression is counted and the policy fails as a whole once the
+//! budget is spent (`validation failed due to running out of cost budget,
+//! no further validation rules will be run`). Expressions estimated under
+//! the limits run as before.
 
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
@@ -21,6 +32,10 @@ use serde_json::{Map, Value};
 use super::compile::{Expression, Policy, Reason, Uses};
 use crate::admission::attributes::Attributes;
 use crate::admission::webhook::config::FailurePolicy;
+use crate::cel_env::runtime_cost::{
+    self, Halt, COST_LIMIT_EXCEEDED, OUT_OF_BUDGET, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET,
+    RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS,
+};
 use crate::crd::cel_rules::env;
 use crate::object::ObjectStore;
 
@@ -256,6 +271,13 @@ pub struct Evaluation<'p, 'i> {
     /// The inputs the policy's expressions read, bound once (borrowing
     /// their JSON) and shared by each expression's scope.
     base: OnceCell<Context<'i, 'i>>,
+    /// Every expression's actual cost is counted against the budget: the
+    /// estimates of the policy's expressions add up past it.
+    exact: bool,
+    /// What is left of `RuntimeCELCostBudget` (counted when `exact`).
+    remaining: Cell<i64>,
+    /// The budget ran out: no further expression runs.
+    out_of_budget: Cell<bool>,
 }
 
 impl<'p, 'i> Evaluation<'p, 'i> {
@@ -266,7 +288,19 @@ impl<'p, 'i> Evaluation<'p, 'i> {
             params: params.unwrap_or(&NULL),
             variables: policy.variables.iter().map(|_| OnceCell::new()).collect(),
             base: OnceCell::new(),
+            exact: policy.expressions().fold(0u64, |sum, expression| {
+                sum.saturating_add(expression.estimated_cost)
+            }) > RUNTIME_CEL_COST_BUDGET,
+            remaining: Cell::new(RUNTIME_CEL_COST_BUDGET as i64),
+            out_of_budget: Cell::new(false),
         }
+    }
+
+    /// Starts a new budget (kube's matchConditions and validations each
+    /// have their own).
+    fn reset_budget(&self, budget: u64) {
+        self.remaining.set(budget as i64);
+        self.out_of_budget.set(false);
     }
 
     /// The variable at `index`, seeing only the variables before it.
@@ -306,12 +340,44 @@ impl<'p, 'i> Evaluation<'p, 'i> {
             }
             context.add_variable_from_value("variables", bound);
         }
-        program.execute(&context).map_err(|error| {
+        let resulted_in = |detail: &str| {
             format!(
-                "expression '{}' resulted in error: {}",
-                expression.source,
-                execution_error(&error)
+                "expression '{}' resulted in error: {detail}",
+                expression.source
             )
+        };
+        if !self.exact && expression.estimated_cost <= PER_CALL_LIMIT {
+            return program
+                .execute(&context)
+                .map_err(|error| resulted_in(&execution_error(&error)));
+        }
+        if self.out_of_budget.get() {
+            return Err(OUT_OF_BUDGET.to_string());
+        }
+        let evaluation = runtime_cost::evaluate(program.expression(), &context, PER_CALL_LIMIT);
+        if self.exact {
+            let cost = i64::try_from(evaluation.cost).unwrap_or(i64::MAX);
+            if cost > self.remaining.get() {
+                self.out_of_budget.set(true);
+                return Err(OUT_OF_BUDGET.to_string());
+            }
+            self.remaining.set(self.remaining.get() - cost);
+        }
+        evaluation.result.map_err(|halt| match halt {
+            Halt::Cancelled => resulted_in(COST_LIMIT_EXCEEDED),
+            Halt::Error(error) => resulted_in(&execution_error(&error)),
+        })
+    }
+
+    /// The answer of a policy whose budget ran out (`Validate`'s decision
+    /// for `ForInput`'s error): a denial under `failurePolicy: Fail`.
+    fn out_of_budget<T>(&self, denial: impl FnOnce(String) -> T) -> Option<Vec<T>> {
+        if !self.out_of_budget.get() {
+            return None;
+        }
+        Some(match self.policy.failure_policy {
+            FailurePolicy::Fail => vec![denial(OUT_OF_BUDGET.to_string())],
+            FailurePolicy::Ignore => Vec::new(),
         })
     }
 
@@ -359,6 +425,19 @@ impl<'p, 'i> Evaluation<'p, 'i> {
     /// `matchConditions` (`matchconditions.Matcher.Match`): `Ok(false)` when
     /// one is false; errors follow the failurePolicy (`Err` under `Fail`).
     pub fn match_conditions(&self) -> Result<bool, String> {
+        self.reset_budget(RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS);
+        let matched = self.match_conditions_within_budget();
+        let matched = match self.policy.failure_policy {
+            // `Match`'s answer to `ForInput`'s error.
+            _ if !self.out_of_budget.get() => matched,
+            FailurePolicy::Ignore => Ok(false),
+            FailurePolicy::Fail => Err(OUT_OF_BUDGET.to_string()),
+        };
+        self.reset_budget(RUNTIME_CEL_COST_BUDGET);
+        matched
+    }
+
+    fn match_conditions_within_budget(&self) -> Result<bool, String> {
         let mut errors = Vec::new();
         for (_, condition) in &self.policy.match_conditions {
             match self.run(condition, self.policy.variables.len()) {
@@ -435,6 +514,17 @@ impl<'p, 'i> Evaluation<'p, 'i> {
                 }
             }
         }
+        if let Some(denials) = self.out_of_budget(|message| {
+            (
+                0,
+                Denial {
+                    message,
+                    reason: Reason::Invalid,
+                },
+            )
+        }) {
+            return denials;
+        }
         denials
     }
 
@@ -465,6 +555,9 @@ impl<'p, 'i> Evaluation<'p, 'i> {
                     }
                 }
             }
+        }
+        if let Some(results) = self.out_of_budget(AuditAnnotation::Error) {
+            return results;
         }
         results
     }

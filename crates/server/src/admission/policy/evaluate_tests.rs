@@ -164,3 +164,83 @@ fn variable_names_are_read_from_the_source() {
     assert_eq!(variable_names("myvariables.a == 1"), Some(vec![]));
     assert_eq!(variable_names("variables['a']"), None);
 }
+
+#[tokio::test]
+async fn an_expression_over_the_per_call_limit_fails_per_the_failure_policy() {
+    let store = store().await;
+    let expression = "object.data.a.contains(object.data.a)";
+    let failing = json!({"validations": [{"expression": expression}]});
+    // 2000 × 2000 for a 20000-character string: over PerCallLimit (1M).
+    let long = json!({"data": {"a": "ab".repeat(10_000)}});
+    assert_eq!(
+        denials(&policy(failing.clone()), &long, None, &store),
+        vec![Denial {
+            message: format!(
+                "expression '{expression}' resulted in error: operation cancelled: actual cost limit exceeded"
+            ),
+            reason: Reason::Invalid,
+        }]
+    );
+    let short = json!({"data": {"a": "ab".repeat(100)}});
+    assert!(denials(&policy(failing.clone()), &short, None, &store).is_empty());
+    let mut ignored = failing;
+    ignored["failurePolicy"] = json!("Ignore");
+    assert!(denials(&policy(ignored), &long, None, &store).is_empty());
+}
+
+#[tokio::test]
+async fn the_policys_expressions_share_the_runtime_budget() {
+    let store = store().await;
+    // Each costs 640006 (800 × 800 and two selections of 3): 15 fit in
+    // RuntimeCELCostBudget (10M), the 16th does not.
+    let object = json!({"data": {"a": "ab".repeat(4_000)}});
+    let validations = |count: usize| json!({"validations": vec![json!({"expression": "object.data.a.contains(object.data.a)"}); count]});
+    assert!(denials(&policy(validations(15)), &object, None, &store).is_empty());
+    assert_eq!(
+        denials(&policy(validations(16)), &object, None, &store),
+        vec![Denial {
+            message: OUT_OF_BUDGET.into(),
+            reason: Reason::Invalid,
+        }]
+    );
+    let mut ignored = validations(16);
+    ignored["failurePolicy"] = json!("Ignore");
+    assert!(denials(&policy(ignored), &object, None, &store).is_empty());
+}
+
+#[tokio::test]
+async fn match_conditions_have_their_own_smaller_budget() {
+    let store = store().await;
+    let object = json!({"data": {"a": "ab".repeat(4_000)}});
+    let attributes = attributes(None);
+    let inputs = Inputs::new(&store, &attributes, Some(&object));
+    let condition = json!({"name": "c", "expression": "object.data.a.contains(object.data.a)"});
+    let spec = |count: usize, failure: &str| {
+        json!({"failurePolicy": failure,
+               "matchConditions": (0..count).map(|index| {
+                   let mut condition = condition.clone();
+                   condition["name"] = json!(format!("c{index}"));
+                   condition
+               }).collect::<Vec<_>>(),
+               "validations": [{"expression": "true"}]})
+    };
+    // 640006 each: three fit in RuntimeCELCostBudgetMatchConditions (2.5M).
+    let fits = policy(spec(3, "Fail"));
+    assert_eq!(
+        Evaluation::new(&fits, &inputs, None).match_conditions(),
+        Ok(true)
+    );
+    let over = policy(spec(4, "Fail"));
+    let evaluation = Evaluation::new(&over, &inputs, None);
+    assert_eq!(
+        evaluation.match_conditions(),
+        Err(OUT_OF_BUDGET.to_string())
+    );
+    // The validations then start with the whole budget.
+    assert!(evaluation.validations().is_empty());
+    let ignored = policy(spec(4, "Ignore"));
+    assert_eq!(
+        Evaluation::new(&ignored, &inputs, None).match_conditions(),
+        Ok(false)
+    );
+}

@@ -17,8 +17,18 @@
 //! typed: `typecheck::admission_declarations`): `compilation failed: …`
 //! for undeclared references and mismatched types, `must evaluate to bool`.
 //!
+//! The runtime cost limits (`plugin/cel/filter.go` `ForInput` with
+//! `RuntimeCELCostBudgetMatchConditions`): a condition whose static
+//! estimate can exceed `PerCallLimit` is evaluated counting its actual cost
+//! (`cel_env::runtime_cost`) and fails over it (`expression '…' resulted
+//! in error: operation cancelled: actual cost limit exceeded`); when the
+//! estimates add up past the budget every condition is counted, and once
+//! the budget is spent the conditions fail as a whole (`validation failed
+//! due to running out of cost budget, no further validation rules will be
+//! run`), per the failurePolicy.
+//!
 //! Not done: the `authorizer` variable at evaluation (a condition reading
-//! it fails to evaluate), cost estimation and the runtime cost budget.
+//! it fails to evaluate).
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -28,6 +38,10 @@ use serde_json::Value;
 
 use super::config::FailurePolicy;
 use crate::admission::attributes::Attributes;
+use crate::cel_env::runtime_cost::{
+    self, Halt, COST_LIMIT_EXCEEDED, OUT_OF_BUDGET, PER_CALL_LIMIT,
+    RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS,
+};
 use crate::crd::cel_rules::CEL_STACK_BYTES;
 use crate::crd::cel_syntax;
 use crate::go::strconv::quote;
@@ -44,6 +58,9 @@ pub struct MatchCondition {
     /// The program, or the parse error (`compilation failed: …`), which
     /// configuration validation already refuses.
     program: Result<Arc<Program>, String>,
+    /// The static estimate's most one evaluation costs (`u64::MAX` when
+    /// not estimated).
+    estimated_cost: u64,
 }
 
 /// The conditions of one webhook (`matchConditions`), compiled on a thread
@@ -81,6 +98,15 @@ pub fn compile(conditions: Option<&Value>) -> Vec<MatchCondition> {
                         .map(Arc::new)
                         .map_err(|error| format!("compilation failed: {error}")),
                 },
+                estimated_cost: u64::MAX,
+            })
+            .map(|mut condition| {
+                if let Ok(program) = &condition.program {
+                    condition.estimated_cost =
+                        crate::cel_env::cost_estimate::estimate(program.expression(), &Value::Null)
+                            .max;
+                }
+                condition
             })
             .collect::<Vec<_>>()
     };
@@ -91,6 +117,7 @@ pub fn compile(conditions: Option<&Value>) -> Vec<MatchCondition> {
                 name: name.clone(),
                 expression: expression.clone(),
                 program: Err("internal error: the expression could not be compiled".into()),
+                estimated_cost: u64::MAX,
             })
             .collect()
     })
@@ -167,6 +194,10 @@ pub fn evaluate_with(
             context.add_variable_from_value("authorizer.requestResource", request_resource);
         }
         let mut errors = Vec::new();
+        let exact = conditions.iter().fold(0u64, |sum, condition| {
+            sum.saturating_add(condition.estimated_cost)
+        }) > RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS;
+        let mut remaining = RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS;
         for condition in conditions {
             let program = match &condition.program {
                 Ok(program) => program,
@@ -175,14 +206,35 @@ pub fn evaluate_with(
                     continue;
                 }
             };
-            match program.execute(&context) {
+            let result = if exact || condition.estimated_cost > PER_CALL_LIMIT {
+                let evaluation =
+                    runtime_cost::evaluate(program.expression(), &context, PER_CALL_LIMIT);
+                if exact {
+                    if evaluation.cost > remaining {
+                        // `Match`'s answer to `ForInput`'s error.
+                        return match failure_policy {
+                            FailurePolicy::Ignore => Outcome::Skip,
+                            FailurePolicy::Fail => Outcome::Refuse(OUT_OF_BUDGET.into()),
+                        };
+                    }
+                    remaining -= evaluation.cost;
+                }
+                evaluation.result
+            } else {
+                program.execute(&context).map_err(Halt::Error)
+            };
+            match result {
                 Ok(cel::Value::Bool(true)) => {}
                 Ok(cel::Value::Bool(false)) => return Outcome::Skip,
                 Ok(_) => errors.push(format!(
                     "expression '{}' resulted in error: no such overload",
                     condition.expression
                 )),
-                Err(error) => errors.push(format!(
+                Err(Halt::Cancelled) => errors.push(format!(
+                    "expression '{}' resulted in error: {COST_LIMIT_EXCEEDED}",
+                    condition.expression,
+                )),
+                Err(Halt::Error(error)) => errors.push(format!(
                     "expression '{}' resulted in error: {}",
                     condition.expression,
                     error_text(&error)

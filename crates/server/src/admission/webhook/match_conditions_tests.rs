@@ -259,3 +259,50 @@ fn conditions_can_ask_the_authorizer() {
         Outcome::Skip
     );
 }
+
+#[test]
+fn the_runtime_cost_limits_apply_per_the_failure_policy() {
+    // 1200 × 1200 for a 12000-character string: over PerCallLimit (1M),
+    // within the budget (a cost over what is left of the budget fails on
+    // the budget first, as in kube).
+    let long = json!({"data": {"k": "ab".repeat(6_000)}});
+    let expensive = "object.data.k.contains(object.data.k)";
+    let outcome = |expressions: &[&str], policy, object: &Value| {
+        evaluate(
+            &conditions(expressions),
+            policy,
+            &attributes(None),
+            Some(object),
+        )
+    };
+    assert_eq!(
+        outcome(&[expensive], FailurePolicy::Fail, &long),
+        Outcome::Refuse(format!(
+            "expression '{expensive}' resulted in error: operation cancelled: actual cost limit exceeded"
+        ))
+    );
+    assert_eq!(
+        outcome(&[expensive], FailurePolicy::Ignore, &long),
+        Outcome::Skip
+    );
+    let longer = json!({"data": {"k": "ab".repeat(10_000)}});
+    assert_eq!(
+        outcome(&[expensive], FailurePolicy::Fail, &longer),
+        Outcome::Refuse(OUT_OF_BUDGET.into())
+    );
+    // 640006 each for 8000 characters: three fit in the 2.5M budget of
+    // matchConditions, four do not.
+    let medium = json!({"data": {"k": "ab".repeat(4_000)}});
+    assert_eq!(
+        outcome(&[expensive; 3], FailurePolicy::Fail, &medium),
+        Outcome::Call
+    );
+    assert_eq!(
+        outcome(&[expensive; 4], FailurePolicy::Fail, &medium),
+        Outcome::Refuse(OUT_OF_BUDGET.into())
+    );
+    assert_eq!(
+        outcome(&[expensive; 4], FailurePolicy::Ignore, &medium),
+        Outcome::Skip
+    );
+}
