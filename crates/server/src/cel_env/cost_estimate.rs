@@ -180,18 +180,23 @@ pub fn max_size(schema: &Value) -> Option<u64> {
 struct Known<'s> {
     size: Option<Range>,
     schema: Option<&'s Value>,
+    /// Part of an input whose every string, list and map is at most the
+    /// coster's `input_bound` long ([`estimate_with_bounded_inputs`]).
+    input: bool,
 }
 
 impl<'s> Known<'s> {
     const NOTHING: Known<'static> = Known {
         size: None,
         schema: None,
+        input: false,
     };
 
     fn of_schema(schema: Option<&'s Value>) -> Known<'s> {
         Known {
             size: schema.and_then(max_size).map(|max| Range { min: 0, max }),
             schema,
+            input: false,
         }
     }
 
@@ -212,6 +217,21 @@ impl<'s> Known<'s> {
 /// The estimator: variables in scope, innermost last.
 struct Coster<'s> {
     scopes: Vec<(String, Known<'s>)>,
+    /// The variables that are inputs, and the most any string, list or map
+    /// in them holds (`None`: inputs of unknown size).
+    inputs: &'s [&'s str],
+    input_bound: Option<u64>,
+}
+
+impl Known<'_> {
+    /// A part of an input of at most `bound` elements or code points.
+    fn input(bound: u64) -> Known<'static> {
+        Known {
+            size: Some(Range { min: 0, max: bound }),
+            schema: None,
+            input: true,
+        }
+    }
 }
 
 /// The estimated cost of `expression` with `self` (and `oldSelf`) bound to
@@ -222,6 +242,8 @@ pub fn estimate(expression: &IdedExpr, schema: &Value) -> Range {
             ("self".into(), Known::of_schema(Some(schema))),
             ("oldSelf".into(), Known::of_schema(Some(schema))),
         ],
+        inputs: &[],
+        input_bound: None,
     };
     coster.cost(expression).0
 }
@@ -235,6 +257,21 @@ pub fn estimate_with_variables(expression: &IdedExpr, variables: &[(&str, &Value
             .iter()
             .map(|(name, schema)| (name.to_string(), Known::of_schema(Some(*schema))))
             .collect(),
+        inputs: &[],
+        input_bound: None,
+    };
+    coster.cost(expression).0
+}
+
+/// The estimated cost of `expression` whose `inputs` (variables no schema
+/// describes, such as an admission policy's `object`) hold no string, list
+/// or map longer than `bound`: an upper bound of one evaluation's actual
+/// cost on those inputs, where [`estimate`] without a schema knows no size.
+pub fn estimate_with_bounded_inputs(expression: &IdedExpr, inputs: &[&str], bound: u64) -> Range {
+    let mut coster = Coster {
+        scopes: Vec::new(),
+        inputs,
+        input_bound: Some(bound),
     };
     coster.cost(expression).0
 }
@@ -246,6 +283,19 @@ impl<'s> Coster<'s> {
             .rev()
             .find(|(bound, _)| bound == name)
             .map(|(_, known)| *known)
+            .or_else(|| {
+                let bound = self.input_bound?;
+                self.inputs.contains(&name).then(|| Known::input(bound))
+            })
+    }
+
+    /// What a part of `container` (a field, an item, a comprehension's
+    /// variable) is known as when no schema describes it.
+    fn part_of(&self, container: &Known<'s>, described: Known<'s>) -> Known<'s> {
+        match (container.input, described.schema, self.input_bound) {
+            (true, None, Some(bound)) => Known::input(bound),
+            _ => described,
+        }
     }
 
     fn cost(&mut self, expression: &IdedExpr) -> (Range, Known<'s>) {
@@ -260,6 +310,7 @@ impl<'s> Coster<'s> {
                 let known = Known {
                     size: size.map(Range::fixed),
                     schema: None,
+                    input: false,
                 };
                 (Range::ZERO, known)
             }
@@ -272,7 +323,7 @@ impl<'s> Coster<'s> {
                 let known = if select.test {
                     Known::NOTHING
                 } else {
-                    Known::of_schema(field)
+                    self.part_of(&operand, Known::of_schema(field))
                 };
                 (operand_cost.add(Range::fixed(1)), known)
             }
@@ -284,6 +335,7 @@ impl<'s> Coster<'s> {
                 let known = Known {
                     size: Some(Range::fixed(list.elements.len() as u64)),
                     schema: None,
+                    input: false,
                 };
                 (sum, known)
             }
@@ -298,6 +350,7 @@ impl<'s> Coster<'s> {
                 let known = Known {
                     size: Some(Range::fixed(map.entries.len() as u64)),
                     schema: None,
+                    input: false,
                 };
                 (sum, known)
             }
@@ -322,14 +375,14 @@ impl<'s> Coster<'s> {
                 self.scopes.push((comprehension.accu_var.clone(), init));
                 match &comprehension.iter_var2 {
                     Some(second) => {
-                        self.scopes
-                            .push((comprehension.iter_var.clone(), Known::NOTHING));
-                        self.scopes
-                            .push((second.clone(), Known::of_schema(item.or(value))));
+                        let first = self.part_of(&range, Known::NOTHING);
+                        let other = self.part_of(&range, Known::of_schema(item.or(value)));
+                        self.scopes.push((comprehension.iter_var.clone(), first));
+                        self.scopes.push((second.clone(), other));
                     }
                     None => {
-                        self.scopes
-                            .push((comprehension.iter_var.clone(), Known::of_schema(item)));
+                        let only = self.part_of(&range, Known::of_schema(item));
+                        self.scopes.push((comprehension.iter_var.clone(), only));
                     }
                 }
                 let loop_cost = self.cost(&comprehension.loop_cond).0;
@@ -350,6 +403,7 @@ impl<'s> Coster<'s> {
                     Expr::List(_) | Expr::Map(_) => Known {
                         size: Some(count),
                         schema: None,
+                        input: false,
                     },
                     _ => init,
                 };
@@ -392,11 +446,15 @@ impl<'s> Coster<'s> {
                 let known = Known {
                     size: Some(size(Some(when)).union(size(Some(otherwise)))),
                     schema: when.schema.or(otherwise.schema),
+                    input: false,
                 };
                 (cost, known)
             }
             (operators::INDEX | operators::OPT_INDEX, None, [container, _]) => {
-                let known = Known::of_schema(container.schema.and_then(element));
+                let known = self.part_of(
+                    container,
+                    Known::of_schema(container.schema.and_then(element)),
+                );
                 (Range::fixed(1).add(arg_sum), known)
             }
             (operators::IN, None, [_, container]) => {
@@ -423,6 +481,7 @@ impl<'s> Coster<'s> {
                 let known = Known {
                     size: is_text.then_some(result),
                     schema: None,
+                    input: false,
                 };
                 (cost.add(arg_sum), known)
             }
@@ -479,6 +538,7 @@ impl<'s> Coster<'s> {
                 let known = Known {
                     size: Some(length),
                     schema: None,
+                    input: false,
                 };
                 (
                     length

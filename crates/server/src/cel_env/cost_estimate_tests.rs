@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use super::{estimate, max_cardinality, max_size, Range};
+use super::{estimate, estimate_with_bounded_inputs, max_cardinality, max_size, Range};
 
 fn cost(expression: &str, schema: serde_json::Value) -> Range {
     let program = crate::cel_env::env()
@@ -107,4 +107,32 @@ fn numbers_and_converted_scalars_are_not_strings() {
     );
     let estimate = cost("'a is ' + string(self.a)", schema);
     assert!(estimate.max < 10, "{estimate:?}");
+}
+
+#[test]
+fn inputs_of_a_known_extent_bound_what_no_schema_sizes() {
+    let bounded = |expression: &str, bound: u64| {
+        let program = crate::cel_env::env().compile(expression).expect("compiles");
+        estimate_with_bounded_inputs(program.expression(), &["object", "request"], bound)
+    };
+    // Without a schema a map's size is unknown: `in` may traverse it all.
+    let labels = "'app' in object.metadata.labels";
+    let program = crate::cel_env::env().compile(labels).expect("compiles");
+    assert_eq!(
+        estimate(program.expression(), &serde_json::Value::Null).max,
+        u64::MAX
+    );
+    // Bounded by the inputs' longest list or map: selections, indexes
+    // and comprehension variables of an input are inputs too.
+    // `object`, `.metadata`, `.labels` cost 1 each, the literal nothing.
+    assert_eq!(bounded(labels, 1024).max, 1024 + 3);
+    assert!(bounded("object.spec.items.all(i, i.name.size() < 10)", 1024).max < 1_000_000);
+    assert!(bounded("object.spec.items[0].name.contains(request.name)", 1024).max < 1_000_000);
+    // A variable that is not an input keeps its unknown size.
+    assert_eq!(bounded("'app' in variables.labels", 1024).max, u64::MAX);
+    // Quadratic work on large inputs is still over the per-call limit.
+    assert!(
+        bounded("object.data.a.contains(object.data.b)", 1 << 20).max > 1_000_000,
+        "a counted expression stays counted"
+    );
 }

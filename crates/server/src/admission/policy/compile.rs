@@ -56,7 +56,35 @@ pub struct Expression {
     /// expression, not estimated): over `PerCallLimit` it is evaluated
     /// counting its actual cost (`evaluate.rs`).
     pub estimated_cost: u64,
+    /// The estimate when no string, list or map of the inputs is longer
+    /// than each of [`INPUT_BOUNDS`]: a request's objects are small, so
+    /// an expression whose estimate without sizes is unbounded (`'k' in
+    /// object.metadata.labels`) is still known to stay under the limits
+    /// without counting.
+    pub bounded_estimates: [u64; INPUT_BOUNDS.len()],
 }
+
+/// The input sizes [`Expression::bounded_estimates`] are estimated for.
+pub const INPUT_BOUNDS: [u64; 7] = [
+    1 << 10,
+    1 << 12,
+    1 << 14,
+    1 << 16,
+    1 << 18,
+    1 << 20,
+    1 << 22,
+];
+
+/// A policy's variables whose values come from the request (not computed
+/// by its expressions): no string, list or map in them is longer than the
+/// largest the request's JSON holds.
+pub const INPUTS: [&str; 5] = [
+    "object",
+    "oldObject",
+    "request",
+    "params",
+    "namespaceObject",
+];
 
 impl Expression {
     pub fn compile(source: &str) -> Expression {
@@ -90,13 +118,35 @@ impl Expression {
             Ok(_) => u64::MAX,
             Err(_) => 0,
         };
+        let bounded_estimates = INPUT_BOUNDS.map(|bound| match &program {
+            Ok(program) if depth <= crate::cel_env::SHALLOW_DEPTH => {
+                crate::cel_env::cost_estimate::estimate_with_bounded_inputs(
+                    program.expression(),
+                    &INPUTS,
+                    bound,
+                )
+                .max
+                .min(estimated_cost)
+            }
+            _ => estimated_cost,
+        });
         Expression {
             source: source.to_string(),
             program,
             uses,
             depth,
             estimated_cost,
+            bounded_estimates,
         }
+    }
+
+    /// The estimate of one evaluation on inputs holding no string, list or
+    /// map longer than `input_extent`.
+    pub fn estimate_for(&self, input_extent: u64) -> u64 {
+        INPUT_BOUNDS
+            .iter()
+            .position(|bound| input_extent <= *bound)
+            .map_or(self.estimated_cost, |at| self.bounded_estimates[at])
     }
 }
 

@@ -175,6 +175,44 @@ fn namespace_object(namespace: &Value) -> Value {
     Value::Object(out)
 }
 
+/// The longest string (in bytes, at least its code points), list or map
+/// (its entries or a key) in the inputs `policy` reads.
+fn input_extent(policy: &Policy, inputs: &Inputs<'_>, params: &Value) -> u64 {
+    fn extent(value: &Value) -> u64 {
+        match value {
+            Value::String(text) => text.len() as u64,
+            Value::Array(items) => items.iter().map(extent).fold(items.len() as u64, u64::max),
+            Value::Object(map) => map
+                .iter()
+                .map(|(key, field)| extent(field).max(key.len() as u64))
+                .fold(map.len() as u64, u64::max),
+            Value::Null | Value::Bool(_) | Value::Number(_) => 0,
+        }
+    }
+    let uses = policy
+        .expressions()
+        .fold(Uses::default(), |all, expression| {
+            all.union(expression.uses)
+        });
+    let mut most = 0;
+    for (used, value) in [
+        (uses.object, inputs.object()),
+        (uses.old_object, inputs.old_object()),
+        (uses.params, params),
+    ] {
+        if used {
+            most = most.max(extent(value));
+        }
+    }
+    if uses.request {
+        most = most.max(extent(inputs.request()));
+    }
+    if uses.namespace_object {
+        most = most.max(extent(inputs.namespace_object()));
+    }
+    most
+}
+
 /// A JSON value as CEL sees it (`UnstructuredToVal` without a schema):
 /// integers as ints, other numbers as doubles; built as the interpreter's
 /// own values, its strings and keys borrowing the JSON's (binding a
@@ -271,6 +309,8 @@ pub struct Evaluation<'p, 'i> {
     /// The inputs the policy's expressions read, bound once (borrowing
     /// their JSON) and shared by each expression's scope.
     base: OnceCell<Context<'i, 'i>>,
+    /// The longest string, list or map of the inputs the policy reads.
+    input_extent: u64,
     /// Every expression's actual cost is counted against the budget: the
     /// estimates of the policy's expressions add up past it.
     exact: bool,
@@ -282,14 +322,17 @@ pub struct Evaluation<'p, 'i> {
 
 impl<'p, 'i> Evaluation<'p, 'i> {
     pub fn new(policy: &'p Policy, inputs: &'i Inputs<'i>, params: Option<&'i Value>) -> Self {
+        let params = params.unwrap_or(&NULL);
+        let input_extent = input_extent(policy, inputs, params);
         Evaluation {
             policy,
             inputs,
-            params: params.unwrap_or(&NULL),
+            params,
             variables: policy.variables.iter().map(|_| OnceCell::new()).collect(),
             base: OnceCell::new(),
+            input_extent,
             exact: policy.expressions().fold(0u64, |sum, expression| {
-                sum.saturating_add(expression.estimated_cost)
+                sum.saturating_add(expression.estimate_for(input_extent))
             }) > RUNTIME_CEL_COST_BUDGET,
             remaining: Cell::new(RUNTIME_CEL_COST_BUDGET as i64),
             out_of_budget: Cell::new(false),
@@ -346,7 +389,7 @@ impl<'p, 'i> Evaluation<'p, 'i> {
                 expression.source
             )
         };
-        if !self.exact && expression.estimated_cost <= PER_CALL_LIMIT {
+        if !self.exact && expression.estimate_for(self.input_extent) <= PER_CALL_LIMIT {
             return program
                 .execute(&context)
                 .map_err(|error| resulted_in(&execution_error(&error)));
