@@ -331,3 +331,7 @@ fn status_phase(object: &mut Value, phase: &str) {
         set_if_empty(status, "phase", phase);
     }
 }
+
+#[cfg(test)]
+#[path = "core_v1_tests.rs"]
+mod tests;
