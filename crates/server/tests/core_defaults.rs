@@ -178,7 +178,8 @@ async fn kubectl_reads_back_kubes_core_v1_defaults() {
 
 /// A pod with scheduling gates starts with kube's PodScheduled=False
 /// condition; a pod whose containers set limits only is Guaranteed (the
-/// requests default to the limits before the QoS class is computed).
+/// requests default to the limits before the QoS class is computed); the
+/// pod's values of `matchLabelKeys` join the spread constraint's selector.
 #[tokio::test]
 async fn kubectl_sees_the_pod_strategys_status() {
     let env = TestEnv::new("defcore-st").await;
@@ -187,8 +188,15 @@ async fn kubectl_sees_the_pod_strategys_status() {
 kind: Pod
 metadata:
   name: gated
+  labels: {app: gated}
 spec:
   schedulingGates: [{name: example.com/wait}]
+  topologySpreadConstraints:
+  - maxSkew: 1
+    topologyKey: zone
+    whenUnsatisfiable: ScheduleAnyway
+    labelSelector: {matchLabels: {role: x}}
+    matchLabelKeys: [app]
   containers:
   - name: app
     image: busybox
@@ -217,4 +225,9 @@ spec:
     );
     assert!(condition["lastTransitionTime"].is_string(), "{condition}");
     assert!(condition["lastProbeTime"].is_null(), "{condition}");
+    assert_eq!(
+        pod["spec"]["topologySpreadConstraints"][0]["labelSelector"],
+        json!({"matchLabels": {"role": "x"},
+               "matchExpressions": [{"key": "app", "operator": "In", "values": ["gated"]}]})
+    );
 }

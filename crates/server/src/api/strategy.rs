@@ -95,6 +95,9 @@ pub fn prepare_for_create(resource: &ResourceDef, object: &mut Value) {
     if (resource.group, resource.kind) == ("batch", "Job") {
         generate_job_selector(object);
     }
+    if (resource.group, resource.kind) == ("", "Pod") {
+        core_v1::merge_label_keys(object);
+    }
 }
 
 /// `generateSelectorIfNeeded` (`pkg/registry/batch/job/strategy.go`): unless

@@ -31,6 +31,96 @@ pub(super) fn pod_create_status(spec: Option<&Value>) -> Value {
     status
 }
 
+/// `mutatePodAffinity` and `mutateTopologySpreadConstraints` (gates
+/// MatchLabelKeysInPodAffinity and MatchLabelKeysInPodTopologySpread{,SelectorMerge},
+/// on in 1.34): the pod's values of a term's `matchLabelKeys` (`In`) and
+/// `mismatchLabelKeys` (`NotIn`) join its label selector's expressions.
+pub(super) fn merge_label_keys(pod: &mut Value) {
+    let labels = pod
+        .pointer("/metadata/labels")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let Some(spec) = pod.get_mut("spec").and_then(Value::as_object_mut) else {
+        return;
+    };
+    if let Some(affinity) = spec.get_mut("affinity").and_then(Value::as_object_mut) {
+        for kind in ["podAffinity", "podAntiAffinity"] {
+            let Some(kind) = affinity.get_mut(kind).and_then(Value::as_object_mut) else {
+                continue;
+            };
+            let preferred = kind
+                .get_mut("preferredDuringSchedulingIgnoredDuringExecution")
+                .and_then(Value::as_array_mut);
+            for weighted in preferred.into_iter().flatten() {
+                if let Some(term) = weighted.get_mut("podAffinityTerm") {
+                    merge_term(term, &labels, true);
+                }
+            }
+            let required = kind
+                .get_mut("requiredDuringSchedulingIgnoredDuringExecution")
+                .and_then(Value::as_array_mut);
+            for term in required.into_iter().flatten() {
+                merge_term(term, &labels, true);
+            }
+        }
+    }
+    let constraints = spec
+        .get_mut("topologySpreadConstraints")
+        .and_then(Value::as_array_mut);
+    for constraint in constraints.into_iter().flatten() {
+        merge_term(constraint, &labels, false);
+    }
+}
+
+/// `applyMatchLabelKeysAndMismatchLabelKeys` / `applyMatchLabelKeys`: nothing
+/// for a term without keys or without a selector (a nil selector matches none).
+fn merge_term(term: &mut Value, labels: &Map<String, Value>, mismatch_too: bool) {
+    let keys = |name: &str| -> Vec<String> {
+        term.get(name)
+            .and_then(Value::as_array)
+            .map(|keys| {
+                keys.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let matching = keys("matchLabelKeys");
+    let mismatching = if mismatch_too {
+        keys("mismatchLabelKeys")
+    } else {
+        Vec::new()
+    };
+    if matching.is_empty() && mismatching.is_empty() {
+        return;
+    }
+    let Some(selector) = term.get_mut("labelSelector").and_then(Value::as_object_mut) else {
+        return;
+    };
+    let mut added = Vec::new();
+    for (keys, operator) in [(matching, "In"), (mismatching, "NotIn")] {
+        for key in keys {
+            if let Some(value) = labels.get(&key) {
+                added.push(json!({"key": key, "operator": operator, "values": [value]}));
+            }
+        }
+    }
+    if added.is_empty() {
+        return;
+    }
+    let expressions = selector
+        .entry("matchExpressions")
+        .or_insert_with(|| json!([]));
+    if !expressions.is_array() {
+        *expressions = json!([]);
+    }
+    if let Some(expressions) = expressions.as_array_mut() {
+        expressions.extend(added);
+    }
+}
+
 /// The QoS class of the pod whose spec is `spec`, its containers' requests
 /// defaulted from their limits first (only the resources are copied).
 fn qos_class(spec: Option<&Value>) -> &'static str {
@@ -141,6 +231,34 @@ mod tests {
         assert_eq!(
             ungated,
             json!({"phase": "Pending", "qosClass": "BestEffort"})
+        );
+    }
+
+    #[test]
+    fn label_keys_join_the_selectors_on_create() {
+        let mut pod = json!({"metadata": {"labels": {"app": "web", "tier": "front"}}, "spec": {
+            "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                {"topologyKey": "zone", "labelSelector": {"matchLabels": {"x": "y"}},
+                 "matchLabelKeys": ["app", "absent"], "mismatchLabelKeys": ["tier"]},
+                {"topologyKey": "zone", "matchLabelKeys": ["app"]}]}},
+            "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone",
+                "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {}, "matchLabelKeys": ["app"]}]}});
+        merge_label_keys(&mut pod);
+        let terms = &pod["spec"]["affinity"]["podAntiAffinity"]
+            ["requiredDuringSchedulingIgnoredDuringExecution"];
+        assert_eq!(
+            terms[0]["labelSelector"],
+            json!({"matchLabels": {"x": "y"}, "matchExpressions": [
+                {"key": "app", "operator": "In", "values": ["web"]},
+                {"key": "tier", "operator": "NotIn", "values": ["front"]}]})
+        );
+        assert!(
+            terms[1].get("labelSelector").is_none(),
+            "a nil selector stays nil"
+        );
+        assert_eq!(
+            pod["spec"]["topologySpreadConstraints"][0]["labelSelector"],
+            json!({"matchExpressions": [{"key": "app", "operator": "In", "values": ["web"]}]})
         );
     }
 
