@@ -48,7 +48,26 @@ pub fn apply(resource: &ResourceDef, object: &mut Value) {
         ("", "Namespace") => core_v1::namespace(object),
         ("", "Node") => core_v1::node(object),
         ("", "Endpoints") => endpoints(object),
-        ("", "LimitRange") => limit_range(object),
+        ("", "LimitRange") => {
+            limit_range(object);
+            if let Some(spec) = object_at(object, &["spec"]) {
+                each_object(spec.get_mut("limits"), |limit| {
+                    for list in [
+                        "max",
+                        "min",
+                        "default",
+                        "defaultRequest",
+                        "maxLimitRequestRatio",
+                    ] {
+                        core_v1::resource_list(limit.get_mut(list));
+                    }
+                });
+            }
+        }
+        ("", "ResourceQuota") => core_v1::resource_lists(
+            object,
+            &[&["spec", "hard"], &["status", "hard"], &["status", "used"]],
+        ),
         // `SetDefaults_PriorityClass` (scheduling/v1, v1beta1, v1alpha1).
         ("scheduling.k8s.io", "PriorityClass") => {
             if let Some(map) = object.as_object_mut() {
@@ -376,6 +395,8 @@ fn pod_spec(spec: &mut Map<String, Value>) {
         each_object(spec.get_mut(field), container);
     }
     each_object(spec.get_mut("volumes"), core_v1::volume);
+    core_v1::resource_list(spec.get_mut("overhead"));
+    core_v1::resource_requirements(spec.get_mut("resources"));
 }
 
 /// `SetDefaults_Container`, ports and probes.
@@ -383,6 +404,7 @@ fn container(container: &mut Map<String, Value>) {
     core_v1::set_if_empty(container, "terminationMessagePath", "/dev/termination-log");
     core_v1::set_if_empty(container, "terminationMessagePolicy", "File");
     set_default(container, "resources", json!({}));
+    core_v1::resource_requirements(container.get_mut("resources"));
     let image = container
         .get("image")
         .and_then(Value::as_str)

@@ -160,9 +160,51 @@ fn downward_api_items(downward_api: &mut Map<String, Value>) {
     });
 }
 
+/// `SetDefaults_ResourceList`: each quantity rounded up to milli precision
+/// (`0.0001` is `1m`). Strings that do not parse are left for the
+/// quantity decoding to report.
+pub(super) fn resource_list(list: Option<&mut Value>) {
+    let Some(list) = list.and_then(Value::as_object_mut) else {
+        return;
+    };
+    for quantity in list.values_mut() {
+        let Some(text) = quantity.as_str() else {
+            continue;
+        };
+        let Ok(parsed) = crate::quantity::Quantity::parse(text.trim()) else {
+            continue;
+        };
+        if let Some(rounded) = parsed.round_up_milli().filter(|rounded| *rounded != parsed) {
+            *quantity = Value::String(rounded.to_string());
+        }
+    }
+}
+
+/// A `ResourceRequirements`' limits and requests.
+pub(super) fn resource_requirements(requirements: Option<&mut Value>) {
+    if let Some(requirements) = requirements.and_then(Value::as_object_mut) {
+        resource_list(requirements.get_mut("limits"));
+        resource_list(requirements.get_mut("requests"));
+    }
+}
+
+/// The resource lists of LimitRange items, ResourceQuotas and Nodes
+/// (`SetObjectDefaults_LimitRange`, `_ResourceQuota`, `_Node`).
+pub(super) fn resource_lists(object: &mut Value, paths: &[&[&str]]) {
+    for path in paths {
+        let Some((last, parent)) = path.split_last() else {
+            continue;
+        };
+        if let Some(parent) = object_at(object, parent) {
+            resource_list(parent.get_mut(*last));
+        }
+    }
+}
+
 /// `SetDefaults_PersistentVolumeClaimSpec`: the volume mode is Filesystem.
 pub(super) fn claim_spec(spec: &mut Map<String, Value>) {
     set_default(spec, "volumeMode", json!("Filesystem"));
+    resource_requirements(spec.get_mut("resources"));
 }
 
 /// The `+default=""` of `GRPCAction.service`.
@@ -275,6 +317,7 @@ pub(super) fn persistent_volume(object: &mut Value) {
         return;
     };
     set_if_empty(spec, "persistentVolumeReclaimPolicy", "Retain");
+    resource_list(spec.get_mut("capacity"));
     set_default(spec, "volumeMode", json!("Filesystem"));
     if let Some(host_path) = source(spec, "hostPath") {
         host_path_source(host_path);
@@ -302,6 +345,10 @@ pub(super) fn persistent_volume_claim(object: &mut Value) {
     if let Some(spec) = object_at(object, &["spec"]) {
         claim_spec(spec);
     }
+    resource_lists(
+        object,
+        &[&["status", "capacity"], &["status", "allocatedResources"]],
+    );
 }
 
 /// `SetDefaults_NamespaceStatus`: the phase is Active.
@@ -319,6 +366,10 @@ pub(super) fn node(object: &mut Value) {
             status.insert("allocatable".into(), capacity);
         }
     }
+    resource_lists(
+        object,
+        &[&["status", "capacity"], &["status", "allocatable"]],
+    );
 }
 
 /// A status struct's phase defaulted (the status is a struct: never nil).

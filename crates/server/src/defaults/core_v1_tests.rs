@@ -300,3 +300,36 @@ fn volumes_claims_namespaces_and_nodes_default_as_kube() {
     // TestSetDefaultSecret.
     assert_eq!(defaulted("secrets", json!({"type": ""}))["type"], "Opaque");
 }
+
+#[test]
+fn resource_lists_round_up_to_milli_precision() {
+    // TestSetDefaultResourceList... : SetDefaults_ResourceList's RoundUp(-3).
+    let pod = defaulted(
+        "pods",
+        json!({"spec": {"overhead": {"cpu": "0.0001"}, "containers": [{"name": "c", "image": "i:1",
+            "resources": {"limits": {"cpu": "1500u", "memory": "1Gi"}, "requests": {"cpu": "100m"}}}]}}),
+    );
+    assert_eq!(pod["spec"]["overhead"], json!({"cpu": "1m"}));
+    assert_eq!(
+        pod["spec"]["containers"][0]["resources"],
+        json!({"limits": {"cpu": "2m", "memory": "1Gi"}, "requests": {"cpu": "100m", "memory": "1Gi"}})
+    );
+    let quota = defaulted(
+        "resourcequotas",
+        json!({"spec": {"hard": {"cpu": "0.5001", "pods": "10"}}}),
+    );
+    assert_eq!(quota["spec"]["hard"], json!({"cpu": "501m", "pods": "10"}));
+    let limits = defaulted(
+        "limitranges",
+        json!({"spec": {"limits": [{"type": "Pod", "max": {"cpu": "1u"}}]}}),
+    );
+    assert_eq!(limits["spec"]["limits"][0]["max"], json!({"cpu": "1m"}));
+    let claim = defaulted(
+        "persistentvolumeclaims",
+        json!({"spec": {"resources": {"requests": {"storage": "0.0000001"}}}}),
+    );
+    assert_eq!(claim["spec"]["resources"]["requests"]["storage"], "1m");
+    let node = defaulted("nodes", json!({"status": {"capacity": {"cpu": "1n"}}}));
+    assert_eq!(node["status"]["capacity"], json!({"cpu": "1m"}));
+    assert_eq!(node["status"]["allocatable"], json!({"cpu": "1m"}));
+}
