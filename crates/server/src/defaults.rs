@@ -8,6 +8,8 @@ use serde_json::{json, Map, Value};
 
 use crate::registry::ResourceDef;
 
+mod core_v1;
+
 fn set_default(map: &mut Map<String, Value>, field: &str, value: Value) {
     if map.get(field).is_none_or(Value::is_null) {
         map.insert(field.to_string(), value);
@@ -35,25 +37,37 @@ pub fn apply(resource: &ResourceDef, object: &mut Value) {
         ("", "Pod") => pod(object),
         ("", "PodTemplate") => template_at(object, &["template"]),
         ("", "ReplicationController") => replication_controller(object),
-        ("", "Service") => service(object),
+        ("", "Service") => core_v1::service(object),
         ("", "Secret") => {
             if let Some(map) = object.as_object_mut() {
-                set_default(map, "type", json!("Opaque"));
+                core_v1::set_if_empty(map, "type", "Opaque");
             }
         }
-        ("", "PersistentVolumeClaim") => {
-            if let Some(spec) = object_at(object, &["spec"]) {
-                set_default(spec, "volumeMode", json!("Filesystem"));
-            }
-        }
-        ("", "PersistentVolume") => {
-            if let Some(spec) = object_at(object, &["spec"]) {
-                set_default(spec, "persistentVolumeReclaimPolicy", json!("Retain"));
-                set_default(spec, "volumeMode", json!("Filesystem"));
-            }
-        }
+        ("", "PersistentVolumeClaim") => core_v1::persistent_volume_claim(object),
+        ("", "PersistentVolume") => core_v1::persistent_volume(object),
+        ("", "Namespace") => core_v1::namespace(object),
+        ("", "Node") => core_v1::node(object),
         ("", "Endpoints") => endpoints(object),
-        ("", "LimitRange") => limit_range(object),
+        ("", "LimitRange") => {
+            limit_range(object);
+            if let Some(spec) = object_at(object, &["spec"]) {
+                each_object(spec.get_mut("limits"), |limit| {
+                    for list in [
+                        "max",
+                        "min",
+                        "default",
+                        "defaultRequest",
+                        "maxLimitRequestRatio",
+                    ] {
+                        core_v1::resource_list(limit.get_mut(list));
+                    }
+                });
+            }
+        }
+        ("", "ResourceQuota") => core_v1::resource_lists(
+            object,
+            &[&["spec", "hard"], &["status", "hard"], &["status", "used"]],
+        ),
         // `SetDefaults_PriorityClass` (scheduling/v1, v1beta1, v1alpha1).
         ("scheduling.k8s.io", "PriorityClass") => {
             if let Some(map) = object.as_object_mut() {
@@ -392,24 +406,6 @@ fn replication_controller(object: &mut Value) {
     }
 }
 
-fn service(object: &mut Value) {
-    let Some(spec) = object_at(object, &["spec"]) else {
-        return;
-    };
-    set_default(spec, "type", json!("ClusterIP"));
-    set_default(spec, "sessionAffinity", json!("None"));
-    let external_name = spec.get("type") == Some(&json!("ExternalName"));
-    if !external_name {
-        set_default(spec, "internalTrafficPolicy", json!("Cluster"));
-    }
-    each_object(spec.get_mut("ports"), |port| {
-        set_default(port, "protocol", json!("TCP"));
-        if let Some(number) = port.get("port").cloned() {
-            set_default(port, "targetPort", number);
-        }
-    });
-}
-
 /// A PodTemplateSpec at `path`: its pod spec gets `SetDefaults_PodSpec`.
 /// The template is a Go struct, never nil: a missing one (or its spec) is
 /// the zero value, defaulted all the same (its parent object must exist).
@@ -456,6 +452,7 @@ fn pod(object: &mut Value) {
         });
     }
     set_default(spec, "enableServiceLinks", json!(true));
+    core_v1::host_network_ports(spec);
     // The v1 conversion writes the deprecated `serviceAccount` from
     // `serviceAccountName` (which the ServiceAccount admission plugin sets,
     // with Priority's `priority` and DefaultTolerationSeconds' tolerations:
@@ -467,55 +464,34 @@ fn pod(object: &mut Value) {
 
 /// `SetDefaults_PodSpec` and the container defaults inside it.
 fn pod_spec(spec: &mut Map<String, Value>) {
-    set_default(spec, "restartPolicy", json!("Always"));
+    core_v1::set_if_empty(spec, "restartPolicy", "Always");
     set_default(spec, "terminationGracePeriodSeconds", json!(30));
-    set_default(spec, "dnsPolicy", json!("ClusterFirst"));
+    core_v1::set_if_empty(spec, "dnsPolicy", "ClusterFirst");
     set_default(spec, "securityContext", json!({}));
-    set_default(spec, "schedulerName", json!("default-scheduler"));
+    core_v1::set_if_empty(spec, "schedulerName", "default-scheduler");
     // `SetDefaults_EphemeralContainer` defaults them as containers.
     for field in ["containers", "initContainers", "ephemeralContainers"] {
         each_object(spec.get_mut(field), container);
     }
-    each_object(spec.get_mut("volumes"), |volume| {
-        for source in ["configMap", "secret", "downwardAPI", "projected"] {
-            if let Some(source) = volume.get_mut(source).and_then(Value::as_object_mut) {
-                set_default(source, "defaultMode", json!(420));
-            }
-        }
-        if let Some(items) = volume
-            .get_mut("downwardAPI")
-            .and_then(|source| source.get_mut("items"))
-        {
-            each_object(Some(items), |item| {
-                if let Some(field_ref) = item.get_mut("fieldRef").and_then(Value::as_object_mut) {
-                    set_default(field_ref, "apiVersion", json!("v1"));
-                }
-            });
-        }
-    });
+    each_object(spec.get_mut("volumes"), core_v1::volume);
+    core_v1::resource_list(spec.get_mut("overhead"));
+    core_v1::resource_requirements(spec.get_mut("resources"));
 }
 
 /// `SetDefaults_Container`, ports and probes.
 fn container(container: &mut Map<String, Value>) {
-    set_default(
-        container,
-        "terminationMessagePath",
-        json!("/dev/termination-log"),
-    );
-    set_default(container, "terminationMessagePolicy", json!("File"));
+    core_v1::set_if_empty(container, "terminationMessagePath", "/dev/termination-log");
+    core_v1::set_if_empty(container, "terminationMessagePolicy", "File");
     set_default(container, "resources", json!({}));
+    core_v1::resource_requirements(container.get_mut("resources"));
     let image = container
         .get("image")
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_string();
-    set_default(
-        container,
-        "imagePullPolicy",
-        json!(image_pull_policy(&image)),
-    );
+    core_v1::set_if_empty(container, "imagePullPolicy", image_pull_policy(&image));
     each_object(container.get_mut("ports"), |port| {
-        set_default(port, "protocol", json!("TCP"))
+        core_v1::set_if_empty(port, "protocol", "TCP")
     });
     each_object(container.get_mut("env"), |env| {
         // SetDefaults_ObjectFieldSelector.
@@ -524,16 +500,17 @@ fn container(container: &mut Map<String, Value>) {
             .and_then(|from| from.get_mut("fieldRef"))
             .and_then(Value::as_object_mut)
         {
-            set_default(field_ref, "apiVersion", json!("v1"));
+            core_v1::set_if_empty(field_ref, "apiVersion", "v1");
         }
     });
     for probe in ["livenessProbe", "readinessProbe", "startupProbe"] {
         if let Some(probe) = container.get_mut(probe).and_then(Value::as_object_mut) {
-            set_default(probe, "timeoutSeconds", json!(1));
-            set_default(probe, "periodSeconds", json!(10));
-            set_default(probe, "successThreshold", json!(1));
-            set_default(probe, "failureThreshold", json!(3));
+            core_v1::set_if_zero(probe, "timeoutSeconds", 1);
+            core_v1::set_if_zero(probe, "periodSeconds", 10);
+            core_v1::set_if_zero(probe, "successThreshold", 1);
+            core_v1::set_if_zero(probe, "failureThreshold", 3);
             http_get_action(probe);
+            core_v1::grpc_action(probe);
         }
     }
     if let Some(lifecycle) = container

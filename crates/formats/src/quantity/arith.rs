@@ -117,6 +117,21 @@ impl Quantity {
         Quantity::from_scaled(self.scaled_value(0), 0, self.format)
     }
 
+    /// `q.RoundUp(-3)` on a copy of `self` (`SetDefaults_ResourceList`):
+    /// a value finer than milli precision rounded up to it and re-encoded;
+    /// others are returned unchanged, cache included. `None` when the
+    /// rounded value does not fit the int64 amount (left to the caller).
+    pub fn round_up_milli(&self) -> Option<Quantity> {
+        if self.exponent >= -3 || self.is_zero() {
+            return Some(self.clone());
+        }
+        let milli = self.scaled_value(3);
+        if milli == i64::MAX || milli == i64::MIN {
+            return None;
+        }
+        Some(Quantity::from_scaled(milli, -3, self.format))
+    }
+
     /// A whole number in DecimalSI (`resource.NewQuantity(n, DecimalSI)`).
     pub fn from_count(count: i64) -> Quantity {
         Quantity::from_scaled(count, 0, Format::DecimalSI)
@@ -157,5 +172,22 @@ mod tests {
         assert_eq!(q("1500m").round_up_whole().to_string(), "2");
         assert_eq!(q("1Gi").round_up_whole().to_string(), "1Gi");
         assert_eq!(Quantity::from_count(3).to_string(), "3");
+    }
+
+    #[test]
+    fn round_up_to_milli_precision() {
+        for (input, rounded) in [
+            ("0.0001", "1m"),
+            ("1u", "1m"),
+            ("1500u", "2m"),
+            ("1000u", "1m"),
+            ("1.0001", "1001m"),
+            ("100m", "100m"),
+            ("1Gi", "1Gi"),
+            ("0", "0"),
+        ] {
+            let quantity = q(input).round_up_milli().expect("fits");
+            assert_eq!(quantity.to_string(), rounded, "{input}");
+        }
     }
 }

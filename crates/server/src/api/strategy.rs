@@ -7,6 +7,8 @@ use serde_json::{json, Map, Value};
 
 use crate::registry::ResourceDef;
 
+mod core_v1;
+
 fn has_status_subresource(resource: &ResourceDef) -> bool {
     resource.subresource("status").is_some()
 }
@@ -28,16 +30,16 @@ pub fn prepare_for_create(resource: &ResourceDef, object: &mut Value) {
             // Nodes may carry status on create (kubelet registers that way).
             ("", "Node") => {}
             ("", "Pod") => {
-                let qos = pod_qos_class(map.get("spec"));
-                map.insert(
-                    "status".into(),
-                    json!({"phase": "Pending", "qosClass": qos}),
-                );
+                let status = core_v1::pod_create_status(map.get("spec"));
+                map.insert("status".into(), status);
             }
             ("", "Namespace") => {
                 map.insert("status".into(), json!({"phase": "Active"}));
             }
-            ("", "PersistentVolumeClaim") | ("", "PersistentVolume") => {
+            ("", "PersistentVolume") => {
+                map.insert("status".into(), core_v1::persistent_volume_create_status());
+            }
+            ("", "PersistentVolumeClaim") => {
                 map.insert("status".into(), json!({"phase": "Pending"}));
             }
             ("", "Service") => {
@@ -97,6 +99,9 @@ pub fn prepare_for_create(resource: &ResourceDef, object: &mut Value) {
         // `daemonSetStrategy.PrepareForCreate`: templateGeneration at least 1.
         let sent = template_generation(object).unwrap_or(0);
         set_template_generation(object, sent.max(1));
+    }
+    if (resource.group, resource.kind) == ("", "Pod") {
+        core_v1::merge_label_keys(object);
     }
 }
 
@@ -263,49 +268,6 @@ pub fn namespace_name_label(resource: &ResourceDef, object: &mut Value) {
     }
 }
 
-/// The pod QoS class from container requests and limits (`qos.GetPodQOS`), simplified:
-/// Guaranteed when every container sets equal cpu and memory limits and requests,
-/// BestEffort when none sets any, Burstable otherwise.
-fn pod_qos_class(spec: Option<&Value>) -> &'static str {
-    let containers: Vec<&Value> = ["containers", "initContainers"]
-        .iter()
-        .filter_map(|field| {
-            spec.and_then(|spec| spec.get(*field))
-                .and_then(Value::as_array)
-        })
-        .flatten()
-        .collect();
-    let resources = |container: &Value, kind: &str| -> Map<String, Value> {
-        container
-            .get("resources")
-            .and_then(|resources| resources.get(kind))
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default()
-    };
-    let any = containers
-        .iter()
-        .any(|c| !resources(c, "requests").is_empty() || !resources(c, "limits").is_empty());
-    if !any {
-        return "BestEffort";
-    }
-    let guaranteed = containers.iter().all(|container| {
-        let limits = resources(container, "limits");
-        let requests = resources(container, "requests");
-        ["cpu", "memory"].iter().all(|name| {
-            limits.get(*name).is_some()
-                && requests
-                    .get(*name)
-                    .is_none_or(|request| Some(request) == limits.get(*name))
-        })
-    });
-    if guaranteed {
-        "Guaranteed"
-    } else {
-        "Burstable"
-    }
-}
-
 /// `PrepareForUpdate` for the main resource and for `/status`:
 /// through the main resource the old status is kept; through `/status` only
 /// the status changes (`metav1.ResetObjectMetaForStatus` keeps the old
@@ -334,6 +296,9 @@ pub fn prepare_for_update(
         }
         if (resource.group, resource.kind) == ("", "Service") {
             crate::validation::service_status::default_ip_mode(&mut merged);
+        }
+        if (resource.group, resource.kind) == ("", "PersistentVolume") {
+            core_v1::persistent_volume_phase_transition(old, &mut merged);
         }
         // Keep the resourceVersion precondition the client sent.
         let resource_version = crate::object::resource_version(new).to_string();
@@ -713,27 +678,6 @@ mod tests {
             json!({"name": "w.x.io", "labels": {"b": "2"}, "generation": 2,
                    "annotations": {"n": "v"}, "resourceVersion": ""}),
             "labels, annotations and finalizers as sent; generation kept"
-        );
-    }
-
-    #[test]
-    fn pod_qos_classes() {
-        assert_eq!(
-            pod_qos_class(Some(&json!({"containers": [{"name": "a"}]}))),
-            "BestEffort"
-        );
-        let limits = json!({"cpu": "1", "memory": "1Gi"});
-        assert_eq!(
-            pod_qos_class(Some(
-                &json!({"containers": [{"resources": {"limits": limits}}]})
-            )),
-            "Guaranteed"
-        );
-        assert_eq!(
-            pod_qos_class(Some(
-                &json!({"containers": [{"resources": {"requests": {"cpu": "1"}}}]})
-            )),
-            "Burstable"
         );
     }
 

@@ -125,7 +125,8 @@ fn invalid_pods_fail_as_kube() {
                                {"name": "two", "emptyDir": {}, "hostPath": {"path": "/x"}}, {"name": "s", "secret": {}}]}),
             vec![
                 "spec.volumes[1].name: Duplicate value: \"v\"",
-                "spec.volumes[2]: Required value: must specify a volume type",
+                // volumes[2] names no source: `SetDefaults_Volume` makes it an
+                // emptyDir before validation, so kube-apiserver accepts it.
                 "spec.volumes[3].emptyDir: Forbidden: may not specify more than 1 volume type",
                 "spec.volumes[4].secret.secretName: Required value",
                 "spec.containers[0].volumeMounts[0].name: Not found: \"missing\"",
@@ -198,6 +199,19 @@ fn invalid_pods_fail_as_kube() {
     for (spec, expected) in cases {
         assert_eq!(errors_of(spec.clone()), expected, "{spec}");
     }
+}
+
+/// The rule a sourceless volume would break, reached only without
+/// defaulting (through the API every such volume is an emptyDir).
+#[test]
+fn an_undefaulted_volume_without_source_needs_a_type() {
+    let object = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+        "spec": {"containers": [container(json!({}))], "volumes": [{"name": "none"}]}});
+    let errors: Vec<String> = pod(&object).iter().map(ToString::to_string).collect();
+    assert!(
+        errors.contains(&"spec.volumes[0]: Required value: must specify a volume type".to_string()),
+        "{errors:?}"
+    );
 }
 
 #[test]
