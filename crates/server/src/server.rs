@@ -1060,13 +1060,16 @@ fn into_hyper(response: ApiResponse, head: bool) -> hyper::Response<HyperBody> {
     *out.status_mut() = http::StatusCode::from_u16(response.status)
         .unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR);
     // The header map filled directly, each value taking its string's
-    // buffer: no builder, no copy.
+    // buffer: no builder, no copy. Appending never panics: a map that is
+    // full (tens of thousands of `Warning`s) keeps what it holds.
     let headers = out.headers_mut();
-    headers.reserve(response.headers.len());
     for (name, value) in response.headers {
         match http::HeaderValue::from_maybe_shared(Bytes::from(value)) {
             Ok(value) => {
-                headers.append(name, value);
+                if headers.try_append(name, value).is_err() {
+                    tracing::warn!("too many response headers; the rest are left out");
+                    break;
+                }
             }
             Err(_) => {
                 tracing::warn!(header = %name, "a response header's value is not valid in HTTP; left out")
@@ -1074,4 +1077,34 @@ fn into_hyper(response: ApiResponse, head: bool) -> hyper::Response<HyperBody> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_keep_their_headers_and_never_panic_on_too_many() {
+        let response = ApiResponse::bytes(201, "application/json", Bytes::from_static(b"{}"))
+            .with_header(http::header::WARNING, "299 - \"one\"")
+            .with_header(http::header::WARNING, "bad\nvalue")
+            .with_header(http::header::WARNING, "299 - \"two\"");
+        let answer = into_hyper(response, false);
+        assert_eq!(answer.status(), 201);
+        let warnings: Vec<_> = answer
+            .headers()
+            .get_all(http::header::WARNING)
+            .iter()
+            .collect();
+        assert_eq!(warnings, ["299 - \"one\"", "299 - \"two\""]);
+        // More than a header map holds (a create with tens of thousands
+        // of unknown fields under fieldValidation=Warn).
+        let many = (0..40_000).fold(
+            ApiResponse::bytes(201, "application/json", Bytes::new()),
+            |response, n| response.with_header(http::header::WARNING, format!("299 - \"{n}\"")),
+        );
+        let answer = into_hyper(many, false);
+        assert_eq!(answer.status(), 201);
+        assert!(answer.headers().len() > 20_000);
+    }
 }

@@ -345,7 +345,8 @@ pub fn prepare_for_update(
         let mut defaulted = new.clone();
         crate::defaults::apply(resource, &mut defaulted);
         let template_changed = old.pointer("/spec/template") != defaulted.pointer("/spec/template");
-        let generation = old_generation + i64::from(template_changed);
+        // Go's int64 wraps; so does this (a client may store the largest).
+        let generation = old_generation.wrapping_add(i64::from(template_changed));
         set_template_generation(new, generation);
     }
     let annotations_changed = (resource.group, resource.kind) == ("apps", "Deployment")

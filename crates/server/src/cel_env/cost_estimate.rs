@@ -276,6 +276,30 @@ pub fn estimate_with_bounded_inputs(expression: &IdedExpr, inputs: &[&str], boun
     coster.cost(expression).0
 }
 
+/// An expression whose value is surely a number: a numeric literal, a
+/// conversion to one, `size`, or arithmetic other than `+`.
+fn is_number(expression: &IdedExpr) -> bool {
+    match &expression.expr {
+        Expr::Literal(literal) => matches!(
+            literal,
+            LiteralValue::Int(_) | LiteralValue::UInt(_) | LiteralValue::Double(_)
+        ),
+        Expr::Call(call) => matches!(
+            call.func_name.as_str(),
+            "size"
+                | "int"
+                | "uint"
+                | "double"
+                | operators::SUBSTRACT
+                | operators::MULTIPLY
+                | operators::DIVIDE
+                | operators::MODULO
+                | operators::NEGATE
+        ),
+        _ => false,
+    }
+}
+
 impl<'s> Coster<'s> {
     fn lookup(&self, name: &str) -> Option<Known<'s>> {
         self.scopes
@@ -463,6 +487,17 @@ impl<'s> Coster<'s> {
                     _ => size(Some(container)),
                 };
                 (traversal.add(arg_sum), Known::NOTHING)
+            }
+            // Bounding an evaluation (`estimate_with_bounded_inputs`): a
+            // sum with an operand of unknown size (a policy's `variables`,
+            // a function's result) may be as long as anything (a chain of
+            // `v + v` doubles it), unless one side is surely a number.
+            (operators::ADD, None, [left, right])
+                if self.input_bound.is_some()
+                    && (left.size.is_none() || right.size.is_none())
+                    && !call.args.iter().any(is_number) =>
+            {
+                (Range::UNKNOWN, Known::NOTHING)
             }
             (operators::ADD, None, [left, right]) => {
                 // Without a checker, a value of no known size (a function

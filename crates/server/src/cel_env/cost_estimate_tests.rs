@@ -130,6 +130,12 @@ fn inputs_of_a_known_extent_bound_what_no_schema_sizes() {
     assert!(bounded("object.spec.items[0].name.contains(request.name)", 1024).max < 1_000_000);
     // A variable that is not an input keeps its unknown size.
     assert_eq!(bounded("'app' in variables.labels", 1024).max, u64::MAX);
+    // A sum or comparison of values of unknown size (variables, function
+    // results) is not bounded by the inputs: `variables.v + variables.v`
+    // doubles whatever `v` is.
+    assert_eq!(bounded("variables.v + variables.v", 1024).max, u64::MAX);
+    assert!(bounded("variables.count + 1 > 3", 1024).max < 1_000);
+    assert!(bounded("object.metadata.name + 'x'", 1024).max < 1_000);
     // Quadratic work on large inputs is still over the per-call limit.
     assert!(
         bounded("object.data.a.contains(object.data.b)", 1 << 20).max > 1_000_000,

@@ -70,13 +70,42 @@ pub struct Evaluation {
     pub cost: u64,
 }
 
+/// How long the walk may take before it gives up counting (see
+/// [`evaluate`]).
+const PATIENCE: std::time::Duration = std::time::Duration::from_millis(50);
+
 /// Evaluates `expression` in `context`, counting its actual cost and
 /// cancelling it when the cost exceeds `limit`.
+///
+/// The walk re-evaluates subtrees through cel-rust and copies the values it
+/// reads, so on large inputs it can take far longer than the evaluation it
+/// counts. Past [`PATIENCE`] it gives up: the expression is evaluated by
+/// cel-rust without a limit (as before runtime costs were counted) and
+/// charged what was counted so far. A client's large object cannot make
+/// the server spend more than that on counting.
 pub fn evaluate(expression: &Expression, context: &Context, limit: u64) -> Evaluation {
-    let mut tracker = Tracker { cost: 0, limit };
+    evaluate_with_patience(expression, context, limit, PATIENCE)
+}
+
+fn evaluate_with_patience(
+    expression: &Expression,
+    context: &Context,
+    limit: u64,
+    patience: std::time::Duration,
+) -> Evaluation {
+    let mut tracker = Tracker {
+        cost: 0,
+        limit,
+        steps: 0,
+        give_up_at: std::time::Instant::now() + patience,
+        gave_up: false,
+    };
     let walked = tracker.walk(expression, context);
     let result = match walked {
         Ok(value) => Ok(value),
+        Err(Halt::Cancelled) if tracker.gave_up => {
+            Value::resolve(expression, context).map_err(Halt::Error)
+        }
         Err(Halt::Cancelled) => Err(Halt::Cancelled),
         // cel-rust's own error, as its evaluation reports it.
         Err(Halt::Error(_)) => Value::resolve(expression, context).map_err(Halt::Error),
@@ -90,6 +119,22 @@ pub fn evaluate(expression: &Expression, context: &Context, limit: u64) -> Evalu
 struct Tracker {
     cost: u64,
     limit: u64,
+    /// Nodes walked, to look at the clock now and then.
+    steps: u64,
+    give_up_at: std::time::Instant,
+    /// The walk stopped at `give_up_at` (reported as `Cancelled`, then
+    /// evaluated without a limit by [`evaluate`]).
+    gave_up: bool,
+}
+
+/// The links of a chain of selections ending in an identifier
+/// (`object.metadata.name`: 3), `None` for anything else.
+fn selection_chain(expression: &Expression) -> Option<u64> {
+    match &expression.expr {
+        Expr::Ident(_) => Some(1),
+        Expr::Select(select) if !select.test => selection_chain(&select.operand).map(|n| n + 1),
+        _ => None,
+    }
 }
 
 fn resolve(expression: &Expression, context: &Context) -> Result<Value, Halt> {
@@ -107,6 +152,13 @@ impl Tracker {
     }
 
     fn walk(&mut self, expression: &Expression, context: &Context) -> Result<Value, Halt> {
+        self.steps += 1;
+        if self.steps % 64 == 1 && std::time::Instant::now() >= self.give_up_at {
+            self.gave_up = true;
+        }
+        if self.gave_up {
+            return Err(Halt::Cancelled);
+        }
         match &expression.expr {
             Expr::Literal(_) | Expr::Unspecified => resolve(expression, context),
             Expr::Ident(_) => {
@@ -114,6 +166,13 @@ impl Tracker {
                 resolve(expression, context)
             }
             Expr::Select(select) => {
+                // A chain on an identifier is charged one per link and
+                // resolved once: resolving its links one by one would copy
+                // the whole variable (`object`) to read one field of it.
+                if let Some(links) = selection_chain(&select.operand) {
+                    self.charge(links + 1)?;
+                    return resolve(expression, context);
+                }
                 self.walk(&select.operand, context)?;
                 self.charge(1)?;
                 resolve(expression, context)

@@ -250,3 +250,41 @@ fn every_result_is_the_one_cel_rust_gives() {
         }
     }
 }
+
+#[test]
+fn a_walk_past_its_patience_evaluates_without_a_limit() {
+    let env = crate::cel_env::env();
+    let program = env
+        .compile("input.all(x, x > 0) && input.size() == 4")
+        .expect("compiles");
+    let mut context = Context::with_env(env.clone());
+    context.add_variable_from_value("input", list(&[1, 2, 3, 4]));
+    // No patience at all: the count gives up at once, the answer is
+    // cel-rust's unlimited one, even with a limit the count would pass.
+    let given_up =
+        evaluate_with_patience(program.expression(), &context, 1, std::time::Duration::ZERO);
+    assert_eq!(given_up.result.ok(), Some(Value::Bool(true)));
+    // With time to count, the same limit cancels it.
+    let counted = evaluate(program.expression(), &context, 1);
+    assert!(matches!(counted.result, Err(Halt::Cancelled)));
+}
+
+#[test]
+fn a_selection_chain_costs_one_per_link_and_reads_only_its_leaf() {
+    let object = Value::Map(
+        std::collections::HashMap::from([(
+            "metadata".to_string(),
+            Value::Map(std::collections::HashMap::from([("name".to_string(), text(4))]).into()),
+        )])
+        .into(),
+    );
+    // `object`, `.metadata`, `.name`, then `==` on 4 code points (1).
+    assert_eq!(
+        cost(
+            "object.metadata.name == 'abab'",
+            &[("object", object.clone())]
+        ),
+        4
+    );
+    assert_eq!(cost("has(object.metadata.name)", &[("object", object)]), 3);
+}
