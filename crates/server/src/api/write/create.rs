@@ -71,7 +71,12 @@ pub async fn create_object(
         }
     }
     strategy::fold_secret_string_data(target.resource, &mut body);
-    strategy::prepare_for_create(target.resource, &mut body);
+    // `applyAppArmorVersionSkew` adds its warnings as it syncs (`warning.AddWarning`).
+    for warning in strategy::prepare_for_create(target.resource, &mut body) {
+        if let Some(header) = crate::field_validation::warning_header_value(&warning) {
+            caller.warn(header);
+        }
+    }
     if csr_strategy::is_certificate_signing_request(target.resource) {
         csr_strategy::prepare_for_create(&mut body, caller.user.as_ref());
     }
