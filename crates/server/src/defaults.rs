@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 use crate::registry::ResourceDef;
 
 mod core_v1;
-mod pod_level_resources;
+pub(crate) mod pod_level_resources;
 
 fn set_default(map: &mut Map<String, Value>, field: &str, value: Value) {
     if map.get(field).is_none_or(Value::is_null) {

@@ -144,8 +144,9 @@ fn merge_list(requirements: &mut Map<String, Value>, field: &str, list: &Resourc
 }
 
 /// `SetDefaults_Pod`'s PodLevelResources block, run after the containers'
-/// requests were defaulted from their limits.
-pub(super) fn apply(spec: &mut Map<String, Value>) {
+/// requests were defaulted from their limits (also by the pod strategy's
+/// QoS class, computed on the defaulted pod as kube's is).
+pub(crate) fn apply(spec: &mut Map<String, Value>) {
     huge_page_pod_limits(spec);
     pod_requests(spec);
 }
