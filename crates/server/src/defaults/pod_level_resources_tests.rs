@@ -20,9 +20,7 @@ fn apply_defaults(plural: &str, object: &mut Value) {
 /// A pod with `resources` at pod level (when given), containers and init
 /// containers with the given `resources`, defaulted as a create would.
 fn defaulted(pod_resources: Option<Value>, containers: &[Value], init: &[Value]) -> Value {
-    let container = |prefix: &str, index: usize, resources: &Value| {
-        json!({"name": format!("{prefix}{index}"), "image": "img", "resources": resources})
-    };
+    let container = |prefix: &str, index: usize, resources: &Value| json!({"name": format!("{prefix}{index}"), "image": "img", "resources": resources});
     let mut spec = json!({
         "containers": containers.iter().enumerate()
             .map(|(index, resources)| container("c", index, resources)).collect::<Vec<_>>(),
@@ -43,7 +41,8 @@ fn defaulted(pod_resources: Option<Value>, containers: &[Value], init: &[Value])
     if let Some(resources) = pod_resources {
         spec["resources"] = resources;
     }
-    let mut pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec});
+    let mut pod =
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec});
     apply_defaults("pods", &mut pod);
     pod
 }
@@ -87,7 +86,10 @@ fn pod_level_requests_default_as_kube_does() {
         Case {
             name: "a container limit defaults its request first, then the pod's",
             pod: Some(json!({"limits": {"cpu": "4"}})),
-            containers: vec![json!({"limits": {"cpu": "1"}}), json!({"limits": {"cpu": "1500m"}})],
+            containers: vec![
+                json!({"limits": {"cpu": "1"}}),
+                json!({"limits": {"cpu": "1500m"}}),
+            ],
             init: vec![],
             expected: json!({"limits": {"cpu": "4"}, "requests": {"cpu": "2500m"}}),
         },
@@ -208,7 +210,10 @@ fn pod_level_requests_default_as_kube_does() {
     ];
     for case in cases {
         let pod = defaulted(case.pod, &case.containers, &case.init);
-        let got = pod.pointer("/spec/resources").cloned().unwrap_or(Value::Null);
+        let got = pod
+            .pointer("/spec/resources")
+            .cloned()
+            .unwrap_or(Value::Null);
         assert_eq!(got, case.expected, "{}", case.name);
     }
 }

@@ -31,36 +31,52 @@ fn annotations_sync_into_fields_as_kube_1_34() {
     let cases = [
         Case {
             description: "Security context nil",
-            pod: pod(json!({}), json!({"initContainers": [{"name": "init"}], "containers": [{"name": "ctr"}]})),
+            pod: pod(
+                json!({}),
+                json!({"initContainers": [{"name": "init"}], "containers": [{"name": "ctr"}]}),
+            ),
             spec: json!({"initContainers": [{"name": "init"}], "containers": [{"name": "ctr"}]}),
             warnings: vec![],
         },
         Case {
-            description: "Pod field unconfined and no annotation present: no annotation is added (1.34)",
-            pod: pod(json!({}), json!({"securityContext": {"appArmorProfile": unconfined},
-                                       "containers": [{"name": "ctr"}]})),
+            description:
+                "Pod field unconfined and no annotation present: no annotation is added (1.34)",
+            pod: pod(
+                json!({}),
+                json!({"securityContext": {"appArmorProfile": unconfined},
+                                       "containers": [{"name": "ctr"}]}),
+            ),
             spec: json!({"securityContext": {"appArmorProfile": unconfined},
                          "containers": [{"name": "ctr"}]}),
             warnings: vec![],
         },
         Case {
             description: "Container field localhost and no annotation present",
-            pod: pod(json!({}), json!({"containers": [{"name": "ctr",
-                "securityContext": {"appArmorProfile": localhost}}]})),
+            pod: pod(
+                json!({}),
+                json!({"containers": [{"name": "ctr",
+                "securityContext": {"appArmorProfile": localhost}}]}),
+            ),
             spec: json!({"containers": [{"name": "ctr",
                 "securityContext": {"appArmorProfile": localhost}}]}),
             warnings: vec![],
         },
         Case {
             description: "Annotation 'unconfined' and no fields present",
-            pod: pod(json!({format!("{KEY}ctr"): "unconfined"}), json!({"containers": [{"name": "ctr"}]})),
+            pod: pod(
+                json!({format!("{KEY}ctr"): "unconfined"}),
+                json!({"containers": [{"name": "ctr"}]}),
+            ),
             spec: json!({"containers": [{"name": "ctr",
                 "securityContext": {"appArmorProfile": unconfined}}]}),
             warnings: vec![warning("ctr")],
         },
         Case {
             description: "Annotation for non-existent container",
-            pod: pod(json!({format!("{KEY}foo-bar"): "unconfined"}), json!({"containers": [{"name": "ctr"}]})),
+            pod: pod(
+                json!({format!("{KEY}foo-bar"): "unconfined"}),
+                json!({"containers": [{"name": "ctr"}]}),
+            ),
             spec: json!({"containers": [{"name": "ctr"}]}),
             warnings: vec![],
         },
@@ -131,19 +147,28 @@ fn annotations_sync_into_fields_as_kube_1_34() {
         },
         Case {
             description: "Invalid annotation value: no field, a warning",
-            pod: pod(json!({format!("{KEY}ctr"): "bogus"}), json!({"containers": [{"name": "ctr"}]})),
+            pod: pod(
+                json!({format!("{KEY}ctr"): "bogus"}),
+                json!({"containers": [{"name": "ctr"}]}),
+            ),
             spec: json!({"containers": [{"name": "ctr"}]}),
             warnings: vec![warning("ctr")],
         },
         Case {
             description: "Empty localhost profile name: no field, a warning",
-            pod: pod(json!({format!("{KEY}ctr"): "localhost/"}), json!({"containers": [{"name": "ctr"}]})),
+            pod: pod(
+                json!({format!("{KEY}ctr"): "localhost/"}),
+                json!({"containers": [{"name": "ctr"}]}),
+            ),
             spec: json!({"containers": [{"name": "ctr"}]}),
             warnings: vec![warning("ctr")],
         },
         Case {
             description: "A localhost profile padded with whitespace is not a valid field",
-            pod: pod(json!({format!("{KEY}ctr"): "localhost/ test"}), json!({"containers": [{"name": "ctr"}]})),
+            pod: pod(
+                json!({format!("{KEY}ctr"): "localhost/ test"}),
+                json!({"containers": [{"name": "ctr"}]}),
+            ),
             spec: json!({"containers": [{"name": "ctr"}]}),
             warnings: vec![warning("ctr")],
         },
@@ -174,7 +199,11 @@ fn annotations_sync_into_fields_as_kube_1_34() {
         let mut pod = case.pod;
         let warnings = apply_version_skew(&mut pod);
         assert_eq!(pod["spec"], case.spec, "{}", case.description);
-        assert_eq!(pod["metadata"]["annotations"], annotations, "{}", case.description);
+        assert_eq!(
+            pod["metadata"]["annotations"], annotations,
+            "{}",
+            case.description
+        );
         assert_eq!(warnings, case.warnings, "{}", case.description);
     }
 }
@@ -190,7 +219,11 @@ fn the_warning_names_the_annotation_as_kube_does() {
 
 #[test]
 fn a_pod_without_a_spec_or_annotations_is_left_alone() {
-    for mut pod in [json!({}), json!({"metadata": {}}), json!({"spec": {"containers": "x"}})] {
+    for mut pod in [
+        json!({}),
+        json!({"metadata": {}}),
+        json!({"spec": {"containers": "x"}}),
+    ] {
         let before = pod.clone();
         assert!(apply_version_skew(&mut pod).is_empty());
         assert_eq!(pod, before);
