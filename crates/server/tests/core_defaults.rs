@@ -382,3 +382,57 @@ spec:
 "#
     .to_string()
 }
+
+/// A Deployment's pod template with the deprecated annotation and no field
+/// gets kube's warning at `spec.template` (`GetWarningsForPodTemplate`), on
+/// create and on an update that changes the generation; the template is
+/// stored as sent (no field sync for templates).
+#[tokio::test]
+async fn kubectl_warns_for_apparmor_annotations_in_pod_templates() {
+    let env = TestEnv::new("podres-tpl").await;
+    let ns = env.ns.as_str();
+    let deployment = |image: &str| {
+        format!(
+            r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector: {{matchLabels: {{app: web}}}}
+  template:
+    metadata:
+      labels: {{app: web}}
+      annotations:
+        container.apparmor.security.beta.kubernetes.io/app: runtime/default
+    spec:
+      containers:
+      - name: app
+        image: {image}
+"#
+        )
+    };
+    let warning = "Warning: spec.template.metadata.annotations[container.apparmor.security.beta.kubernetes.io/app]: \
+                   deprecated since v1.30; use the \"appArmorProfile\" field instead";
+    let (status, out, err) = env.kubectl_stdin(
+        VERSION,
+        &["create", "-f", "-", "-n", ns],
+        Some(&deployment("busybox:1.36")),
+    );
+    assert!(status.success(), "{out}{err}");
+    assert!(err.contains(warning), "{err}");
+    let stored = get(&env, &["get", "deployment", "web", "-n", ns, "-o", "json"]);
+    assert!(
+        stored["spec"]["template"]["spec"]["containers"][0]
+            .get("securityContext")
+            .is_none(),
+        "{}",
+        stored["spec"]["template"]
+    );
+    let (status, out, err) = env.kubectl_stdin(
+        VERSION,
+        &["replace", "-f", "-", "-n", ns],
+        Some(&deployment("busybox:1.37")),
+    );
+    assert!(status.success(), "{out}{err}");
+    assert!(err.contains(warning), "{err}");
+}

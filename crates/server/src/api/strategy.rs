@@ -109,6 +109,22 @@ pub fn prepare_for_create(resource: &ResourceDef, object: &mut Value) -> Vec<Str
     Vec::new()
 }
 
+/// `WarningsOnCreate` of the kinds with a pod template (the AppArmor
+/// annotation part of `GetWarningsForPodTemplate`).
+pub fn warnings_on_create(resource: &ResourceDef, object: &Value) -> Vec<String> {
+    app_armor::pod_template_warnings(resource.group, resource.kind, object)
+}
+
+/// `WarningsOnUpdate` of the kinds with a pod template: the template is
+/// looked at again only when the update changed the generation.
+pub fn warnings_on_update(resource: &ResourceDef, old: &Value, new: &Value) -> Vec<String> {
+    let generation = |object: &Value| object.pointer("/metadata/generation").cloned();
+    if generation(old) == generation(new) {
+        return Vec::new();
+    }
+    app_armor::pod_template_warnings(resource.group, resource.kind, new)
+}
+
 /// apps/v1 carries the internal `spec.templateGeneration` of a DaemonSet in
 /// this annotation (`Convert_apps_DaemonSet_To_v1_DaemonSet` always writes it).
 const TEMPLATE_GENERATION_ANNOTATION: &str = "deprecated.daemonset.template.generation";

@@ -229,3 +229,50 @@ fn a_pod_without_a_spec_or_annotations_is_left_alone() {
         assert_eq!(pod, before);
     }
 }
+
+#[test]
+fn pod_templates_warn_for_annotations_without_fields() {
+    use super::pod_template_warnings;
+    let template = |annotations: Value, spec: Value| json!({"metadata": {"annotations": annotations}, "spec": spec});
+    let annotations = json!({format!("{KEY}init"): "unconfined", format!("{KEY}a"): "runtime/default",
+                             format!("{KEY}b"): "localhost/x", format!("{KEY}gone"): "unconfined"});
+    let spec = json!({"initContainers": [{"name": "init"}],
+                      "containers": [{"name": "a"},
+                                     {"name": "b", "securityContext": {"appArmorProfile": {"type": "Unconfined"}}}]});
+    let deployment = json!({"spec": {"template": template(annotations.clone(), spec.clone())}});
+    let expected = |prefix: &str| {
+        vec![
+            deprecation_warning(&format!("{prefix}."), &format!("{KEY}init")),
+            deprecation_warning(&format!("{prefix}."), &format!("{KEY}a")),
+        ]
+    };
+    assert_eq!(
+        pod_template_warnings("apps", "Deployment", &deployment),
+        expected("spec.template")
+    );
+    assert_eq!(
+        expected("spec.template")[0],
+        "spec.template.metadata.annotations[container.apparmor.security.beta.kubernetes.io/init]: \
+         deprecated since v1.30; use the \"appArmorProfile\" field instead"
+    );
+    let cron_job = json!({"spec": {"jobTemplate": {"spec": {"template": template(annotations.clone(), spec.clone())}}}});
+    assert_eq!(
+        pod_template_warnings("batch", "CronJob", &cron_job),
+        expected("spec.jobTemplate.spec.template")
+    );
+    let pod_template = json!({"template": template(annotations.clone(), spec.clone())});
+    assert_eq!(
+        pod_template_warnings("", "PodTemplate", &pod_template),
+        expected("template")
+    );
+    // A pod-level profile covers every container.
+    let mut covered = spec.clone();
+    covered["securityContext"] = json!({"appArmorProfile": {"type": "RuntimeDefault"}});
+    let deployment = json!({"spec": {"template": template(annotations.clone(), covered)}});
+    assert!(pod_template_warnings("apps", "Deployment", &deployment).is_empty());
+    // Kinds without a template, and templates without annotations.
+    assert!(pod_template_warnings("", "ConfigMap", &deployment).is_empty());
+    let bare = json!({"spec": {"template": {"spec": spec}}});
+    assert!(pod_template_warnings("apps", "ReplicaSet", &bare).is_empty());
+    assert!(pod_template_warnings("", "ReplicationController", &json!({"spec": {}})).is_empty());
+}
