@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 use crate::registry::ResourceDef;
 
 mod core_v1;
+pub(crate) mod pod_level_resources;
 
 fn set_default(map: &mut Map<String, Value>, field: &str, value: Value) {
     if map.get(field).is_none_or(Value::is_null) {
@@ -430,8 +431,10 @@ fn pod(object: &mut Value) {
     let Some(spec) = object_at(object, &["spec"]) else {
         return;
     };
-    pod_spec(spec);
-    // SetDefaults_Pod: a limit without its request requests the limit.
+    // SetDefaults_Pod runs before SetDefaults_PodSpec and the resource
+    // lists' rounding (`SetObjectDefaults_Pod`): sums of pod-level defaults
+    // are rounded once, as kube does. A limit without its request requests
+    // the limit.
     for field in ["containers", "initContainers"] {
         each_object(spec.get_mut(field), |container| {
             let Some(resources) = container
@@ -451,6 +454,8 @@ fn pod(object: &mut Value) {
             }
         });
     }
+    // Pod-level requests default after the containers' (feature PodLevelResources).
+    pod_level_resources::apply(spec);
     set_default(spec, "enableServiceLinks", json!(true));
     core_v1::host_network_ports(spec);
     // The v1 conversion writes the deprecated `serviceAccount` from
@@ -460,6 +465,7 @@ fn pod(object: &mut Value) {
     if let Some(name) = spec.get("serviceAccountName").cloned() {
         set_default(spec, "serviceAccount", name);
     }
+    pod_spec(spec);
 }
 
 /// `SetDefaults_PodSpec` and the container defaults inside it.

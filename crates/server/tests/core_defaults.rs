@@ -231,3 +231,208 @@ spec:
                "matchExpressions": [{"key": "app", "operator": "In", "values": ["gated"]}]})
     );
 }
+
+/// PodLevelResources (beta, on in 1.34): a pod with pod-level limits only
+/// is read back with pod-level requests equal to them, and one whose
+/// containers request is read back with their sum (a sidecar counted);
+/// the QoS class follows the defaulted pod-level values.
+#[tokio::test]
+async fn kubectl_reads_back_pod_level_resource_defaults() {
+    let env = TestEnv::new("podres").await;
+    let ns = env.ns.as_str();
+    let pods = r#"apiVersion: v1
+kind: Pod
+metadata:
+  name: limits-only
+spec:
+  resources:
+    limits: {cpu: "2", memory: 256Mi}
+  containers:
+  - name: app
+    image: busybox:1.36
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: aggregated
+spec:
+  resources:
+    limits: {cpu: "2", memory: 256Mi}
+  initContainers:
+  - name: sidecar
+    image: busybox:1.36
+    restartPolicy: Always
+    resources:
+      requests: {cpu: 250m}
+  containers:
+  - name: app
+    image: busybox:1.36
+    resources:
+      requests: {cpu: 500m, memory: 64Mi}
+"#;
+    let (status, out, err) =
+        env.kubectl_stdin(VERSION, &["create", "-f", "-", "-n", ns], Some(pods));
+    assert!(status.success(), "{out}{err}");
+
+    let pod = get(&env, &["get", "pod", "limits-only", "-n", ns, "-o", "json"]);
+    assert_eq!(
+        pod["spec"]["resources"],
+        json!({"limits": {"cpu": "2", "memory": "256Mi"},
+               "requests": {"cpu": "2", "memory": "256Mi"}})
+    );
+    assert_eq!(pod["spec"]["containers"][0]["resources"], json!({}));
+    assert_eq!(pod["status"]["qosClass"], "Guaranteed");
+
+    let pod = get(&env, &["get", "pod", "aggregated", "-n", ns, "-o", "json"]);
+    assert_eq!(
+        pod["spec"]["resources"],
+        json!({"limits": {"cpu": "2", "memory": "256Mi"},
+               "requests": {"cpu": "750m", "memory": "64Mi"}})
+    );
+    assert_eq!(pod["status"]["qosClass"], "Burstable");
+}
+
+/// The deprecated AppArmor annotation of a container becomes its
+/// `securityContext.appArmorProfile` on create (`applyAppArmorVersionSkew`),
+/// the annotation stays, and kubectl prints kube's deprecation warning.
+#[tokio::test]
+async fn kubectl_sees_apparmor_annotations_become_fields() {
+    let env = TestEnv::new("podres-aa").await;
+    let ns = env.ns.as_str();
+    let pod = r#"apiVersion: v1
+kind: Pod
+metadata:
+  name: confined
+  annotations:
+    container.apparmor.security.beta.kubernetes.io/app: localhost/k8s-apparmor-example
+    container.apparmor.security.beta.kubernetes.io/same: runtime/default
+spec:
+  securityContext:
+    appArmorProfile: {type: RuntimeDefault}
+  containers:
+  - name: app
+    image: busybox:1.36
+  - name: same
+    image: busybox:1.36
+"#;
+    let (status, out, err) =
+        env.kubectl_stdin(VERSION, &["create", "-f", "-", "-n", ns], Some(pod));
+    assert!(status.success(), "{out}{err}");
+    assert!(
+        err.contains(
+            "Warning: metadata.annotations[container.apparmor.security.beta.kubernetes.io/app]: \
+             deprecated since v1.30; use the \"appArmorProfile\" field instead"
+        ),
+        "{err}"
+    );
+    // The annotation equal to the pod's profile is neither copied nor warned about.
+    assert!(!err.contains("kubernetes.io/same"), "{err}");
+
+    let pod = get(&env, &["get", "pod", "confined", "-n", ns, "-o", "json"]);
+    let containers = &pod["spec"]["containers"];
+    assert_eq!(
+        containers[0]["securityContext"],
+        json!({"appArmorProfile": {"type": "Localhost", "localhostProfile": "k8s-apparmor-example"}})
+    );
+    assert!(
+        containers[1].get("securityContext").is_none(),
+        "{}",
+        containers[1]
+    );
+    assert_eq!(
+        pod["metadata"]["annotations"]["container.apparmor.security.beta.kubernetes.io/app"],
+        "localhost/k8s-apparmor-example"
+    );
+
+    // A dry-run create does the same (and warns the same).
+    let (status, out, err) = env.kubectl_stdin(
+        VERSION,
+        &[
+            "create",
+            "-f",
+            "-",
+            "-n",
+            ns,
+            "--dry-run=server",
+            "-o",
+            "json",
+        ],
+        Some(&pod_manifest_renamed()),
+    );
+    assert!(status.success(), "{out}{err}");
+    assert!(err.contains("deprecated since v1.30"), "{err}");
+    let dry: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        dry["spec"]["containers"][0]["securityContext"]["appArmorProfile"],
+        json!({"type": "Unconfined"})
+    );
+}
+
+fn pod_manifest_renamed() -> String {
+    r#"apiVersion: v1
+kind: Pod
+metadata:
+  name: dry
+  annotations:
+    container.apparmor.security.beta.kubernetes.io/app: unconfined
+spec:
+  containers:
+  - name: app
+    image: busybox:1.36
+"#
+    .to_string()
+}
+
+/// A Deployment's pod template with the deprecated annotation and no field
+/// gets kube's warning at `spec.template` (`GetWarningsForPodTemplate`), on
+/// create and on an update that changes the generation; the template is
+/// stored as sent (no field sync for templates).
+#[tokio::test]
+async fn kubectl_warns_for_apparmor_annotations_in_pod_templates() {
+    let env = TestEnv::new("podres-tpl").await;
+    let ns = env.ns.as_str();
+    let deployment = |image: &str| {
+        format!(
+            r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector: {{matchLabels: {{app: web}}}}
+  template:
+    metadata:
+      labels: {{app: web}}
+      annotations:
+        container.apparmor.security.beta.kubernetes.io/app: runtime/default
+    spec:
+      containers:
+      - name: app
+        image: {image}
+"#
+        )
+    };
+    let warning = "Warning: spec.template.metadata.annotations[container.apparmor.security.beta.kubernetes.io/app]: \
+                   deprecated since v1.30; use the \"appArmorProfile\" field instead";
+    let (status, out, err) = env.kubectl_stdin(
+        VERSION,
+        &["create", "-f", "-", "-n", ns],
+        Some(&deployment("busybox:1.36")),
+    );
+    assert!(status.success(), "{out}{err}");
+    assert!(err.contains(warning), "{err}");
+    let stored = get(&env, &["get", "deployment", "web", "-n", ns, "-o", "json"]);
+    assert!(
+        stored["spec"]["template"]["spec"]["containers"][0]
+            .get("securityContext")
+            .is_none(),
+        "{}",
+        stored["spec"]["template"]
+    );
+    let (status, out, err) = env.kubectl_stdin(
+        VERSION,
+        &["replace", "-f", "-", "-n", ns],
+        Some(&deployment("busybox:1.37")),
+    );
+    assert!(status.success(), "{out}{err}");
+    assert!(err.contains(warning), "{err}");
+}

@@ -7,6 +7,7 @@ use serde_json::{json, Map, Value};
 
 use crate::registry::ResourceDef;
 
+mod app_armor;
 mod core_v1;
 
 fn has_status_subresource(resource: &ResourceDef) -> bool {
@@ -15,10 +16,11 @@ fn has_status_subresource(resource: &ResourceDef) -> bool {
 
 /// `PrepareForCreate`: status is not settable on create for kinds with a
 /// status subresource (kube resets it to its zero or initial value), and the
-/// generation starts at 1.
-pub fn prepare_for_create(resource: &ResourceDef, object: &mut Value) {
+/// generation starts at 1. Returns the warnings the strategy adds (a pod's
+/// deprecated AppArmor annotations, `applyAppArmorVersionSkew`).
+pub fn prepare_for_create(resource: &ResourceDef, object: &mut Value) -> Vec<String> {
     let Some(map) = object.as_object_mut() else {
-        return;
+        return Vec::new();
     };
     if resource.custom {
         // `customResourceStrategy.PrepareForCreate`: create cannot set status.
@@ -102,7 +104,25 @@ pub fn prepare_for_create(resource: &ResourceDef, object: &mut Value) {
     }
     if (resource.group, resource.kind) == ("", "Pod") {
         core_v1::merge_label_keys(object);
+        return app_armor::apply_version_skew(object);
     }
+    Vec::new()
+}
+
+/// `WarningsOnCreate` of the kinds with a pod template (the AppArmor
+/// annotation part of `GetWarningsForPodTemplate`).
+pub fn warnings_on_create(resource: &ResourceDef, object: &Value) -> Vec<String> {
+    app_armor::pod_template_warnings(resource.group, resource.kind, object)
+}
+
+/// `WarningsOnUpdate` of the kinds with a pod template: the template is
+/// looked at again only when the update changed the generation.
+pub fn warnings_on_update(resource: &ResourceDef, old: &Value, new: &Value) -> Vec<String> {
+    let generation = |object: &Value| object.pointer("/metadata/generation").cloned();
+    if generation(old) == generation(new) {
+        return Vec::new();
+    }
+    app_armor::pod_template_warnings(resource.group, resource.kind, new)
 }
 
 /// apps/v1 carries the internal `spec.templateGeneration` of a DaemonSet in

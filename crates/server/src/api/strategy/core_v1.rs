@@ -122,7 +122,8 @@ fn merge_term(term: &mut Value, labels: &Map<String, Value>, mismatch_too: bool)
 }
 
 /// The QoS class of the pod whose spec is `spec`, its containers' requests
-/// defaulted from their limits first (only the resources are copied).
+/// defaulted from their limits and its pod-level requests defaulted first
+/// (only the resources and init containers' restart policies are copied).
 fn qos_class(spec: Option<&Value>) -> &'static str {
     let resources_of = |field: &str| -> Vec<Value> {
         let containers = spec
@@ -148,7 +149,11 @@ fn qos_class(spec: Option<&Value>) -> &'static str {
                         .entry(name.clone())
                         .or_insert_with(|| quantity.clone());
                 }
-                json!({"resources": {"requests": requests, "limits": limits}})
+                let mut view = json!({"resources": {"requests": requests, "limits": limits}});
+                if let Some(policy) = container.get("restartPolicy") {
+                    view["restartPolicy"] = policy.clone();
+                }
+                view
             })
             .collect()
     };
@@ -158,6 +163,11 @@ fn qos_class(spec: Option<&Value>) -> &'static str {
     }});
     if let Some(pod_level) = spec.and_then(|spec| spec.get("resources")) {
         view["spec"]["resources"] = pod_level.clone();
+    }
+    // The pod-level requests default from the pod-level limits and the
+    // containers (`SetDefaults_Pod`, PodLevelResources) before QoS is read.
+    if let Some(view_spec) = view.get_mut("spec").and_then(Value::as_object_mut) {
+        crate::defaults::pod_level_resources::apply(view_spec);
     }
     crate::validation::pod_qos::compute_pod_qos(&view)
 }
@@ -217,6 +227,24 @@ mod tests {
         assert_eq!(qos_class(Some(&spec)), "Burstable");
         let spec = json!({"containers": [{"resources": {"requests": {"cpu": "1"}}}]});
         assert_eq!(qos_class(Some(&spec)), "Burstable");
+    }
+
+    #[test]
+    fn qos_reads_the_defaulted_pod_level_resources() {
+        // Pod-level limits only: the requests default to them, Guaranteed.
+        let spec = json!({"resources": {"limits": {"cpu": "2", "memory": "1Gi"}},
+                          "containers": [{"name": "a"}]});
+        assert_eq!(qos_class(Some(&spec)), "Guaranteed");
+        // The requests aggregated from a container are below the limits.
+        let spec = json!({"resources": {"limits": {"cpu": "2", "memory": "1Gi"}},
+                          "containers": [{"name": "a", "resources": {"requests": {"cpu": "1"}}}]});
+        assert_eq!(qos_class(Some(&spec)), "Burstable");
+        // A sidecar's request counts into the aggregate: 1 + 1 = the limit.
+        let spec = json!({"resources": {"limits": {"cpu": "2", "memory": "1Gi"}},
+                          "initContainers": [{"name": "s", "restartPolicy": "Always",
+                              "resources": {"requests": {"cpu": "1"}}}],
+                          "containers": [{"name": "a", "resources": {"requests": {"cpu": "1"}}}]});
+        assert_eq!(qos_class(Some(&spec)), "Guaranteed");
     }
 
     #[test]

@@ -71,7 +71,11 @@ pub async fn create_object(
         }
     }
     strategy::fold_secret_string_data(target.resource, &mut body);
-    strategy::prepare_for_create(target.resource, &mut body);
+    // `applyAppArmorVersionSkew` adds its warnings as it syncs (`warning.AddWarning`).
+    warn(
+        caller,
+        strategy::prepare_for_create(target.resource, &mut body),
+    );
     if csr_strategy::is_certificate_signing_request(target.resource) {
         csr_strategy::prepare_for_create(&mut body, caller.user.as_ref());
     }
@@ -86,6 +90,8 @@ pub async fn create_object(
     if !errors.is_empty() {
         return Err(validate::invalid(target, &body, &errors));
     }
+    // rest.BeforeCreate: the strategy's warnings, after validation.
+    warn(caller, strategy::warnings_on_create(target.resource, &body));
     record_create(api, target, &mut body, owner);
     // Validating admission (`rest.AdmissionToValidateObjectFunc` in `Store.Create`).
     admission::validate(api, target, Operation::Create, Some(&body), None, caller).await?;
@@ -121,5 +127,14 @@ pub async fn create_object(
             Err(status)
         }
         Err(other) => Err(commit::map_store_error(target, &name, other)),
+    }
+}
+
+/// Adds a strategy's warnings as `Warning` headers (`warning.AddWarning`).
+pub(super) fn warn(caller: &Caller, warnings: Vec<String>) {
+    for warning in warnings {
+        if let Some(header) = crate::field_validation::warning_header_value(&warning) {
+            caller.warn(header);
+        }
     }
 }

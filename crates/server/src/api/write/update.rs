@@ -108,6 +108,13 @@ pub async fn update_object(
         if !errors.is_empty() {
             return Err(validate::invalid(target, &new, &errors));
         }
+        // rest.BeforeUpdate: the strategy's warnings, after validation.
+        if target.subresource.is_none() {
+            super::create::warn(
+                caller,
+                strategy::warnings_on_update(target.resource, &old, &new),
+            );
+        }
         if deletion::update_rules::should_delete_during_update(target.resource, &old, &new) {
             // Store.Update's deleteWithoutFinalizers: the update that removes the
             // last finalizer deletes instead; the answer is the updated object.
