@@ -79,12 +79,12 @@ impl<T: Send + Sync + 'static> SnapshotCell<T> {
     }
 
     /// Runs `read` on the current snapshot through this thread's share of
-    /// it. `read` must not read this cell again (it would find the
-    /// thread's cache borrowed and take a share of its own).
-    pub fn with<R>(&self, read: impl FnOnce(&T) -> R) -> R {
+    /// it (once: `Fn` only so that every path can call it). Reading this
+    /// cell again inside `read` works (the thread's cache is borrowed, so
+    /// the inner read takes a share of its own).
+    pub fn with<R>(&self, read: impl Fn(&T) -> R) -> R {
         let generation = self.generation.load(Ordering::Acquire);
-        let mut read = Some(read);
-        let answer = CACHE.try_with(|cache| {
+        let answered = CACHE.try_with(|cache| {
             let mut cache = cache.try_borrow_mut().ok()?;
             let at = match cache.iter().position(|entry| entry.id == self.id) {
                 Some(at) if cache[at].generation == generation => at,
@@ -107,13 +107,12 @@ impl<T: Send + Sync + 'static> SnapshotCell<T> {
             };
             // Read in place: no count is touched.
             let snapshot = cache[at].snapshot.downcast_ref::<T>()?;
-            read.take().map(|read| read(snapshot))
+            Some(read(snapshot))
         });
-        match (answer.ok().flatten(), read) {
-            (Some(answer), _) => answer,
-            (None, Some(read)) => read(&self.load()),
-            // `read` ran and answered: the first arm.
-            (None, None) => unreachable!("read ran without answering"),
+        match answered {
+            Ok(Some(answer)) => answer,
+            // The thread's cache is being read already, or torn down.
+            _ => read(&self.load()),
         }
     }
 }

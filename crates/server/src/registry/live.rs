@@ -46,7 +46,7 @@ impl LiveRegistry {
     }
 
     /// Runs `read` on the current snapshot without taking a share of it.
-    pub fn with<R>(&self, read: impl FnOnce(&Registry) -> R) -> R {
+    pub fn with<R>(&self, read: impl Fn(&Registry) -> R) -> R {
         self.current.with(read)
     }
 
