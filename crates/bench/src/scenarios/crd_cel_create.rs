@@ -16,7 +16,7 @@ use serde_json::json;
 
 use super::crd::{crd_body, install_with, widget_body};
 use super::crd_create::DEFAULT_FIELDS;
-use super::paired::{median_ratio, Configuration};
+use super::paired::{self, Configuration};
 use super::{ensure_namespace, run_id, setup_failure, Endpoint};
 use crate::cli::Cli;
 use crate::client::Client;
@@ -166,21 +166,7 @@ pub async fn run(
             results.push(endpoint.load_result(cli, &client, SCENARIO, label, &outcome, (bytes, 0)));
         }
     }
-    let ratios: Vec<Ratio> = median_ratio(&results, &scenario, &configurations)
-        .into_iter()
-        .collect();
-    for r in &ratios {
-        runner::note(
-            cli.quiet,
-            &format!(
-                "  {}: {:.1}% ({} vs {})",
-                r.name,
-                r.value * 100.0,
-                r.numerator,
-                r.denominator
-            ),
-        );
-    }
+    let ratios = paired::ratios_noted(cli, &results, &scenario, &configurations);
     Ok((results, ratios))
 }
 

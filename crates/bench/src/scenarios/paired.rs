@@ -62,7 +62,18 @@ pub async fn run(
             results.push(measure(cli, &endpoint, scenario, &label, load).await?);
         }
     }
-    let ratios: Vec<Ratio> = median_ratio(&results, scenario, &configurations)
+    let ratios = ratios_noted(cli, &results, scenario, &configurations);
+    Ok((results, ratios))
+}
+
+/// [`median_ratio`] of `results`, printed unless `--quiet`.
+pub fn ratios_noted(
+    cli: &Cli,
+    results: &[ScenarioResult],
+    scenario: &str,
+    configurations: &[Configuration; 2],
+) -> Vec<Ratio> {
+    let ratios: Vec<Ratio> = median_ratio(results, scenario, configurations)
         .into_iter()
         .collect();
     for r in &ratios {
@@ -77,7 +88,7 @@ pub async fn run(
             ),
         );
     }
-    Ok((results, ratios))
+    ratios
 }
 
 /// The two of a pair in round `round`'s order: baseline first in odd

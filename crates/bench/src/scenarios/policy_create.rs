@@ -15,7 +15,7 @@ use hyper::{Method, StatusCode};
 use serde_json::json;
 
 use super::create::Creates;
-use super::paired::{median_ratio, round_order, Configuration};
+use super::paired::{self, round_order, Configuration};
 use super::{configmap_body, ensure_namespace, run_id, Endpoint};
 use crate::cli::Cli;
 use crate::client::Client;
@@ -186,20 +186,6 @@ pub async fn run(
             ));
         }
     }
-    let ratios: Vec<Ratio> = median_ratio(&results, scenario, &configurations)
-        .into_iter()
-        .collect();
-    for r in &ratios {
-        runner::note(
-            cli.quiet,
-            &format!(
-                "  {}: {:.1}% ({} vs {})",
-                r.name,
-                r.value * 100.0,
-                r.numerator,
-                r.denominator
-            ),
-        );
-    }
+    let ratios = paired::ratios_noted(cli, &results, scenario, &configurations);
     Ok((results, ratios))
 }
