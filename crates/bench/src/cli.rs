@@ -377,6 +377,18 @@ pub struct Cli {
     /// half-open TLS) held open at once.
     #[arg(long, default_value_t = 200)]
     pub abusers: usize,
+    /// `abuse`: the normal client's requests a second, sent on a fixed
+    /// schedule (open loop; latency counted from the scheduled time, so a
+    /// late start counts); 0 sends each request when the last is answered
+    /// (closed loop, as fast as the server answers).
+    #[arg(long, default_value_t = 0.0)]
+    pub normal_rate: f64,
+    /// `abuse`: the nice value (0-19) of the threads that flood and hold
+    /// connections, so they get only the CPU the server and the normal
+    /// client leave: on one machine, the flood then stands for one sent
+    /// from other machines to a server whose cores it does not take.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=19))]
+    pub abusers_nice: u8,
     /// Also write SVG charts of the latency distributions into DIR.
     #[arg(long, value_name = "DIR")]
     pub svg: Option<PathBuf>,
@@ -433,6 +445,9 @@ impl Cli {
         }
         if !self.rss_limit_mib.is_finite() || self.rss_limit_mib <= 0.0 {
             return usage("--rss-limit-mib must be a positive number");
+        }
+        if !self.normal_rate.is_finite() || self.normal_rate < 0.0 {
+            return usage("--normal-rate must be 0 (closed loop) or a positive number");
         }
         if self.scenario == Scenario::Mix && self.informers == 0 {
             return usage("--informers must be at least 1");

@@ -1,5 +1,6 @@
 //! `abuse`: a normal client (the admin, 4 workers GETting one ConfigMap
-//! over HTTP/2) measured alone for a third of `--duration`, then again for
+//! over HTTP/2, as fast as answered or `--normal-rate` a second on a fixed
+//! schedule) measured alone for a third of `--duration`, then again for
 //! the other two thirds (longer than the server's 32 s header-read timeout
 //! at `--duration 60`) while the started server is abused at once by
 //! `--abusers` connections of each kind, each replaced as soon as the
@@ -10,7 +11,8 @@
 //!
 //! ([`super::abuse_connections`]), and by floods: requests without
 //! credentials to random paths, and bodies above the 3 MiB limit (`MAX_REQUEST_BODY_BYTES`, kube's
-//! `maxRequestBodyBytes`) sent with and without credentials. Reported:
+//! `maxRequestBodyBytes`) sent with and without credentials. The abusers
+//! run on two threads of their own, at `--abusers-nice`. Reported:
 //! both p50/p99s, every rejection by status code, connections the server
 //! closed, the server's RSS, and whether it still answers afterwards (the
 //! verdict: alive and answering, and no failed request of the normal
@@ -49,6 +51,10 @@ pub struct AbuseResult {
     pub alone_s: f64,
     pub abused_s: f64,
     pub abusers: usize,
+    /// The normal client's schedule (requests a second; 0: closed loop).
+    pub normal_rate: f64,
+    /// The abusers' threads' nice value.
+    pub abusers_nice: u8,
     /// The normal client alone.
     pub alone: LatencySummary,
     /// The normal client under abuse.
@@ -93,21 +99,36 @@ fn taken(tally: &Tally) -> BTreeMap<String, u64> {
         .clone()
 }
 
-/// The normal client: GETs until `stop`.
+/// The normal client: GETs until `stop`, each worker sending when the
+/// last answer came (`rate` 0) or on a fixed schedule of `rate` requests a
+/// second in all (latency counted from the scheduled time).
 async fn normal_load(
     client: &Client,
     path: &str,
+    rate: f64,
     stop: Arc<AtomicBool>,
     errors: Tally,
 ) -> Histogram {
+    let interval = (rate > 0.0).then(|| Duration::from_secs_f64(NORMAL_WORKERS as f64 / rate));
     let mut workers = JoinSet::new();
     for index in 0..NORMAL_WORKERS {
         let mut session = client.session(index);
         let (path, stop, errors) = (path.to_string(), stop.clone(), errors.clone());
         workers.spawn(async move {
             let mut latency = Histogram::new();
+            // The workers' schedules interleave.
+            let mut due = interval.map(|every| {
+                tokio::time::Instant::now() + every.mul_f64(index as f64 / NORMAL_WORKERS as f64)
+            });
             while !stop.load(Ordering::Relaxed) {
-                let began = Instant::now();
+                let began = match (due, interval) {
+                    (Some(at), Some(every)) => {
+                        tokio::time::sleep_until(at).await;
+                        due = Some(at + every);
+                        at.into_std()
+                    }
+                    _ => Instant::now(),
+                };
                 let answer = tokio::time::timeout(
                     Duration::from_secs(30),
                     session.send(Method::GET, &path, None),
@@ -130,6 +151,28 @@ async fn normal_load(
         all.merge(&h);
     }
     all
+}
+
+/// Lowers the calling thread's priority to `nice` (Linux keeps a nice
+/// value per thread; `renice` of the thread's id sets it, as this crate
+/// has no `unsafe` for `setpriority`). Best effort: a failure leaves the
+/// thread as it was, which the report's CPU shares then show.
+fn lower_this_thread(nice: u8) {
+    let Ok(link) = std::fs::read_link("/proc/thread-self") else {
+        return;
+    };
+    let Some(tid) = link
+        .file_name()
+        .and_then(|t| t.to_str())
+        .map(str::to_string)
+    else {
+        return;
+    };
+    let _ = std::process::Command::new("renice")
+        .args(["-n", &nice.to_string(), "-p", &tid])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status();
 }
 
 /// Requests until `stop`: random paths without credentials, or 4 MiB
@@ -167,6 +210,61 @@ async fn flood(client: Client, oversized: bool, seed: u64, stop: Arc<AtomicBool>
         }
         count(&tally, key);
     }
+}
+
+/// A runtime for the abusers whose threads run at `nice`.
+fn abusers_runtime(nice: u8) -> Result<tokio::runtime::Runtime, BenchError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("abusers")
+        .enable_all()
+        .on_thread_start(move || {
+            if nice > 0 {
+                lower_this_thread(nice)
+            }
+        })
+        .build()
+        .map_err(|e| BenchError::Setup(format!("the abusers' runtime: {e}")))
+}
+
+/// Holds `n` connections of each abusive kind and floods until `stop`:
+/// requests without credentials to random paths, 4 MiB bodies with and
+/// without them, tallied into `tallies` in that order.
+async fn abuse_until(
+    kc: kubeconfig::Kubeconfig,
+    n: usize,
+    stop: Arc<AtomicBool>,
+    tallies: [Tally; 3],
+) -> Result<(HeldConnections, HeldConnections, HeldConnections), BenchError> {
+    let [unauth, over_auth, over_unauth] = tallies;
+    let target = RawTarget::new(&kc)?;
+    let mut anonymous_kc = kc.clone();
+    anonymous_kc.credentials = Credentials::None;
+    let one_http1 = || ClientOptions {
+        connections: 1,
+        http1: true,
+    };
+    let anonymous = Client::connect(&anonymous_kc, one_http1()).await?;
+    let authenticated = Client::connect(&kc, one_http1()).await?;
+    let mut floods = JoinSet::new();
+    for i in 0..FLOODERS {
+        floods.spawn(flood(
+            anonymous.clone(),
+            false,
+            i as u64 + 1,
+            stop.clone(),
+            unauth.clone(),
+        ));
+    }
+    floods.spawn(flood(authenticated, true, 100, stop.clone(), over_auth));
+    floods.spawn(flood(anonymous, true, 101, stop.clone(), over_unauth));
+    let held = tokio::join!(
+        abusers(target.clone(), Kind::Slow, n, stop.clone()),
+        abusers(target.clone(), Kind::HalfOpenTcp, n, stop.clone()),
+        abusers(target, Kind::HalfOpenTls, n, stop),
+    );
+    while floods.join_next().await.is_some() {}
+    Ok(held)
 }
 
 fn mib(kib: Option<u64>) -> f64 {
@@ -219,7 +317,13 @@ pub async fn run(cli: &Cli, label: &str) -> Result<ScenarioResult, BenchError> {
     let stop = Arc::new(AtomicBool::new(false));
     let cpu_before = cpu::sample(Some(server.pid));
     let alone = {
-        let load = normal_load(&client, &get, stop.clone(), normal_errors.clone());
+        let load = normal_load(
+            &client,
+            &get,
+            cli.normal_rate,
+            stop.clone(),
+            normal_errors.clone(),
+        );
         let timer = async {
             tokio::time::sleep(alone_for).await;
             stop.store(true, Ordering::Relaxed);
@@ -237,59 +341,15 @@ pub async fn run(cli: &Cli, label: &str) -> Result<ScenarioResult, BenchError> {
         ),
     );
     let stop = Arc::new(AtomicBool::new(false));
-    let target = RawTarget::new(&kc)?;
-    let mut anonymous_kc = kc.clone();
-    anonymous_kc.credentials = Credentials::None;
-    let anonymous = Client::connect(
-        &anonymous_kc,
-        ClientOptions {
-            connections: 1,
-            http1: true,
-        },
-    )
-    .await?;
-    let authenticated = Client::connect(
-        &kc,
-        ClientOptions {
-            connections: 1,
-            http1: true,
-        },
-    )
-    .await?;
     let (unauth, over_auth, over_unauth): (Tally, Tally, Tally) = Default::default();
-    let held = tokio::spawn({
-        let (target, stop, n) = (target.clone(), stop.clone(), cli.abusers);
-        async move {
-            tokio::join!(
-                abusers(target.clone(), Kind::Slow, n, stop.clone()),
-                abusers(target.clone(), Kind::HalfOpenTcp, n, stop.clone()),
-                abusers(target, Kind::HalfOpenTls, n, stop),
-            )
-        }
-    });
-    let mut floods = JoinSet::new();
-    for i in 0..FLOODERS {
-        floods.spawn(flood(
-            anonymous.clone(),
-            false,
-            i as u64 + 1,
-            stop.clone(),
-            unauth.clone(),
-        ));
-    }
-    floods.spawn(flood(
-        authenticated.clone(),
-        true,
-        100,
+    // The abusers run on threads of their own (niced with --abusers-nice),
+    // so the normal client never waits behind them in this process.
+    let abusers_rt = abusers_runtime(cli.abusers_nice)?;
+    let abuse = abusers_rt.spawn(abuse_until(
+        kc.clone(),
+        cli.abusers,
         stop.clone(),
-        over_auth.clone(),
-    ));
-    floods.spawn(flood(
-        anonymous.clone(),
-        true,
-        101,
-        stop.clone(),
-        over_unauth.clone(),
+        [unauth.clone(), over_auth.clone(), over_unauth.clone()],
     ));
     let rss_max = Arc::new(AtomicU64::new(0));
     let sampler = tokio::spawn({
@@ -305,7 +365,13 @@ pub async fn run(cli: &Cli, label: &str) -> Result<ScenarioResult, BenchError> {
     });
     let normal_stop = Arc::new(AtomicBool::new(false));
     let abused = {
-        let load = normal_load(&client, &get, normal_stop.clone(), normal_errors.clone());
+        let load = normal_load(
+            &client,
+            &get,
+            cli.normal_rate,
+            normal_stop.clone(),
+            normal_errors.clone(),
+        );
         let timer = async {
             tokio::time::sleep(abused_for).await;
             normal_stop.store(true, Ordering::Relaxed);
@@ -314,10 +380,11 @@ pub async fn run(cli: &Cli, label: &str) -> Result<ScenarioResult, BenchError> {
     };
     let cpu_after = cpu::sample(Some(server.pid));
     stop.store(true, Ordering::Relaxed);
-    let (slow, half_open_tcp, half_open_tls) = held
+    let abused_by = abuse
         .await
-        .map_err(|e| BenchError::Setup(format!("the abusers failed: {e}")))?;
-    while floods.join_next().await.is_some() {}
+        .map_err(|e| BenchError::Setup(format!("the abusers failed: {e}")));
+    abusers_rt.shutdown_background();
+    let (slow, half_open_tcp, half_open_tls) = abused_by??;
     let _ = sampler.await;
 
     // Still there, and answering a fresh client?
@@ -337,6 +404,8 @@ pub async fn run(cli: &Cli, label: &str) -> Result<ScenarioResult, BenchError> {
         alone_s: alone_for.as_secs_f64(),
         abused_s: abused_for.as_secs_f64(),
         abusers: cli.abusers,
+        normal_rate: cli.normal_rate,
+        abusers_nice: cli.abusers_nice,
         alone: alone.summary(),
         abused: abused.summary(),
         passed: alive_after && normal_errors.is_empty(),
@@ -407,12 +476,18 @@ fn held_text(h: &HeldConnections) -> String {
 pub fn human(out: &mut String, r: &ScenarioResult, a: &AbuseResult) {
     let _ = writeln!(
         out,
-        "\n{}: {} ({} s alone, {} s abused, {} connections of each kind)",
+        "\n{}: {} ({} s alone, {} s abused, {} connections of each kind; normal client {}; abusers at nice {})",
         r.label,
         if a.passed { "PASS" } else { "FAIL" },
         a.alone_s,
         a.abused_s,
-        a.abusers
+        a.abusers,
+        if a.normal_rate > 0.0 {
+            format!("{} GETs/s on a schedule", a.normal_rate)
+        } else {
+            "closed loop".into()
+        },
+        a.abusers_nice
     );
     let _ = writeln!(
         out,
