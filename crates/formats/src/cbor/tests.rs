@@ -143,6 +143,22 @@ fn tag_chains_count_toward_the_nesting_limit() {
     assert_eq!(decode(&too_deep), Err(CborError::TooDeep(MAX_NESTING)));
 }
 
+/// A value nested exactly `MAX_NESTING` deep decodes from a body without
+/// the self-described tag, and its own encoding, which starts with the tag
+/// as kube's does, is one level too deep for the same decoder: as with
+/// kube-apiserver's and client-go's decoders, whose `MaxNestedLevels`
+/// counts tags too. AFL++ found it (`fuzz-afl/corpus/cbor/crash-*`).
+#[test]
+fn the_self_described_tag_of_an_encoding_is_a_nesting_level() {
+    let mut deepest: Vec<u8> = std::iter::repeat_n(0x81, MAX_NESTING).collect();
+    deepest.push(0x00);
+    let value = decode(&deepest).expect("64 levels decode");
+    let encoded = encode(&value);
+    assert_eq!(encoded[..3], SELF_DESCRIBED);
+    assert_eq!(decode(&encoded), Err(CborError::TooDeep(MAX_NESTING)));
+    assert_eq!(decode(&encoded[3..]), Ok(value));
+}
+
 #[test]
 fn watch_events_embed_a_tagged_object() {
     let event = encode_watch_event("ADDED", &json!({"a": 1}));
