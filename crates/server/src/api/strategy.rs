@@ -9,6 +9,7 @@ use crate::registry::ResourceDef;
 
 mod app_armor;
 mod core_v1;
+mod service;
 
 fn has_status_subresource(resource: &ResourceDef) -> bool {
     resource.subresource("status").is_some()
@@ -368,6 +369,9 @@ pub fn prepare_for_update(
         // Go's int64 wraps; so does this (a client may store the largest).
         let generation = old_generation.wrapping_add(i64::from(template_changed));
         set_template_generation(new, generation);
+    }
+    if (resource.group, resource.kind) == ("", "Service") {
+        service::drop_type_dependent_fields(old, new);
     }
     let annotations_changed = (resource.group, resource.kind) == ("apps", "Deployment")
         && old.pointer("/metadata/annotations") != new.pointer("/metadata/annotations");

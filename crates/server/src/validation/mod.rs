@@ -39,7 +39,7 @@
 //!   [`resource_admin`] — admin access and the namespace label it needs;
 //! - [`scheduling`] — PriorityClass, RuntimeClass;
 //! - [`selector`] — label selectors in specs;
-//! - [`service`] — Service; [`service_status`] — its `/status` (load balancer ingress);
+//! - [`service`] — Service; [`service_ips`] — its cluster IP fields; [`service_status`] — its `/status` (load balancer ingress);
 //!   [`service_cidr`] — IPAddress, ServiceCIDR;
 //! - [`claim_status`] — PersistentVolumeClaim `/status`;
 //! - [`storage`] — StorageClass, CSIDriver, CSINode, VolumeAttachment;
@@ -99,6 +99,7 @@ pub mod resource_device;
 pub mod scheduling;
 pub mod selector;
 pub mod service;
+pub mod service_ips;
 pub mod service_cidr;
 pub mod service_status;
 pub mod storage;
@@ -194,7 +195,8 @@ pub fn validate(
         ("", "ConfigMap", Some(old)) => config::config_map_update(object, old),
         ("", "Secret", None) => config::secret(object),
         ("", "Secret", Some(old)) => config::secret_update(object, old),
-        ("", "Service", _) => service::service(object),
+        ("", "Service", None) => service::service(object),
+        ("", "Service", Some(old)) => service::service_update(object, old),
         ("", "Namespace", _) => namespace::namespace(object),
         ("", "Endpoints", _) => endpoints::endpoints(object),
         ("", "Event", _) => event::event(object),
