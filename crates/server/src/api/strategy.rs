@@ -10,6 +10,7 @@ use crate::registry::ResourceDef;
 mod app_armor;
 mod core_v1;
 mod service;
+mod stateful_set;
 
 fn has_status_subresource(resource: &ResourceDef) -> bool {
     resource.subresource("status").is_some()
@@ -20,6 +21,9 @@ fn has_status_subresource(resource: &ResourceDef) -> bool {
 /// generation starts at 1. Returns the warnings the strategy adds (a pod's
 /// deprecated AppArmor annotations, `applyAppArmorVersionSkew`).
 pub fn prepare_for_create(resource: &ResourceDef, object: &mut Value) -> Vec<String> {
+    if (resource.group, resource.kind) == ("apps", "StatefulSet") {
+        stateful_set::drop_disabled_fields(None, object);
+    }
     let Some(map) = object.as_object_mut() else {
         return Vec::new();
     };
@@ -372,6 +376,9 @@ pub fn prepare_for_update(
     }
     if (resource.group, resource.kind) == ("", "Service") {
         service::drop_type_dependent_fields(old, new);
+    }
+    if (resource.group, resource.kind) == ("apps", "StatefulSet") {
+        stateful_set::drop_disabled_fields(Some(old), new);
     }
     let annotations_changed = (resource.group, resource.kind) == ("apps", "Deployment")
         && old.pointer("/metadata/annotations") != new.pointer("/metadata/annotations");

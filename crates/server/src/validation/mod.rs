@@ -234,8 +234,9 @@ pub fn validate(
         ("apps", "ReplicaSet", old) => {
             with_immutable_selector(workloads::replica_set(object), object, old)
         }
-        ("apps", "DaemonSet", old) => {
-            with_immutable_selector(workloads::daemon_set(object), object, old)
+        ("apps", "DaemonSet", None) => workloads::daemon_set(object),
+        ("apps", "DaemonSet", Some(old)) => {
+            with_immutable_selector(workloads::daemon_set_update(object, old), object, Some(old))
         }
         ("apps", "StatefulSet", None) => workloads::stateful_set(object),
         ("apps", "StatefulSet", Some(old)) => workloads::stateful_set_update(object, old),
