@@ -303,7 +303,15 @@ spec:
     assert_eq!(out, "service/web configured\n");
     let (status, out, err) = env.kubectl_stdin(
         KUBECTL,
-        &["patch", "service", "web", "-n", ns, "-p", r#"{"spec":{"clusterIP":"10.0.0.250"}}"#],
+        &[
+            "patch",
+            "service",
+            "web",
+            "-n",
+            ns,
+            "-p",
+            r#"{"spec":{"clusterIP":"10.0.0.250"}}"#,
+        ],
         None,
     );
     assert!(!status.success(), "patch must fail: {out}{err}");

@@ -134,9 +134,8 @@ fn init_ip_families(
         spec.insert("ipFamilyPolicy".into(), policy);
     }
     // `initIPFamilyFields`' loose pre-validation, before anything is allocated.
-    let errors = crate::validation::service_ips::cluster_ips_related_fields(&Value::Object(
-        spec.clone(),
-    ));
+    let errors =
+        crate::validation::service_ips::cluster_ips_related_fields(&Value::Object(spec.clone()));
     if !errors.is_empty() {
         return Err(Status::invalid(
             "",

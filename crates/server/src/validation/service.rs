@@ -93,7 +93,9 @@ pub fn service(object: &Value) -> Vec<FieldError> {
             errors.push(field::invalid(
                 &field::key("metadata.annotations", TOPOLOGY_MODE_ANNOTATION),
                 mode,
-                format!("must match annotations[{TOPOLOGY_HINTS_ANNOTATION}] when both are specified"),
+                format!(
+                    "must match annotations[{TOPOLOGY_HINTS_ANNOTATION}] when both are specified"
+                ),
             ));
         }
     }
@@ -372,7 +374,11 @@ fn external_traffic_policy(spec: &Value, errors: &mut Vec<FieldError>) {
         errors.push(field::required("spec.healthCheckNodePort", ""));
     } else {
         for message in field::port_number_errors(port) {
-            errors.push(field::invalid_number("spec.healthCheckNodePort", port, message));
+            errors.push(field::invalid_number(
+                "spec.healthCheckNodePort",
+                port,
+                message,
+            ));
         }
     }
 }

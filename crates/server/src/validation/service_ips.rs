@@ -187,7 +187,13 @@ pub fn upgrade_downgrade_cluster_ips(old: &Value, new: &Value) -> Vec<FieldError
     }
     let old_ips = strings(old, "clusterIPs");
     let new_ips = strings(new, "clusterIPs");
-    let changed = || invalid(&index(CLUSTER_IPS, 0), rendered_cluster_ips(new), MAY_NOT_CHANGE);
+    let changed = || {
+        invalid(
+            &index(CLUSTER_IPS, 0),
+            rendered_cluster_ips(new),
+            MAY_NOT_CHANGE,
+        )
+    };
     if old_ips.len() == new_ips.len() {
         for (position, (before, after)) in old_ips.iter().zip(&new_ips).enumerate() {
             if before != after {

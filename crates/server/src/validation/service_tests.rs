@@ -111,7 +111,11 @@ fn service_fields_as_kube_validates_them() {
         json!({"clusterIPs": ["1.2.3.4", "2001::1"], "ipFamilies": ["IPv4", "IPv6"], "ipFamilyPolicy": "PreferDualStack"}),
     ];
     for changes in valid_cases {
-        assert_eq!(texts(with(changes.clone())), Vec::<String>::new(), "{changes}");
+        assert_eq!(
+            texts(with(changes.clone())),
+            Vec::<String>::new(),
+            "{changes}"
+        );
     }
     let cases: Vec<(Value, Vec<&str>)> = vec![
         (
@@ -187,11 +191,19 @@ fn service_fields_as_kube_validates_them() {
 #[test]
 fn source_ranges_annotation_and_topology_annotations() {
     let annotated = |annotations: Value, spec: Value| {
-        let object = defaulted(json!({"metadata": {"name": "s", "annotations": annotations}, "spec": spec}));
-        service(&object).iter().map(ToString::to_string).collect::<Vec<_>>()
+        let object =
+            defaulted(json!({"metadata": {"name": "s", "annotations": annotations}, "spec": spec}));
+        service(&object)
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
     };
     let key = "service.beta.kubernetes.io/load-balancer-source-ranges";
-    assert!(annotated(json!({key: " 10.0.0.0/8, 1.2.3.0/24 "}), with(json!({"type": "LoadBalancer"}))).is_empty());
+    assert!(annotated(
+        json!({key: " 10.0.0.0/8, 1.2.3.0/24 "}),
+        with(json!({"type": "LoadBalancer"}))
+    )
+    .is_empty());
     assert_eq!(
         annotated(json!({key: "10.0.0.0/8,foo"}), valid()),
         [
@@ -278,7 +290,9 @@ fn service_updates_as_kube_validates_them() {
         ),
         (
             valid(),
-            with(json!({"type": "ExternalName", "externalName": "a.b", "clusterIP": null, "clusterIPs": null, "ipFamilies": null, "ipFamilyPolicy": null})),
+            with(
+                json!({"type": "ExternalName", "externalName": "a.b", "clusterIP": null, "clusterIPs": null, "ipFamilies": null, "ipFamilyPolicy": null}),
+            ),
         ),
         (
             with(json!({"clusterIP": "None", "clusterIPs": ["None"]})),
@@ -286,7 +300,11 @@ fn service_updates_as_kube_validates_them() {
         ),
     ];
     for (old, new) in valid_updates {
-        assert_eq!(update_texts(old, new.clone()), Vec::<String>::new(), "{new}");
+        assert_eq!(
+            update_texts(old, new.clone()),
+            Vec::<String>::new(),
+            "{new}"
+        );
     }
     let cases: Vec<(Value, Value, Vec<&str>)> = vec![
         (

@@ -465,11 +465,9 @@ pub fn daemon_set(object: &Value) -> Vec<FieldError> {
         "OnDelete" => {}
         "RollingUpdate" => match strategy.get("rollingUpdate").filter(|v| !v.is_null()) {
             None => errors.push(field::required("spec.updateStrategy.rollingUpdate", "")),
-            Some(rolling) => rolling_update_daemon_set(
-                rolling,
-                "spec.updateStrategy.rollingUpdate",
-                &mut errors,
-            ),
+            Some(rolling) => {
+                rolling_update_daemon_set(rolling, "spec.updateStrategy.rollingUpdate", &mut errors)
+            }
         },
         other => errors.push(field::not_supported(
             "spec.updateStrategy",
@@ -486,11 +484,16 @@ pub fn daemon_set(object: &Value) -> Vec<FieldError> {
 /// then the spec's rules.
 pub fn daemon_set_update(new: &Value, old: &Value) -> Vec<FieldError> {
     const PATH: &str = "spec.templateGeneration";
-    let generation = |object: &Value| field::int_at(spec_of(object), "templateGeneration").unwrap_or(0);
+    let generation =
+        |object: &Value| field::int_at(spec_of(object), "templateGeneration").unwrap_or(0);
     let (new_generation, old_generation) = (generation(new), generation(old));
     let mut errors = Vec::new();
     if new_generation < old_generation {
-        errors.push(field::invalid_number(PATH, new_generation, "must not be decremented"));
+        errors.push(field::invalid_number(
+            PATH,
+            new_generation,
+            "must not be decremented",
+        ));
     }
     let template_updated = spec_of(new).get("template") != spec_of(old).get("template");
     if new_generation == old_generation && template_updated {

@@ -167,7 +167,11 @@ fn stateful_set_with(changes: Value) -> Vec<String> {
     for (name, value) in changes.as_object().into_iter().flatten() {
         spec[name] = value.clone();
     }
-    texts(stateful_set(&defaulted("apps", "statefulsets", json!({"spec": spec}))))
+    texts(stateful_set(&defaulted(
+        "apps",
+        "statefulsets",
+        json!({"spec": spec}),
+    )))
 }
 
 /// `TestValidateStatefulSet`'s ordinals, retention policy and maxUnavailable cases.
@@ -180,7 +184,11 @@ fn stateful_set_ordinals_retention_and_max_unavailable() {
         json!({"updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": 0, "maxUnavailable": 1}}}),
         json!({"updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "100%"}}}),
     ] {
-        assert_eq!(stateful_set_with(valid.clone()), Vec::<String>::new(), "{valid}");
+        assert_eq!(
+            stateful_set_with(valid.clone()),
+            Vec::<String>::new(),
+            "{valid}"
+        );
     }
     let cases: Vec<(Value, Vec<&str>)> = vec![
         (
@@ -232,7 +240,10 @@ fn daemon_set_rolling_updates() {
         json!({"maxUnavailable": 0, "maxSurge": "20%"}),
         json!({"maxUnavailable": "100%"}),
     ] {
-        assert!(texts(daemon_set(&daemon_set_object(valid.clone()))).is_empty(), "{valid}");
+        assert!(
+            texts(daemon_set(&daemon_set_object(valid.clone()))).is_empty(),
+            "{valid}"
+        );
     }
     let cases: Vec<(Value, Vec<&str>)> = vec![
         (
@@ -253,7 +264,11 @@ fn daemon_set_rolling_updates() {
         ),
     ];
     for (rolling, expected) in cases {
-        assert_eq!(texts(daemon_set(&daemon_set_object(rolling.clone()))), expected, "{rolling}");
+        assert_eq!(
+            texts(daemon_set(&daemon_set_object(rolling.clone()))),
+            expected,
+            "{rolling}"
+        );
     }
 }
 

@@ -38,7 +38,8 @@ fn needs_health_check_node_port(spec: &Map<String, Value>) -> bool {
 
 /// `serviceapi.ExternallyAccessible`.
 fn externally_accessible(spec: &Map<String, Value>) -> bool {
-    needs_node_port(spec) || (is_type(spec, &["ClusterIP"]) && !list(spec, "externalIPs").is_empty())
+    needs_node_port(spec)
+        || (is_type(spec, &["ClusterIP"]) && !list(spec, "externalIPs").is_empty())
 }
 
 fn node_ports(spec: &Map<String, Value>) -> BTreeSet<i64> {
@@ -77,7 +78,9 @@ pub(super) fn drop_type_dependent_fields(old: &Value, new: &mut Value) {
         }
     }
     // Users may add, remove or change ports as long as no node port is new.
-    if needs_node_port(old) && !needs_node_port(new) && node_ports(old).is_superset(&node_ports(new))
+    if needs_node_port(old)
+        && !needs_node_port(new)
+        && node_ports(old).is_superset(&node_ports(new))
     {
         if let Some(ports) = new.get_mut("ports").and_then(Value::as_array_mut) {
             for port in ports.iter_mut().filter_map(Value::as_object_mut) {
@@ -85,8 +88,11 @@ pub(super) fn drop_type_dependent_fields(old: &Value, new: &mut Value) {
             }
         }
     }
-    let health_check_port =
-        |spec: &Map<String, Value>| spec.get("healthCheckNodePort").and_then(Value::as_i64).unwrap_or(0);
+    let health_check_port = |spec: &Map<String, Value>| {
+        spec.get("healthCheckNodePort")
+            .and_then(Value::as_i64)
+            .unwrap_or(0)
+    };
     if needs_health_check_node_port(old)
         && !needs_health_check_node_port(new)
         && health_check_port(old) == health_check_port(new)
@@ -139,6 +145,9 @@ mod tests {
         drop_type_dependent_fields(&old, &mut to_external_name);
         let spec = &to_external_name["spec"];
         assert!(spec.get("clusterIPs").is_none() && spec.get("ipFamilyPolicy").is_none());
-        assert_eq!(spec["ports"][0]["nodePort"], 30999, "a new node port is the client's");
+        assert_eq!(
+            spec["ports"][0]["nodePort"], 30999,
+            "a new node port is the client's"
+        );
     }
 }
