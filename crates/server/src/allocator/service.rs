@@ -598,6 +598,42 @@ mod tests {
         assert_eq!(headless["spec"]["ipFamilies"], json!(["IPv4"]));
     }
 
+    /// `NormalizeClusterIPs` and `initIPFamilyFields`' pre-validation.
+    #[test]
+    fn cluster_ip_fields_are_normalized_then_validated_before_allocation() {
+        let allocator = inner();
+        let mut guard = allocator.lock();
+        let mut plural_only =
+            json!({"metadata": {"name": "p"}, "spec": {"clusterIPs": ["10.0.0.7"]}});
+        let status = allocate_create(&mut guard, "/p", 1, &mut plural_only).unwrap_err();
+        assert_eq!(
+            status.message,
+            "Service \"p\" is invalid: spec.clusterIPs: Invalid value: []string{\"10.0.0.7\"}: must be empty when `clusterIP` is not specified"
+        );
+        let mut bad = json!({"metadata": {"name": "q"}, "spec": {"clusterIP": "10.0.0.x", "ipFamilyPolicy": "Twice"}});
+        let status = allocate_create(&mut guard, "/q", 2, &mut bad).unwrap_err();
+        assert_eq!(
+            status.message,
+            "Service \"q\" is invalid: [spec.ipFamilyPolicy: Unsupported value: \"Twice\": supported values: \"PreferDualStack\", \"RequireDualStack\", \"SingleStack\", spec.clusterIPs[0]: Invalid value: \"10.0.0.x\": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)]"
+        );
+        // Update: a changed clusterIP with the old clusterIPs takes them along.
+        let mut created = json!({"metadata": {"name": "u"}, "spec": {"clusterIP": "10.0.0.8"}});
+        allocate_create(&mut guard, "/u", 3, &mut created).unwrap();
+        let mut changed = created.clone();
+        changed["spec"]["clusterIP"] = json!("10.0.0.9");
+        allocate_update(&mut guard, "/u", 4, &created, &mut changed).unwrap();
+        assert_eq!(changed["spec"]["clusterIPs"], json!(["10.0.0.9"]));
+        // A client clearing both keeps nothing to copy back but the old values.
+        let mut cleared = created.clone();
+        cleared["spec"].as_object_mut().unwrap().remove("clusterIP");
+        cleared["spec"]
+            .as_object_mut()
+            .unwrap()
+            .remove("clusterIPs");
+        allocate_update(&mut guard, "/u", 5, &created, &mut cleared).unwrap();
+        assert_eq!(cleared["spec"]["clusterIPs"], json!(["10.0.0.8"]));
+    }
+
     #[test]
     fn dynamic_ips_prefer_the_upper_band() {
         let allocator = inner();
