@@ -4,7 +4,8 @@
 //! paths), a bad FlowSchema and a ServiceAccount with a bare finalizer;
 //! kube-rs gets kube's Status for an events.k8s.io Event without
 //! `reportingController`; kubectl 1.33 prints kube's text for a bad Service
-//! (create and update) and changes a Service's type as kube lets it.
+//! (create and update) and changes a Service's type as kube lets it, and a
+//! DaemonSet's template generation counts template changes as kube's does.
 //! Needs `kubectl.1.33` (see `common::kubectl_dir`).
 #![allow(clippy::unwrap_used)]
 
@@ -319,4 +320,51 @@ spec:
         err,
         "The Service \"web\" is invalid: spec.clusterIPs[0]: Invalid value: []string{\"10.0.0.250\"}: may not change once set\n"
     );
+}
+
+#[tokio::test]
+async fn kubectl_updates_a_daemon_set_template_as_kube_counts_it() {
+    let env = TestEnv::new("valkinds-ds").await;
+    let ns = env.ns.as_str();
+    let manifest = |image: &str, memory: &str| {
+        format!("apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: agent\nspec:\n  selector:\n    matchLabels: {{app: agent}}\n  template:\n    metadata:\n      labels: {{app: agent}}\n    spec:\n      containers:\n      - name: c\n        image: {image}\n        resources:\n          limits: {{memory: {memory}}}\n")
+    };
+    let generation = || {
+        let out = kubectl_ok_stdin(
+            &env,
+            &[
+                "get",
+                "daemonset",
+                "agent",
+                "-n",
+                ns,
+                "-o",
+                "jsonpath={.metadata.annotations.deprecated\\.daemonset\\.template\\.generation}",
+            ],
+            "",
+        );
+        out.trim().to_string()
+    };
+    kubectl_ok_stdin(
+        &env,
+        &["apply", "-f", "-", "-n", ns],
+        &manifest("nginx:1", "1Gi"),
+    );
+    assert_eq!(generation(), "1");
+    // A changed template is counted, not refused (`ValidateDaemonSetSpecUpdate`).
+    let out = kubectl_ok_stdin(
+        &env,
+        &["apply", "-f", "-", "-n", ns],
+        &manifest("nginx:2", "1Gi"),
+    );
+    assert_eq!(out, "daemonset.apps/agent configured\n");
+    assert_eq!(generation(), "2");
+    // The same quantity written another way is no template change.
+    let out = kubectl_ok_stdin(
+        &env,
+        &["replace", "-f", "-", "-n", ns],
+        &manifest("nginx:2", "1024Mi"),
+    );
+    assert_eq!(out, "daemonset.apps/agent replaced\n");
+    assert_eq!(generation(), "2");
 }

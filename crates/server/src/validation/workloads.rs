@@ -459,7 +459,14 @@ pub fn daemon_set(object: &Value) -> Vec<FieldError> {
     errors.extend(pod_template_spec(Some(template), "spec.template"));
     always_restarts(template, "DaemonSet", &mut errors);
     field::nonnegative(spec, "minReadySeconds", "spec", &mut errors);
-    field::nonnegative(spec, "templateGeneration", "spec", &mut errors);
+    let generation = template_generation(object);
+    if generation < 0 {
+        errors.push(field::invalid_number(
+            "spec.templateGeneration",
+            generation,
+            field::IS_NEGATIVE,
+        ));
+    }
     let strategy = spec.get("updateStrategy").unwrap_or(&Value::Null);
     match field::str_at(strategy, "type") {
         "OnDelete" => {}
@@ -479,14 +486,31 @@ pub fn daemon_set(object: &Value) -> Vec<FieldError> {
     errors
 }
 
+/// apps/v1 carries a DaemonSet's internal `spec.templateGeneration` in this
+/// annotation (`Convert_v1_DaemonSet_To_apps_DaemonSet`; absent is 0).
+const TEMPLATE_GENERATION_ANNOTATION: &str = "deprecated.daemonset.template.generation";
+
+fn template_generation(object: &Value) -> i64 {
+    object
+        .pointer("/metadata/annotations")
+        .and_then(|annotations| annotations.get(TEMPLATE_GENERATION_ANNOTATION))
+        .and_then(Value::as_str)
+        .and_then(|text| text.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Whether an update changed a DaemonSet's template (both defaulted); the
+/// strategy bumps the template generation on the same comparison.
+pub fn daemon_set_template_changed(old: &Value, new: &Value) -> bool {
+    spec_of(new).get("template") != spec_of(old).get("template")
+}
+
 /// `ValidateDaemonSetUpdate`: `ValidateDaemonSetSpecUpdate` (the template
 /// generation never decreases and changes exactly when the template does),
 /// then the spec's rules.
 pub fn daemon_set_update(new: &Value, old: &Value) -> Vec<FieldError> {
     const PATH: &str = "spec.templateGeneration";
-    let generation =
-        |object: &Value| field::int_at(spec_of(object), "templateGeneration").unwrap_or(0);
-    let (new_generation, old_generation) = (generation(new), generation(old));
+    let (new_generation, old_generation) = (template_generation(new), template_generation(old));
     let mut errors = Vec::new();
     if new_generation < old_generation {
         errors.push(field::invalid_number(
@@ -495,7 +519,7 @@ pub fn daemon_set_update(new: &Value, old: &Value) -> Vec<FieldError> {
             "must not be decremented",
         ));
     }
-    let template_updated = spec_of(new).get("template") != spec_of(old).get("template");
+    let template_updated = daemon_set_template_changed(old, new);
     if new_generation == old_generation && template_updated {
         errors.push(field::invalid_number(
             PATH,

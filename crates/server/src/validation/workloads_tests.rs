@@ -272,19 +272,24 @@ fn daemon_set_rolling_updates() {
     }
 }
 
-/// `TestValidateDaemonSetUpdate`'s template generation cases.
+/// `TestValidateDaemonSetUpdate`'s template generation cases (apps/v1
+/// carries it in the `deprecated.daemonset.template.generation` annotation).
 #[test]
 fn daemon_set_template_generation_on_update() {
+    let set_generation = |object: &mut Value, generation: &str| {
+        object["metadata"] =
+            json!({"annotations": {"deprecated.daemonset.template.generation": generation}});
+    };
     let mut old = daemon_set_object(json!({"maxUnavailable": 1}));
-    old["spec"]["templateGeneration"] = json!(2);
+    set_generation(&mut old, "2");
     let mut same = old.clone();
     assert!(texts(daemon_set_update(&same, &old)).is_empty());
-    same["spec"]["templateGeneration"] = json!(1);
+    set_generation(&mut same, "1");
     assert_eq!(
         texts(daemon_set_update(&same, &old)),
         ["spec.templateGeneration: Invalid value: 1: must not be decremented"]
     );
-    same["spec"]["templateGeneration"] = json!(3);
+    set_generation(&mut same, "3");
     assert_eq!(
         texts(daemon_set_update(&same, &old)),
         ["spec.templateGeneration: Invalid value: 3: must not be incremented without template update"]
@@ -295,6 +300,23 @@ fn daemon_set_template_generation_on_update() {
         texts(daemon_set_update(&changed, &old)),
         ["spec.templateGeneration: Invalid value: 2: must be incremented upon template update"]
     );
-    changed["spec"]["templateGeneration"] = json!(3);
+    set_generation(&mut changed, "3");
     assert!(texts(daemon_set_update(&changed, &old)).is_empty());
+    // The strategy wraps the largest int64 to the smallest: kube refuses that,
+    // once as decremented and once as negative (`ValidateDaemonSetSpec`).
+    set_generation(&mut old, &i64::MAX.to_string());
+    set_generation(&mut changed, &i64::MIN.to_string());
+    assert_eq!(
+        texts(daemon_set_update(&changed, &old)),
+        [
+            format!(
+                "spec.templateGeneration: Invalid value: {}: must not be decremented",
+                i64::MIN
+            ),
+            format!(
+                "spec.templateGeneration: Invalid value: {}: must be greater than or equal to 0",
+                i64::MIN
+            ),
+        ]
+    );
 }
