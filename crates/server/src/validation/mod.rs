@@ -7,6 +7,7 @@
 //! - [`admissionregistration`] — ValidatingAdmissionPolicy(Binding); [`admission_rules`] — the rules,
 //!   selectors and resources they share with webhook configurations;
 //! - [`field`] — field paths, `field.Error` constructors, shared `util/validation` checks;
+//!   [`int_or_percent`] — `IntOrString` counts and percentages;
 //! - [`flowcontrol`] — FlowSchema, PriorityLevelConfiguration;
 //! - [`apiregistration`] — APIService;
 //! - [`autoscaling`] — HorizontalPodAutoscaler (autoscaling/v1 checked as its v2 form);
@@ -71,6 +72,7 @@ pub mod event;
 pub mod events_k8s_io;
 pub mod field;
 pub mod flowcontrol;
+pub mod int_or_percent;
 pub mod ip_address;
 pub mod ip_field;
 pub mod job_policies;
