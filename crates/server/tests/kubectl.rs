@@ -627,6 +627,11 @@ async fn invalid_objects(v: &str) {
         refused(service),
         "The Service \"noports\" is invalid: spec.ports: Required value\n"
     );
+    let stateful_set = "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: ordinals\nspec:\n  selector:\n    matchLabels: {app: x}\n  ordinals: {start: -1}\n  persistentVolumeClaimRetentionPolicy: {whenDeleted: Keep}\n  template:\n    metadata:\n      labels: {app: x}\n    spec:\n      containers:\n      - {name: c, image: nginx}\n";
+    assert_eq!(
+        refused(stateful_set),
+        "The StatefulSet \"ordinals\" is invalid: \n* spec.persistentVolumeClaimRetentionPolicy.whenDeleted: Unsupported value: \"Keep\": supported values: \"Retain\", \"Delete\"\n* spec.ordinals.start: Invalid value: -1: must be greater than or equal to 0\n"
+    );
     // A Job without a selector gets the generated one.
     env.kubectl_ok(v, &["create", "job", "once", "--image=busybox", "-n", ns]);
     let created = json(&env.kubectl_ok(v, &["get", "job", "once", "-n", ns, "-o", "json"]));

@@ -3,7 +3,10 @@
 //! HorizontalPodAutoscaler (autoscaling/v2, and v1 reported at its v2
 //! paths), a bad FlowSchema and a ServiceAccount with a bare finalizer;
 //! kube-rs gets kube's Status for an events.k8s.io Event without
-//! `reportingController`. Needs `kubectl.1.33` (see `common::kubectl_dir`).
+//! `reportingController`; kubectl 1.33 prints kube's text for a bad Service
+//! (create and update) and changes a Service's type as kube lets it, and a
+//! DaemonSet's template generation counts template changes as kube's does.
+//! Needs `kubectl.1.33` (see `common::kubectl_dir`).
 #![allow(clippy::unwrap_used)]
 
 use ferrokube_testkit as common;
@@ -249,4 +252,119 @@ async fn kube_rs_gets_kubes_status_for_an_event_without_its_controller() {
         "Invalid",
         "Event.events.k8s.io \"scheduled\" is invalid: message: Invalid value: \"reassigned\": field is immutable",
     );
+}
+
+#[tokio::test]
+async fn kubectl_prints_kubes_text_for_a_bad_service_and_changes_its_type() {
+    let env = TestEnv::new("valkinds-svc").await;
+    let ns = env.ns.as_str();
+    let bad = r#"apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  type: ClusterIP
+  selector: {app: web}
+  ports: [{port: 80}]
+  externalIPs: [127.0.0.1]
+  externalTrafficPolicy: Local
+  loadBalancerSourceRanges: [10.0.0.0/33]
+  sessionAffinity: ClientIP
+  sessionAffinityConfig: {clientIP: {timeoutSeconds: 90000}}
+"#;
+    let (status, out, err) = env.kubectl_stdin(KUBECTL, &["apply", "-f", "-", "-n", ns], Some(bad));
+    assert!(!status.success(), "apply must fail: {out}{err}");
+    assert_eq!(
+        err,
+        "The Service \"web\" is invalid: \n\
+         * spec.sessionAffinityConfig.clientIP.timeoutSeconds: Invalid value: 90000: must be greater than 0 and less than 86400\n\
+         * spec.externalIPs[0]: Invalid value: \"127.0.0.1\": may not be in the loopback range (127.0.0.0/8, ::1/128)\n\
+         * spec.LoadBalancerSourceRanges: Forbidden: may only be used when `type` is 'LoadBalancer'\n\
+         * spec.LoadBalancerSourceRanges[0]: Invalid value: \"10.0.0.0/33\": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)\n"
+    );
+    // The allocator checks the cluster IP fields before it allocates, as kube's does.
+    let mismatched = "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  clusterIPs: [10.0.0.99]\n  ports: [{port: 80}]\n";
+    let (status, out, err) =
+        env.kubectl_stdin(KUBECTL, &["create", "-f", "-", "-n", ns], Some(mismatched));
+    assert!(!status.success(), "create must fail: {out}{err}");
+    assert_eq!(
+        err,
+        "The Service \"web\" is invalid: spec.clusterIPs: Invalid value: []string{\"10.0.0.99\"}: must be empty when `clusterIP` is not specified\n"
+    );
+    // A LoadBalancer with a local traffic policy becomes a ClusterIP: what
+    // the new type does not use (node ports, health check port, policy,
+    // allocateLoadBalancerNodePorts) is dropped as kube drops it.
+    let lb = "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  type: LoadBalancer\n  externalTrafficPolicy: Local\n  selector: {app: web}\n  ports: [{port: 80}]\n";
+    let out = kubectl_ok_stdin(&env, &["apply", "-f", "-", "-n", ns], lb);
+    assert_eq!(out, "service/web created\n");
+    let cluster_ip = lb
+        .replace("type: LoadBalancer", "type: ClusterIP")
+        .replace("  externalTrafficPolicy: Local\n", "");
+    let out = kubectl_ok_stdin(&env, &["apply", "-f", "-", "-n", ns], &cluster_ip);
+    assert_eq!(out, "service/web configured\n");
+    let (status, out, err) = env.kubectl_stdin(
+        KUBECTL,
+        &[
+            "patch",
+            "service",
+            "web",
+            "-n",
+            ns,
+            "-p",
+            r#"{"spec":{"clusterIP":"10.0.0.250"}}"#,
+        ],
+        None,
+    );
+    assert!(!status.success(), "patch must fail: {out}{err}");
+    assert_eq!(
+        err,
+        "The Service \"web\" is invalid: spec.clusterIPs[0]: Invalid value: []string{\"10.0.0.250\"}: may not change once set\n"
+    );
+}
+
+#[tokio::test]
+async fn kubectl_updates_a_daemon_set_template_as_kube_counts_it() {
+    let env = TestEnv::new("valkinds-ds").await;
+    let ns = env.ns.as_str();
+    let manifest = |image: &str, memory: &str| {
+        format!("apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: agent\nspec:\n  selector:\n    matchLabels: {{app: agent}}\n  template:\n    metadata:\n      labels: {{app: agent}}\n    spec:\n      containers:\n      - name: c\n        image: {image}\n        resources:\n          limits: {{memory: {memory}}}\n")
+    };
+    let generation = || {
+        let out = kubectl_ok_stdin(
+            &env,
+            &[
+                "get",
+                "daemonset",
+                "agent",
+                "-n",
+                ns,
+                "-o",
+                "jsonpath={.metadata.annotations.deprecated\\.daemonset\\.template\\.generation}",
+            ],
+            "",
+        );
+        out.trim().to_string()
+    };
+    kubectl_ok_stdin(
+        &env,
+        &["apply", "-f", "-", "-n", ns],
+        &manifest("nginx:1", "1Gi"),
+    );
+    assert_eq!(generation(), "1");
+    // A changed template is counted, not refused (`ValidateDaemonSetSpecUpdate`).
+    let out = kubectl_ok_stdin(
+        &env,
+        &["apply", "-f", "-", "-n", ns],
+        &manifest("nginx:2", "1Gi"),
+    );
+    assert_eq!(out, "daemonset.apps/agent configured\n");
+    assert_eq!(generation(), "2");
+    // The same quantity written another way is no template change.
+    let out = kubectl_ok_stdin(
+        &env,
+        &["replace", "-f", "-", "-n", ns],
+        &manifest("nginx:2", "1024Mi"),
+    );
+    assert_eq!(out, "daemonset.apps/agent replaced\n");
+    assert_eq!(generation(), "2");
 }

@@ -69,21 +69,44 @@ fn is_headless(spec: &Map<String, Value>) -> bool {
 }
 
 fn family_of(ip: &str) -> Option<&'static str> {
-    match ip.parse::<IpAddr>() {
-        Ok(IpAddr::V4(_)) => Some("IPv4"),
-        Ok(IpAddr::V6(_)) => Some("IPv6"),
-        Err(_) => None,
+    // `netutils.ParseIPSloppy`, as validation parses; Go counts an
+    // IPv4-mapped address as IPv4.
+    match crate::validation::ip_field::parse_ip_sloppy(ip)? {
+        IpAddr::V4(_) => Some("IPv4"),
+        IpAddr::V6(v6) if v6.to_ipv4_mapped().is_some() => Some("IPv4"),
+        IpAddr::V6(_) => Some("IPv6"),
     }
 }
 
-/// clusterIP and clusterIPs[0] agree (the strategy's `normalizeClusterIPs`).
-fn normalize_cluster_ips(spec: &mut Map<String, Value>) {
+/// The strategy's `NormalizeClusterIPs` (`registry/core/service/strategy.go`):
+/// guess what a client meant when it set only one of clusterIP and
+/// clusterIPs; validation refuses what stays inconsistent.
+fn normalize_cluster_ips(spec: &mut Map<String, Value>, old: Option<&Map<String, Value>>) {
     let single = text(spec, "clusterIP").to_string();
     let many = strings(spec, "clusterIPs");
-    if many.is_empty() && !single.is_empty() {
-        spec.insert("clusterIPs".into(), json!([single]));
-    } else if single.is_empty() && !many.is_empty() {
-        spec.insert("clusterIP".into(), json!(many[0]));
+    let Some(old) = old else {
+        // Create: an old client sets the singular field only.
+        if !single.is_empty() && many.is_empty() {
+            spec.insert("clusterIPs".into(), json!([single]));
+        }
+        return;
+    };
+    let old_single = text(old, "clusterIP");
+    let old_many = strings(old, "clusterIPs");
+    // An old client patching some other field dropped clusterIPs.
+    if !old_many.is_empty() && many.is_empty() && old_single == single {
+        spec.insert("clusterIPs".into(), json!(old_many));
+    }
+    if old_single != single {
+        let same_plural = old_many == strings(spec, "clusterIPs");
+        if !old_single.is_empty() && single.is_empty() {
+            // A client clearing it: clear the plural on its behalf.
+            if same_plural {
+                spec.remove("clusterIPs");
+            }
+        } else if same_plural {
+            spec.insert("clusterIPs".into(), json!([single]));
+        }
     }
 }
 
@@ -109,6 +132,17 @@ fn init_ip_families(
             _ => json!("SingleStack"),
         };
         spec.insert("ipFamilyPolicy".into(), policy);
+    }
+    // `initIPFamilyFields`' loose pre-validation, before anything is allocated.
+    let errors =
+        crate::validation::service_ips::cluster_ips_related_fields(&Value::Object(spec.clone()));
+    if !errors.is_empty() {
+        return Err(Status::invalid(
+            "",
+            "Service",
+            object::name(service),
+            &errors,
+        ));
     }
     let policy = text(spec, "ipFamilyPolicy").to_string();
     let mut families = strings(spec, "ipFamilies");
@@ -245,7 +279,8 @@ impl Inner {
                         format!("failed to allocate IP {text}: {detail}"),
                     )
                 };
-                let Ok(ip) = text.parse::<IpAddr>() else {
+                // Validated (`cluster_ips_related_fields`) before allocation.
+                let Some(ip) = crate::validation::ip_field::parse_ip_sloppy(&text) else {
                     return Err(invalid(
                         service,
                         "spec.clusterIPs[0]",
@@ -410,7 +445,7 @@ pub(super) fn allocate_create(
     };
     let snapshot = service.clone();
     let result = (|| {
-        normalize_cluster_ips(&mut spec);
+        normalize_cluster_ips(&mut spec, None);
         init_ip_families(inner, &snapshot, &mut spec, None)?;
         inner.allocate_cluster_ip(key, id, &snapshot, &mut spec)?;
         if needs_node_ports(&spec) {
@@ -479,7 +514,7 @@ pub(super) fn allocate_update(
                 spec.insert("healthCheckNodePort".into(), port.clone());
             }
         }
-        normalize_cluster_ips(&mut spec);
+        normalize_cluster_ips(&mut spec, Some(&old_spec));
         if spec.get("ipFamilies").is_none() && needs_cluster_ip(&old_spec) {
             if let Some(families) = old_spec.get("ipFamilies") {
                 spec.insert("ipFamilies".into(), families.clone());
@@ -561,6 +596,42 @@ mod tests {
         allocate_create(&mut guard, "/h", 6, &mut headless).unwrap();
         assert_eq!(headless["spec"]["clusterIPs"], json!(["None"]));
         assert_eq!(headless["spec"]["ipFamilies"], json!(["IPv4"]));
+    }
+
+    /// `NormalizeClusterIPs` and `initIPFamilyFields`' pre-validation.
+    #[test]
+    fn cluster_ip_fields_are_normalized_then_validated_before_allocation() {
+        let allocator = inner();
+        let mut guard = allocator.lock();
+        let mut plural_only =
+            json!({"metadata": {"name": "p"}, "spec": {"clusterIPs": ["10.0.0.7"]}});
+        let status = allocate_create(&mut guard, "/p", 1, &mut plural_only).unwrap_err();
+        assert_eq!(
+            status.message,
+            "Service \"p\" is invalid: spec.clusterIPs: Invalid value: []string{\"10.0.0.7\"}: must be empty when `clusterIP` is not specified"
+        );
+        let mut bad = json!({"metadata": {"name": "q"}, "spec": {"clusterIP": "10.0.0.x", "ipFamilyPolicy": "Twice"}});
+        let status = allocate_create(&mut guard, "/q", 2, &mut bad).unwrap_err();
+        assert_eq!(
+            status.message,
+            "Service \"q\" is invalid: [spec.ipFamilyPolicy: Unsupported value: \"Twice\": supported values: \"PreferDualStack\", \"RequireDualStack\", \"SingleStack\", spec.clusterIPs[0]: Invalid value: \"10.0.0.x\": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)]"
+        );
+        // Update: a changed clusterIP with the old clusterIPs takes them along.
+        let mut created = json!({"metadata": {"name": "u"}, "spec": {"clusterIP": "10.0.0.8"}});
+        allocate_create(&mut guard, "/u", 3, &mut created).unwrap();
+        let mut changed = created.clone();
+        changed["spec"]["clusterIP"] = json!("10.0.0.9");
+        allocate_update(&mut guard, "/u", 4, &created, &mut changed).unwrap();
+        assert_eq!(changed["spec"]["clusterIPs"], json!(["10.0.0.9"]));
+        // A client clearing both keeps nothing to copy back but the old values.
+        let mut cleared = created.clone();
+        cleared["spec"].as_object_mut().unwrap().remove("clusterIP");
+        cleared["spec"]
+            .as_object_mut()
+            .unwrap()
+            .remove("clusterIPs");
+        allocate_update(&mut guard, "/u", 5, &created, &mut cleared).unwrap();
+        assert_eq!(cleared["spec"]["clusterIPs"], json!(["10.0.0.8"]));
     }
 
     #[test]

@@ -9,6 +9,8 @@ use crate::registry::ResourceDef;
 
 mod app_armor;
 mod core_v1;
+mod service;
+mod stateful_set;
 
 fn has_status_subresource(resource: &ResourceDef) -> bool {
     resource.subresource("status").is_some()
@@ -19,6 +21,9 @@ fn has_status_subresource(resource: &ResourceDef) -> bool {
 /// generation starts at 1. Returns the warnings the strategy adds (a pod's
 /// deprecated AppArmor annotations, `applyAppArmorVersionSkew`).
 pub fn prepare_for_create(resource: &ResourceDef, object: &mut Value) -> Vec<String> {
+    if (resource.group, resource.kind) == ("apps", "StatefulSet") {
+        stateful_set::drop_disabled_fields(None, object);
+    }
     let Some(map) = object.as_object_mut() else {
         return Vec::new();
     };
@@ -159,6 +164,26 @@ fn template_generation(object: &Value) -> Option<i64> {
         .and_then(|annotations| annotations.get(TEMPLATE_GENERATION_ANNOTATION))
         .and_then(Value::as_str)
         .and_then(|text| text.parse().ok())
+}
+
+/// `daemonSetStrategy.PrepareForUpdate`: an update cannot set a DaemonSet's
+/// template generation; a changed template increments it. The write path
+/// calls this again once quantities are canonical, so that the comparison
+/// is the one `ValidateDaemonSetSpecUpdate` makes
+/// ([`crate::validation::workloads::daemon_set_template_changed`]).
+pub fn settle_template_generation(resource: &ResourceDef, old: &Value, new: &mut Value) {
+    if (resource.group, resource.kind) != ("apps", "DaemonSet") {
+        return;
+    }
+    let old_generation = template_generation(old).unwrap_or(0);
+    // Compared as kube compares them, after decoding defaulted the new one.
+    let mut defaulted = new.clone();
+    crate::defaults::apply(resource, &mut defaulted);
+    let template_changed =
+        crate::validation::workloads::daemon_set_template_changed(old, &defaulted);
+    // Go's int64 wraps; so does this (a client may store the largest).
+    let generation = old_generation.wrapping_add(i64::from(template_changed));
+    set_template_generation(new, generation);
 }
 
 fn set_template_generation(object: &mut Value, generation: i64) {
@@ -357,17 +382,12 @@ pub fn prepare_for_update(
             map.insert("spec".into(), spec.clone());
         }
     }
-    if (resource.group, resource.kind) == ("apps", "DaemonSet") {
-        // `daemonSetStrategy.PrepareForUpdate`: an update cannot set the
-        // template generation; a changed template increments it.
-        let old_generation = template_generation(old).unwrap_or(0);
-        // Compared as kube compares them, after decoding defaulted the new one.
-        let mut defaulted = new.clone();
-        crate::defaults::apply(resource, &mut defaulted);
-        let template_changed = old.pointer("/spec/template") != defaulted.pointer("/spec/template");
-        // Go's int64 wraps; so does this (a client may store the largest).
-        let generation = old_generation.wrapping_add(i64::from(template_changed));
-        set_template_generation(new, generation);
+    settle_template_generation(resource, old, new);
+    if (resource.group, resource.kind) == ("", "Service") {
+        service::drop_type_dependent_fields(old, new);
+    }
+    if (resource.group, resource.kind) == ("apps", "StatefulSet") {
+        stateful_set::drop_disabled_fields(Some(old), new);
     }
     let annotations_changed = (resource.group, resource.kind) == ("apps", "Deployment")
         && old.pointer("/metadata/annotations") != new.pointer("/metadata/annotations");

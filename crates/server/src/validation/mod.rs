@@ -7,6 +7,7 @@
 //! - [`admissionregistration`] — ValidatingAdmissionPolicy(Binding); [`admission_rules`] — the rules,
 //!   selectors and resources they share with webhook configurations;
 //! - [`field`] — field paths, `field.Error` constructors, shared `util/validation` checks;
+//!   [`int_or_percent`] — `IntOrString` counts and percentages;
 //! - [`flowcontrol`] — FlowSchema, PriorityLevelConfiguration;
 //! - [`apiregistration`] — APIService;
 //! - [`autoscaling`] — HorizontalPodAutoscaler (autoscaling/v1 checked as its v2 form);
@@ -39,7 +40,7 @@
 //!   [`resource_admin`] — admin access and the namespace label it needs;
 //! - [`scheduling`] — PriorityClass, RuntimeClass;
 //! - [`selector`] — label selectors in specs;
-//! - [`service`] — Service; [`service_status`] — its `/status` (load balancer ingress);
+//! - [`service`] — Service; [`service_ips`] — its cluster IP fields; [`service_status`] — its `/status` (load balancer ingress);
 //!   [`service_cidr`] — IPAddress, ServiceCIDR;
 //! - [`claim_status`] — PersistentVolumeClaim `/status`;
 //! - [`storage`] — StorageClass, CSIDriver, CSINode, VolumeAttachment;
@@ -71,6 +72,7 @@ pub mod event;
 pub mod events_k8s_io;
 pub mod field;
 pub mod flowcontrol;
+pub mod int_or_percent;
 pub mod ip_address;
 pub mod ip_field;
 pub mod job_policies;
@@ -100,6 +102,7 @@ pub mod scheduling;
 pub mod selector;
 pub mod service;
 pub mod service_cidr;
+pub mod service_ips;
 pub mod service_status;
 pub mod storage;
 pub mod storage_capacity;
@@ -194,7 +197,8 @@ pub fn validate(
         ("", "ConfigMap", Some(old)) => config::config_map_update(object, old),
         ("", "Secret", None) => config::secret(object),
         ("", "Secret", Some(old)) => config::secret_update(object, old),
-        ("", "Service", _) => service::service(object),
+        ("", "Service", None) => service::service(object),
+        ("", "Service", Some(old)) => service::service_update(object, old),
         ("", "Namespace", _) => namespace::namespace(object),
         ("", "Endpoints", _) => endpoints::endpoints(object),
         ("", "Event", _) => event::event(object),
@@ -232,8 +236,9 @@ pub fn validate(
         ("apps", "ReplicaSet", old) => {
             with_immutable_selector(workloads::replica_set(object), object, old)
         }
-        ("apps", "DaemonSet", old) => {
-            with_immutable_selector(workloads::daemon_set(object), object, old)
+        ("apps", "DaemonSet", None) => workloads::daemon_set(object),
+        ("apps", "DaemonSet", Some(old)) => {
+            with_immutable_selector(workloads::daemon_set_update(object, old), object, Some(old))
         }
         ("apps", "StatefulSet", None) => workloads::stateful_set(object),
         ("apps", "StatefulSet", Some(old)) => workloads::stateful_set_update(object, old),

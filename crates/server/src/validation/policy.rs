@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use super::field::{self, child, index};
-use super::workloads::{go_int_or_string, int_or_percent_value, positive_int_or_percent};
+use super::int_or_percent::{go_int_or_string, int_or_percent_value, positive_int_or_percent};
 use crate::status::FieldError;
 
 const CONDITION_REASON_MAX: usize = 1024;

@@ -1,10 +1,13 @@
 //! Service validation (`pkg/apis/core/validation/validation.go`
-//! `ValidateService`, `validateServicePort`): ports required except for
-//! headless and ExternalName services, port names, numbers, protocols and
-//! target ports, ExternalName rules, session affinity, the type, node ports
-//! only outside ClusterIP, no duplicate (protocol, port) or node port.
-//! The cluster IP fields (`ValidateServiceClusterIPsRelatedFields`) are the
-//! allocator's (`crate::allocator`).
+//! `ValidateService`, `ValidateServiceUpdate`, `validateServicePort`): ports
+//! required except for headless and ExternalName services, port names,
+//! numbers, protocols and target ports, ExternalName rules, session affinity
+//! and its ClientIP timeout, the cluster IP fields ([`service_ips`]), external
+//! IPs, the type, node ports only outside ClusterIP, no duplicate (protocol,
+//! port) or node port, load balancer source ranges (field or annotation),
+//! class and node-port allocation, traffic policies and distribution.
+//!
+//! [`service_ips`]: super::service_ips
 
 use std::collections::BTreeSet;
 
@@ -12,6 +15,8 @@ use serde_json::Value;
 
 use super::container::port_number_or_name;
 use super::field::{self, child, index};
+use super::ip_field;
+use super::service_ips::{self, is_headless};
 use crate::go::strconv::quote;
 use crate::status::{FieldError, FieldErrorKind};
 
@@ -19,19 +24,81 @@ const TYPES: [&str; 4] = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort
 const PROTOCOLS: [&str; 3] = ["SCTP", "TCP", "UDP"];
 /// `ports.KubeletPort`.
 const KUBELET_PORT: i64 = 10250;
+/// `core.MaxClientIPServiceAffinitySeconds`.
+const MAX_AFFINITY_SECONDS: i64 = 86400;
+const EXTERNAL_TRAFFIC_POLICIES: [&str; 2] = ["Cluster", "Local"];
+const INTERNAL_TRAFFIC_POLICIES: [&str; 2] = ["Cluster", "Local"];
+/// With `PreferSameTrafficDistribution` (beta, on by default in 1.34).
+const TRAFFIC_DISTRIBUTIONS: [&str; 3] = ["PreferClose", "PreferSameZone", "PreferSameNode"];
+const SOURCE_RANGES_ANNOTATION: &str = "service.beta.kubernetes.io/load-balancer-source-ranges";
+const TOPOLOGY_HINTS_ANNOTATION: &str = "service.kubernetes.io/topology-aware-hints";
+const TOPOLOGY_MODE_ANNOTATION: &str = "service.kubernetes.io/topology-mode";
+const ONLY_LOAD_BALANCER: &str = "may only be used when `type` is 'LoadBalancer'";
 
-fn is_headless(spec: &Value) -> bool {
-    let first_ip = field::items_at(spec, "clusterIPs")
-        .first()
-        .and_then(Value::as_str)
-        .unwrap_or_else(|| field::str_at(spec, "clusterIP"));
-    first_ip == "None"
+/// `apiservice.ExternallyAccessible`.
+fn externally_accessible(spec: &Value) -> bool {
+    match field::str_at(spec, "type") {
+        "LoadBalancer" | "NodePort" => true,
+        "ClusterIP" => !field::items_at(spec, "externalIPs").is_empty(),
+        _ => false,
+    }
+}
+
+/// `apiservice.NeedsHealthCheck`.
+fn needs_health_check(spec: &Value) -> bool {
+    field::str_at(spec, "type") == "LoadBalancer"
+        && field::str_at(spec, "externalTrafficPolicy") == "Local"
+}
+
+fn spec_of(object: &Value) -> &Value {
+    object.get("spec").unwrap_or(&Value::Null)
+}
+
+/// `ValidateServiceUpdate` (the ObjectMeta part is checked by the write path):
+/// its own rules, then all of `ValidateService`.
+pub fn service_update(object: &Value, old: &Value) -> Vec<FieldError> {
+    let (spec, old_spec) = (spec_of(object), spec_of(old));
+    let mut errors = service_ips::upgrade_downgrade_cluster_ips(old_spec, spec);
+    errors.extend(service_ips::upgrade_downgrade_ip_families(old_spec, spec));
+    load_balancer_class(Some(old_spec), spec, &mut errors);
+    if needs_health_check(old_spec)
+        && needs_health_check(spec)
+        && field::int_at(spec, "healthCheckNodePort").unwrap_or(0)
+            != field::int_at(old_spec, "healthCheckNodePort").unwrap_or(0)
+    {
+        errors.push(field::forbidden(
+            "spec.healthCheckNodePort",
+            field::FIELD_IMMUTABLE,
+        ));
+    }
+    errors.extend(service(object));
+    errors
 }
 
 /// `ValidateService` (the ObjectMeta part is checked by the write path).
 pub fn service(object: &Value) -> Vec<FieldError> {
-    let spec = object.get("spec").unwrap_or(&Value::Null);
+    let spec = spec_of(object);
+    let annotations = object.pointer("/metadata/annotations");
+    let annotation = |name: &str| {
+        annotations
+            .and_then(|map| map.get(name))
+            .map(|value| value.as_str().unwrap_or_default())
+    };
     let mut errors = Vec::new();
+    if let (Some(mode), Some(hints)) = (
+        annotation(TOPOLOGY_MODE_ANNOTATION),
+        annotation(TOPOLOGY_HINTS_ANNOTATION),
+    ) {
+        if mode != hints {
+            errors.push(field::invalid(
+                &field::key("metadata.annotations", TOPOLOGY_MODE_ANNOTATION),
+                mode,
+                format!(
+                    "must match annotations[{TOPOLOGY_HINTS_ANNOTATION}] when both are specified"
+                ),
+            ));
+        }
+    }
     let kind = field::str_at(spec, "type");
     let ports = field::items_at(spec, "ports");
     let headless = is_headless(spec);
@@ -58,9 +125,8 @@ pub fn service(object: &Value) -> Vec<FieldError> {
         }
     }
     if kind == "ExternalName" {
-        let has_ips = !field::items_at(spec, "clusterIPs").is_empty()
-            || !field::str_at(spec, "clusterIP").is_empty();
-        if has_ips {
+        // The strategy keeps `clusterIPs` in step with `clusterIP`.
+        if !field::items_at(spec, "clusterIPs").is_empty() {
             errors.push(field::forbidden(
                 "spec.clusterIPs",
                 "may not be set for ExternalName services",
@@ -103,20 +169,30 @@ pub fn service(object: &Value) -> Vec<FieldError> {
     );
     match field::str_at(spec, "sessionAffinity") {
         "" => errors.push(field::required("spec.sessionAffinity", "")),
-        "None" => {
-            if field::is_set(spec, "sessionAffinityConfig") {
-                errors.push(field::forbidden(
-                    "spec.sessionAffinityConfig",
-                    "must not be set when session affinity is None",
-                ));
-            }
-        }
-        "ClientIP" => {}
+        "None" | "ClientIP" => {}
         other => errors.push(field::not_supported(
             "spec.sessionAffinity",
             other,
             &["ClientIP", "None"],
         )),
+    }
+    match field::str_at(spec, "sessionAffinity") {
+        "ClientIP" => client_ip_affinity_config(spec.get("sessionAffinityConfig"), &mut errors),
+        "None" if field::is_set(spec, "sessionAffinityConfig") => errors.push(field::forbidden(
+            "spec.sessionAffinityConfig",
+            "must not be set when session affinity is None",
+        )),
+        _ => {}
+    }
+    errors.extend(service_ips::cluster_ips_related_fields(spec));
+    for (position, ip) in field::items_at(spec, "externalIPs").iter().enumerate() {
+        let path = index("spec.externalIPs", position);
+        let ip = ip.as_str().unwrap_or_default();
+        let before = errors.len();
+        ip_field::valid_ip(&path, ip, &mut errors);
+        if errors.len() == before {
+            ip_field::non_special_ip(&path, ip, &mut errors);
+        }
     }
     if kind.is_empty() {
         errors.push(field::required("spec.type", ""));
@@ -162,7 +238,171 @@ pub fn service(object: &Value) -> Vec<FieldError> {
             });
         }
     }
+    source_ranges(spec, annotation(SOURCE_RANGES_ANNOTATION), &mut errors);
+    if field::is_set(spec, "allocateLoadBalancerNodePorts") && kind != "LoadBalancer" {
+        errors.push(field::forbidden(
+            "spec.allocateLoadBalancerNodePorts",
+            ONLY_LOAD_BALANCER,
+        ));
+    }
+    if kind == "LoadBalancer" && !field::is_set(spec, "allocateLoadBalancerNodePorts") {
+        // kube's path lacks the `spec.` prefix.
+        errors.push(field::required("allocateLoadBalancerNodePorts", ""));
+    }
+    load_balancer_class(None, spec, &mut errors);
+    external_traffic_policy(spec, &mut errors);
+    internal_traffic_policy(spec, &mut errors);
+    if let Some(distribution) = spec.get("trafficDistribution").and_then(Value::as_str) {
+        if !TRAFFIC_DISTRIBUTIONS.contains(&distribution) {
+            errors.push(field::not_supported(
+                "spec.trafficDistribution",
+                distribution,
+                &TRAFFIC_DISTRIBUTIONS,
+            ));
+        }
+    }
     errors
+}
+
+/// `validateClientIPAffinityConfig` and `validateAffinityTimeout`.
+fn client_ip_affinity_config(config: Option<&Value>, errors: &mut Vec<FieldError>) {
+    const PATH: &str = "spec.sessionAffinityConfig";
+    const WHEN: &str = "when session affinity type is ClientIP";
+    let Some(config) = config.filter(|config| !config.is_null()) else {
+        errors.push(field::required(PATH, WHEN));
+        return;
+    };
+    let Some(client_ip) = config.get("clientIP").filter(|client| !client.is_null()) else {
+        errors.push(field::required(&child(PATH, "clientIP"), WHEN));
+        return;
+    };
+    let timeout_path = child(&child(PATH, "clientIP"), "timeoutSeconds");
+    let Some(timeout) = field::int_at(client_ip, "timeoutSeconds") else {
+        errors.push(field::required(&timeout_path, WHEN));
+        return;
+    };
+    if timeout <= 0 || timeout > MAX_AFFINITY_SECONDS {
+        errors.push(field::invalid_number(
+            &timeout_path,
+            timeout,
+            format!("must be greater than 0 and less than {MAX_AFFINITY_SECONDS}"),
+        ));
+    }
+}
+
+/// `spec.loadBalancerSourceRanges`, or when empty the annotation.
+fn source_ranges(spec: &Value, annotation: Option<&str>, errors: &mut Vec<FieldError>) {
+    let is_load_balancer = field::str_at(spec, "type") == "LoadBalancer";
+    let ranges = field::items_at(spec, "loadBalancerSourceRanges");
+    if !ranges.is_empty() {
+        // kube's path is the Go field name.
+        const PATH: &str = "spec.LoadBalancerSourceRanges";
+        if !is_load_balancer {
+            errors.push(field::forbidden(PATH, ONLY_LOAD_BALANCER));
+        }
+        for (position, range) in ranges.iter().enumerate() {
+            // Space-padded values are tolerated (a historical accident).
+            let range = range.as_str().unwrap_or_default().trim();
+            ip_field::valid_cidr(&index(PATH, position), range, errors);
+        }
+    } else if let Some(value) = annotation {
+        let path = field::key("metadata.annotations", SOURCE_RANGES_ANNOTATION);
+        if !is_load_balancer {
+            errors.push(field::forbidden(&path, ONLY_LOAD_BALANCER));
+        }
+        let value = value.trim();
+        if !value.is_empty() {
+            for range in value.split(',') {
+                ip_field::valid_cidr(&path, range.trim(), errors);
+            }
+        }
+    }
+}
+
+/// `validateLoadBalancerClassField`; `old` on update.
+fn load_balancer_class(old: Option<&Value>, spec: &Value, errors: &mut Vec<FieldError>) {
+    const PATH: &str = "spec.loadBalancerClass";
+    let class = spec.get("loadBalancerClass").and_then(Value::as_str);
+    let is_load_balancer = |spec: &Value| field::str_at(spec, "type") == "LoadBalancer";
+    if let Some(old) = old {
+        let old_class = old.get("loadBalancerClass").and_then(Value::as_str);
+        if is_load_balancer(old) && is_load_balancer(spec) && old_class != class {
+            errors.push(field::invalid_rendered(
+                PATH,
+                &class.map_or_else(|| "null".to_string(), quote),
+                "may not change once set",
+            ));
+        }
+    }
+    match class {
+        Some(class) if is_load_balancer(spec) => field::label_name(PATH, class, errors),
+        Some(_) => errors.push(field::forbidden(PATH, ONLY_LOAD_BALANCER)),
+        None => {}
+    }
+}
+
+/// `validateServiceExternalTrafficPolicy`.
+fn external_traffic_policy(spec: &Value, errors: &mut Vec<FieldError>) {
+    let policy = field::str_at(spec, "externalTrafficPolicy");
+    if !externally_accessible(spec) {
+        if !policy.is_empty() {
+            errors.push(field::invalid(
+                "spec.externalTrafficPolicy",
+                policy,
+                "may only be set for externally-accessible services",
+            ));
+        }
+    } else if policy.is_empty() {
+        errors.push(field::required("spec.externalTrafficPolicy", ""));
+    } else if !EXTERNAL_TRAFFIC_POLICIES.contains(&policy) {
+        errors.push(field::not_supported(
+            "spec.externalTrafficPolicy",
+            policy,
+            &EXTERNAL_TRAFFIC_POLICIES,
+        ));
+    }
+    let port = field::int_at(spec, "healthCheckNodePort").unwrap_or(0);
+    if !needs_health_check(spec) {
+        if port != 0 {
+            errors.push(field::invalid_number(
+                "spec.healthCheckNodePort",
+                port,
+                "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'",
+            ));
+        }
+    } else if port == 0 {
+        errors.push(field::required("spec.healthCheckNodePort", ""));
+    } else {
+        for message in field::port_number_errors(port) {
+            errors.push(field::invalid_number(
+                "spec.healthCheckNodePort",
+                port,
+                message,
+            ));
+        }
+    }
+}
+
+/// `validateServiceInternalTrafficFieldsValue`.
+fn internal_traffic_policy(spec: &Value, errors: &mut Vec<FieldError>) {
+    match spec.get("internalTrafficPolicy").and_then(Value::as_str) {
+        None => {
+            if matches!(
+                field::str_at(spec, "type"),
+                "NodePort" | "LoadBalancer" | "ClusterIP"
+            ) {
+                errors.push(field::required("spec.internalTrafficPolicy", ""));
+            }
+        }
+        Some(policy) if !INTERNAL_TRAFFIC_POLICIES.contains(&policy) => {
+            errors.push(field::not_supported(
+                "spec.internalTrafficPolicy",
+                policy,
+                &INTERNAL_TRAFFIC_POLICIES,
+            ));
+        }
+        Some(_) => {}
+    }
 }
 
 /// `validateServicePort`.
@@ -204,73 +444,5 @@ fn service_port<'a>(
 }
 
 #[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-
-    fn texts(spec: Value) -> Vec<String> {
-        let mut object = json!({"metadata": {"name": "s"}, "spec": spec});
-        let registry = crate::registry::Registry::new(crate::registry::builtin_resources());
-        let resource = registry.lookup("", "v1", "services").expect("served");
-        crate::defaults::apply(resource, &mut object);
-        service(&object).iter().map(ToString::to_string).collect()
-    }
-
-    /// Cases from kube's `TestValidateServiceCreate`.
-    #[test]
-    fn services_as_kube_validates_them() {
-        assert!(texts(json!({"ports": [{"port": 80}], "selector": {"app": "web"}})).is_empty());
-        assert!(
-            texts(json!({"clusterIP": "None"})).is_empty(),
-            "headless without ports"
-        );
-        assert!(texts(json!({"type": "ExternalName", "externalName": "example.com."})).is_empty());
-        assert!(texts(json!({"type": "NodePort", "ports": [{"name": "a", "port": 80, "nodePort": 30080}, {"name": "b", "port": 81, "targetPort": "http"}]})).is_empty());
-        let cases: Vec<(Value, Vec<&str>)> = vec![
-            (json!({}), vec!["spec.ports: Required value"]),
-            (
-                json!({"ports": [{"port": 80}, {"port": 0, "protocol": "HTTP", "targetPort": "Bad_Port"}]}),
-                vec![
-                    "spec.ports[0].name: Required value",
-                    "spec.ports[1].name: Required value",
-                    "spec.ports[1].port: Invalid value: 0: must be between 1 and 65535, inclusive",
-                    "spec.ports[1].protocol: Unsupported value: \"HTTP\": supported values: \"SCTP\", \"TCP\", \"UDP\"",
-                    "spec.ports[1].targetPort: Invalid value: \"Bad_Port\": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)",
-                ],
-            ),
-            (
-                json!({"ports": [{"name": "a", "port": 80}, {"name": "a", "port": 80}]}),
-                vec![
-                    "spec.ports[1].name: Duplicate value: \"a\"",
-                    "spec.ports[1]: Duplicate value: core.ServicePort{Name:\"\", Protocol:\"TCP\", AppProtocol:(*string)(nil), Port:80, TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:\"\"}, NodePort:0}",
-                ],
-            ),
-            (
-                json!({"ports": [{"port": 80, "nodePort": 30001}]}),
-                vec!["spec.ports[0].nodePort: Forbidden: may not be used when `type` is 'ClusterIP'"],
-            ),
-            (
-                json!({"type": "ExternalName", "clusterIP": "10.0.0.1"}),
-                vec![
-                    "spec.clusterIPs: Forbidden: may not be set for ExternalName services",
-                    "spec.externalName: Required value",
-                ],
-            ),
-            (
-                json!({"type": "Bogus", "ports": [{"port": 80}], "sessionAffinity": "Sticky"}),
-                vec![
-                    "spec.sessionAffinity: Unsupported value: \"Sticky\": supported values: \"ClientIP\", \"None\"",
-                    "spec.type: Unsupported value: \"Bogus\": supported values: \"ClusterIP\", \"ExternalName\", \"LoadBalancer\", \"NodePort\"",
-                ],
-            ),
-            (
-                json!({"type": "LoadBalancer", "ports": [{"port": 10250}]}),
-                vec!["spec.ports[0]: Invalid value: 10250: may not expose port 10250 externally since it is used by kubelet"],
-            ),
-        ];
-        for (spec, expected) in cases {
-            assert_eq!(texts(spec.clone()), expected, "{spec}");
-        }
-    }
-}
+#[path = "service_tests.rs"]
+mod tests;

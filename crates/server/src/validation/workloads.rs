@@ -3,11 +3,16 @@
 //! `ValidateStatefulSet` and their updates; `pkg/apis/core/validation`
 //! `ValidateReplicationController`): selectors required, valid and matching
 //! the template's labels, non-negative counts, strategies, the template as a
-//! pod template whose restartPolicy is Always, and (apps/v1) immutable selectors.
+//! pod template whose restartPolicy is Always, and (apps/v1) immutable selectors;
+//! a DaemonSet's template generation on update, a StatefulSet's ordinals,
+//! claim retention policy and rolling-update `maxUnavailable`.
 
 use serde_json::Value;
 
 use super::field::{self, child};
+use super::int_or_percent::{
+    go_int_or_string, int_or_percent_value, not_more_than_100_percent, positive_int_or_percent,
+};
 use super::pod::pod_template_spec;
 use super::selector;
 use crate::status::FieldError;
@@ -106,61 +111,6 @@ fn always_restarts(template: &Value, kind: &str, errors: &mut Vec<FieldError>) {
     }
 }
 
-/// Go's `%#v` of an `intstr.IntOrString`.
-pub(super) fn go_int_or_string(value: &Value) -> String {
-    match value {
-        Value::String(text) => format!(
-            "intstr.IntOrString{{Type:1, IntVal:0, StrVal:{}}}",
-            crate::go::strconv::quote(text)
-        ),
-        other => format!(
-            "intstr.IntOrString{{Type:0, IntVal:{}, StrVal:\"\"}}",
-            other.as_i64().unwrap_or(0)
-        ),
-    }
-}
-
-/// `getIntOrPercentValue`: the number, or the percentage's number.
-pub(super) fn int_or_percent_value(value: Option<&Value>) -> i64 {
-    match value {
-        Some(Value::String(text)) => text
-            .strip_suffix('%')
-            .and_then(|number| number.parse().ok())
-            .unwrap_or(0),
-        Some(other) => other.as_i64().unwrap_or(0),
-        None => 0,
-    }
-}
-
-/// `ValidatePositiveIntOrPercent`.
-pub(super) fn positive_int_or_percent(
-    value: Option<&Value>,
-    path: &str,
-    errors: &mut Vec<FieldError>,
-) {
-    match value {
-        Some(Value::String(text)) => {
-            let valid = text.strip_suffix('%').is_some_and(|number| {
-                !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit())
-            });
-            if !valid {
-                errors.push(field::invalid_rendered(
-                    path,
-                    &go_int_or_string(&Value::String(text.clone())),
-                    "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
-                ));
-            }
-        }
-        Some(number) => {
-            let number = number.as_i64().unwrap_or(0);
-            if number < 0 {
-                errors.push(field::invalid_number(path, number, field::IS_NEGATIVE));
-            }
-        }
-        None => {}
-    }
-}
-
 /// `ValidateRollingUpdateDeployment` / `ValidateRollingUpdateDaemonSet`.
 fn rolling_update(rolling: &Value, path: &str, errors: &mut Vec<FieldError>) {
     let unavailable = rolling.get("maxUnavailable").filter(|v| !v.is_null());
@@ -175,12 +125,68 @@ fn rolling_update(rolling: &Value, path: &str, errors: &mut Vec<FieldError>) {
             "may not be 0 when `maxSurge` is 0",
         ));
     }
-    if let Some(Value::String(text)) = unavailable {
-        if text.ends_with('%') && int_or_percent_value(unavailable) > 100 {
-            errors.push(field::invalid_rendered(
-                &unavailable_path,
-                &go_int_or_string(&Value::String(text.clone())),
-                "must not be greater than 100%",
+    not_more_than_100_percent(unavailable, &unavailable_path, errors);
+}
+
+/// `ValidateRollingUpdateDaemonSet`: exactly one of maxUnavailable and
+/// maxSurge is non-zero.
+fn rolling_update_daemon_set(rolling: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    let unavailable = rolling.get("maxUnavailable").filter(|v| !v.is_null());
+    let surge = rolling.get("maxSurge").filter(|v| !v.is_null());
+    let (unavailable_path, surge_path) = (child(path, "maxUnavailable"), child(path, "maxSurge"));
+    positive_int_or_percent(unavailable, &unavailable_path, errors);
+    positive_int_or_percent(surge, &surge_path, errors);
+    not_more_than_100_percent(unavailable, &unavailable_path, errors);
+    not_more_than_100_percent(surge, &surge_path, errors);
+    let has_unavailable = int_or_percent_value(unavailable) != 0;
+    let has_surge = int_or_percent_value(surge) != 0;
+    if has_unavailable && has_surge {
+        errors.push(field::invalid_rendered(
+            &surge_path,
+            &surge.map_or("null".to_string(), go_int_or_string),
+            "may not be set when maxUnavailable is non-zero",
+        ));
+    } else if !has_unavailable && !has_surge {
+        errors.push(field::required(
+            &unavailable_path,
+            "cannot be 0 when maxSurge is 0",
+        ));
+    }
+}
+
+/// `validateRollingUpdateStatefulSet`.
+fn rolling_update_stateful_set(rolling: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    field::nonnegative(rolling, "partition", path, errors);
+    let Some(unavailable) = rolling.get("maxUnavailable").filter(|v| !v.is_null()) else {
+        return;
+    };
+    let unavailable_path = child(path, "maxUnavailable");
+    positive_int_or_percent(Some(unavailable), &unavailable_path, errors);
+    if int_or_percent_value(Some(unavailable)) == 0 {
+        errors.push(field::invalid_rendered(
+            &unavailable_path,
+            &go_int_or_string(unavailable),
+            "cannot be 0",
+        ));
+    }
+    not_more_than_100_percent(Some(unavailable), &unavailable_path, errors);
+}
+
+/// `ValidatePersistentVolumeClaimRetentionPolicy`.
+fn claim_retention_policy(spec: &Value, errors: &mut Vec<FieldError>) {
+    let Some(policy) = spec
+        .get("persistentVolumeClaimRetentionPolicy")
+        .filter(|policy| !policy.is_null())
+    else {
+        return;
+    };
+    for name in ["whenDeleted", "whenScaled"] {
+        let value = field::str_at(policy, name);
+        if !matches!(value, "Retain" | "Delete") {
+            errors.push(field::not_supported(
+                &child("spec.persistentVolumeClaimRetentionPolicy", name),
+                value,
+                &["Retain", "Delete"],
             ));
         }
     }
@@ -289,9 +295,8 @@ pub fn stateful_set(object: &Value) -> Vec<FieldError> {
         })),
         "RollingUpdate" => {
             if let Some(rolling) = strategy.get("rollingUpdate").filter(|v| !v.is_null()) {
-                field::nonnegative(
+                rolling_update_stateful_set(
                     rolling,
-                    "partition",
                     "spec.updateStrategy.rollingUpdate",
                     &mut errors,
                 );
@@ -306,8 +311,13 @@ pub fn stateful_set(object: &Value) -> Vec<FieldError> {
             "must be 'RollingUpdate' or 'OnDelete'",
         )),
     }
+    claim_retention_policy(spec, &mut errors);
     field::nonnegative(spec, "replicas", "spec", &mut errors);
     field::nonnegative(spec, "minReadySeconds", "spec", &mut errors);
+    if let Some(ordinals) = spec.get("ordinals").filter(|v| !v.is_null()) {
+        // kube names the path as one child, "ordinals.start".
+        field::nonnegative(ordinals, "start", "spec.ordinals", &mut errors);
+    }
     let template = spec.get("template").unwrap_or(&Value::Null);
     match required_selector(spec, "statefulset", &mut errors) {
         Ok(selector_value) => {
@@ -375,14 +385,21 @@ pub fn daemon_set(object: &Value) -> Vec<FieldError> {
     errors.extend(pod_template_spec(Some(template), "spec.template"));
     always_restarts(template, "DaemonSet", &mut errors);
     field::nonnegative(spec, "minReadySeconds", "spec", &mut errors);
-    field::nonnegative(spec, "templateGeneration", "spec", &mut errors);
+    let generation = template_generation(object);
+    if generation < 0 {
+        errors.push(field::invalid_number(
+            "spec.templateGeneration",
+            generation,
+            field::IS_NEGATIVE,
+        ));
+    }
     let strategy = spec.get("updateStrategy").unwrap_or(&Value::Null);
     match field::str_at(strategy, "type") {
         "OnDelete" => {}
         "RollingUpdate" => match strategy.get("rollingUpdate").filter(|v| !v.is_null()) {
             None => errors.push(field::required("spec.updateStrategy.rollingUpdate", "")),
             Some(rolling) => {
-                rolling_update(rolling, "spec.updateStrategy.rollingUpdate", &mut errors)
+                rolling_update_daemon_set(rolling, "spec.updateStrategy.rollingUpdate", &mut errors)
             }
         },
         other => errors.push(field::not_supported(
@@ -392,6 +409,57 @@ pub fn daemon_set(object: &Value) -> Vec<FieldError> {
         )),
     }
     field::nonnegative(spec, "revisionHistoryLimit", "spec", &mut errors);
+    errors
+}
+
+/// apps/v1 carries a DaemonSet's internal `spec.templateGeneration` in this
+/// annotation (`Convert_v1_DaemonSet_To_apps_DaemonSet`; absent is 0).
+const TEMPLATE_GENERATION_ANNOTATION: &str = "deprecated.daemonset.template.generation";
+
+fn template_generation(object: &Value) -> i64 {
+    object
+        .pointer("/metadata/annotations")
+        .and_then(|annotations| annotations.get(TEMPLATE_GENERATION_ANNOTATION))
+        .and_then(Value::as_str)
+        .and_then(|text| text.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Whether an update changed a DaemonSet's template (both defaulted); the
+/// strategy bumps the template generation on the same comparison.
+pub fn daemon_set_template_changed(old: &Value, new: &Value) -> bool {
+    spec_of(new).get("template") != spec_of(old).get("template")
+}
+
+/// `ValidateDaemonSetUpdate`: `ValidateDaemonSetSpecUpdate` (the template
+/// generation never decreases and changes exactly when the template does),
+/// then the spec's rules.
+pub fn daemon_set_update(new: &Value, old: &Value) -> Vec<FieldError> {
+    const PATH: &str = "spec.templateGeneration";
+    let (new_generation, old_generation) = (template_generation(new), template_generation(old));
+    let mut errors = Vec::new();
+    if new_generation < old_generation {
+        errors.push(field::invalid_number(
+            PATH,
+            new_generation,
+            "must not be decremented",
+        ));
+    }
+    let template_updated = daemon_set_template_changed(old, new);
+    if new_generation == old_generation && template_updated {
+        errors.push(field::invalid_number(
+            PATH,
+            new_generation,
+            "must be incremented upon template update",
+        ));
+    } else if new_generation > old_generation && !template_updated {
+        errors.push(field::invalid_number(
+            PATH,
+            new_generation,
+            "must not be incremented without template update",
+        ));
+    }
+    errors.extend(daemon_set(new));
     errors
 }
 

@@ -161,3 +161,162 @@ fn replica_sets_daemon_sets_stateful_sets_and_controllers() {
         ]
     );
 }
+
+fn stateful_set_with(changes: Value) -> Vec<String> {
+    let mut spec = json!({"selector": {"matchLabels": {"app": "web"}}, "template": template(), "serviceName": "s"});
+    for (name, value) in changes.as_object().into_iter().flatten() {
+        spec[name] = value.clone();
+    }
+    texts(stateful_set(&defaulted(
+        "apps",
+        "statefulsets",
+        json!({"spec": spec}),
+    )))
+}
+
+/// `TestValidateStatefulSet`'s ordinals, retention policy and maxUnavailable cases.
+#[test]
+fn stateful_set_ordinals_retention_and_max_unavailable() {
+    for valid in [
+        json!({"ordinals": {"start": 2}}),
+        json!({"ordinals": {}}),
+        json!({"persistentVolumeClaimRetentionPolicy": {"whenDeleted": "Delete", "whenScaled": "Retain"}}),
+        json!({"updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": 0, "maxUnavailable": 1}}}),
+        json!({"updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "100%"}}}),
+    ] {
+        assert_eq!(
+            stateful_set_with(valid.clone()),
+            Vec::<String>::new(),
+            "{valid}"
+        );
+    }
+    let cases: Vec<(Value, Vec<&str>)> = vec![
+        (
+            json!({"ordinals": {"start": -1}}),
+            vec!["spec.ordinals.start: Invalid value: -1: must be greater than or equal to 0"],
+        ),
+        (
+            json!({"persistentVolumeClaimRetentionPolicy": {"whenDeleted": "Keep", "whenScaled": "Never"}}),
+            vec![
+                "spec.persistentVolumeClaimRetentionPolicy.whenDeleted: Unsupported value: \"Keep\": supported values: \"Retain\", \"Delete\"",
+                "spec.persistentVolumeClaimRetentionPolicy.whenScaled: Unsupported value: \"Never\": supported values: \"Retain\", \"Delete\"",
+            ],
+        ),
+        (
+            json!({"updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0}}}),
+            vec!["spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:0, IntVal:0, StrVal:\"\"}: cannot be 0"],
+        ),
+        (
+            json!({"updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": -1, "maxUnavailable": "101%"}}}),
+            vec![
+                "spec.updateStrategy.rollingUpdate.partition: Invalid value: -1: must be greater than or equal to 0",
+                "spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:\"101%\"}: must not be greater than 100%",
+            ],
+        ),
+        (
+            json!({"updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": -1}}}),
+            vec!["spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: -1: must be greater than or equal to 0"],
+        ),
+    ];
+    for (changes, expected) in cases {
+        assert_eq!(stateful_set_with(changes.clone()), expected, "{changes}");
+    }
+}
+
+fn daemon_set_object(rolling: Value) -> Value {
+    defaulted(
+        "apps",
+        "daemonsets",
+        json!({"spec": {"selector": {"matchLabels": {"app": "web"}}, "template": template(),
+                        "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": rolling}}}),
+    )
+}
+
+/// `TestValidateDaemonSet`'s rolling-update cases (`ValidateRollingUpdateDaemonSet`).
+#[test]
+fn daemon_set_rolling_updates() {
+    for valid in [
+        json!({"maxUnavailable": 1, "maxSurge": 0}),
+        json!({"maxUnavailable": 0, "maxSurge": "20%"}),
+        json!({"maxUnavailable": "100%"}),
+    ] {
+        assert!(
+            texts(daemon_set(&daemon_set_object(valid.clone()))).is_empty(),
+            "{valid}"
+        );
+    }
+    let cases: Vec<(Value, Vec<&str>)> = vec![
+        (
+            json!({"maxUnavailable": 0, "maxSurge": 0}),
+            vec!["spec.updateStrategy.rollingUpdate.maxUnavailable: Required value: cannot be 0 when maxSurge is 0"],
+        ),
+        (
+            json!({"maxUnavailable": 1, "maxSurge": "10%"}),
+            vec!["spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:\"10%\"}: may not be set when maxUnavailable is non-zero"],
+        ),
+        (
+            json!({"maxUnavailable": "101%", "maxSurge": "200%"}),
+            vec![
+                "spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:\"101%\"}: must not be greater than 100%",
+                "spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:\"200%\"}: must not be greater than 100%",
+                "spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:\"200%\"}: may not be set when maxUnavailable is non-zero",
+            ],
+        ),
+    ];
+    for (rolling, expected) in cases {
+        assert_eq!(
+            texts(daemon_set(&daemon_set_object(rolling.clone()))),
+            expected,
+            "{rolling}"
+        );
+    }
+}
+
+/// `TestValidateDaemonSetUpdate`'s template generation cases (apps/v1
+/// carries it in the `deprecated.daemonset.template.generation` annotation).
+#[test]
+fn daemon_set_template_generation_on_update() {
+    let set_generation = |object: &mut Value, generation: &str| {
+        object["metadata"] =
+            json!({"annotations": {"deprecated.daemonset.template.generation": generation}});
+    };
+    let mut old = daemon_set_object(json!({"maxUnavailable": 1}));
+    set_generation(&mut old, "2");
+    let mut same = old.clone();
+    assert!(texts(daemon_set_update(&same, &old)).is_empty());
+    set_generation(&mut same, "1");
+    assert_eq!(
+        texts(daemon_set_update(&same, &old)),
+        ["spec.templateGeneration: Invalid value: 1: must not be decremented"]
+    );
+    set_generation(&mut same, "3");
+    assert_eq!(
+        texts(daemon_set_update(&same, &old)),
+        ["spec.templateGeneration: Invalid value: 3: must not be incremented without template update"]
+    );
+    let mut changed = old.clone();
+    changed["spec"]["template"]["spec"]["containers"][0]["image"] = json!("nginx:2");
+    assert_eq!(
+        texts(daemon_set_update(&changed, &old)),
+        ["spec.templateGeneration: Invalid value: 2: must be incremented upon template update"]
+    );
+    set_generation(&mut changed, "3");
+    assert!(texts(daemon_set_update(&changed, &old)).is_empty());
+    // The strategy wraps the largest int64 to the smallest: kube refuses that,
+    // once as decremented and once as negative (`ValidateDaemonSetSpec`).
+    set_generation(&mut old, &i64::MAX.to_string());
+    set_generation(&mut changed, &i64::MIN.to_string());
+    assert_eq!(
+        texts(daemon_set_update(&changed, &old)),
+        [
+            format!(
+                "spec.templateGeneration: Invalid value: {}: must not be decremented",
+                i64::MIN
+            ),
+            format!(
+                "spec.templateGeneration: Invalid value: {}: must be greater than or equal to 0",
+                i64::MIN
+            ),
+        ]
+    );
+}

@@ -92,6 +92,10 @@ pub async fn update_object(
             crate::defaults::apply(target.resource, &mut new);
         }
         validate::normalize(api, target, &mut new)?;
+        if target.subresource.is_none() {
+            // Quantities are canonical now, as the stored object's are.
+            strategy::settle_template_generation(target.resource, &old, &mut new);
+        }
         let _allocation = crate::allocator::on_update(
             &api.services,
             &api.store,
