@@ -97,6 +97,8 @@ pub mod resource_cel;
 pub mod resource_claim_status;
 pub mod resource_device;
 pub mod scheduling;
+pub mod pv_node_affinity;
+pub mod pv_sources;
 pub mod selector;
 pub mod service;
 pub mod service_cidr;
