@@ -7,8 +7,8 @@
 //! - [`admissionregistration`] — ValidatingAdmissionPolicy(Binding); [`admission_rules`] — the rules,
 //!   selectors and resources they share with webhook configurations;
 //! - [`field`] — field paths, `field.Error` constructors, shared `util/validation` checks;
-//! - [`flowcontrol`] — FlowSchema, PriorityLevelConfiguration;
-//! - [`apiregistration`] — APIService;
+//! - [`flowcontrol`] — FlowSchema, PriorityLevelConfiguration; [`flowcontrol_status`] — their `/status`;
+//! - [`apiregistration`] — APIService (and its `/status`);
 //! - [`autoscaling`] — HorizontalPodAutoscaler (autoscaling/v1 checked as its v2 form);
 //! - [`batch`] — Job, CronJob; [`job_policies`] — a Job's failure and success policies;
 //!   [`job_status`] — a Job's `/status`; [`cron_schedule`] —
@@ -44,7 +44,8 @@
 //! - [`claim_status`] — PersistentVolumeClaim `/status`;
 //! - [`storage`] — StorageClass, CSIDriver, CSINode, VolumeAttachment;
 //!   [`storage_capacity`] — CSIStorageCapacity, VolumeAttributesClass;
-//! - [`storage_core`] — PersistentVolume, PersistentVolumeClaim;
+//! - [`storage_core`] — PersistentVolume, PersistentVolumeClaim; [`pv_sources`] — a PV's
+//!   in-tree volume sources; [`pv_node_affinity`] — a PV's node affinity on update;
 //! - [`workloads`] — Deployment, ReplicaSet, StatefulSet, DaemonSet, ReplicationController;
 //! - [`workload_status`] — `/status` writes of Deployments, ReplicaSets, ReplicationControllers,
 //!   StatefulSets, DaemonSets, HorizontalPodAutoscalers;
@@ -71,6 +72,7 @@ pub mod event;
 pub mod events_k8s_io;
 pub mod field;
 pub mod flowcontrol;
+pub mod flowcontrol_status;
 pub mod ip_address;
 pub mod ip_field;
 pub mod job_policies;
@@ -150,6 +152,14 @@ pub fn validate(
             }
             ("", "Node", Some(old)) => node::node_update(object, old),
             ("", "ResourceQuota", Some(_)) => quota::resource_quota_status(object),
+            (
+                "flowcontrol.apiserver.k8s.io",
+                "FlowSchema" | "PriorityLevelConfiguration",
+                Some(_),
+            ) => flowcontrol_status::conditions_status(object),
+            ("apiregistration.k8s.io", "APIService", Some(_)) => {
+                apiregistration::api_service_status(object)
+            }
             ("resource.k8s.io", "ResourceClaim", Some(old)) => {
                 resource_claim_status::resource_claim_status_update(object, old)
             }
