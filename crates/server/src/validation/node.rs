@@ -108,10 +108,26 @@ pub fn node(object: &Value) -> Vec<FieldError> {
             .iter()
             .filter_map(|cidr| ip_field::parse_cidr_sloppy(cidr))
             .collect();
+        // `netutils.IsDualStackCIDRStrings` fails on the first CIDR
+        // `ParseCIDRs` cannot parse; kube reports that as an internal error
+        // and then, the answer being "not dual-stack", the family rule too.
+        if let Some(position) = cidrs
+            .iter()
+            .position(|cidr| ip_field::parse_cidr_sloppy(cidr).is_none())
+        {
+            errors.push(FieldError {
+                kind: FieldErrorKind::Internal,
+                field: path.to_string(),
+                detail: format!(
+                    "invalid PodCIDRs. failed to check with dual stack with error:invalid CIDR[{position}]: <nil> (invalid CIDR address: {})",
+                    cidrs[position]
+                ),
+            });
+        }
         let dual_stack = parsed.len() == cidrs.len()
             && parsed.iter().any(|cidr| cidr.network.is_ipv4())
             && parsed.iter().any(|cidr| cidr.network.is_ipv6());
-        if parsed.len() == cidrs.len() && (!dual_stack || cidrs.len() > 2) {
+        if !dual_stack || cidrs.len() > 2 {
             errors.push(field::invalid_rendered(
                 path,
                 &crate::go::fmt::sharp_v_strings(&cidrs),
@@ -229,6 +245,14 @@ mod tests {
                 vec![
                     "spec.podCIDRs: Invalid value: []string{\"2000::/10\", \"2000::/10\"}: may specify no more than one CIDR for each IP family",
                     "spec.podCIDRs[1]: Duplicate value: \"2000::/10\"",
+                ],
+            ),
+            (
+                json!({"spec": {"podCIDRs": ["192.168.0.0/16", "bad", "2000::/10"]}}),
+                vec![
+                    "spec.podCIDRs[1]: Invalid value: \"bad\": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)",
+                    "spec.podCIDRs: Internal error: invalid PodCIDRs. failed to check with dual stack with error:invalid CIDR[1]: <nil> (invalid CIDR address: bad)",
+                    "spec.podCIDRs: Invalid value: []string{\"192.168.0.0/16\", \"bad\", \"2000::/10\"}: may specify no more than one CIDR for each IP family",
                 ],
             ),
             (
