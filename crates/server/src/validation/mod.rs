@@ -25,7 +25,8 @@
 //! - [`kube_finalizer`] — core's finalizer-name rule on the kinds validated with core's ObjectMeta;
 //! - [`limit_range`] — LimitRange; [`quota`] — ResourceQuota and resource names/quantities;
 //! - [`namespace`] — Namespace (and its `/status`, `/finalize`);
-//! - [`node`] — Node (and its `/status`); [`node_selector`] — core's `ValidateNodeSelector`;
+//! - [`node`] — Node (and its `/status`); [`node_annotations`] — its taints and
+//!   preferAvoidPods annotations; [`node_selector`] — core's `ValidateNodeSelector`;
 //! - [`pod`], [`container`], [`pod_volumes`], [`pod_update`] — Pod, PodTemplate and
 //!   every pod template inside a workload;
 //! - [`pod_ephemeral`], [`pod_resize`], [`pod_status`] — `pods/ephemeralcontainers`,
@@ -82,6 +83,7 @@ pub mod limit_range;
 pub mod namespace;
 pub mod networking;
 pub mod node;
+pub mod node_annotations;
 pub mod node_selector;
 pub mod pod;
 pub mod pod_ephemeral;

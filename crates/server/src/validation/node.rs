@@ -1,5 +1,6 @@
 //! Node validation (`pkg/apis/core/validation/validation.go` `ValidateNode`,
-//! `ValidateNodeUpdate`, `validateNodeTaints`, `ValidateNodeResources`).
+//! `ValidateNodeUpdate`, `validateNodeTaints`, `ValidateNodeResources`; the
+//! node's own annotations are `node_annotations.rs`).
 //! `/status` writes run `ValidateNodeUpdate` too (`nodeStatusStrategy`).
 //! Note kube's quirks kept here: taints are reported under `metadata.taints`
 //! and capacity entries as `status.capacity.<name>` (child paths, not keys).
@@ -42,9 +43,19 @@ fn taint_go(taint: &Value) -> String {
 /// `validateNodeTaints`: keys are label names, values label values, effects
 /// known, and each (key, effect) pair appears once.
 fn taints(object: &Value, errors: &mut Vec<FieldError>) {
+    taint_list(
+        field::items_at(spec(object), "taints"),
+        "metadata.taints",
+        errors,
+    );
+}
+
+/// `validateNodeTaints` of a list reported under `list_path` (the spec's
+/// taints, or the taints annotation's).
+pub(super) fn taint_list(list: &[Value], list_path: &str, errors: &mut Vec<FieldError>) {
     let mut seen: Vec<(&str, &str)> = Vec::new();
-    for (position, taint) in field::items_at(spec(object), "taints").iter().enumerate() {
-        let path = index("metadata.taints", position);
+    for (position, taint) in list.iter().enumerate() {
+        let path = index(list_path, position);
         let taint_key = field::str_at(taint, "key");
         let value = field::str_at(taint, "value");
         let effect = field::str_at(taint, "effect");
@@ -96,6 +107,7 @@ fn resources(object: &Value, errors: &mut Vec<FieldError>) {
 /// `ValidateNode`.
 pub fn node(object: &Value) -> Vec<FieldError> {
     let mut errors = Vec::new();
+    super::node_annotations::node_specific_annotations(object, &mut errors);
     taints(object, &mut errors);
     resources(object, &mut errors);
     let cidrs = strings(field::items_at(spec(object), "podCIDRs"));
@@ -147,6 +159,7 @@ pub fn node(object: &Value) -> Vec<FieldError> {
 /// changes, and the resources, addresses and taints stay valid.
 pub fn node_update(new: &Value, old: &Value) -> Vec<FieldError> {
     let mut errors = Vec::new();
+    super::node_annotations::node_specific_annotations(new, &mut errors);
     resources(new, &mut errors);
     let addresses = new
         .get("status")
