@@ -203,7 +203,10 @@ spec:
     );
     let out = kubectl_ok_stdin(&env, &["create", "-f", "-"], &local);
     assert_eq!(out, format!("persistentvolume/{name} created\n"));
-    let ga = local.replace("failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.io/zone");
+    let ga = local.replace(
+        "failure-domain.beta.kubernetes.io/zone",
+        "topology.kubernetes.io/zone",
+    );
     kubectl_ok_stdin(&env, &["replace", "-f", "-"], &ga);
     let moved = ga.replace("values: [a]", "values: [b]");
     let (status, out, err) = env.kubectl_stdin(KUBECTL, &["replace", "-f", "-"], Some(&moved));

@@ -313,14 +313,20 @@ mod tests {
             json!({"metadata": {"name": "s"}, "addressType": "IPv4", "endpoints": [endpoint]})
         };
         let zones = |count: usize| -> serde_json::Value {
-            (0..count).map(|n| json!({"name": format!("zone-{n}")})).collect()
+            (0..count)
+                .map(|n| json!({"name": format!("zone-{n}")}))
+                .collect()
         };
         for endpoint in [
             json!({"hints": {"forZones": zones(8)}}),
             json!({"hints": {"forZones": [], "forNodes": [{"name": "node-1"}, {"name": "node-2"}]}}),
             json!({"deprecatedTopology": {"kubernetes.io/hostname": "node-1", "example.com/rack": "r1"}}),
         ] {
-            assert_eq!(texts(&endpoint_slice(&slice(endpoint.clone()))), Vec::<String>::new(), "{endpoint}");
+            assert_eq!(
+                texts(&endpoint_slice(&slice(endpoint.clone()))),
+                Vec::<String>::new(),
+                "{endpoint}"
+            );
         }
         let label_value = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
         let subdomain = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
@@ -362,7 +368,11 @@ mod tests {
             ),
         ];
         for (endpoint, expected) in cases {
-            assert_eq!(texts(&endpoint_slice(&slice(endpoint.clone()))), expected, "{endpoint}");
+            assert_eq!(
+                texts(&endpoint_slice(&slice(endpoint.clone()))),
+                expected,
+                "{endpoint}"
+            );
         }
     }
 }

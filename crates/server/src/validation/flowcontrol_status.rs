@@ -45,7 +45,10 @@ mod tests {
     #[test]
     fn condition_types_are_required_and_unique() {
         let object = |conditions: Value| json!({"metadata": {"name": "fs"}, "status": {"conditions": conditions}});
-        assert!(conditions_status(&object(json!([{"type": "Dangling", "status": "True"}, {"type": "Other"}]))).is_empty());
+        assert!(conditions_status(&object(
+            json!([{"type": "Dangling", "status": "True"}, {"type": "Other"}])
+        ))
+        .is_empty());
         assert!(conditions_status(&json!({"metadata": {"name": "fs"}})).is_empty());
         let errors: Vec<String> = conditions_status(&object(json!([
             {"type": "Dangling"},

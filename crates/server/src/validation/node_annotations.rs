@@ -133,14 +133,20 @@ impl<'de> serde::Deserialize<'de> for Ordered {
             fn visit_string<E>(self, value: String) -> Result<Ordered, E> {
                 Ok(Ordered::String(value))
             }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Ordered, A::Error> {
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Ordered, A::Error> {
                 let mut items = Vec::new();
                 while let Some(item) = seq.next_element()? {
                     items.push(item);
                 }
                 Ok(Ordered::Array(items))
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Ordered, A::Error> {
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Ordered, A::Error> {
                 let mut members = Vec::new();
                 while let Some((key, value)) = map.next_entry::<String, Ordered>()? {
                     members.push((key, value));
@@ -241,9 +247,12 @@ impl Decoder {
                 self.save(self.type_error(other, go_type));
                 Value::Null
             }
-            (Shape::Slice(_, element), Ordered::Array(items)) => {
-                Value::Array(items.iter().map(|item| self.decode(item, element)).collect())
-            }
+            (Shape::Slice(_, element), Ordered::Array(items)) => Value::Array(
+                items
+                    .iter()
+                    .map(|item| self.decode(item, element))
+                    .collect(),
+            ),
             (Shape::Slice(go_type, _), other) => {
                 self.save(self.type_error(other, go_type));
                 Value::Null

@@ -15,7 +15,10 @@ fn texts(annotation: &str, text: &str) -> Vec<String> {
 #[test]
 fn the_taints_annotation_is_decoded_and_validated() {
     assert_eq!(
-        texts(TAINTS, r#"[{"key":"dedicated","value":"special-user","effect":"NoSchedule","timeAdded":null}]"#),
+        texts(
+            TAINTS,
+            r#"[{"key":"dedicated","value":"special-user","effect":"NoSchedule","timeAdded":null}]"#
+        ),
         Vec::<String>::new()
     );
     assert_eq!(texts(TAINTS, "null"), Vec::<String>::new());
@@ -64,7 +67,10 @@ fn the_prefer_avoid_pods_annotation_is_decoded_and_validated() {
         "podSignature": {"podController": {"apiVersion": "v1", "kind": "ReplicationController", "name": "foo", "uid": "abcdef123456", "controller": true}},
         "reason": "some reason", "message": "some message",
     }]});
-    assert_eq!(texts(PREFER_AVOID_PODS, &valid.to_string()), Vec::<String>::new());
+    assert_eq!(
+        texts(PREFER_AVOID_PODS, &valid.to_string()),
+        Vec::<String>::new()
+    );
     assert_eq!(
         texts(
             PREFER_AVOID_PODS,

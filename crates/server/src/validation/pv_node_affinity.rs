@@ -110,8 +110,9 @@ pub fn go_value(affinity: Option<&Value>) -> String {
         None => "null".to_string(),
         Some(affinity) => match affinity.get("required").filter(|value| !value.is_null()) {
             None => "core.VolumeNodeAffinity{Required:(*core.NodeSelector)(nil)}".to_string(),
-            Some(_) => "core.VolumeNodeAffinity{Required:(*core.NodeSelector)(0xc000000000)}"
-                .to_string(),
+            Some(_) => {
+                "core.VolumeNodeAffinity{Required:(*core.NodeSelector)(0xc000000000)}".to_string()
+            }
         },
     }
 }

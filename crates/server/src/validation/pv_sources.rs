@@ -62,10 +62,8 @@ pub fn in_tree(
             required_string(source, "image", path, errors);
         }
         "quobyte" => quobyte(source, path, errors),
-        "cephfs" => {
-            if field::items_at(source, "monitors").is_empty() {
-                errors.push(field::required(&child(path, "monitors"), ""));
-            }
+        "cephfs" if field::items_at(source, "monitors").is_empty() => {
+            errors.push(field::required(&child(path, "monitors"), ""));
         }
         "iscsi" => iscsi(source, pv_name, path, errors),
         "cinder" => {
@@ -298,7 +296,11 @@ fn fc(source: &Value, path: &str, errors: &mut Vec<FieldError>) {
 fn flex(source: &Value, path: &str, errors: &mut Vec<FieldError>) {
     required_string(source, "driver", path, errors);
     let options_path = child(path, "options");
-    for option in field::map_at(source, "options").into_iter().flatten().map(|(k, _)| k) {
+    for option in field::map_at(source, "options")
+        .into_iter()
+        .flatten()
+        .map(|(k, _)| k)
+    {
         let namespace = option.split_once('/').map_or(option.as_str(), |(ns, _)| ns);
         let normalized = format!(".{}", namespace.to_lowercase());
         if normalized.ends_with(".kubernetes.io") || normalized.ends_with(".k8s.io") {

@@ -245,7 +245,10 @@ fn local(node_affinity: Option<Value>) -> Value {
 #[test]
 fn node_affinity_is_validated_as_kube_does() {
     assert_eq!(
-        texts(&persistent_volume(&local(Some(affinity("kubernetes.io/hostname", &["node-1"]))))),
+        texts(&persistent_volume(&local(Some(affinity(
+            "kubernetes.io/hostname",
+            &["node-1"]
+        ))))),
         Vec::<String>::new()
     );
     let cases: Vec<(Value, Vec<&str>)> = vec![
@@ -275,7 +278,10 @@ fn node_affinity_is_validated_as_kube_does() {
     }
     // Any volume may carry node affinity; its rules come before the source's.
     assert_eq!(
-        texts(&persistent_volume(&pv("pv", json!({"nodeAffinity": {}, "rbd": {}})))),
+        texts(&persistent_volume(&pv(
+            "pv",
+            json!({"nodeAffinity": {}, "rbd": {}})
+        ))),
         [
             "spec.nodeAffinity.required: Required value: must specify required node constraints",
             "spec.rbd.monitors: Required value",
@@ -286,7 +292,10 @@ fn node_affinity_is_validated_as_kube_does() {
 
 #[test]
 fn node_affinity_is_fixed_once_set_but_for_ga_labels() {
-    let zone_beta = local(Some(affinity("failure-domain.beta.kubernetes.io/zone", &["a"])));
+    let zone_beta = local(Some(affinity(
+        "failure-domain.beta.kubernetes.io/zone",
+        &["a"],
+    )));
     let zone_ga = local(Some(affinity("topology.kubernetes.io/zone", &["a"])));
     let other_zone = local(Some(affinity("topology.kubernetes.io/zone", &["b"])));
     let unset = pv("pv", json!({"hostPath": {"path": "/a", "type": ""}}));

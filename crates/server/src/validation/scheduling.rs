@@ -270,15 +270,17 @@ mod tests {
     /// Cases from kube's `TestValidateOverhead` (`node/validation/validation_test.go`).
     #[test]
     fn runtime_class_overhead() {
-        let class = |fixed: Value| {
-            json!({"metadata": {"name": "foo"}, "handler": "bar", "overhead": {"podFixed": fixed}})
-        };
+        let class = |fixed: Value| json!({"metadata": {"name": "foo"}, "handler": "bar", "overhead": {"podFixed": fixed}});
         for fixed in [
             json!({"cpu": "10", "memory": "10G"}),
             json!({"hugepages-2Mi": "2Mi", "memory": "1Gi"}),
             json!({}),
         ] {
-            assert_eq!(texts(&runtime_class(&class(fixed.clone()))), Vec::<String>::new(), "{fixed}");
+            assert_eq!(
+                texts(&runtime_class(&class(fixed.clone()))),
+                Vec::<String>::new(),
+                "{fixed}"
+            );
         }
         let cases = [
             (
@@ -295,7 +297,11 @@ mod tests {
             ),
         ];
         for (fixed, expected) in cases {
-            assert_eq!(texts(&runtime_class(&class(fixed.clone()))), expected, "{fixed}");
+            assert_eq!(
+                texts(&runtime_class(&class(fixed.clone()))),
+                expected,
+                "{fixed}"
+            );
         }
     }
 }
