@@ -3,7 +3,7 @@
 //! HorizontalPodAutoscaler (autoscaling/v2, and v1 reported at its v2
 //! paths), a bad FlowSchema and a ServiceAccount with a bare finalizer, a
 //! PersistentVolume with a bad iSCSI source and node affinity, a FlowSchema
-//! `/status` with a repeated condition type;
+//! `/status` with a repeated condition type, a Node's taints annotation;
 //! kube-rs gets kube's Status for an events.k8s.io Event without
 //! `reportingController`. Needs `kubectl.1.33` (see `common::kubectl_dir`).
 #![allow(clippy::unwrap_used)]
@@ -245,6 +245,51 @@ spec:
         )
     );
     env.kubectl_ok(KUBECTL, &["delete", "flowschema", &name]);
+}
+
+/// A Node's taints annotation is decoded and validated
+/// (`ValidateNodeSpecificAnnotations`); the removed dynamic kubelet config
+/// is dropped on create (`nodeStrategy`'s `dropDisabledFields`).
+#[tokio::test]
+async fn kubectl_prints_kubes_text_for_a_node_taints_annotation() {
+    let env = TestEnv::new("valkinds-node").await;
+    let name = format!("node-{}", suffix());
+    let manifest = format!(
+        r#"apiVersion: v1
+kind: Node
+metadata:
+  name: {name}
+  annotations:
+    scheduler.alpha.kubernetes.io/taints: '[{{"key":"a","effect":"Sometimes"}},{{"key": 5}}]'
+spec:
+  configSource: {{configMap: {{namespace: kube-system, name: kubelet, kubeletConfigKey: kubelet}}}}
+"#
+    );
+    let (status, out, err) = env.kubectl_stdin(KUBECTL, &["create", "-f", "-"], Some(&manifest));
+    assert!(!status.success(), "create must fail: {out}{err}");
+    assert_eq!(
+        err,
+        format!(
+            "The Node \"{name}\" is invalid: metadata.annotations: Invalid value: \"scheduler.alpha.kubernetes.io/taints\": json: cannot unmarshal number into Go struct field Taint.key of type string\n"
+        )
+    );
+    let decodable = manifest.replace(r#",{"key": 5}"#, "");
+    let (status, out, err) = env.kubectl_stdin(KUBECTL, &["create", "-f", "-"], Some(&decodable));
+    assert!(!status.success(), "create must fail: {out}{err}");
+    assert_eq!(
+        err,
+        format!(
+            "The Node \"{name}\" is invalid: metadata.annotations.scheduler.alpha.kubernetes.io/taints[0].effect: Unsupported value: \"Sometimes\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"\n"
+        )
+    );
+    let valid = decodable.replace("Sometimes", "NoSchedule");
+    kubectl_ok_stdin(&env, &["create", "-f", "-"], &valid);
+    let config = env.kubectl_ok(
+        KUBECTL,
+        &["get", "node", &name, "-o", "jsonpath={.spec.configSource}"],
+    );
+    assert_eq!(config, "");
+    env.kubectl_ok(KUBECTL, &["delete", "node", &name]);
 }
 
 #[tokio::test]
