@@ -15,6 +15,8 @@ const MAX_ENDPOINTS: usize = 1000;
 const MAX_TOPOLOGY_LABELS: usize = 16;
 const MAX_ZONE_HINTS: usize = 8;
 const MAX_NODE_HINTS: usize = 8;
+/// `corev1.LabelTopologyZone`.
+const ZONE_LABEL: &str = "topology.kubernetes.io/zone";
 const SUPPORTED_ADDRESS_TYPES: [&str; 3] = ["FQDN", "IPv4", "IPv6"];
 /// With the deprecated `IP` type, which an update may keep.
 const UPDATE_ADDRESS_TYPES: [&str; 4] = ["FQDN", "IP", "IPv4", "IPv6"];
@@ -142,6 +144,15 @@ fn endpoints(list: &[Value], address_type: &str, errors: &mut Vec<FieldError>) {
             ));
         }
         field::labels(&topology_path, topology, errors);
+        // The zone lives in `zone` since v1; v1beta1's conversion moved this
+        // key there, v1's does not, so kube reports it as an internal error.
+        if topology.is_some_and(|topology| topology.contains_key(ZONE_LABEL)) {
+            errors.push(FieldError {
+                kind: FieldErrorKind::Internal,
+                field: field::key(&topology_path, ZONE_LABEL),
+                detail: "reserved key was not removed in conversion".into(),
+            });
+        }
         if let Some(hostname) = endpoint.get("hostname").and_then(Value::as_str) {
             field::dns1123_label(&child(&path, "hostname"), hostname, errors);
         }
@@ -361,6 +372,10 @@ mod tests {
                     format!("endpoints[0].deprecatedTopology: Invalid value: \"-v-\": {label_value}"),
                     "endpoints[0].hostname: Invalid value: \"Host\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')".to_string(),
                 ],
+            ),
+            (
+                json!({"deprecatedTopology": {"topology.kubernetes.io/zone": "a"}}),
+                vec!["endpoints[0].deprecatedTopology[topology.kubernetes.io/zone]: Internal error: reserved key was not removed in conversion".to_string()],
             ),
             (
                 json!({"deprecatedTopology": (0..17).map(|n| (format!("k{n}"), json!("v"))).collect::<serde_json::Map<_, _>>()}),
