@@ -388,6 +388,8 @@ pub enum FieldErrorKind {
     NotFound(String),
     /// `field.Invalid(path, field.OmitValueType{}, detail)`: no value printed.
     InvalidOmitted,
+    /// `field.InternalError(path, err)`: the error's text is the detail.
+    Internal,
 }
 
 impl FieldErrorKind {
@@ -403,6 +405,7 @@ impl FieldErrorKind {
             FieldErrorKind::TooMany(..) => "FieldValueTooMany",
             FieldErrorKind::NotFound(_) => "FieldValueNotFound",
             FieldErrorKind::InvalidOmitted => "FieldValueInvalid",
+            FieldErrorKind::Internal => "InternalError",
         }
     }
 }
@@ -476,6 +479,7 @@ impl FieldError {
             FieldErrorKind::TooLong(max) => format!("Too long: may not be more than {max} bytes"),
             FieldErrorKind::TypeInvalid(value) => detail_suffix(format!("Invalid value: {value}")),
             FieldErrorKind::InvalidOmitted => detail_suffix("Invalid value".to_string()),
+            FieldErrorKind::Internal => detail_suffix("Internal error".to_string()),
             FieldErrorKind::TooMany(actual, max) => {
                 let items = if *max == 1 { "item" } else { "items" };
                 format!("Too many: {actual}: must have at most {max} {items}")

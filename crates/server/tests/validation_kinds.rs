@@ -1,7 +1,9 @@
 //! Kind validation of the built-in kinds that used to be accepted as sent,
 //! through real clients: kubectl 1.33 prints kube's 422 text for a bad
 //! HorizontalPodAutoscaler (autoscaling/v2, and v1 reported at its v2
-//! paths), a bad FlowSchema and a ServiceAccount with a bare finalizer;
+//! paths), a bad FlowSchema and a ServiceAccount with a bare finalizer, a
+//! PersistentVolume with a bad iSCSI source and node affinity, a FlowSchema
+//! `/status` with a repeated condition type, a Node's taints annotation;
 //! kube-rs gets kube's Status for an events.k8s.io Event without
 //! `reportingController`; kubectl 1.33 prints kube's text for a bad Service
 //! (create and update) and changes a Service's type as kube lets it, and a
@@ -152,6 +154,145 @@ spec:
         r#"30 0 {"handSize":8,"queueLengthLimit":50,"queues":16}"#
     );
     env.kubectl_ok(KUBECTL, &["delete", "prioritylevelconfiguration", &name]);
+}
+
+/// A PersistentVolume's in-tree source fields and node affinity
+/// (`ValidatePersistentVolumeSpec`), and a FlowSchema `/status` write with a
+/// repeated condition type (`ValidateFlowSchemaStatusUpdate`).
+#[tokio::test]
+async fn kubectl_prints_kubes_text_for_a_bad_persistent_volume_and_flow_schema_status() {
+    let env = TestEnv::new("valkinds-pv").await;
+    let name = format!("pv-{}", suffix());
+    let manifest = format!(
+        r#"apiVersion: v1
+kind: PersistentVolume
+metadata:
+  name: {name}
+spec:
+  capacity: {{storage: 1Gi}}
+  accessModes: [ReadWriteOnce]
+  nodeAffinity: {{}}
+  iscsi: {{targetPortal: "", iqn: foo, lun: 300}}
+"#
+    );
+    let (status, out, err) = env.kubectl_stdin(KUBECTL, &["create", "-f", "-"], Some(&manifest));
+    assert!(!status.success(), "create must fail: {out}{err}");
+    assert_eq!(
+        err,
+        format!(
+            "The PersistentVolume \"{name}\" is invalid: \n\
+             * spec.nodeAffinity.required: Required value: must specify required node constraints\n\
+             * spec.iscsi.targetPortal: Required value\n\
+             * spec.iscsi.iqn: Invalid value: \"foo\": must be valid format\n\
+             * spec.iscsi.lun: Invalid value: 300: must be between 0 and 255, inclusive\n"
+        )
+    );
+    // Made valid (a local volume with its node affinity), it is stored; its
+    // affinity may then move from a beta label to GA, but not elsewhere.
+    let local = format!(
+        r#"apiVersion: v1
+kind: PersistentVolume
+metadata:
+  name: {name}
+spec:
+  capacity: {{storage: 1Gi}}
+  accessModes: [ReadWriteOnce]
+  local: {{path: /mnt/disks/a}}
+  nodeAffinity:
+    required:
+      nodeSelectorTerms:
+      - matchExpressions: [{{key: failure-domain.beta.kubernetes.io/zone, operator: In, values: [a]}}]
+"#
+    );
+    let out = kubectl_ok_stdin(&env, &["create", "-f", "-"], &local);
+    assert_eq!(out, format!("persistentvolume/{name} created\n"));
+    let ga = local.replace(
+        "failure-domain.beta.kubernetes.io/zone",
+        "topology.kubernetes.io/zone",
+    );
+    kubectl_ok_stdin(&env, &["replace", "-f", "-"], &ga);
+    let moved = ga.replace("values: [a]", "values: [b]");
+    let (status, out, err) = env.kubectl_stdin(KUBECTL, &["replace", "-f", "-"], Some(&moved));
+    assert!(!status.success(), "replace must fail: {out}{err}");
+    assert_eq!(
+        err,
+        format!(
+            "The PersistentVolume \"{name}\" is invalid: nodeAffinity: Invalid value: core.VolumeNodeAffinity{{Required:(*core.NodeSelector)(0xc000000000)}}: field is immutable, except for updating from beta label to GA\n"
+        )
+    );
+    env.kubectl_ok(KUBECTL, &["delete", "pv", &name, "--wait=false"]);
+
+    let schema = format!(
+        "apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: FlowSchema\nmetadata:\n  name: {name}\nspec:\n  priorityLevelConfiguration: {{name: global-default}}\n"
+    );
+    kubectl_ok_stdin(&env, &["create", "-f", "-"], &schema);
+    let (status, out, err) = env.kubectl(
+        KUBECTL,
+        &[
+            "patch",
+            "flowschema",
+            &name,
+            "--subresource=status",
+            "--type=merge",
+            "-p",
+            r#"{"status":{"conditions":[{"type":"Dangling","status":"False"},{"type":"Dangling","status":"True"},{"status":"True"}]}}"#,
+        ],
+    );
+    assert!(!status.success(), "status patch must fail: {out}{err}");
+    assert_eq!(
+        err,
+        format!(
+            "The FlowSchema \"{name}\" is invalid: \n\
+             * status.conditions[1].type: Duplicate value: \"Dangling\"\n\
+             * status.conditions[2].type: Required value: must not be empty\n"
+        )
+    );
+    env.kubectl_ok(KUBECTL, &["delete", "flowschema", &name]);
+}
+
+/// A Node's taints annotation is decoded and validated
+/// (`ValidateNodeSpecificAnnotations`); the removed dynamic kubelet config
+/// is dropped on create (`nodeStrategy`'s `dropDisabledFields`).
+#[tokio::test]
+async fn kubectl_prints_kubes_text_for_a_node_taints_annotation() {
+    let env = TestEnv::new("valkinds-node").await;
+    let name = format!("node-{}", suffix());
+    let manifest = format!(
+        r#"apiVersion: v1
+kind: Node
+metadata:
+  name: {name}
+  annotations:
+    scheduler.alpha.kubernetes.io/taints: '[{{"key":"a","effect":"Sometimes"}},{{"key": 5}}]'
+spec:
+  configSource: {{configMap: {{namespace: kube-system, name: kubelet, kubeletConfigKey: kubelet}}}}
+"#
+    );
+    let (status, out, err) = env.kubectl_stdin(KUBECTL, &["create", "-f", "-"], Some(&manifest));
+    assert!(!status.success(), "create must fail: {out}{err}");
+    assert_eq!(
+        err,
+        format!(
+            "The Node \"{name}\" is invalid: metadata.annotations: Invalid value: \"scheduler.alpha.kubernetes.io/taints\": json: cannot unmarshal number into Go struct field Taint.key of type string\n"
+        )
+    );
+    let decodable = manifest.replace(r#",{"key": 5}"#, "");
+    let (status, out, err) = env.kubectl_stdin(KUBECTL, &["create", "-f", "-"], Some(&decodable));
+    assert!(!status.success(), "create must fail: {out}{err}");
+    assert_eq!(
+        err,
+        format!(
+            "The Node \"{name}\" is invalid: metadata.annotations.scheduler.alpha.kubernetes.io/taints[0].effect: Unsupported value: \"Sometimes\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"\n"
+        )
+    );
+    let valid = decodable.replace("Sometimes", "NoSchedule");
+    kubectl_ok_stdin(&env, &["create", "-f", "-"], &valid);
+    let config = env.kubectl_ok(
+        KUBECTL,
+        &["get", "node", &name, "-o", "jsonpath={.spec.configSource}"],
+    );
+    assert_eq!(config, "");
+    env.kubectl_ok(KUBECTL, &["delete", "node", &name]);
 }
 
 #[tokio::test]

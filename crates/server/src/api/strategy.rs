@@ -34,8 +34,12 @@ pub fn prepare_for_create(resource: &ResourceDef, object: &mut Value) -> Vec<Str
         }
     } else if has_status_subresource(resource) {
         match (resource.group, resource.kind) {
-            // Nodes may carry status on create (kubelet registers that way).
-            ("", "Node") => {}
+            // Nodes may carry status on create (kubelet registers that way),
+            // but not the removed dynamic kubelet config (`nodeStrategy`'s
+            // `dropDisabledFields` on create).
+            ("", "Node") => {
+                core_v1::drop_node_config(map, true, true);
+            }
             ("", "Pod") => {
                 let status = core_v1::pod_create_status(map.get("spec"));
                 map.insert("status".into(), status);
@@ -345,6 +349,15 @@ pub fn prepare_for_update(
         if (resource.group, resource.kind) == ("", "PersistentVolume") {
             core_v1::persistent_volume_phase_transition(old, &mut merged);
         }
+        if (resource.group, resource.kind) == ("", "Node")
+            && old.pointer("/status/config").is_none()
+        {
+            // `nodeStatusStrategy.PrepareForUpdate`: `status.config` only
+            // while the stored node has one.
+            if let Some(map) = merged.as_object_mut() {
+                core_v1::drop_node_config(map, false, true);
+            }
+        }
         // Keep the resourceVersion precondition the client sent.
         let resource_version = crate::object::resource_version(new).to_string();
         *new = merged;
@@ -358,6 +371,15 @@ pub fn prepare_for_update(
     }
     if subresource == Some("resize") {
         return keep_only_resize_fields(old, new);
+    }
+    if (resource.group, resource.kind) == ("", "Node")
+        && old.pointer("/spec/configSource").is_none()
+    {
+        // `dropDisabledFields` on update: `spec.configSource` only while the
+        // stored node has one.
+        if let Some(map) = new.as_object_mut() {
+            core_v1::drop_node_config(map, true, false);
+        }
     }
     if has_status_subresource(resource) && (resource.group, resource.kind) != ("", "Node") {
         if let Some(map) = new.as_object_mut() {

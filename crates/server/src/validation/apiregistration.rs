@@ -3,7 +3,8 @@
 //! `ValidateAPIService`; an update runs the same rules): the name is
 //! `<version>.<group>`, group and version are DNS names, both priorities
 //! in range, a local APIService (no `service`) has no CA bundle nor
-//! `insecureSkipTLSVerify`, a remote one names its Service.
+//! `insecureSkipTLSVerify`, a remote one names its Service and a valid port;
+//! `/status` (`ValidateAPIServiceStatusUpdate`): known condition statuses.
 
 use base64::Engine as _;
 use serde_json::Value;
@@ -86,12 +87,41 @@ pub fn api_service(object: &Value) -> Vec<FieldError> {
             errors.push(field::required(&format!("spec.service.{name}"), ""));
         }
     }
+    // `utilvalidation.IsValidPortNum` (v1 defaults an absent port to 443).
+    if let Some(port) = field::int_at(service, "port") {
+        let messages = field::port_number_errors(port);
+        if !messages.is_empty() {
+            errors.push(field::invalid_number(
+                "spec.service.port",
+                port,
+                format!("port is not valid: {}", messages.join(", ")),
+            ));
+        }
+    }
     if insecure && ca_bundle > 0 {
         errors.push(field::invalid_rendered(
             "spec.insecureSkipTLSVerify",
             "true",
             "may not be true if caBundle is present",
         ));
+    }
+    errors
+}
+
+/// `ValidateAPIServiceStatus` (the `/status` update's rule besides
+/// ObjectMeta): each condition's status is `True`, `False` or `Unknown`.
+pub fn api_service_status(object: &Value) -> Vec<FieldError> {
+    let status = object.get("status").unwrap_or(&Value::Null);
+    let mut errors = Vec::new();
+    for (position, condition) in field::items_at(status, "conditions").iter().enumerate() {
+        let value = field::str_at(condition, "status");
+        if !matches!(value, "True" | "False" | "Unknown") {
+            errors.push(field::not_supported(
+                &format!("status.conditions[{position}].status"),
+                value,
+                &["True", "False", "Unknown"],
+            ));
+        }
     }
     errors
 }
@@ -149,6 +179,25 @@ mod tests {
                 "spec.service.namespace: Required value",
                 "spec.service.name: Required value",
                 "spec.insecureSkipTLSVerify: Invalid value: true: may not be true if caBundle is present",
+            ]
+        );
+        assert_eq!(
+            texts(&api_service(&service("v1.a.io", json!({"group": "a.io", "version": "v1", "groupPriorityMinimum": 1,
+                "versionPriority": 1, "service": {"namespace": "n", "name": "s", "port": 0}})))),
+            ["spec.service.port: Invalid value: 0: port is not valid: must be between 1 and 65535, inclusive"]
+        );
+    }
+
+    /// kube-aggregator's `ValidateAPIServiceStatus`.
+    #[test]
+    fn api_service_statuses() {
+        let with = |conditions: Value| json!({"metadata": {"name": "v1.a.io"}, "status": {"conditions": conditions}});
+        assert!(api_service_status(&with(json!([{"type": "Available", "status": "True"}, {"type": "Available", "status": "Unknown"}]))).is_empty());
+        assert_eq!(
+            texts(&api_service_status(&with(json!([{"type": "Available", "status": "Maybe"}, {"type": "Available"}])))),
+            [
+                "status.conditions[0].status: Unsupported value: \"Maybe\": supported values: \"True\", \"False\", \"Unknown\"",
+                "status.conditions[1].status: Unsupported value: \"\": supported values: \"True\", \"False\", \"Unknown\"",
             ]
         );
     }

@@ -12,6 +12,11 @@ use crate::status::{FieldError, FieldErrorKind};
 const MAX_ADDRESSES: usize = 100;
 const MAX_PORTS: usize = 100;
 const MAX_ENDPOINTS: usize = 1000;
+const MAX_TOPOLOGY_LABELS: usize = 16;
+const MAX_ZONE_HINTS: usize = 8;
+const MAX_NODE_HINTS: usize = 8;
+/// `corev1.LabelTopologyZone`.
+const ZONE_LABEL: &str = "topology.kubernetes.io/zone";
 const SUPPORTED_ADDRESS_TYPES: [&str; 3] = ["FQDN", "IPv4", "IPv6"];
 /// With the deprecated `IP` type, which an update may keep.
 const UPDATE_ADDRESS_TYPES: [&str; 4] = ["FQDN", "IP", "IPv4", "IPv6"];
@@ -125,12 +130,74 @@ fn endpoints(list: &[Value], address_type: &str, errors: &mut Vec<FieldError>) {
                 _ => {}
             }
         }
-        if let Some(hostname) = endpoint.get("hostname").and_then(Value::as_str) {
-            field::dns1123_label(&child(&path, "hostname"), hostname, errors);
-        }
         if let Some(node_name) = endpoint.get("nodeName").and_then(Value::as_str) {
             field::dns1123_subdomain(&child(&path, "nodeName"), node_name, errors);
         }
+        let topology_path = child(&path, "deprecatedTopology");
+        let topology = field::map_at(endpoint, "deprecatedTopology");
+        let topology_labels = topology.map_or(0, serde_json::Map::len);
+        if topology_labels > MAX_TOPOLOGY_LABELS {
+            errors.push(too_many(
+                &topology_path,
+                topology_labels,
+                MAX_TOPOLOGY_LABELS,
+            ));
+        }
+        field::labels(&topology_path, topology, errors);
+        // The zone lives in `zone` since v1; v1beta1's conversion moved this
+        // key there, v1's does not, so kube reports it as an internal error.
+        if topology.is_some_and(|topology| topology.contains_key(ZONE_LABEL)) {
+            errors.push(FieldError {
+                kind: FieldErrorKind::Internal,
+                field: field::key(&topology_path, ZONE_LABEL),
+                detail: "reserved key was not removed in conversion".into(),
+            });
+        }
+        if let Some(hostname) = endpoint.get("hostname").and_then(Value::as_str) {
+            field::dns1123_label(&child(&path, "hostname"), hostname, errors);
+        }
+        if let Some(hints) = endpoint.get("hints").filter(|hints| !hints.is_null()) {
+            self::hints(hints, &child(&path, "hints"), errors);
+        }
+    }
+}
+
+/// `validateHints`: at most 8 zones, each name unique and a label value;
+/// then (1.34's `forNodes`, documented with the same limit of 8) at most 8
+/// nodes, each name unique and a node name. An over-long list stops the
+/// checks, as kube's early return does.
+fn hints(hints: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    let zones_path = child(path, "forZones");
+    let zones = field::items_at(hints, "forZones");
+    if zones.len() > MAX_ZONE_HINTS {
+        errors.push(too_many(&zones_path, zones.len(), MAX_ZONE_HINTS));
+        return;
+    }
+    let mut names = BTreeSet::new();
+    for (position, zone) in zones.iter().enumerate() {
+        let name_path = child(&index(&zones_path, position), "name");
+        let name = field::str_at(zone, "name");
+        if !names.insert(name) {
+            errors.push(field::duplicate(&name_path, name));
+        }
+        for message in crate::selector::is_valid_label_value(name) {
+            errors.push(field::invalid(&name_path, name, message));
+        }
+    }
+    let nodes_path = child(path, "forNodes");
+    let nodes = field::items_at(hints, "forNodes");
+    if nodes.len() > MAX_NODE_HINTS {
+        errors.push(too_many(&nodes_path, nodes.len(), MAX_NODE_HINTS));
+        return;
+    }
+    let mut names = BTreeSet::new();
+    for (position, node) in nodes.iter().enumerate() {
+        let name_path = child(&index(&nodes_path, position), "name");
+        let name = field::str_at(node, "name");
+        if !names.insert(name) {
+            errors.push(field::duplicate(&name_path, name));
+        }
+        field::dns1123_subdomain(&name_path, name, errors);
     }
 }
 
@@ -245,5 +312,82 @@ mod tests {
         );
         let legacy = slice("IP", json!(["10.1.2.3"]), http);
         assert!(endpoint_slice_update(&legacy, &legacy).is_empty());
+    }
+
+    /// Cases in the manner of kube's `TestValidateEndpointSlice` "hints" and
+    /// "deprecatedTopology" entries.
+    #[test]
+    fn endpoint_hints_and_topology() {
+        let slice = |endpoint: serde_json::Value| {
+            let mut endpoint = endpoint;
+            endpoint["addresses"] = json!(["10.1.2.3"]);
+            json!({"metadata": {"name": "s"}, "addressType": "IPv4", "endpoints": [endpoint]})
+        };
+        let zones = |count: usize| -> serde_json::Value {
+            (0..count)
+                .map(|n| json!({"name": format!("zone-{n}")}))
+                .collect()
+        };
+        for endpoint in [
+            json!({"hints": {"forZones": zones(8)}}),
+            json!({"hints": {"forZones": [], "forNodes": [{"name": "node-1"}, {"name": "node-2"}]}}),
+            json!({"deprecatedTopology": {"kubernetes.io/hostname": "node-1", "example.com/rack": "r1"}}),
+        ] {
+            assert_eq!(
+                texts(&endpoint_slice(&slice(endpoint.clone()))),
+                Vec::<String>::new(),
+                "{endpoint}"
+            );
+        }
+        let label_value = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+        let subdomain = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+        let cases = [
+            (
+                json!({"hints": {"forZones": zones(9), "forNodes": [{"name": "Bad"}]}}),
+                vec!["endpoints[0].hints.forZones: Too many: 9: must have at most 8 items".to_string()],
+            ),
+            (
+                json!({"hints": {"forZones": [{"name": "a"}, {"name": "a"}, {"name": "-b"}]}}),
+                vec![
+                    "endpoints[0].hints.forZones[1].name: Duplicate value: \"a\"".to_string(),
+                    format!("endpoints[0].hints.forZones[2].name: Invalid value: \"-b\": {label_value}"),
+                ],
+            ),
+            (
+                json!({"hints": {"forNodes": [{"name": "n"}, {"name": "n"}, {"name": "Bad_Node"}]}}),
+                vec![
+                    "endpoints[0].hints.forNodes[1].name: Duplicate value: \"n\"".to_string(),
+                    format!("endpoints[0].hints.forNodes[2].name: Invalid value: \"Bad_Node\": {subdomain}"),
+                ],
+            ),
+            (
+                json!({"hints": {"forNodes": (0..9).map(|n| json!({"name": format!("n{n}")})).collect::<Vec<_>>()}}),
+                vec!["endpoints[0].hints.forNodes: Too many: 9: must have at most 8 items".to_string()],
+            ),
+            (
+                json!({"hostname": "Host", "nodeName": "Node", "deprecatedTopology": {"bad key": "-v-"}}),
+                vec![
+                    format!("endpoints[0].nodeName: Invalid value: \"Node\": {subdomain}"),
+                    "endpoints[0].deprecatedTopology: Invalid value: \"bad key\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')".to_string(),
+                    format!("endpoints[0].deprecatedTopology: Invalid value: \"-v-\": {label_value}"),
+                    "endpoints[0].hostname: Invalid value: \"Host\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')".to_string(),
+                ],
+            ),
+            (
+                json!({"deprecatedTopology": {"topology.kubernetes.io/zone": "a"}}),
+                vec!["endpoints[0].deprecatedTopology[topology.kubernetes.io/zone]: Internal error: reserved key was not removed in conversion".to_string()],
+            ),
+            (
+                json!({"deprecatedTopology": (0..17).map(|n| (format!("k{n}"), json!("v"))).collect::<serde_json::Map<_, _>>()}),
+                vec!["endpoints[0].deprecatedTopology: Too many: 17: must have at most 16 items".to_string()],
+            ),
+        ];
+        for (endpoint, expected) in cases {
+            assert_eq!(
+                texts(&endpoint_slice(&slice(endpoint.clone()))),
+                expected,
+                "{endpoint}"
+            );
+        }
     }
 }

@@ -8,8 +8,8 @@
 //!   selectors and resources they share with webhook configurations;
 //! - [`field`] — field paths, `field.Error` constructors, shared `util/validation` checks;
 //!   [`int_or_percent`] — `IntOrString` counts and percentages;
-//! - [`flowcontrol`] — FlowSchema, PriorityLevelConfiguration;
-//! - [`apiregistration`] — APIService;
+//! - [`flowcontrol`] — FlowSchema, PriorityLevelConfiguration; [`flowcontrol_status`] — their `/status`;
+//! - [`apiregistration`] — APIService (and its `/status`);
 //! - [`autoscaling`] — HorizontalPodAutoscaler (autoscaling/v1 checked as its v2 form);
 //! - [`batch`] — Job, CronJob; [`job_policies`] — a Job's failure and success policies;
 //!   [`job_status`] — a Job's `/status`; [`cron_schedule`] —
@@ -26,7 +26,8 @@
 //! - [`kube_finalizer`] — core's finalizer-name rule on the kinds validated with core's ObjectMeta;
 //! - [`limit_range`] — LimitRange; [`quota`] — ResourceQuota and resource names/quantities;
 //! - [`namespace`] — Namespace (and its `/status`, `/finalize`);
-//! - [`node`] — Node (and its `/status`); [`node_selector`] — core's `ValidateNodeSelector`;
+//! - [`node`] — Node (and its `/status`); [`node_annotations`] — its taints and
+//!   preferAvoidPods annotations; [`node_selector`] — core's `ValidateNodeSelector`;
 //! - [`pod`], [`container`], [`pod_volumes`], [`pod_update`] — Pod, PodTemplate and
 //!   every pod template inside a workload;
 //! - [`pod_ephemeral`], [`pod_resize`], [`pod_status`] — `pods/ephemeralcontainers`,
@@ -45,7 +46,8 @@
 //! - [`claim_status`] — PersistentVolumeClaim `/status`;
 //! - [`storage`] — StorageClass, CSIDriver, CSINode, VolumeAttachment;
 //!   [`storage_capacity`] — CSIStorageCapacity, VolumeAttributesClass;
-//! - [`storage_core`] — PersistentVolume, PersistentVolumeClaim;
+//! - [`storage_core`] — PersistentVolume, PersistentVolumeClaim; [`pv_sources`] — a PV's
+//!   in-tree volume sources; [`pv_node_affinity`] — a PV's node affinity on update;
 //! - [`workloads`] — Deployment, ReplicaSet, StatefulSet, DaemonSet, ReplicationController;
 //! - [`workload_status`] — `/status` writes of Deployments, ReplicaSets, ReplicationControllers,
 //!   StatefulSets, DaemonSets, HorizontalPodAutoscalers;
@@ -72,6 +74,7 @@ pub mod event;
 pub mod events_k8s_io;
 pub mod field;
 pub mod flowcontrol;
+pub mod flowcontrol_status;
 pub mod int_or_percent;
 pub mod ip_address;
 pub mod ip_field;
@@ -82,6 +85,7 @@ pub mod limit_range;
 pub mod namespace;
 pub mod networking;
 pub mod node;
+pub mod node_annotations;
 pub mod node_selector;
 pub mod pod;
 pub mod pod_ephemeral;
@@ -91,6 +95,8 @@ pub mod pod_status;
 pub mod pod_update;
 pub mod pod_volumes;
 pub mod policy;
+pub mod pv_node_affinity;
+pub mod pv_sources;
 pub mod quota;
 pub mod rbac;
 pub mod resource;
@@ -151,6 +157,14 @@ pub fn validate(
             }
             ("", "Node", Some(old)) => node::node_update(object, old),
             ("", "ResourceQuota", Some(_)) => quota::resource_quota_status(object),
+            (
+                "flowcontrol.apiserver.k8s.io",
+                "FlowSchema" | "PriorityLevelConfiguration",
+                Some(_),
+            ) => flowcontrol_status::conditions_status(object),
+            ("apiregistration.k8s.io", "APIService", Some(_)) => {
+                apiregistration::api_service_status(object)
+            }
             ("resource.k8s.io", "ResourceClaim", Some(old)) => {
                 resource_claim_status::resource_claim_status_update(object, old)
             }

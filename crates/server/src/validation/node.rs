@@ -1,5 +1,6 @@
 //! Node validation (`pkg/apis/core/validation/validation.go` `ValidateNode`,
-//! `ValidateNodeUpdate`, `validateNodeTaints`, `ValidateNodeResources`).
+//! `ValidateNodeUpdate`, `validateNodeTaints`, `ValidateNodeResources`; the
+//! node's own annotations are `node_annotations.rs`).
 //! `/status` writes run `ValidateNodeUpdate` too (`nodeStatusStrategy`).
 //! Note kube's quirks kept here: taints are reported under `metadata.taints`
 //! and capacity entries as `status.capacity.<name>` (child paths, not keys).
@@ -42,9 +43,19 @@ fn taint_go(taint: &Value) -> String {
 /// `validateNodeTaints`: keys are label names, values label values, effects
 /// known, and each (key, effect) pair appears once.
 fn taints(object: &Value, errors: &mut Vec<FieldError>) {
+    taint_list(
+        field::items_at(spec(object), "taints"),
+        "metadata.taints",
+        errors,
+    );
+}
+
+/// `validateNodeTaints` of a list reported under `list_path` (the spec's
+/// taints, or the taints annotation's).
+pub(super) fn taint_list(list: &[Value], list_path: &str, errors: &mut Vec<FieldError>) {
     let mut seen: Vec<(&str, &str)> = Vec::new();
-    for (position, taint) in field::items_at(spec(object), "taints").iter().enumerate() {
-        let path = index("metadata.taints", position);
+    for (position, taint) in list.iter().enumerate() {
+        let path = index(list_path, position);
         let taint_key = field::str_at(taint, "key");
         let value = field::str_at(taint, "value");
         let effect = field::str_at(taint, "effect");
@@ -96,6 +107,7 @@ fn resources(object: &Value, errors: &mut Vec<FieldError>) {
 /// `ValidateNode`.
 pub fn node(object: &Value) -> Vec<FieldError> {
     let mut errors = Vec::new();
+    super::node_annotations::node_specific_annotations(object, &mut errors);
     taints(object, &mut errors);
     resources(object, &mut errors);
     let cidrs = strings(field::items_at(spec(object), "podCIDRs"));
@@ -108,10 +120,26 @@ pub fn node(object: &Value) -> Vec<FieldError> {
             .iter()
             .filter_map(|cidr| ip_field::parse_cidr_sloppy(cidr))
             .collect();
+        // `netutils.IsDualStackCIDRStrings` fails on the first CIDR
+        // `ParseCIDRs` cannot parse; kube reports that as an internal error
+        // and then, the answer being "not dual-stack", the family rule too.
+        if let Some(position) = cidrs
+            .iter()
+            .position(|cidr| ip_field::parse_cidr_sloppy(cidr).is_none())
+        {
+            errors.push(FieldError {
+                kind: FieldErrorKind::Internal,
+                field: path.to_string(),
+                detail: format!(
+                    "invalid PodCIDRs. failed to check with dual stack with error:invalid CIDR[{position}]: <nil> (invalid CIDR address: {})",
+                    cidrs[position]
+                ),
+            });
+        }
         let dual_stack = parsed.len() == cidrs.len()
             && parsed.iter().any(|cidr| cidr.network.is_ipv4())
             && parsed.iter().any(|cidr| cidr.network.is_ipv6());
-        if parsed.len() == cidrs.len() && (!dual_stack || cidrs.len() > 2) {
+        if !dual_stack || cidrs.len() > 2 {
             errors.push(field::invalid_rendered(
                 path,
                 &crate::go::fmt::sharp_v_strings(&cidrs),
@@ -131,6 +159,7 @@ pub fn node(object: &Value) -> Vec<FieldError> {
 /// changes, and the resources, addresses and taints stay valid.
 pub fn node_update(new: &Value, old: &Value) -> Vec<FieldError> {
     let mut errors = Vec::new();
+    super::node_annotations::node_specific_annotations(new, &mut errors);
     resources(new, &mut errors);
     let addresses = new
         .get("status")
@@ -229,6 +258,14 @@ mod tests {
                 vec![
                     "spec.podCIDRs: Invalid value: []string{\"2000::/10\", \"2000::/10\"}: may specify no more than one CIDR for each IP family",
                     "spec.podCIDRs[1]: Duplicate value: \"2000::/10\"",
+                ],
+            ),
+            (
+                json!({"spec": {"podCIDRs": ["192.168.0.0/16", "bad", "2000::/10"]}}),
+                vec![
+                    "spec.podCIDRs[1]: Invalid value: \"bad\": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)",
+                    "spec.podCIDRs: Internal error: invalid PodCIDRs. failed to check with dual stack with error:invalid CIDR[1]: <nil> (invalid CIDR address: bad)",
+                    "spec.podCIDRs: Invalid value: []string{\"192.168.0.0/16\", \"bad\", \"2000::/10\"}: may specify no more than one CIDR for each IP family",
                 ],
             ),
             (

@@ -2,7 +2,8 @@
 //! `ValidateNodeSelector` with `allowInvalidLabelValueInRequiredNodeAffinity`
 //! false, `ValidateNodeSelectorTerm`, `ValidateNodeSelectorRequirement`,
 //! `ValidateNodeFieldSelectorRequirement`), as resource.k8s.io validates
-//! a ResourceSlice's and an allocation's node selector.
+//! a ResourceSlice's and an allocation's node selector and a
+//! PersistentVolume's `nodeAffinity.required` is validated.
 
 use serde_json::Value;
 
@@ -11,6 +12,17 @@ use crate::status::FieldError;
 
 /// `ValidateNodeSelector`: at least one term, each term's expressions and fields.
 pub fn node_selector(selector: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    node_selector_with(selector, path, false, errors);
+}
+
+/// `ValidateNodeSelector` with its `allowInvalidLabelValueInRequiredNodeAffinity`
+/// option: when set, the values of label requirements are not checked.
+pub fn node_selector_with(
+    selector: &Value,
+    path: &str,
+    allow_invalid_label_values: bool,
+    errors: &mut Vec<FieldError>,
+) {
     let terms_path = child(path, "nodeSelectorTerms");
     let terms = field::items_at(selector, "nodeSelectorTerms");
     if terms.is_empty() {
@@ -25,7 +37,12 @@ pub fn node_selector(selector: &Value, path: &str, errors: &mut Vec<FieldError>)
         let expressions_path = child(&term_path, "matchExpressions");
         for (position, requirement) in field::items_at(term, "matchExpressions").iter().enumerate()
         {
-            label_requirement(requirement, &index(&expressions_path, position), errors);
+            label_requirement(
+                requirement,
+                &index(&expressions_path, position),
+                allow_invalid_label_values,
+                errors,
+            );
         }
         let fields_path = child(&term_path, "matchFields");
         for (position, requirement) in field::items_at(term, "matchFields").iter().enumerate() {
@@ -42,7 +59,12 @@ fn values(requirement: &Value) -> Vec<&str> {
 }
 
 /// `ValidateNodeSelectorRequirement`.
-fn label_requirement(requirement: &Value, path: &str, errors: &mut Vec<FieldError>) {
+fn label_requirement(
+    requirement: &Value,
+    path: &str,
+    allow_invalid_label_values: bool,
+    errors: &mut Vec<FieldError>,
+) {
     let values = values(requirement);
     let values_path = child(path, "values");
     match field::str_at(requirement, "operator") {
@@ -81,6 +103,9 @@ fn label_requirement(requirement: &Value, path: &str, errors: &mut Vec<FieldErro
         field::str_at(requirement, "key"),
         errors,
     );
+    if allow_invalid_label_values {
+        return;
+    }
     for (position, value) in values.iter().enumerate() {
         for message in crate::selector::is_valid_label_value(value) {
             errors.push(field::invalid(
@@ -90,6 +115,16 @@ fn label_requirement(requirement: &Value, path: &str, errors: &mut Vec<FieldErro
             ));
         }
     }
+}
+
+/// `helper.HasInvalidLabelValueInNodeSelectorTerms`: whether a label
+/// requirement of some term has a value that is not a valid label value.
+pub fn has_invalid_label_value(selector: &Value) -> bool {
+    field::items_at(selector, "nodeSelectorTerms")
+        .iter()
+        .flat_map(|term| field::items_at(term, "matchExpressions"))
+        .flat_map(values)
+        .any(|value| !crate::selector::is_valid_label_value(value).is_empty())
 }
 
 /// `ValidateNodeFieldSelectorRequirement`: only `metadata.name`, one node name.

@@ -102,23 +102,19 @@ pub fn priority_class_update(object: &Value, old: &Value) -> Vec<FieldError> {
     errors
 }
 
-/// `ValidateRuntimeClass`.
+/// `ValidateRuntimeClass` (`pkg/apis/node/validation/validation.go`).
 pub fn runtime_class(object: &Value) -> Vec<FieldError> {
     let mut errors = Vec::new();
     field::dns1123_label("handler", field::str_at(object, "handler"), &mut errors);
     if let Some(overhead) = object.get("overhead").filter(|value| !value.is_null()) {
-        if let Some(fixed) = field::map_at(overhead, "podFixed") {
-            for (resource, quantity) in fixed {
-                let text = quantity.as_str().unwrap_or_default();
-                if text.starts_with('-') {
-                    errors.push(field::invalid(
-                        &field::key("overhead.podFixed", resource),
-                        text,
-                        field::IS_NEGATIVE,
-                    ));
-                }
-            }
-        }
+        // `validateOverhead`: `ValidateContainerResourceRequirements` of
+        // `{Limits: overhead.PodFixed}`, so kube reports at `overhead.limits[...]`.
+        let limits = overhead.get("podFixed").cloned().unwrap_or(Value::Null);
+        super::container::resources(
+            &serde_json::json!({ "limits": limits }),
+            "overhead",
+            &mut errors,
+        );
     }
     if let Some(scheduling) = object.get("scheduling").filter(|value| !value.is_null()) {
         field::labels(
@@ -269,5 +265,43 @@ mod tests {
             errors[1],
             "scheduling.tolerations[1]: Duplicate value: core.Toleration{Key:\"a\", Operator:\"Equal\", Value:\"b\", Effect:\"NoSchedule\", TolerationSeconds:(*int64)(nil)}"
         );
+    }
+
+    /// Cases from kube's `TestValidateOverhead` (`node/validation/validation_test.go`).
+    #[test]
+    fn runtime_class_overhead() {
+        let class = |fixed: Value| json!({"metadata": {"name": "foo"}, "handler": "bar", "overhead": {"podFixed": fixed}});
+        for fixed in [
+            json!({"cpu": "10", "memory": "10G"}),
+            json!({"hugepages-2Mi": "2Mi", "memory": "1Gi"}),
+            json!({}),
+        ] {
+            assert_eq!(
+                texts(&runtime_class(&class(fixed.clone()))),
+                Vec::<String>::new(),
+                "{fixed}"
+            );
+        }
+        let cases = [
+            (
+                json!({"cpu": "-10m"}),
+                vec!["overhead.limits[cpu]: Invalid value: \"-10m\": must be greater than or equal to 0"],
+            ),
+            (
+                json!({"gpu": "1"}),
+                vec!["overhead.limits[gpu]: Invalid value: \"gpu\": must be a standard resource for containers"],
+            ),
+            (
+                json!({"hugepages-2Mi": "2Mi"}),
+                vec!["overhead: Forbidden: HugePages require cpu or memory"],
+            ),
+        ];
+        for (fixed, expected) in cases {
+            assert_eq!(
+                texts(&runtime_class(&class(fixed.clone()))),
+                expected,
+                "{fixed}"
+            );
+        }
     }
 }

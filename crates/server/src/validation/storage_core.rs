@@ -5,12 +5,14 @@
 //! `ValidatePersistentVolumeClaimUpdate`), with the VolumeAttributesClass
 //! feature on as in 1.34. Of the volume sources, exactly one must be set;
 //! hostPath, local, nfs, csi, gcePersistentDisk and awsElasticBlockStore get
-//! their own field rules, the other (deprecated in-tree) sources are counted only.
+//! their own field rules here, the other (deprecated in-tree) sources theirs
+//! in `pv_sources.rs`; `nodeAffinity` is `validateVolumeNodeAffinity` and,
+//! on update, `validatePvNodeAffinity`.
 
 use serde_json::{Map, Value};
 
 use super::field::{self, child, key};
-use super::{pod_volumes, quota, selector};
+use super::{node_selector, pod_volumes, pv_sources, quota, selector};
 use crate::status::FieldError;
 
 const ACCESS_MODES: [&str; 4] = [
@@ -158,6 +160,7 @@ fn source_rules(
     name: &str,
     source: &Value,
     path: &str,
+    pv_name: &str,
     node_affinity: bool,
     errors: &mut Vec<FieldError>,
 ) {
@@ -165,9 +168,11 @@ fn source_rules(
         "hostPath" => pod_volumes::host_path(source, path, errors),
         "local" => {
             let local_path = field::str_at(source, "path");
+            // `validatePathNoBacksteps`: `filepath.ToSlash` is the identity
+            // on the Linux kube-apiserver, so only `/` separates elements.
             if local_path.is_empty() {
                 errors.push(field::required(&child(path, "path"), ""));
-            } else if local_path.split(['/', '\\']).any(|part| part == "..") {
+            } else if local_path.split('/').any(|part| part == "..") {
                 errors.push(field::invalid(
                     &child(path, "path"),
                     local_path,
@@ -216,13 +221,49 @@ fn source_rules(
                 ));
             }
         }
-        _ => {}
+        _ => pv_sources::in_tree(name, source, path, pv_name, errors),
     }
+}
+
+/// `validateVolumeNodeAffinity`: whether `nodeAffinity` is set (a local
+/// volume needs it), and its `required` node selector's rules. Label values
+/// of the selector are not checked when `allow_invalid_label_values` (an
+/// update of a PV whose stored selector already has invalid ones,
+/// `ValidationOptionsForPersistentVolume`).
+fn volume_node_affinity(
+    spec: &Value,
+    allow_invalid_label_values: bool,
+    errors: &mut Vec<FieldError>,
+) -> bool {
+    let Some(affinity) = set(spec, "nodeAffinity") else {
+        return false;
+    };
+    match set(affinity, "required") {
+        Some(required) => node_selector::node_selector_with(
+            required,
+            "spec.nodeAffinity.required",
+            allow_invalid_label_values,
+            errors,
+        ),
+        None => errors.push(field::required(
+            "spec.nodeAffinity.required",
+            "must specify required node constraints",
+        )),
+    }
+    true
 }
 
 /// `ValidatePersistentVolumeSpec` of a stored (not inline) PV.
 pub fn persistent_volume(object: &Value) -> Vec<FieldError> {
+    persistent_volume_with(object, false)
+}
+
+fn persistent_volume_with(object: &Value, allow_invalid_label_values: bool) -> Vec<FieldError> {
     let mut errors = Vec::new();
+    let pv_name = object
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     let spec = spec(object);
     access_modes(spec, "", &mut errors);
     let capacity = field::map_at(spec, "capacity");
@@ -252,8 +293,7 @@ pub fn persistent_volume(object: &Value) -> Vec<FieldError> {
             &RECLAIM_POLICIES,
         ));
     }
-    let node_affinity =
-        set(spec, "nodeAffinity").is_some_and(|affinity| set(affinity, "required").is_some());
+    let node_affinity = volume_node_affinity(spec, allow_invalid_label_values, &mut errors);
     let mut sources = 0;
     for (name, second_path) in PV_SOURCES {
         let Some(source) = set(spec, name) else {
@@ -268,6 +308,7 @@ pub fn persistent_volume(object: &Value) -> Vec<FieldError> {
             name,
             source,
             &child("spec", name),
+            pv_name,
             node_affinity,
             &mut errors,
         );
@@ -328,9 +369,13 @@ fn pv_source(spec: &Value) -> Map<String, Value> {
 
 /// `ValidatePersistentVolumeUpdate`: the source and volume mode are fixed;
 /// a CSI `controllerExpandSecretRef` may be added; the attributes class may
-/// not be removed once set. (kube's `validatePvNodeAffinity` is not ported.)
+/// not be removed once set; a set `nodeAffinity` is fixed but for beta
+/// topology labels moved to their GA names (`validatePvNodeAffinity`).
 pub fn persistent_volume_update(new: &Value, old: &Value) -> Vec<FieldError> {
-    let mut errors = persistent_volume(new);
+    let allow_invalid_label_values = old
+        .pointer("/spec/nodeAffinity/required")
+        .is_some_and(node_selector::has_invalid_label_value);
+    let mut errors = persistent_volume_with(new, allow_invalid_label_values);
     let (new_spec, old_spec) = (spec(new), spec(old));
     let mut new_source = pv_source(new_spec);
     let old_source = pv_source(old_spec);
@@ -363,6 +408,16 @@ pub fn persistent_volume_update(new: &Value, old: &Value) -> Vec<FieldError> {
             &immutable_mode_value(new_mode),
             field::FIELD_IMMUTABLE,
         ));
+    }
+    if let Some(old_affinity) = set(old_spec, "nodeAffinity") {
+        let new_affinity = set(new_spec, "nodeAffinity");
+        if !super::pv_node_affinity::equal_but_ga_labels(new_affinity, old_affinity) {
+            errors.push(field::invalid_rendered(
+                "nodeAffinity",
+                &super::pv_node_affinity::go_value(new_affinity),
+                "field is immutable, except for updating from beta label to GA",
+            ));
+        }
     }
     if set(old_spec, "volumeAttributesClassName").is_some()
         && set(new_spec, "volumeAttributesClassName").is_none()

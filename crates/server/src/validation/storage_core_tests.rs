@@ -20,7 +20,7 @@ fn persistent_volumes_as_kube_validates_them() {
         json!({"capacity": {"storage": "10G"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/foo", "type": ""}, "persistentVolumeReclaimPolicy": "Retain"}),
         json!({"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOncePod"], "csi": {"driver": "ebs.csi.aws.com", "volumeHandle": "vol-1"}, "volumeAttributesClassName": "gold"}),
         json!({"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteMany"], "nfs": {"server": "nfs.example.com", "path": "/exports"}, "storageClassName": "slow", "volumeMode": "Filesystem"}),
-        json!({"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "local": {"path": "/mnt/disks/a"}, "nodeAffinity": {"required": {"nodeSelectorTerms": []}}}),
+        json!({"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "local": {"path": "/mnt/disks/a"}, "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In", "values": ["node-1"]}]}]}}}),
     ];
     for spec in valid {
         assert_eq!(

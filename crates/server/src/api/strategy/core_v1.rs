@@ -1,8 +1,9 @@
 //! What the core/v1 strategies set on create and status update beyond the
 //! status reset: a pod's QoS class and scheduling-gated condition
 //! (`pkg/registry/core/pod/strategy.go`, `PrepareForCreate`,
-//! `applySchedulingGatedCondition`) and a PersistentVolume's phase
-//! transition time (`pkg/registry/core/persistentvolume/strategy.go`).
+//! `applySchedulingGatedCondition`), a PersistentVolume's phase
+//! transition time (`pkg/registry/core/persistentvolume/strategy.go`) and
+//! the Node's dropped dynamic kubelet config (`pkg/registry/core/node/strategy.go`).
 
 use serde_json::{json, Map, Value};
 
@@ -209,6 +210,20 @@ pub(super) fn persistent_volume_phase_transition(old: &Value, new: &mut Value) {
     }
 }
 
+/// `dropDisabledFields` / `nodeStatusStrategy.PrepareForUpdate`: the removed
+/// dynamic kubelet config, `spec.configSource` and `status.config`, is
+/// dropped (the callers keep it only while the stored node has it, so
+/// `validateNodeConfigSourceSpec`/`validateNodeConfigStatus` never see a new one).
+pub(super) fn drop_node_config(node: &mut Map<String, Value>, spec: bool, status: bool) {
+    for (wanted, part, field) in [(spec, "spec", "configSource"), (status, "status", "config")] {
+        if let Some(part) = node.get_mut(part).and_then(Value::as_object_mut) {
+            if wanted {
+                part.remove(field);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -310,6 +325,21 @@ mod tests {
         assert_eq!(
             chosen["status"]["lastPhaseTransitionTime"],
             "2021-01-01T00:00:00Z"
+        );
+    }
+    #[test]
+    fn the_dynamic_kubelet_config_is_dropped() {
+        let node = json!({"spec": {"configSource": {"configMap": {}}, "unschedulable": true}, "status": {"config": {}, "phase": "Running"}});
+        let mut map = node.as_object().cloned().unwrap_or_default();
+        drop_node_config(&mut map, true, false);
+        assert_eq!(
+            Value::Object(map.clone()),
+            json!({"spec": {"unschedulable": true}, "status": {"config": {}, "phase": "Running"}})
+        );
+        drop_node_config(&mut map, true, true);
+        assert_eq!(
+            Value::Object(map),
+            json!({"spec": {"unschedulable": true}, "status": {"phase": "Running"}})
         );
     }
 }
