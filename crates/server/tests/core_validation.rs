@@ -170,5 +170,52 @@ async fn kube_rs_gets_kube_statuses_for_core_kinds() {
         "Invalid",
         &format!("Node \"{name}\" is invalid: spec.providerID: Forbidden: node updates may not change providerID except from \"\" to valid"),
     );
+    // A replace is validated as a Node first (`ValidateNode`, here its
+    // podCIDRs), then as an update; its status is the stored one
+    // (`nodeStrategy.PrepareForUpdate`), which only `/status` changes.
+    let mut cidr = created.clone();
+    cidr.spec.as_mut().unwrap().pod_cidrs = Some(vec!["10.0.0.0/33".into()]);
+    let refused = nodes.replace(&name, &PostParams::default(), &cidr).await;
+    match refused {
+        Err(kube::Error::Api(status)) => {
+            assert_eq!(status.code, 422);
+            assert!(
+                status
+                    .message
+                    .contains("spec.podCIDRs[0]: Invalid value: \"10.0.0.0/33\""),
+                "{}",
+                status.message
+            );
+        }
+        other => panic!("a bad podCIDR on replace: {other:?}"),
+    }
+    let mut with_status = created.clone();
+    with_status.status =
+        Some(serde_json::from_value(serde_json::json!({"capacity": {"pods": "7"}})).unwrap());
+    let replaced = nodes
+        .replace(&name, &PostParams::default(), &with_status)
+        .await
+        .unwrap();
+    assert_eq!(
+        replaced.status, created.status,
+        "a replace keeps the stored status"
+    );
+    let through_status = nodes
+        .replace_status(&name, &PostParams::default(), &{
+            let mut node = replaced.clone();
+            node.status = with_status.status.clone();
+            node
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        through_status
+            .status
+            .and_then(|s| s.capacity)
+            .and_then(|c| c.get("pods").cloned()),
+        Some(k8s_openapi::apimachinery::pkg::api::resource::Quantity(
+            "7".into()
+        ))
+    );
     nodes.delete(&name, &Default::default()).await.unwrap();
 }

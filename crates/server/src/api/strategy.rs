@@ -381,7 +381,9 @@ pub fn prepare_for_update(
             core_v1::drop_node_config(map, true, false);
         }
     }
-    if has_status_subresource(resource) && (resource.group, resource.kind) != ("", "Node") {
+    // Nodes too: only their create may carry a status (`nodeStrategy`'s
+    // PrepareForUpdate keeps the stored one, as every status strategy's twin).
+    if has_status_subresource(resource) {
         if let Some(map) = new.as_object_mut() {
             match old.get("status") {
                 Some(status) => map.insert("status".into(), status.clone()),

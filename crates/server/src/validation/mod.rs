@@ -220,7 +220,13 @@ pub fn validate(
         ("", "ResourceQuota", None) => quota::resource_quota(object),
         ("", "ResourceQuota", Some(old)) => quota::resource_quota_update(object, old),
         ("", "Node", None) => node::node(object),
-        ("", "Node", Some(old)) => node::node_update(object, old),
+        // `nodeStrategy.ValidateUpdate`: `ValidateNode`, then `ValidateNodeUpdate`
+        // (the `/status` strategy runs only the latter).
+        ("", "Node", Some(old)) => {
+            let mut errors = node::node(object);
+            errors.extend(node::node_update(object, old));
+            errors
+        }
         ("", "PersistentVolume", None) => storage_core::persistent_volume(object),
         ("", "PersistentVolume", Some(old)) => storage_core::persistent_volume_update(object, old),
         ("", "PersistentVolumeClaim", None) => storage_core::persistent_volume_claim(object),

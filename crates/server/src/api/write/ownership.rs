@@ -47,11 +47,9 @@ pub fn field_manager<'a>(
 ) -> FieldManager<'a> {
     let resource = target.resource;
     let mut reset = Set::new();
-    if subresource.is_empty()
-        && resource.subresource("status").is_some()
-        && (resource.group, resource.kind) != ("", "Node")
-    {
-        // The main resource's strategy keeps the old status (`GetResetFields`).
+    if subresource.is_empty() && resource.subresource("status").is_some() {
+        // The main resource's strategy keeps the old status (`GetResetFields`;
+        // Nodes' too, though their create may carry one).
         reset.insert(&[PathElement::field("status")]);
     }
     let schema = match target.custom.as_deref() {
