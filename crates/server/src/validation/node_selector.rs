@@ -2,7 +2,8 @@
 //! `ValidateNodeSelector` with `allowInvalidLabelValueInRequiredNodeAffinity`
 //! false, `ValidateNodeSelectorTerm`, `ValidateNodeSelectorRequirement`,
 //! `ValidateNodeFieldSelectorRequirement`), as resource.k8s.io validates
-//! a ResourceSlice's and an allocation's node selector.
+//! a ResourceSlice's and an allocation's node selector and a pod's node
+//! affinity does.
 
 use serde_json::Value;
 
@@ -21,16 +22,31 @@ pub fn node_selector(selector: &Value, path: &str, errors: &mut Vec<FieldError>)
         return;
     }
     for (position, term) in terms.iter().enumerate() {
-        let term_path = index(&terms_path, position);
-        let expressions_path = child(&term_path, "matchExpressions");
-        for (position, requirement) in field::items_at(term, "matchExpressions").iter().enumerate()
-        {
-            label_requirement(requirement, &index(&expressions_path, position), errors);
-        }
-        let fields_path = child(&term_path, "matchFields");
-        for (position, requirement) in field::items_at(term, "matchFields").iter().enumerate() {
-            field_requirement(requirement, &index(&fields_path, position), errors);
-        }
+        node_selector_term(term, false, &index(&terms_path, position), errors);
+    }
+}
+
+/// `ValidateNodeSelectorTerm`: label requirements (their values unchecked
+/// when `allow_invalid_label_values`, as for preferred node affinity terms),
+/// then field requirements.
+pub fn node_selector_term(
+    term: &Value,
+    allow_invalid_label_values: bool,
+    path: &str,
+    errors: &mut Vec<FieldError>,
+) {
+    let expressions_path = child(path, "matchExpressions");
+    for (position, requirement) in field::items_at(term, "matchExpressions").iter().enumerate() {
+        label_requirement(
+            requirement,
+            allow_invalid_label_values,
+            &index(&expressions_path, position),
+            errors,
+        );
+    }
+    let fields_path = child(path, "matchFields");
+    for (position, requirement) in field::items_at(term, "matchFields").iter().enumerate() {
+        field_requirement(requirement, &index(&fields_path, position), errors);
     }
 }
 
@@ -42,7 +58,12 @@ fn values(requirement: &Value) -> Vec<&str> {
 }
 
 /// `ValidateNodeSelectorRequirement`.
-fn label_requirement(requirement: &Value, path: &str, errors: &mut Vec<FieldError>) {
+fn label_requirement(
+    requirement: &Value,
+    allow_invalid_label_values: bool,
+    path: &str,
+    errors: &mut Vec<FieldError>,
+) {
     let values = values(requirement);
     let values_path = child(path, "values");
     match field::str_at(requirement, "operator") {
@@ -81,6 +102,9 @@ fn label_requirement(requirement: &Value, path: &str, errors: &mut Vec<FieldErro
         field::str_at(requirement, "key"),
         errors,
     );
+    if allow_invalid_label_values {
+        return;
+    }
     for (position, value) in values.iter().enumerate() {
         for message in crate::selector::is_valid_label_value(value) {
             errors.push(field::invalid(

@@ -19,6 +19,11 @@ pub fn pod_update(new: &Value, old: &Value) -> Vec<FieldError> {
     let mut errors = pod(new);
     // ValidatePodCreate's ephemeral-container rule is for create only.
     errors.retain(|error| error.field != "spec.ephemeralContainers");
+    // `AllowInvalidPodDeletionCost` when the old pod's value was invalid.
+    if !super::pod_annotations::deletion_cost_is_valid(old) {
+        let path = super::pod_annotations::deletion_cost_path();
+        errors.retain(|error| error.field != path);
+    }
     let null = Value::Null;
     let new_spec = new.get("spec").unwrap_or(&null);
     let old_spec = old.get("spec").unwrap_or(&null);
