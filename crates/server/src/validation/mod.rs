@@ -89,6 +89,7 @@ pub mod pod_resize;
 pub mod pod_scheduling;
 pub mod pod_status;
 pub mod pod_update;
+pub mod pod_update_gated;
 pub mod pod_volumes;
 pub mod policy;
 pub mod quota;

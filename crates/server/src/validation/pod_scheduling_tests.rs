@@ -304,3 +304,65 @@ fn pod_specific_annotations() {
         );
     }
 }
+
+#[test]
+fn gated_pods_may_add_node_selectors_and_tighten_node_affinity() {
+    let term = |expressions: Value| json!({"matchExpressions": expressions});
+    let required = |terms: Value| json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}});
+    let foo = json!({"key": "foo", "operator": "In", "values": ["bar"]});
+    let baz = json!({"key": "baz", "operator": "In", "values": ["qux"]});
+    let old_of = |gated: bool| {
+        let mut extra = json!({
+            "nodeSelector": {"foo": "bar"},
+            "affinity": required(json!([term(json!([foo.clone()]))])),
+        });
+        if gated {
+            extra["schedulingGates"] = json!([{"name": "gate"}]);
+        }
+        defaulted_pod(json!({"name": "p"}), spec(extra))
+    };
+    let update = |gated: bool, change: &dyn Fn(&mut Value)| {
+        let old = old_of(gated);
+        let mut new = old.clone();
+        change(&mut new);
+        crate::validation::pod_update::pod_update(&new, &old)
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+    };
+    // "addition to nodeAffinity / nodeSelector is allowed for gated pods".
+    assert_eq!(
+        update(true, &|new| {
+            new["spec"]["nodeSelector"]["baz"] = json!("qux");
+            new["spec"]["affinity"] = required(json!([term(json!([foo.clone(), baz.clone()]))]));
+        }),
+        Vec::<String>::new()
+    );
+    // Removing the old affinity on a pod that had none is the identity.
+    let none = update(true, &|new| {
+        new["spec"]["affinity"]["nodeAffinity"] = json!(null);
+    });
+    assert_eq!(
+        none,
+        [format!("spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms: Invalid value: []core.NodeSelectorTerm(nil): no additions/deletions to non-empty NodeSelectorTerms list are allowed")]
+    );
+    assert_eq!(
+        update(true, &|new| {
+            new["spec"]["nodeSelector"] = json!({"foo": "other"});
+            new["spec"]["affinity"] = required(json!([term(json!([baz.clone()]))]));
+        }),
+        [
+            "spec.nodeSelector: Invalid value: map[string]string{\"foo\":\"other\"}: only additions to spec.nodeSelector are allowed (no mutations or deletions)",
+            "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]: Invalid value: core.NodeSelectorTerm{MatchExpressions:[]core.NodeSelectorRequirement{core.NodeSelectorRequirement{Key:\"baz\", Operator:\"In\", Values:[]string{\"qux\"}}}, MatchFields:[]core.NodeSelectorRequirement(nil)}: only additions are allowed (no mutations or deletions)",
+        ]
+    );
+    // Ungated pods may change neither.
+    let ungated = update(false, &|new| {
+        new["spec"]["nodeSelector"]["baz"] = json!("qux");
+    });
+    assert_eq!(ungated.len(), 1, "{ungated:?}");
+    assert!(
+        ungated[0].starts_with("spec: Forbidden: pod updates may not change fields other than"),
+        "{ungated:?}"
+    );
+}

@@ -2,7 +2,8 @@
 //! spec is immutable except container and init container images,
 //! `activeDeadlineSeconds` (set, or lowered), additions to `tolerations`,
 //! deletions from `schedulingGates`, and `terminationGracePeriodSeconds`
-//! from a negative value to 1.
+//! from a negative value to 1; a gated pod's node selector and node affinity
+//! in [`super::pod_update_gated`].
 
 use serde_json::{Map, Value};
 
@@ -78,7 +79,8 @@ pub fn pod_update(new: &Value, old: &Value) -> Vec<FieldError> {
     }
     only_added_tolerations(new_spec, old_spec, &mut errors);
     only_deleted_scheduling_gates(new_spec, old_spec, &mut errors);
-    let munged = munged_spec(new_spec, old_spec);
+    let mut munged = munged_spec(new_spec, old_spec);
+    super::pod_update_gated::munge_gated(&mut munged, old_spec, &mut errors);
     if normalized(&munged) != normalized(old_spec) {
         errors.push(field::forbidden(
             "spec",
