@@ -86,6 +86,7 @@ pub mod pod_annotations;
 pub mod pod_ephemeral;
 pub mod pod_qos;
 pub mod pod_resize;
+pub mod pod_resource_claims;
 pub mod pod_scheduling;
 pub mod pod_status;
 pub mod pod_update;

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::container;
 use super::field::{self, child, index};
-use super::{pod_annotations, pod_scheduling, pod_volumes};
+use super::{pod_annotations, pod_resource_claims, pod_scheduling, pod_volumes};
 use crate::status::FieldError;
 
 /// `ValidatePodCreate` (the ObjectMeta part is checked by the write path).
@@ -108,6 +108,7 @@ pub fn pod_spec(spec: &Value, path: &str) -> Vec<FieldError> {
         &child(path, "volumes"),
         &mut errors,
     );
+    pod_resource_claims::pod_resource_claims(spec, path, &mut errors);
     let restart_policy = field::str_at(spec, "restartPolicy");
     containers(spec, &volumes, path, &mut errors);
     init_containers(spec, &volumes, path, &mut errors);

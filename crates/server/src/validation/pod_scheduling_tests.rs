@@ -366,3 +366,28 @@ fn gated_pods_may_add_node_selectors_and_tighten_node_affinity() {
         "{ungated:?}"
     );
 }
+
+#[test]
+fn pod_resource_claims() {
+    assert!(errors_of(json!({"resourceClaims": [
+        {"name": "my-claim", "resourceClaimName": "my-claim"},
+        {"name": "my-other-claim", "resourceClaimTemplateName": "my-template"}]}))
+    .is_empty());
+    let p = "spec.resourceClaims";
+    assert_eq!(
+        errors_of(json!({"resourceClaims": [
+            {"name": "", "resourceClaimName": "my-claim"},
+            {"name": "my-claim", "resourceClaimName": "Bad_Name"},
+            {"name": "my-claim"},
+            {"name": "Bad", "resourceClaimName": "a", "resourceClaimTemplateName": "b"},
+        ]})),
+        [
+            format!("{p}[0].name: Required value"),
+            format!("{p}[1].resourceClaimName: Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"),
+            format!("{p}[2].name: Duplicate value: \"my-claim\""),
+            format!("{p}[2]: Invalid value: core.PodResourceClaim{{Name:\"my-claim\", ResourceClaimName:(*string)(nil), ResourceClaimTemplateName:(*string)(nil)}}: must specify one of: `resourceClaimName`, `resourceClaimTemplateName`"),
+            format!("{p}[3].name: Invalid value: \"Bad\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"),
+            format!("{p}[3]: Invalid value: core.PodResourceClaim{{Name:\"Bad\", ResourceClaimName:(*string)(0xc000000000), ResourceClaimTemplateName:(*string)(0xc000000000)}}: at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified"),
+        ]
+    );
+}
