@@ -632,6 +632,29 @@ async fn invalid_objects(v: &str) {
         refused(stateful_set),
         "The StatefulSet \"ordinals\" is invalid: \n* spec.persistentVolumeClaimRetentionPolicy.whenDeleted: Unsupported value: \"Keep\": supported values: \"Retain\", \"Delete\"\n* spec.ordinals.start: Invalid value: -1: must be greater than or equal to 0\n"
     );
+    // Scheduling rules of ValidatePodSpec, in a pod and in a template.
+    let spread = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: spread\nspec:\n  containers:\n  - {name: c, image: nginx}\n  topologySpreadConstraints:\n  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: Sometimes}\n";
+    assert_eq!(
+        refused(spread),
+        "The Pod \"spread\" is invalid: spec.topologySpreadConstraints[0].whenUnsatisfiable: Unsupported value: \"Sometimes\": supported values: \"DoNotSchedule\", \"ScheduleAnyway\"\n"
+    );
+    let weighted = |weight: u32| {
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: spreadout\nspec:\n  selector:\n    matchLabels: {{app: s}}\n  template:\n    metadata:\n      labels: {{app: s}}\n    spec:\n      containers:\n      - {{name: c, image: nginx}}\n      affinity:\n        podAntiAffinity:\n          preferredDuringSchedulingIgnoredDuringExecution:\n          - weight: {weight}\n            podAffinityTerm:\n              labelSelector:\n                matchLabels: {{app: s}}\n              matchLabelKeys: [pod-template-hash]\n              topologyKey: kubernetes.io/hostname\n      topologySpreadConstraints:\n      - maxSkew: 1\n        topologyKey: zone\n        whenUnsatisfiable: ScheduleAnyway\n        labelSelector:\n          matchLabels: {{app: s}}\n        matchLabelKeys: [pod-template-hash]\n")
+    };
+    assert_eq!(
+        refused(&weighted(0)),
+        "The Deployment \"spreadout\" is invalid: spec.template.spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid value: 0: must be in the range 1-100\n"
+    );
+    let (st, out, err) =
+        env.kubectl_stdin(v, &["apply", "-f", "-", "-n", ns], Some(&weighted(100)));
+    assert!(st.success(), "a valid weight is accepted: {out}{err}");
+    // A pod whose matchLabelKeys the server merges into its selectors.
+    let merged = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: merged\n  labels: {app: s, pod-template-hash: h1}\nspec:\n  containers:\n  - {name: c, image: nginx}\n  affinity:\n    podAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n      - labelSelector:\n          matchLabels: {app: s}\n        matchLabelKeys: [pod-template-hash]\n        topologyKey: zone\n  topologySpreadConstraints:\n  - maxSkew: 1\n    topologyKey: zone\n    whenUnsatisfiable: DoNotSchedule\n    labelSelector:\n      matchLabels: {app: s}\n    matchLabelKeys: [pod-template-hash]\n";
+    let (st, out, err) = env.kubectl_stdin(v, &["apply", "-f", "-", "-n", ns], Some(merged));
+    assert!(
+        st.success(),
+        "merged matchLabelKeys are accepted: {out}{err}"
+    );
     // A Job without a selector gets the generated one.
     env.kubectl_ok(v, &["create", "job", "once", "--image=busybox", "-n", ns]);
     let created = json(&env.kubectl_ok(v, &["get", "job", "once", "-n", ns, "-o", "json"]));

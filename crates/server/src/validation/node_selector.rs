@@ -1,9 +1,9 @@
 //! Core's node selector rules (`pkg/apis/core/validation/validation.go`
-//! `ValidateNodeSelector` with `allowInvalidLabelValueInRequiredNodeAffinity`
-//! false, `ValidateNodeSelectorTerm`, `ValidateNodeSelectorRequirement`,
+//! `ValidateNodeSelector` (with or without `allowInvalidLabelValueInRequiredNodeAffinity`),
+//! `ValidateNodeSelectorTerm`, `ValidateNodeSelectorRequirement`,
 //! `ValidateNodeFieldSelectorRequirement`), as resource.k8s.io validates
-//! a ResourceSlice's and an allocation's node selector and a
-//! PersistentVolume's `nodeAffinity.required` is validated.
+//! a ResourceSlice's and an allocation's node selector, a pod's node
+//! affinity and a PersistentVolume's `nodeAffinity.required` are validated.
 
 use serde_json::Value;
 
@@ -33,21 +33,36 @@ pub fn node_selector_with(
         return;
     }
     for (position, term) in terms.iter().enumerate() {
-        let term_path = index(&terms_path, position);
-        let expressions_path = child(&term_path, "matchExpressions");
-        for (position, requirement) in field::items_at(term, "matchExpressions").iter().enumerate()
-        {
-            label_requirement(
-                requirement,
-                &index(&expressions_path, position),
-                allow_invalid_label_values,
-                errors,
-            );
-        }
-        let fields_path = child(&term_path, "matchFields");
-        for (position, requirement) in field::items_at(term, "matchFields").iter().enumerate() {
-            field_requirement(requirement, &index(&fields_path, position), errors);
-        }
+        node_selector_term(
+            term,
+            allow_invalid_label_values,
+            &index(&terms_path, position),
+            errors,
+        );
+    }
+}
+
+/// `ValidateNodeSelectorTerm`: label requirements (their values unchecked
+/// when `allow_invalid_label_values`, as for preferred node affinity terms),
+/// then field requirements.
+pub fn node_selector_term(
+    term: &Value,
+    allow_invalid_label_values: bool,
+    path: &str,
+    errors: &mut Vec<FieldError>,
+) {
+    let expressions_path = child(path, "matchExpressions");
+    for (position, requirement) in field::items_at(term, "matchExpressions").iter().enumerate() {
+        label_requirement(
+            requirement,
+            allow_invalid_label_values,
+            &index(&expressions_path, position),
+            errors,
+        );
+    }
+    let fields_path = child(path, "matchFields");
+    for (position, requirement) in field::items_at(term, "matchFields").iter().enumerate() {
+        field_requirement(requirement, &index(&fields_path, position), errors);
     }
 }
 
@@ -61,8 +76,8 @@ fn values(requirement: &Value) -> Vec<&str> {
 /// `ValidateNodeSelectorRequirement`.
 fn label_requirement(
     requirement: &Value,
-    path: &str,
     allow_invalid_label_values: bool,
+    path: &str,
     errors: &mut Vec<FieldError>,
 ) {
     let values = values(requirement);

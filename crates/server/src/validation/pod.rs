@@ -12,27 +12,28 @@ use serde_json::Value;
 
 use super::container;
 use super::field::{self, child, index};
-use super::pod_volumes;
+use super::{pod_annotations, pod_resource_claims, pod_scheduling, pod_volumes};
 use crate::status::FieldError;
 
 /// `ValidatePodCreate` (the ObjectMeta part is checked by the write path).
 pub fn pod(object: &Value) -> Vec<FieldError> {
     let spec = object.get("spec").unwrap_or(&Value::Null);
-    let mut errors = pod_spec(spec, "spec");
+    let mut errors = pod_annotations::pod_specific_annotations(object);
+    errors.extend(pod_spec(spec, "spec"));
     if !field::items_at(spec, "ephemeralContainers").is_empty() {
         errors.push(field::forbidden(
             "spec.ephemeralContainers",
             "cannot be set on create",
         ));
     }
-    let gates = field::items_at(spec, "schedulingGates");
-    if !field::str_at(spec, "nodeName").is_empty() && !gates.is_empty() {
+    if !field::str_at(spec, "nodeName").is_empty()
+        && !field::items_at(spec, "schedulingGates").is_empty()
+    {
         errors.push(field::forbidden(
             "spec.nodeName",
             "cannot be set until all schedulingGates have been cleared",
         ));
     }
-    scheduling_gates(gates, "spec.schedulingGates", &mut errors);
     errors
 }
 
@@ -107,6 +108,7 @@ pub fn pod_spec(spec: &Value, path: &str) -> Vec<FieldError> {
         &child(path, "volumes"),
         &mut errors,
     );
+    pod_resource_claims::pod_resource_claims(spec, path, &mut errors);
     let restart_policy = field::str_at(spec, "restartPolicy");
     containers(spec, &volumes, path, &mut errors);
     init_containers(spec, &volumes, path, &mut errors);
@@ -128,7 +130,15 @@ pub fn pod_spec(spec: &Value, path: &str) -> Vec<FieldError> {
         &mut errors,
     );
     pod_security_context(spec, path, &mut errors);
+    pod_scheduling::affinity(spec, path, &mut errors);
     dns_config(spec, path, &mut errors);
+    pod_scheduling::readiness_gates(spec, path, &mut errors);
+    scheduling_gates(
+        field::items_at(spec, "schedulingGates"),
+        &child(path, "schedulingGates"),
+        &mut errors,
+    );
+    pod_scheduling::topology_spread_constraints(spec, path, &mut errors);
     for (name, check) in [
         (
             "serviceAccountName",
@@ -163,6 +173,7 @@ pub fn pod_spec(spec: &Value, path: &str) -> Vec<FieldError> {
         &child(path, "tolerations"),
         &mut errors,
     );
+    pod_scheduling::host_aliases(spec, path, &mut errors);
     let priority_class = field::str_at(spec, "priorityClassName");
     if !priority_class.is_empty() {
         field::dns1123_subdomain(
@@ -176,6 +187,14 @@ pub fn pod_spec(spec: &Value, path: &str) -> Vec<FieldError> {
             policy,
             &["Never", "PreemptLowerPriority"],
             &child(path, "preemptionPolicy"),
+            &mut errors,
+        );
+    }
+    // `validateOverhead`: the container resource rules, as limits.
+    if let Some(overhead) = spec.get("overhead").filter(|overhead| !overhead.is_null()) {
+        container::resources(
+            &serde_json::json!({ "limits": overhead }),
+            &child(path, "overhead"),
             &mut errors,
         );
     }

@@ -2,7 +2,8 @@
 //! spec is immutable except container and init container images,
 //! `activeDeadlineSeconds` (set, or lowered), additions to `tolerations`,
 //! deletions from `schedulingGates`, and `terminationGracePeriodSeconds`
-//! from a negative value to 1.
+//! from a negative value to 1; a gated pod's node selector and node affinity
+//! in [`super::pod_update_gated`].
 
 use serde_json::{Map, Value};
 
@@ -19,6 +20,11 @@ pub fn pod_update(new: &Value, old: &Value) -> Vec<FieldError> {
     let mut errors = pod(new);
     // ValidatePodCreate's ephemeral-container rule is for create only.
     errors.retain(|error| error.field != "spec.ephemeralContainers");
+    // `AllowInvalidPodDeletionCost` when the old pod's value was invalid.
+    if !super::pod_annotations::deletion_cost_is_valid(old) {
+        let path = super::pod_annotations::deletion_cost_path();
+        errors.retain(|error| error.field != path);
+    }
     let null = Value::Null;
     let new_spec = new.get("spec").unwrap_or(&null);
     let old_spec = old.get("spec").unwrap_or(&null);
@@ -73,7 +79,8 @@ pub fn pod_update(new: &Value, old: &Value) -> Vec<FieldError> {
     }
     only_added_tolerations(new_spec, old_spec, &mut errors);
     only_deleted_scheduling_gates(new_spec, old_spec, &mut errors);
-    let munged = munged_spec(new_spec, old_spec);
+    let mut munged = munged_spec(new_spec, old_spec);
+    super::pod_update_gated::munge_gated(&mut munged, old_spec, &mut errors);
     if normalized(&munged) != normalized(old_spec) {
         errors.push(field::forbidden(
             "spec",
