@@ -8,8 +8,10 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
+use super::container_handler;
 use super::field::{self, child, index, key};
-use super::pod::{choice, id_in_range};
+use super::pod::choice;
+use super::pod_security_context;
 use super::pod_volumes;
 use crate::quantity::Quantity;
 use crate::status::FieldError;
@@ -20,6 +22,7 @@ const PROTOCOLS: [&str; 3] = ["SCTP", "TCP", "UDP"];
 pub fn common(
     container: &Value,
     volumes: &BTreeSet<String>,
+    pod: &PodContext<'_>,
     path: &str,
     errors: &mut Vec<FieldError>,
 ) {
@@ -71,9 +74,32 @@ pub fn common(
         &child(path, "resources"),
         errors,
     );
-    let context = container.get("securityContext").unwrap_or(&Value::Null);
-    for name in ["runAsUser", "runAsGroup"] {
-        id_in_range(context, name, &child(path, "securityContext"), errors);
+    container_handler::resize_policy(container, pod.restart_policy, path, errors);
+    pod_security_context::container_security_context(
+        container,
+        &child(path, "securityContext"),
+        pod.host_users,
+        errors,
+    );
+}
+
+/// What `validateContainerCommon` reads of the pod around the container.
+pub struct PodContext<'a> {
+    /// `spec.restartPolicy`.
+    pub restart_policy: &'a str,
+    /// `spec.hostUsers`, true when unset.
+    pub host_users: bool,
+    /// `spec.terminationGracePeriodSeconds`.
+    pub grace_period: Option<i64>,
+}
+
+impl<'a> PodContext<'a> {
+    pub fn of(spec: &'a Value) -> Self {
+        PodContext {
+            restart_policy: field::str_at(spec, "restartPolicy"),
+            host_users: pod_security_context::host_users(spec),
+            grace_period: field::int_at(spec, "terminationGracePeriodSeconds"),
+        }
     }
 }
 
@@ -540,58 +566,13 @@ pub fn probes(container: &Value, path: &str, errors: &mut Vec<FieldError>) {
 
 /// `validateProbe`: one handler, non-negative timings.
 fn probe_rules(probe: &Value, path: &str, errors: &mut Vec<FieldError>) {
-    let mut handlers = 0;
-    for handler in ["exec", "httpGet", "tcpSocket", "grpc"] {
-        let Some(action) = probe.get(handler).filter(|action| !action.is_null()) else {
-            continue;
-        };
-        let handler_path = child(path, handler);
-        if handlers > 0 {
-            errors.push(field::forbidden(
-                &handler_path,
-                "may not specify more than 1 handler type",
-            ));
-            continue;
-        }
-        handlers += 1;
-        match handler {
-            "exec" => errors.extend(
-                field::items_at(action, "command")
-                    .is_empty()
-                    .then(|| field::required(&child(&handler_path, "command"), "")),
-            ),
-            "httpGet" => {
-                if field::str_at(action, "path").is_empty() {
-                    errors.push(field::required(&child(&handler_path, "path"), ""));
-                }
-                port_number_or_name(action.get("port"), &child(&handler_path, "port"), errors);
-                let scheme = field::str_at(action, "scheme");
-                if !["HTTP", "HTTPS"].contains(&scheme) {
-                    errors.push(field::not_supported(
-                        &child(&handler_path, "scheme"),
-                        scheme,
-                        &["HTTP", "HTTPS"],
-                    ));
-                }
-            }
-            "tcpSocket" => {
-                port_number_or_name(action.get("port"), &child(&handler_path, "port"), errors)
-            }
-            _ => {
-                let port = field::int_at(action, "port").unwrap_or(0);
-                for message in field::port_number_errors(port) {
-                    errors.push(field::invalid_number(
-                        &child(&handler_path, "port"),
-                        port,
-                        message,
-                    ));
-                }
-            }
-        }
-    }
-    if handlers == 0 {
-        errors.push(field::required(path, "must specify a handler type"));
-    }
+    container_handler::handler(
+        probe,
+        &["exec", "httpGet", "tcpSocket", "grpc"],
+        None,
+        path,
+        errors,
+    );
     for timing in [
         "initialDelaySeconds",
         "timeoutSeconds",

@@ -214,7 +214,7 @@ fn projection(source: &Value, path: &str, errors: &mut Vec<FieldError>) {
 }
 
 /// `validateLocalDescendingPath`: relative, no `..` element.
-fn local_descending_path(target: &str, path: &str, errors: &mut Vec<FieldError>) {
+pub fn local_descending_path(target: &str, path: &str, errors: &mut Vec<FieldError>) {
     if target.starts_with('/') {
         errors.push(field::invalid(path, target, "must be a relative path"));
     }
