@@ -22,24 +22,38 @@ use crate::status::FieldError;
 /// `ValidatePodCreate` (the ObjectMeta part is checked by the write path).
 pub fn pod(object: &Value) -> Vec<FieldError> {
     let spec = object.get("spec").unwrap_or(&Value::Null);
-    let mut errors = Vec::new();
-    pod_annotations::pod_specific(object, spec, "metadata.annotations", &mut errors);
-    errors.extend(pod_spec(spec, "spec", true));
+    let mut errors = pod_metadata_and_spec(object);
     if !field::items_at(spec, "ephemeralContainers").is_empty() {
         errors.push(field::forbidden(
             "spec.ephemeralContainers",
             "cannot be set on create",
         ));
     }
-    let gates = field::items_at(spec, "schedulingGates");
-    if !field::str_at(spec, "nodeName").is_empty() && !gates.is_empty() {
+    if !field::str_at(spec, "nodeName").is_empty()
+        && !field::items_at(spec, "schedulingGates").is_empty()
+    {
         errors.push(field::forbidden(
             "spec.nodeName",
             "cannot be set until all schedulingGates have been cleared",
         ));
     }
-    scheduling_gates(gates, "spec.schedulingGates", &mut errors);
     pod_annotations::match_fields_on_create(object, spec, &mut errors);
+    errors
+}
+
+/// `validatePodMetadataAndSpec` (shared by create and update; the
+/// ObjectMeta part is checked by the write path): the pod's annotations,
+/// then its spec.
+pub fn pod_metadata_and_spec(object: &Value) -> Vec<FieldError> {
+    let spec = object.get("spec").unwrap_or(&Value::Null);
+    let mut errors = Vec::new();
+    pod_annotations::pod_specific(object, spec, "metadata.annotations", &mut errors);
+    errors.extend(pod_spec(spec, "spec", true));
+    scheduling_gates(
+        field::items_at(spec, "schedulingGates"),
+        "spec.schedulingGates",
+        &mut errors,
+    );
     errors
 }
 

@@ -94,6 +94,52 @@ pub fn pod_specific(object: &Value, spec: &Value, path: &str, errors: &mut Vec<F
     }
 }
 
+/// `ValidatePodSpecificAnnotationUpdates`: AppArmor and mirror pod
+/// annotations may not be added, changed or removed, then
+/// `ValidatePodSpecificAnnotations` again (kube reports its errors twice on
+/// update: once from `validatePodMetadataAndSpec`, once from here).
+pub fn updates(new: &Value, old: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    let annotations_of = |object: &Value| {
+        object
+            .get("metadata")
+            .and_then(|metadata| field::map_at(metadata, "annotations"))
+            .cloned()
+            .unwrap_or_default()
+    };
+    let (new_annotations, old_annotations) = (annotations_of(new), annotations_of(old));
+    let guarded = |name: &str| name.starts_with(APP_ARMOR_CONTAINER_PREFIX) || name == MIRROR_POD;
+    for (name, old_value) in &old_annotations {
+        if new_annotations.get(name) == Some(old_value) {
+            continue;
+        }
+        if name.starts_with(APP_ARMOR_CONTAINER_PREFIX) {
+            errors.push(field::forbidden(
+                &key(path, name),
+                "may not remove or update AppArmor annotations",
+            ));
+        }
+        if name == MIRROR_POD {
+            errors.push(field::forbidden(
+                &key(path, name),
+                "may not remove or update mirror pod annotation",
+            ));
+        }
+    }
+    for name in new_annotations.keys() {
+        if old_annotations.contains_key(name) || !guarded(name) {
+            continue;
+        }
+        let what = if name == MIRROR_POD {
+            "may not add mirror pod annotation"
+        } else {
+            "may not add AppArmor annotations"
+        };
+        errors.push(field::forbidden(&key(path, name), what));
+    }
+    let spec = new.get("spec").unwrap_or(&Value::Null);
+    pod_specific(new, spec, path, errors);
+}
+
 /// `helper.GetDeletionCostFromPodAnnotations` succeeds: no `+`, no leading
 /// zero, and `strconv.ParseInt(value, 10, 32)`.
 fn is_deletion_cost(value: &str) -> bool {

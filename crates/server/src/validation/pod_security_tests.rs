@@ -409,3 +409,40 @@ fn sysctl_names_follow_kube() {
         assert!(!is_valid_sysctl_name(invalid), "{invalid}");
     }
 }
+
+#[test]
+fn annotation_updates_fail_as_kube() {
+    let spec = with_container(json!({}), json!({}));
+    let old = defaulted_pod(
+        json!({"kubernetes.io/config.mirror": "m", "keep": "x"}),
+        spec.clone(),
+    );
+    let new = defaulted_pod(
+        json!({"container.apparmor.security.beta.kubernetes.io/c": "runtime/default", "keep": "y"}),
+        spec,
+    );
+    let errors: Vec<String> = crate::validation::pod_update::pod_update(&new, &old)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        errors,
+        vec![
+            "metadata.annotations[kubernetes.io/config.mirror]: Forbidden: may not remove or update mirror pod annotation",
+            "metadata.annotations[container.apparmor.security.beta.kubernetes.io/c]: Forbidden: may not add AppArmor annotations",
+        ]
+    );
+    // Annotations and fields that disagree are refused on create only.
+    let spec = with_container(
+        json!({"securityContext": {"seccompProfile": {"type": "Unconfined"}}}),
+        json!({}),
+    );
+    let annotations =
+        json!({"container.seccomp.security.alpha.kubernetes.io/c": "runtime/default"});
+    let pod = defaulted_pod(annotations, spec);
+    assert_eq!(
+        crate::validation::pod_update::pod_update(&pod, &pod),
+        Vec::new()
+    );
+    assert_eq!(crate::validation::pod::pod(&pod).len(), 1);
+}
