@@ -228,11 +228,21 @@ fn env_value_from(variable: &Value, path: &str, errors: &mut Vec<FieldError>) {
     let mut sources = 0;
     if let Some(field_ref) = from.get("fieldRef").filter(|v| !v.is_null()) {
         sources += 1;
-        object_field_selector(field_ref, &child(path, "fieldRef"), errors);
+        object_field_selector(
+            field_ref,
+            &ENV_FIELD_PATHS,
+            &child(path, "fieldRef"),
+            errors,
+        );
     }
     if let Some(resource_ref) = from.get("resourceFieldRef").filter(|v| !v.is_null()) {
         sources += 1;
-        resource_field_selector(resource_ref, &child(path, "resourceFieldRef"), errors);
+        resource_field_selector(
+            resource_ref,
+            false,
+            &child(path, "resourceFieldRef"),
+            errors,
+        );
     }
     for source in ["configMapKeyRef", "secretKeyRef"] {
         if let Some(selector) = from.get(source).filter(|v| !v.is_null()) {
@@ -261,8 +271,14 @@ fn env_value_from(variable: &Value, path: &str, errors: &mut Vec<FieldError>) {
     }
 }
 
-/// `validateObjectFieldSelector` with the env var expressions.
-fn object_field_selector(selector: &Value, path: &str, errors: &mut Vec<FieldError>) {
+/// `validateObjectFieldSelector` with the field paths `expressions` allows
+/// (env vars' or downward API volumes').
+pub fn object_field_selector(
+    selector: &Value,
+    expressions: &[&str],
+    path: &str,
+    errors: &mut Vec<FieldError>,
+) {
     let api_version = field::str_at(selector, "apiVersion");
     let field_path = field::str_at(selector, "fieldPath");
     if api_version.is_empty() {
@@ -335,11 +351,11 @@ fn object_field_selector(selector: &Value, path: &str, errors: &mut Vec<FieldErr
             }
         }
         None => {
-            if !ENV_FIELD_PATHS.contains(&internal) {
+            if !expressions.contains(&internal) {
                 errors.push(field::not_supported(
                     &child(path, "fieldPath"),
                     internal,
-                    &ENV_FIELD_PATHS,
+                    expressions,
                 ));
             }
         }
@@ -355,10 +371,19 @@ const RESOURCE_FIELD_PATHS: [&str; 6] = [
     "requests.memory",
 ];
 
-/// `validateContainerResourceFieldSelector` (for env vars).
-fn resource_field_selector(selector: &Value, path: &str, errors: &mut Vec<FieldError>) {
+/// `validateContainerResourceFieldSelector` (a downward API volume's
+/// `volume` selector also needs a container name). The divisor is not
+/// checked.
+pub fn resource_field_selector(
+    selector: &Value,
+    volume: bool,
+    path: &str,
+    errors: &mut Vec<FieldError>,
+) {
     let resource = field::str_at(selector, "resource");
-    if resource.is_empty() {
+    if volume && field::str_at(selector, "containerName").is_empty() {
+        errors.push(field::required(&child(path, "containerName"), ""));
+    } else if resource.is_empty() {
         errors.push(field::required(&child(path, "resource"), ""));
     } else if !RESOURCE_FIELD_PATHS.contains(&resource)
         && !resource.starts_with("limits.hugepages-")

@@ -92,6 +92,7 @@ pub mod pod_resize;
 pub mod pod_security_context;
 pub mod pod_status;
 pub mod pod_update;
+pub mod pod_volume_sources;
 pub mod pod_volumes;
 pub mod policy;
 pub mod quota;

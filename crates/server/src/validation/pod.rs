@@ -54,6 +54,38 @@ pub fn pod_metadata_and_spec(object: &Value) -> Vec<FieldError> {
         "spec.schedulingGates",
         &mut errors,
     );
+    if field::str_at(spec, "serviceAccountName").is_empty() {
+        for (volume_position, volume) in field::items_at(spec, "volumes").iter().enumerate() {
+            let Some(projected) = volume.get("projected").filter(|p| !p.is_null()) else {
+                continue;
+            };
+            let sources_path = format!("spec.volumes[{volume_position}].projected.sources");
+            for (position, source) in field::items_at(projected, "sources").iter().enumerate() {
+                if source
+                    .get("serviceAccountToken")
+                    .is_some_and(|t| !t.is_null())
+                {
+                    errors.push(field::forbidden(
+                        &child(&index(&sources_path, position), "serviceAccountToken"),
+                        "must not be specified when serviceAccountName is not set",
+                    ));
+                }
+            }
+        }
+    }
+    // validateContainersOnlyForPod.
+    for list in ["containers", "initContainers"] {
+        for (position, item) in field::items_at(spec, list).iter().enumerate() {
+            let image = field::str_at(item, "image");
+            if image.trim() != image {
+                errors.push(field::invalid(
+                    &format!("spec.{list}[{position}].image"),
+                    image,
+                    "must not have leading or trailing whitespace",
+                ));
+            }
+        }
+    }
     errors
 }
 
