@@ -31,7 +31,9 @@ def _start_server(binary: Path, data_dir: Path, extra_args=()):
     log_path = data_dir / "server.log"
     log = open(log_path, "wb")
     proc = subprocess.Popen(
-        [str(binary), "serve", "--data-dir", str(data_dir / "data"), "--secure-port", "0", "--fsync=false", *extra_args],
+        [str(binary), "serve", "--data-dir", str(data_dir / "data"), "--secure-port", "0", "--fsync=false",
+         # As kind, kubeadm and envtest start kube-apiserver.
+         "--allow-privileged=true", *extra_args],
         stdout=log,
         stderr=subprocess.STDOUT,
         stdin=subprocess.DEVNULL,

@@ -58,9 +58,15 @@ enum Command {
         /// --bind-address).
         #[arg(long)]
         advertise_address: Option<IpAddr>,
-        /// Accepted for kube-apiserver compatibility and ignored (ferrokube
-        /// runs no kubelets, so there is nothing privileged to allow).
-        #[arg(long, num_args = 0..=1, default_missing_value = "true")]
+        /// If true, allow privileged containers (kube-apiserver's flag and
+        /// default: false refuses `privileged: true` and Windows hostProcess
+        /// containers in pods and pod templates). The last one given wins.
+        #[arg(
+            long,
+            num_args = 0..=1,
+            default_missing_value = "true",
+            overrides_with = "allow_privileged"
+        )]
         allow_privileged: Option<bool>,
         /// Accepted for kube-apiserver compatibility and ignored.
         #[arg(long)]
@@ -421,7 +427,7 @@ fn main() -> ExitCode {
         tls_cert_file,
         tls_private_key_file,
         advertise_address,
-        allow_privileged: _,
+        allow_privileged,
         feature_gates: _,
         bind_address,
         secure_port,
@@ -494,6 +500,8 @@ fn main() -> ExitCode {
     else {
         return ExitCode::FAILURE;
     };
+    // kube-apiserver's `capabilities.Setup(s.AllowPrivileged, ...)`.
+    ferrokube::validation::capabilities::set_allow_privileged(allow_privileged.unwrap_or(false));
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::new(log_level))
         .with_writer(std::io::stderr)

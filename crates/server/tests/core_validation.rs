@@ -219,3 +219,69 @@ async fn kube_rs_gets_kube_statuses_for_core_kinds() {
     );
     nodes.delete(&name, &Default::default()).await.unwrap();
 }
+
+/// Pod security contexts as kube validates them, through kubectl 1.33: the
+/// shared server runs with `--allow-privileged=true` (as kind and kubeadm
+/// start kube-apiserver), so a privileged container is refused only for
+/// `allowPrivilegeEscalation: false`; a server with kube's default
+/// (`--allow-privileged=false`) refuses `privileged: true` itself, in pods
+/// and in workload templates.
+#[tokio::test]
+async fn kubectl_prints_kube_causes_for_pod_security_contexts() {
+    let env = TestEnv::new("val-podsec").await;
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  securityContext:\n    sysctls: [{name: net.core.somaxconn, value: \"1\"}]\n  hostNetwork: true\n  containers:\n  - name: c\n    image: nginx\n    securityContext: {privileged: true, allowPrivilegeEscalation: false, procMount: Unmasked}\n";
+    assert_eq!(
+        refused(&env, pod),
+        "The Pod \"p\" is invalid: \n* spec.containers[0].securityContext.procMount: Invalid value: \"Unmasked\": `hostUsers` must be false to use `Unmasked`\n* spec.containers[0].securityContext: Invalid value: core.SecurityContext{Capabilities:(*core.Capabilities)(nil), Privileged:(*bool)(0xc000000000), SELinuxOptions:(*core.SELinuxOptions)(nil), WindowsOptions:(*core.WindowsSecurityContextOptions)(nil), RunAsUser:(*int64)(nil), RunAsGroup:(*int64)(nil), RunAsNonRoot:(*bool)(nil), ReadOnlyRootFilesystem:(*bool)(nil), AllowPrivilegeEscalation:(*bool)(0xc000000000), ProcMount:(*core.ProcMountType)(0xc000000000), SeccompProfile:(*core.SeccompProfile)(nil), AppArmorProfile:(*core.AppArmorProfile)(nil)}: cannot set `allowPrivilegeEscalation` to false and `privileged` to true\n* spec.securityContext.sysctls[0].name: Invalid value: \"net.core.somaxconn\": may not be specified when 'hostNetwork' is true\n"
+    );
+    let windows = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: w\nspec:\n  os: {name: windows}\n  hostPID: true\n  containers:\n  - name: c\n    image: nginx\n    securityContext: {runAsUser: 1}\n";
+    assert_eq!(
+        refused(&env, windows),
+        "The Pod \"w\" is invalid: \n* spec.hostPID: Forbidden: cannot be set for a windows pod\n* spec.containers[0].securityContext.runAsUser: Forbidden: cannot be set for a windows pod\n"
+    );
+
+    if common::skip_if_external("kubectl_prints_kube_causes_for_pod_security_contexts") {
+        return;
+    }
+    let server = common::TestServer::start_with(&["--allow-privileged=false"]);
+    let kubectl = |manifest: &str| {
+        let mut child = std::process::Command::new(common::kubectl_path(KUBECTL))
+            .arg("--kubeconfig")
+            .arg(&server.kubeconfig)
+            .args(["create", "-f", "-", "-n", "default"])
+            .env_remove("KUBECONFIG")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(manifest.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        (out.status.success(), String::from_utf8(out.stderr).unwrap())
+    };
+    let privileged = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: priv\nspec:\n  containers:\n  - name: c\n    image: nginx\n    securityContext: {privileged: true}\n";
+    assert_eq!(
+        kubectl(privileged),
+        (
+            false,
+            "The Pod \"priv\" is invalid: spec.containers[0].securityContext.privileged: Forbidden: disallowed by cluster policy\n".to_string()
+        )
+    );
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  selector: {matchLabels: {app: d}}\n  template:\n    metadata: {labels: {app: d}}\n    spec:\n      containers:\n      - name: c\n        image: nginx\n        securityContext: {privileged: true}\n";
+    assert_eq!(
+        kubectl(deployment),
+        (
+            false,
+            "The Deployment \"d\" is invalid: spec.template.spec.containers[0].securityContext.privileged: Forbidden: disallowed by cluster policy\n".to_string()
+        )
+    );
+    let unprivileged = privileged.replace("privileged: true", "privileged: false");
+    let (created, err) = kubectl(&unprivileged);
+    assert!(created, "{err}");
+}

@@ -211,6 +211,9 @@ fn serve_args(data_dir: &Path, fsync: bool) -> Vec<String> {
         "--secure-port".into(),
         "0".into(),
         format!("--fsync={fsync}"),
+        // As kind, kubeadm and envtest start kube-apiserver, so privileged
+        // pods reach admission (PodSecurity) as they do there.
+        "--allow-privileged=true".into(),
     ]
 }
 

@@ -8,8 +8,10 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
+use super::container_handler;
 use super::field::{self, child, index, key};
-use super::pod::{choice, id_in_range};
+use super::pod::choice;
+use super::pod_security_context;
 use super::pod_volumes;
 use crate::quantity::Quantity;
 use crate::status::FieldError;
@@ -20,6 +22,7 @@ const PROTOCOLS: [&str; 3] = ["SCTP", "TCP", "UDP"];
 pub fn common(
     container: &Value,
     volumes: &BTreeSet<String>,
+    pod: &PodContext<'_>,
     path: &str,
     errors: &mut Vec<FieldError>,
 ) {
@@ -71,9 +74,32 @@ pub fn common(
         &child(path, "resources"),
         errors,
     );
-    let context = container.get("securityContext").unwrap_or(&Value::Null);
-    for name in ["runAsUser", "runAsGroup"] {
-        id_in_range(context, name, &child(path, "securityContext"), errors);
+    container_handler::resize_policy(container, pod.restart_policy, path, errors);
+    pod_security_context::container_security_context(
+        container,
+        &child(path, "securityContext"),
+        pod.host_users,
+        errors,
+    );
+}
+
+/// What `validateContainerCommon` reads of the pod around the container.
+pub struct PodContext<'a> {
+    /// `spec.restartPolicy`.
+    pub restart_policy: &'a str,
+    /// `spec.hostUsers`, true when unset.
+    pub host_users: bool,
+    /// `spec.terminationGracePeriodSeconds`.
+    pub grace_period: Option<i64>,
+}
+
+impl<'a> PodContext<'a> {
+    pub fn of(spec: &'a Value) -> Self {
+        PodContext {
+            restart_policy: field::str_at(spec, "restartPolicy"),
+            host_users: pod_security_context::host_users(spec),
+            grace_period: field::int_at(spec, "terminationGracePeriodSeconds"),
+        }
     }
 }
 
@@ -202,11 +228,21 @@ fn env_value_from(variable: &Value, path: &str, errors: &mut Vec<FieldError>) {
     let mut sources = 0;
     if let Some(field_ref) = from.get("fieldRef").filter(|v| !v.is_null()) {
         sources += 1;
-        object_field_selector(field_ref, &child(path, "fieldRef"), errors);
+        object_field_selector(
+            field_ref,
+            &ENV_FIELD_PATHS,
+            &child(path, "fieldRef"),
+            errors,
+        );
     }
     if let Some(resource_ref) = from.get("resourceFieldRef").filter(|v| !v.is_null()) {
         sources += 1;
-        resource_field_selector(resource_ref, &child(path, "resourceFieldRef"), errors);
+        resource_field_selector(
+            resource_ref,
+            false,
+            &child(path, "resourceFieldRef"),
+            errors,
+        );
     }
     for source in ["configMapKeyRef", "secretKeyRef"] {
         if let Some(selector) = from.get(source).filter(|v| !v.is_null()) {
@@ -235,8 +271,14 @@ fn env_value_from(variable: &Value, path: &str, errors: &mut Vec<FieldError>) {
     }
 }
 
-/// `validateObjectFieldSelector` with the env var expressions.
-fn object_field_selector(selector: &Value, path: &str, errors: &mut Vec<FieldError>) {
+/// `validateObjectFieldSelector` with the field paths `expressions` allows
+/// (env vars' or downward API volumes').
+pub fn object_field_selector(
+    selector: &Value,
+    expressions: &[&str],
+    path: &str,
+    errors: &mut Vec<FieldError>,
+) {
     let api_version = field::str_at(selector, "apiVersion");
     let field_path = field::str_at(selector, "fieldPath");
     if api_version.is_empty() {
@@ -309,11 +351,11 @@ fn object_field_selector(selector: &Value, path: &str, errors: &mut Vec<FieldErr
             }
         }
         None => {
-            if !ENV_FIELD_PATHS.contains(&internal) {
+            if !expressions.contains(&internal) {
                 errors.push(field::not_supported(
                     &child(path, "fieldPath"),
                     internal,
-                    &ENV_FIELD_PATHS,
+                    expressions,
                 ));
             }
         }
@@ -329,10 +371,19 @@ const RESOURCE_FIELD_PATHS: [&str; 6] = [
     "requests.memory",
 ];
 
-/// `validateContainerResourceFieldSelector` (for env vars).
-fn resource_field_selector(selector: &Value, path: &str, errors: &mut Vec<FieldError>) {
+/// `validateContainerResourceFieldSelector` (a downward API volume's
+/// `volume` selector also needs a container name). The divisor is not
+/// checked.
+pub fn resource_field_selector(
+    selector: &Value,
+    volume: bool,
+    path: &str,
+    errors: &mut Vec<FieldError>,
+) {
     let resource = field::str_at(selector, "resource");
-    if resource.is_empty() {
+    if volume && field::str_at(selector, "containerName").is_empty() {
+        errors.push(field::required(&child(path, "containerName"), ""));
+    } else if resource.is_empty() {
         errors.push(field::required(&child(path, "resource"), ""));
     } else if !RESOURCE_FIELD_PATHS.contains(&resource)
         && !resource.starts_with("limits.hugepages-")
@@ -540,58 +591,13 @@ pub fn probes(container: &Value, path: &str, errors: &mut Vec<FieldError>) {
 
 /// `validateProbe`: one handler, non-negative timings.
 fn probe_rules(probe: &Value, path: &str, errors: &mut Vec<FieldError>) {
-    let mut handlers = 0;
-    for handler in ["exec", "httpGet", "tcpSocket", "grpc"] {
-        let Some(action) = probe.get(handler).filter(|action| !action.is_null()) else {
-            continue;
-        };
-        let handler_path = child(path, handler);
-        if handlers > 0 {
-            errors.push(field::forbidden(
-                &handler_path,
-                "may not specify more than 1 handler type",
-            ));
-            continue;
-        }
-        handlers += 1;
-        match handler {
-            "exec" => errors.extend(
-                field::items_at(action, "command")
-                    .is_empty()
-                    .then(|| field::required(&child(&handler_path, "command"), "")),
-            ),
-            "httpGet" => {
-                if field::str_at(action, "path").is_empty() {
-                    errors.push(field::required(&child(&handler_path, "path"), ""));
-                }
-                port_number_or_name(action.get("port"), &child(&handler_path, "port"), errors);
-                let scheme = field::str_at(action, "scheme");
-                if !["HTTP", "HTTPS"].contains(&scheme) {
-                    errors.push(field::not_supported(
-                        &child(&handler_path, "scheme"),
-                        scheme,
-                        &["HTTP", "HTTPS"],
-                    ));
-                }
-            }
-            "tcpSocket" => {
-                port_number_or_name(action.get("port"), &child(&handler_path, "port"), errors)
-            }
-            _ => {
-                let port = field::int_at(action, "port").unwrap_or(0);
-                for message in field::port_number_errors(port) {
-                    errors.push(field::invalid_number(
-                        &child(&handler_path, "port"),
-                        port,
-                        message,
-                    ));
-                }
-            }
-        }
-    }
-    if handlers == 0 {
-        errors.push(field::required(path, "must specify a handler type"));
-    }
+    container_handler::handler(
+        probe,
+        &["exec", "httpGet", "tcpSocket", "grpc"],
+        None,
+        path,
+        errors,
+    );
     for timing in [
         "initialDelaySeconds",
         "timeoutSeconds",

@@ -11,15 +11,17 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use super::container;
+use super::container_handler;
 use super::field::{self, child, index};
-use super::{pod_annotations, pod_resource_claims, pod_scheduling, pod_volumes};
+use super::{
+    pod_annotations, pod_os, pod_resource_claims, pod_scheduling, pod_security_context, pod_volumes,
+};
 use crate::status::FieldError;
 
 /// `ValidatePodCreate` (the ObjectMeta part is checked by the write path).
 pub fn pod(object: &Value) -> Vec<FieldError> {
     let spec = object.get("spec").unwrap_or(&Value::Null);
-    let mut errors = pod_annotations::pod_specific_annotations(object);
-    errors.extend(pod_spec(spec, "spec"));
+    let mut errors = pod_metadata_and_spec(object);
     if !field::items_at(spec, "ephemeralContainers").is_empty() {
         errors.push(field::forbidden(
             "spec.ephemeralContainers",
@@ -33,6 +35,50 @@ pub fn pod(object: &Value) -> Vec<FieldError> {
             "spec.nodeName",
             "cannot be set until all schedulingGates have been cleared",
         ));
+    }
+    pod_annotations::match_fields_on_create(object, spec, &mut errors);
+    errors
+}
+
+/// `validatePodMetadataAndSpec` (shared by create and update; the
+/// ObjectMeta part is checked by the write path): the pod's annotations,
+/// then its spec.
+pub fn pod_metadata_and_spec(object: &Value) -> Vec<FieldError> {
+    let spec = object.get("spec").unwrap_or(&Value::Null);
+    let mut errors = Vec::new();
+    pod_annotations::pod_specific(object, spec, "metadata.annotations", &mut errors);
+    errors.extend(pod_spec(spec, "spec", true));
+    if field::str_at(spec, "serviceAccountName").is_empty() {
+        for (volume_position, volume) in field::items_at(spec, "volumes").iter().enumerate() {
+            let Some(projected) = volume.get("projected").filter(|p| !p.is_null()) else {
+                continue;
+            };
+            let sources_path = format!("spec.volumes[{volume_position}].projected.sources");
+            for (position, source) in field::items_at(projected, "sources").iter().enumerate() {
+                if source
+                    .get("serviceAccountToken")
+                    .is_some_and(|t| !t.is_null())
+                {
+                    errors.push(field::forbidden(
+                        &child(&index(&sources_path, position), "serviceAccountToken"),
+                        "must not be specified when serviceAccountName is not set",
+                    ));
+                }
+            }
+        }
+    }
+    // validateContainersOnlyForPod.
+    for list in ["containers", "initContainers"] {
+        for (position, item) in field::items_at(spec, list).iter().enumerate() {
+            let image = field::str_at(item, "image");
+            if image.trim() != image {
+                errors.push(field::invalid(
+                    &format!("spec.{list}[{position}].image"),
+                    image,
+                    "must not have leading or trailing whitespace",
+                ));
+            }
+        }
     }
     errors
 }
@@ -80,7 +126,7 @@ pub fn pod_template_spec(template: Option<&Value>, path: &str) -> Vec<FieldError
     }
     let spec = template.get("spec").unwrap_or(&Value::Null);
     let spec_path = child(path, "spec");
-    errors.extend(pod_spec(spec, &spec_path));
+    errors.extend(pod_spec(spec, &spec_path, false));
     if !field::items_at(spec, "ephemeralContainers").is_empty() {
         errors.push(field::forbidden(
             &child(&spec_path, "ephemeralContainers"),
@@ -94,8 +140,9 @@ const RESTART_POLICIES: [&str; 3] = ["Always", "OnFailure", "Never"];
 const DNS_POLICIES: [&str; 4] = ["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"];
 const MAX_INT32: i64 = 2_147_483_647;
 
-/// `ValidatePodSpec`'s main rules.
-pub fn pod_spec(spec: &Value, path: &str) -> Vec<FieldError> {
+/// `ValidatePodSpec`'s main rules. `resource_is_pod` is kube's
+/// `PodValidationOptions.ResourceIsPod`: a Pod's own spec, not a template's.
+pub fn pod_spec(spec: &Value, path: &str, resource_is_pod: bool) -> Vec<FieldError> {
     let mut errors = Vec::new();
     if !field::is_set(spec, "terminationGracePeriodSeconds") {
         errors.push(field::required(
@@ -112,6 +159,7 @@ pub fn pod_spec(spec: &Value, path: &str) -> Vec<FieldError> {
     let restart_policy = field::str_at(spec, "restartPolicy");
     containers(spec, &volumes, path, &mut errors);
     init_containers(spec, &volumes, path, &mut errors);
+    host_network_ports(spec, path, resource_is_pod, &mut errors);
     choice(
         restart_policy,
         &RESTART_POLICIES,
@@ -129,7 +177,7 @@ pub fn pod_spec(spec: &Value, path: &str) -> Vec<FieldError> {
         field::map_at(spec, "nodeSelector"),
         &mut errors,
     );
-    pod_security_context(spec, path, &mut errors);
+    pod_security_context::pod_spec_security_context(spec, path, &mut errors);
     pod_scheduling::affinity(spec, path, &mut errors);
     dns_config(spec, path, &mut errors);
     pod_scheduling::readiness_gates(spec, path, &mut errors);
@@ -139,6 +187,8 @@ pub fn pod_spec(spec: &Value, path: &str) -> Vec<FieldError> {
         &mut errors,
     );
     pod_scheduling::topology_spread_constraints(spec, path, &mut errors);
+    pod_security_context::windows_host_process(spec, path, &mut errors);
+    pod_security_context::host_users_rules(spec, path, &mut errors);
     for (name, check) in [
         (
             "serviceAccountName",
@@ -198,7 +248,37 @@ pub fn pod_spec(spec: &Value, path: &str) -> Vec<FieldError> {
             &mut errors,
         );
     }
+    pod_os::os(spec, path, &mut errors);
     errors
+}
+
+/// `validatePodHostNetworkDeps`: with `hostNetwork`, a container's
+/// `hostPort` equals its `containerPort` (in a template, 0 is also allowed:
+/// it is defaulted when the pod is created).
+fn host_network_ports(
+    spec: &Value,
+    path: &str,
+    resource_is_pod: bool,
+    errors: &mut Vec<FieldError>,
+) {
+    if spec.get("hostNetwork").and_then(Value::as_bool) != Some(true) {
+        return;
+    }
+    let list_path = child(path, "containers");
+    for (position, item) in field::items_at(spec, "containers").iter().enumerate() {
+        let ports_path = child(&index(&list_path, position), "ports");
+        for (port_position, port) in field::items_at(item, "ports").iter().enumerate() {
+            let host_port = field::int_at(port, "hostPort").unwrap_or(0);
+            let container_port = field::int_at(port, "containerPort").unwrap_or(0);
+            if (resource_is_pod || host_port != 0) && host_port != container_port {
+                errors.push(field::invalid_number(
+                    &child(&index(&ports_path, port_position), "hostPort"),
+                    host_port,
+                    "must match `containerPort` when `hostNetwork` is true",
+                ));
+            }
+        }
+    }
 }
 
 /// A required enum field: `Required` when empty, `NotSupported` when unknown.
@@ -219,14 +299,16 @@ fn containers(spec: &Value, volumes: &BTreeSet<String>, path: &str, errors: &mut
         errors.push(field::required(&list_path, ""));
         return;
     }
+    let pod = container::PodContext::of(spec);
     let mut names = BTreeSet::new();
     for (position, item) in list.iter().enumerate() {
         let item_path = index(&list_path, position);
-        container::common(item, volumes, &item_path, errors);
+        container::common(item, volumes, &pod, &item_path, errors);
         let name = field::str_at(item, "name");
         if !names.insert(name) {
             errors.push(field::duplicate(&child(&item_path, "name"), name));
         }
+        container_handler::lifecycle(item, pod.grace_period, &item_path, errors);
         container::probes(item, &item_path, errors);
         if field::is_set(item, "restartPolicy") {
             errors.push(field::forbidden(
@@ -250,9 +332,10 @@ fn init_containers(
         .iter()
         .map(|item| field::str_at(item, "name"))
         .collect();
+    let pod = container::PodContext::of(spec);
     for (position, item) in field::items_at(spec, "initContainers").iter().enumerate() {
         let item_path = index(&list_path, position);
-        container::common(item, volumes, &item_path, errors);
+        container::common(item, volumes, &pod, &item_path, errors);
         let mut restart_always = false;
         if let Some(policy) = item.get("restartPolicy").and_then(Value::as_str) {
             if policy != "Always" {
@@ -271,6 +354,7 @@ fn init_containers(
             names.insert(name);
         }
         if restart_always {
+            container_handler::lifecycle(item, pod.grace_period, &item_path, errors);
             container::probes(item, &item_path, errors);
         } else {
             for forbidden in [
@@ -285,29 +369,6 @@ fn init_containers(
                         "may not be set for init containers without restartPolicy=Always",
                     ));
                 }
-            }
-        }
-    }
-}
-
-/// `validatePodSpecSecurityContext`: user and group ids in range.
-fn pod_security_context(spec: &Value, path: &str, errors: &mut Vec<FieldError>) {
-    let context = spec.get("securityContext").unwrap_or(&Value::Null);
-    let context_path = child(path, "securityContext");
-    for name in ["fsGroup", "runAsUser", "runAsGroup"] {
-        id_in_range(context, name, &context_path, errors);
-    }
-    for (position, group) in field::items_at(context, "supplementalGroups")
-        .iter()
-        .enumerate()
-    {
-        if let Some(group) = group.as_i64() {
-            if !(0..=MAX_INT32).contains(&group) {
-                errors.push(field::invalid_number(
-                    &index(&child(&context_path, "supplementalGroups"), position),
-                    group,
-                    field::inclusive_range_error(0, MAX_INT32),
-                ));
             }
         }
     }

@@ -34,7 +34,7 @@ const DISALLOWED: &str = "cannot be set for an Ephemeral Container";
 /// `ValidatePodEphemeralContainersUpdate` (metadata is the write path's).
 pub fn ephemeral_containers_update(new: &Value, old: &Value) -> Vec<FieldError> {
     let spec = new.get("spec").unwrap_or(&Value::Null);
-    let mut errors = pod_spec(spec, "spec");
+    let mut errors = pod_spec(spec, "spec", true);
     ephemeral_containers(spec, &mut errors);
     let mirror = old
         .pointer("/metadata/annotations/kubernetes.io~1config.mirror")
@@ -90,7 +90,13 @@ fn ephemeral_containers(spec: &Value, errors: &mut Vec<FieldError>) {
     let list_path = "spec.ephemeralContainers";
     for (position, item) in list.iter().enumerate() {
         let item_path = index(list_path, position);
-        container::common(item, &volumes, &item_path, errors);
+        container::common(
+            item,
+            &volumes,
+            &container::PodContext::of(spec),
+            &item_path,
+            errors,
+        );
         let name = field::str_at(item, "name");
         if !all_names.insert(name) {
             errors.push(field::duplicate(&child(&item_path, "name"), name));

@@ -21,7 +21,7 @@ pub fn pod_resize(new: &Value, old: &Value) -> Vec<FieldError> {
     let null = Value::Null;
     let new_spec = new.get("spec").unwrap_or(&null);
     let old_spec = old.get("spec").unwrap_or(&null);
-    let mut errors = pod_spec(new_spec, "spec");
+    let mut errors = pod_spec(new_spec, "spec", true);
     let has_pod_level_resources = |spec: &Value| {
         ["requests", "limits"].iter().any(|list| {
             spec.pointer(&format!("/resources/{list}"))

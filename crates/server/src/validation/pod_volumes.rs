@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use super::field::{self, child, index};
+use super::pod_volume_sources;
 use crate::status::FieldError;
 
 /// Every volume source of `core.VolumeSource`, in the order
@@ -123,8 +124,15 @@ fn source(volume: &Value, path: &str, errors: &mut Vec<FieldError>) {
                     ));
                 }
             }
-            "downwardAPI" | "projected" => default_mode(source, &source_path, errors),
-            _ => {}
+            "downwardAPI" => {
+                default_mode(source, &source_path, errors);
+                pod_volume_sources::downward_api_items(source, &source_path, errors);
+            }
+            "projected" => {
+                default_mode(source, &source_path, errors);
+                pod_volume_sources::projection_sources(source, &source_path, errors);
+            }
+            other => pod_volume_sources::other_source(other, source, &source_path, errors),
         }
     }
     if count == 0 {
@@ -168,15 +176,7 @@ pub fn host_path(source: &Value, path: &str, errors: &mut Vec<FieldError>) {
 }
 
 fn default_mode(source: &Value, path: &str, errors: &mut Vec<FieldError>) {
-    if let Some(mode) = field::int_at(source, "defaultMode") {
-        if !(0..=0o777).contains(&mode) {
-            errors.push(field::invalid_number(
-                &child(path, "defaultMode"),
-                mode,
-                FILE_MODE_ERROR,
-            ));
-        }
-    }
+    file_mode(source, "defaultMode", path, errors);
 }
 
 /// The `defaultMode` and `items` (`validateKeyToPath`) of a Secret or ConfigMap volume.
@@ -184,37 +184,48 @@ fn projection(source: &Value, path: &str, errors: &mut Vec<FieldError>) {
     default_mode(source, path, errors);
     let items_path = child(path, "items");
     for (position, item) in field::items_at(source, "items").iter().enumerate() {
-        let item_path = index(&items_path, position);
-        if field::str_at(item, "key").is_empty() {
-            errors.push(field::required(&child(&item_path, "key"), ""));
-        }
-        let target = field::str_at(item, "path");
-        let target_path = child(&item_path, "path");
-        if target.is_empty() {
-            errors.push(field::required(&target_path, ""));
-        }
-        local_descending_path(target, &target_path, errors);
-        if target.starts_with("..") {
-            errors.push(field::invalid(
-                &target_path,
-                target,
-                "must not start with '..'",
+        key_to_path(item, &index(&items_path, position), errors);
+    }
+}
+
+/// `validateKeyToPath`.
+pub fn key_to_path(item: &Value, item_path: &str, errors: &mut Vec<FieldError>) {
+    if field::str_at(item, "key").is_empty() {
+        errors.push(field::required(&child(item_path, "key"), ""));
+    }
+    let target = field::str_at(item, "path");
+    let target_path = child(item_path, "path");
+    if target.is_empty() {
+        errors.push(field::required(&target_path, ""));
+    }
+    local_non_reserved_path(target, &target_path, errors);
+    file_mode(item, "mode", item_path, errors);
+}
+
+/// A file mode field (`mode`, `defaultMode`) within 0..=0777.
+pub fn file_mode(holder: &Value, name: &str, path: &str, errors: &mut Vec<FieldError>) {
+    if let Some(mode) = field::int_at(holder, name) {
+        if !(0..=0o777).contains(&mode) {
+            errors.push(field::invalid_number(
+                &child(path, name),
+                mode,
+                FILE_MODE_ERROR,
             ));
-        }
-        if let Some(mode) = field::int_at(item, "mode") {
-            if !(0..=0o777).contains(&mode) {
-                errors.push(field::invalid_number(
-                    &child(&item_path, "mode"),
-                    mode,
-                    FILE_MODE_ERROR,
-                ));
-            }
         }
     }
 }
 
+/// `ValidateLocalNonReservedPath`: relative, no `..` element, not starting
+/// with `..` (reported once when it starts with `../`).
+pub fn local_non_reserved_path(target: &str, path: &str, errors: &mut Vec<FieldError>) {
+    local_descending_path(target, path, errors);
+    if target.starts_with("..") && !target.starts_with("../") {
+        errors.push(field::invalid(path, target, "must not start with '..'"));
+    }
+}
+
 /// `validateLocalDescendingPath`: relative, no `..` element.
-fn local_descending_path(target: &str, path: &str, errors: &mut Vec<FieldError>) {
+pub fn local_descending_path(target: &str, path: &str, errors: &mut Vec<FieldError>) {
     if target.starts_with('/') {
         errors.push(field::invalid(path, target, "must be a relative path"));
     }
