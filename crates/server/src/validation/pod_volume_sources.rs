@@ -292,10 +292,8 @@ pub fn other_source(kind: &str, source: &Value, path: &str, errors: &mut Vec<Fie
                 }
             }
         }
-        "cephfs" => {
-            if field::items_at(source, "monitors").is_empty() {
-                errors.push(field::required(&child(path, "monitors"), ""));
-            }
+        "cephfs" if field::items_at(source, "monitors").is_empty() => {
+            errors.push(field::required(&child(path, "monitors"), ""));
         }
         "fc" => fibre_channel(source, path, errors),
         "flexVolume" => {
