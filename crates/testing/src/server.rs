@@ -55,6 +55,7 @@ pub struct TestServerBuilder {
     authorization_modes: Option<Vec<Mode>>,
     start_from: Option<Snapshot>,
     without_template: bool,
+    forbid_privileged: bool,
 }
 
 impl TestServerBuilder {
@@ -93,6 +94,15 @@ impl TestServerBuilder {
         self
     }
 
+    /// `--allow-privileged`: whether pods and pod templates may ask for
+    /// `privileged: true` (and Windows host-process containers). Default:
+    /// true, as envtest, kind and kubeadm start kube-apiserver; `false` is
+    /// kube-apiserver's own default. Each server keeps its own setting.
+    pub fn allow_privileged(mut self, allow: bool) -> Self {
+        self.forbid_privileged = !allow;
+        self
+    }
+
     /// Start the server and wait until it is ready (its post-start hooks,
     /// such as the bootstrap RBAC policy, have run and the controllers are
     /// started).
@@ -102,6 +112,7 @@ impl TestServerBuilder {
             .tempdir()
             .map_err(Error::TempDir)?;
         crate::pki_cache::install(data_dir.path())?;
+        let allow_privileged = !self.forbid_privileged;
         let mut config = ServerConfig::ephemeral(data_dir.path().to_path_buf());
         if let Some(controllers) = &self.controllers {
             config.controllers = parse_controllers(controllers)?;
@@ -123,7 +134,7 @@ impl TestServerBuilder {
         let (stop, stopped) = oneshot::channel::<()>();
         let thread = std::thread::Builder::new()
             .name(SERVER_THREAD_NAME.into())
-            .spawn(move || run(config, ready_sender, stopped))
+            .spawn(move || run(config, allow_privileged, ready_sender, stopped))
             .map_err(Error::Thread)?;
         let started = match ready.await {
             Ok(Ok(started)) => started,
@@ -169,11 +180,18 @@ fn parse_controllers(values: &[String]) -> Result<BTreeSet<&'static str>> {
 /// the runtime, which ends every task the server spawned.
 fn run(
     config: ServerConfig,
+    allow_privileged: bool,
     ready: oneshot::Sender<Result<Started>>,
     stopped: oneshot::Receiver<()>,
 ) {
+    // This server's `--allow-privileged`, on its thread and its runtime's
+    // blocking threads: other servers of the process keep theirs.
+    let allow =
+        move || ferrokube::validation::capabilities::set_thread_allow_privileged(allow_privileged);
+    allow();
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
+        .on_thread_start(allow)
         .build()
     {
         Ok(runtime) => runtime,

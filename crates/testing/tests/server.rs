@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use ferrokube_testing::{AuthorizationMode, TestServer};
 use futures::StreamExt;
-use k8s_openapi::api::core::v1::{ConfigMap, Namespace, ServiceAccount};
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod, ServiceAccount};
 use kube::api::{Api, ListParams, PostParams, WatchParams};
 use kube::runtime::wait::await_condition;
 
@@ -158,4 +158,46 @@ async fn dropping_the_server_removes_its_directory_and_closes_its_port() {
         tokio::net::TcpStream::connect(address).await.is_err(),
         "nothing listens on {address} any more"
     );
+}
+
+/// `privileged: true` is allowed as envtest starts kube-apiserver
+/// (`--allow-privileged=true`) unless the builder says otherwise; then the
+/// pod gets kube's 422. Two servers side by side keep their own setting.
+#[tokio::test]
+async fn privileged_pods_are_allowed_as_under_envtest_unless_forbidden() {
+    let (allowing, forbidding) = tokio::join!(
+        TestServer::start(),
+        TestServer::builder().allow_privileged(false).start()
+    );
+    let (allowing, forbidding) = (allowing.expect("start"), forbidding.expect("start"));
+    let pod: Pod = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "privileged"},
+        "spec": {"containers": [{
+            "name": "c", "image": "busybox",
+            "securityContext": {"privileged": true}
+        }]}
+    }))
+    .expect("pod");
+    for _ in 0..2 {
+        let on_forbidding: Api<Pod> = Api::namespaced(forbidding.client(), "default");
+        match on_forbidding.create(&PostParams::default(), &pod).await {
+            Err(kube::Error::Api(status)) => {
+                assert_eq!(status.code, 422);
+                assert_eq!(
+                    status.message,
+                    "Pod \"privileged\" is invalid: spec.containers[0].securityContext.privileged: Forbidden: disallowed by cluster policy"
+                );
+            }
+            other => panic!("a privileged pod was not refused: {other:?}"),
+        }
+        let on_allowing: Api<Pod> = Api::namespaced(allowing.client(), "default");
+        on_allowing
+            .create(&PostParams::default(), &pod)
+            .await
+            .expect("a privileged pod under the default");
+        on_allowing
+            .delete("privileged", &Default::default())
+            .await
+            .expect("delete");
+    }
 }
