@@ -397,6 +397,61 @@ async fn deployment_status_subresource_and_generation() {
     assert_eq!(st_replicas(&g), Some(1));
 }
 
+/// kube compares decoded objects (defaulted, quantities parsed) to decide
+/// whether the spec changed: a replace that omits defaulted fields or
+/// spells a quantity another way keeps the generation.
+#[tokio::test]
+async fn generation_moves_only_with_what_kube_decodes() {
+    let env = TestEnv::new("kr-generation").await;
+    let api: Api<Deployment> = env.api();
+    let pp = PostParams::default();
+    let with_memory = |memory: &str| {
+        let mut d = deployment("sized", None);
+        let container = &mut d
+            .spec
+            .as_mut()
+            .unwrap()
+            .template
+            .spec
+            .as_mut()
+            .unwrap()
+            .containers[0];
+        container.resources =
+            Some(serde_json::from_value(json!({"limits": {"memory": memory}})).unwrap());
+        d
+    };
+    let created = mk(&api, with_memory("1Gi")).await;
+    assert_eq!(created.metadata.generation, Some(1));
+
+    // The same spec as the client first wrote it: no defaults, 1024Mi for 1Gi.
+    let mut body = with_memory("1024Mi");
+    body.metadata.resource_version = created.metadata.resource_version.clone();
+    let same = api.replace("sized", &pp, &body).await.unwrap();
+    assert_eq!(
+        same.metadata.generation,
+        Some(1),
+        "nothing kube sees changed"
+    );
+    let stored = &same
+        .spec
+        .as_ref()
+        .unwrap()
+        .template
+        .spec
+        .as_ref()
+        .unwrap()
+        .containers[0];
+    assert_eq!(
+        stored.resources.as_ref().unwrap().limits.as_ref().unwrap()["memory"].0,
+        "1Gi"
+    );
+
+    let mut body = with_memory("2Gi");
+    body.metadata.resource_version = same.metadata.resource_version.clone();
+    let grown = api.replace("sized", &pp, &body).await.unwrap();
+    assert_eq!(grown.metadata.generation, Some(2), "a real change bumps it");
+}
+
 #[tokio::test]
 async fn deployment_scale_subresource() {
     let env = TestEnv::new("kr-scale").await;

@@ -461,6 +461,17 @@ spec:
         err,
         "The Service \"web\" is invalid: spec.clusterIPs[0]: Invalid value: []string{\"10.0.0.250\"}: may not change once set\n"
     );
+    // GetWarningsForService: kubectl prints the server's Warning headers.
+    let warned = "apiVersion: v1\nkind: Service\nmetadata:\n  name: warned\nspec:\n  type: LoadBalancer\n  selector: {app: web}\n  ports: [{port: 80}]\n  externalIPs: [192.168.010.1]\n  loadBalancerSourceRanges: [10.1.2.3/8]\n";
+    let (status, out, err) =
+        env.kubectl_stdin(KUBECTL, &["create", "-f", "-", "-n", ns], Some(warned));
+    assert!(status.success(), "create must succeed: {out}{err}");
+    assert_eq!(
+        err,
+        "Warning: spec.externalIPs[0]: non-standard IP address \"192.168.010.1\" will be considered invalid in a future Kubernetes release: use \"192.168.10.1\"\n\
+         Warning: spec.externalIPs is deprecated and may no longer be implemented in some clusters\n\
+         Warning: spec.loadBalancerSourceRanges[0]: CIDR value \"10.1.2.3/8\" is ambiguous in this context (should be \"10.0.0.0/8\" or \"10.1.2.3/32\"?)\n"
+    );
 }
 
 #[tokio::test]

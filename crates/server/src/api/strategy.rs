@@ -10,6 +10,7 @@ use crate::registry::ResourceDef;
 mod app_armor;
 mod core_v1;
 mod service;
+mod service_warnings;
 mod stateful_set;
 
 fn has_status_subresource(resource: &ResourceDef) -> bool {
@@ -118,15 +119,23 @@ pub fn prepare_for_create(resource: &ResourceDef, object: &mut Value) -> Vec<Str
     Vec::new()
 }
 
-/// `WarningsOnCreate` of the kinds with a pod template (the AppArmor
-/// annotation part of `GetWarningsForPodTemplate`).
+/// `WarningsOnCreate`: a Service's `GetWarningsForService`, and of the
+/// kinds with a pod template the AppArmor annotation part of
+/// `GetWarningsForPodTemplate`.
 pub fn warnings_on_create(resource: &ResourceDef, object: &Value) -> Vec<String> {
+    if (resource.group, resource.kind) == ("", "Service") {
+        return service_warnings::warnings(object);
+    }
     app_armor::pod_template_warnings(resource.group, resource.kind, object)
 }
 
-/// `WarningsOnUpdate` of the kinds with a pod template: the template is
-/// looked at again only when the update changed the generation.
+/// `WarningsOnUpdate`: a Service's `GetWarningsForService` on every update;
+/// the kinds with a pod template look at the template again only when the
+/// update changed the generation.
 pub fn warnings_on_update(resource: &ResourceDef, old: &Value, new: &Value) -> Vec<String> {
+    if (resource.group, resource.kind) == ("", "Service") {
+        return service_warnings::warnings(new);
+    }
     let generation = |object: &Value| object.pointer("/metadata/generation").cloned();
     if generation(old) == generation(new) {
         return Vec::new();
@@ -413,10 +422,17 @@ pub fn prepare_for_update(
     if (resource.group, resource.kind) == ("apps", "StatefulSet") {
         stateful_set::drop_disabled_fields(Some(old), new);
     }
+    generation_changes(resource, old, new)
+}
+
+/// Whether an update moves `metadata.generation`: the spec changed, or
+/// (Deployments) the annotations, which are copied to replica sets
+/// (`deployment/strategy.go` PrepareForUpdate). The write path asks again
+/// once the new object is defaulted and its quantities canonical, as kube
+/// compares decoded objects (`apiequality.Semantic.DeepEqual`).
+pub fn generation_changes(resource: &ResourceDef, old: &Value, new: &Value) -> bool {
     let annotations_changed = (resource.group, resource.kind) == ("apps", "Deployment")
         && old.pointer("/metadata/annotations") != new.pointer("/metadata/annotations");
-    // Deployments also bump on annotation changes: they are copied to replica sets
-    // (`deployment/strategy.go` PrepareForUpdate).
     spec_changed(old, new) || annotations_changed
 }
 

@@ -80,6 +80,7 @@ pub mod flowcontrol_status;
 pub mod int_or_percent;
 pub mod ip_address;
 pub mod ip_field;
+pub mod ip_warnings;
 pub mod job_policies;
 pub mod job_status;
 pub mod kube_finalizer;

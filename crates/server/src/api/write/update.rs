@@ -96,6 +96,10 @@ pub async fn update_object(
             // Quantities are canonical now, as the stored object's are.
             strategy::settle_template_generation(target.resource, &old, &mut new);
         }
+        if spec_changed && !strategy::generation_changes(target.resource, &old, &new) {
+            // Only the undefaulted or non-canonical spelling differed.
+            keep_generation(target, &old, &mut new);
+        }
         let _allocation = crate::allocator::on_update(
             &api.services,
             &api.store,
@@ -200,6 +204,21 @@ pub async fn update_object(
         }
     }
     Err(Status::conflict(&target.group_resource(), &name))
+}
+
+/// The old object's generation (as [`keep_system_metadata`] reads it), for
+/// an update that changed nothing kube would see once decoded.
+fn keep_generation(target: &Target<'_>, old: &Value, new: &mut Value) {
+    if !target.resource.has_generation {
+        return;
+    }
+    let generation = object::metadata(old)
+        .and_then(|metadata| metadata.get("generation"))
+        .and_then(Value::as_i64)
+        .unwrap_or(1);
+    if let Some(metadata) = object::metadata_mut(new) {
+        metadata.insert("generation".into(), Value::from(generation));
+    }
 }
 
 /// `rest.BeforeUpdate` and `ValidateObjectMetaUpdate`: uid and creationTimestamp
