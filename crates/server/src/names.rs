@@ -34,7 +34,12 @@ pub fn dns1123_label(value: &str) -> Vec<String> {
         errors.push(max_len_error(DNS1123_LABEL_MAX));
     }
     if !is_label(value, alnum) {
-        errors.push("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')".to_string());
+        if value.split('.').all(|part| is_label(part, alnum)) {
+            // A valid subdomain, not a label: with the length checked, the dots.
+            errors.push("must not contain dots".to_string());
+        } else {
+            errors.push("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')".to_string());
+        }
     }
     errors
 }
@@ -116,6 +121,15 @@ pub fn generate(prefix: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `IsDNS1123Label`: a valid subdomain that is no label has dots.
+    #[test]
+    fn a_label_with_dots_is_told_so() {
+        assert_eq!(dns1123_label("a.b"), ["must not contain dots"]);
+        assert!(dns1123_label("ab").is_empty());
+        assert!(dns1123_label("a..b")[0].starts_with("a lowercase RFC 1123 label"));
+        assert!(dns1123_label("A.b")[0].starts_with("a lowercase RFC 1123 label"));
+    }
 
     #[test]
     fn validates_names_per_rule() {

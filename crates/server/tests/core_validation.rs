@@ -285,3 +285,55 @@ async fn kubectl_prints_kube_causes_for_pod_security_contexts() {
     let (created, err) = kubectl(&unprivileged);
     assert!(created, "{err}");
 }
+
+/// `GetWarningsForPod` and `GetWarningsForPodTemplate`: kubectl prints the
+/// server's `Warning` headers for a pod (its memory request defaulted from
+/// the limit warns too) and a Deployment's template.
+#[tokio::test]
+async fn kubectl_prints_kubes_warnings_for_pods_and_templates() {
+    let env = TestEnv::new("val-warn").await;
+    let ns = env.ns.as_str();
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: warned.pod\nspec:\n  nodeSelector: {beta.kubernetes.io/arch: amd64}\n  containers:\n  - name: c\n    image: nginx\n    env: [{name: A, value: x}, {name: A, value: z}]\n    resources:\n      limits: {memory: 1500m}\n";
+    let (status, out, err) =
+        env.kubectl_stdin(KUBECTL, &["create", "-f", "-", "-n", ns], Some(pod));
+    assert!(status.success(), "create must succeed: {out}{err}");
+    assert_eq!(
+        err,
+        "Warning: metadata.name: this is used in the Pod's hostname, which can result in surprising behavior; a DNS label is recommended: [must not contain dots]\n\
+         Warning: spec.nodeSelector[beta.kubernetes.io/arch]: deprecated since v1.14; use \"kubernetes.io/arch\" instead\n\
+         Warning: spec.containers[0].resources.limits[memory]: fractional byte value \"1500m\" is invalid, must be an integer\n\
+         Warning: spec.containers[0].resources.requests[memory]: fractional byte value \"1500m\" is invalid, must be an integer\n\
+         Warning: spec.containers[0].env[1]: hides previous definition of \"A\", which may be dropped when using apply\n"
+    );
+    let deployment = |image: &str| {
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: warned\nspec:\n  selector:\n    matchLabels: {{app: w}}\n  template:\n    metadata:\n      labels: {{app: w}}\n    spec:\n      volumes: [{{name: repo, gitRepo: {{repository: https://example.com/x.git}}}}]\n      containers:\n      - {{name: c, image: {image}}}\n")
+    };
+    let (status, out, err) = env.kubectl_stdin(
+        KUBECTL,
+        &["apply", "-f", "-", "-n", ns],
+        Some(&deployment("nginx")),
+    );
+    assert!(status.success(), "apply must succeed: {out}{err}");
+    assert_eq!(
+        err,
+        "Warning: spec.template.spec.volumes[0].gitRepo: deprecated in v1.11\n"
+    );
+    // An update that leaves the generation alone is not warned about again.
+    let (status, out, err) = env.kubectl_stdin(
+        KUBECTL,
+        &["label", "deployment", "warned", "team=a", "-n", ns],
+        None,
+    );
+    assert!(status.success(), "label must succeed: {out}{err}");
+    assert_eq!(err, "");
+    let (status, out, err) = env.kubectl_stdin(
+        KUBECTL,
+        &["apply", "-f", "-", "-n", ns],
+        Some(&deployment("nginx:1.27")),
+    );
+    assert!(status.success(), "apply must succeed: {out}{err}");
+    assert_eq!(
+        err,
+        "Warning: spec.template.spec.volumes[0].gitRepo: deprecated in v1.11\n"
+    );
+}

@@ -9,9 +9,11 @@ use crate::registry::ResourceDef;
 
 mod app_armor;
 mod core_v1;
+mod pod_warnings;
 mod service;
 mod service_warnings;
 mod stateful_set;
+mod volume_path_overlaps;
 
 fn has_status_subresource(resource: &ResourceDef) -> bool {
     resource.subresource("status").is_some()
@@ -119,19 +121,29 @@ pub fn prepare_for_create(resource: &ResourceDef, object: &mut Value) -> Vec<Str
     Vec::new()
 }
 
-/// `WarningsOnCreate`: a Service's `GetWarningsForService`, and of the
-/// kinds with a pod template the AppArmor annotation part of
-/// `GetWarningsForPodTemplate`.
+/// `WarningsOnCreate`: a Service's `GetWarningsForService`, a Pod's name
+/// and `GetWarningsForPod`, a workload's `GetWarningsForPodTemplate`.
 pub fn warnings_on_create(resource: &ResourceDef, object: &Value) -> Vec<String> {
-    if (resource.group, resource.kind) == ("", "Service") {
-        return service_warnings::warnings(object);
+    match (resource.group, resource.kind) {
+        ("", "Service") => service_warnings::warnings(object),
+        ("", "Pod") => pod_warnings::pod_create_warnings(object),
+        (group, kind) => template_warnings(group, kind, object),
     }
-    app_armor::pod_template_warnings(resource.group, resource.kind, object)
+}
+
+/// `GetWarningsForPodTemplate` of a workload kind's template; empty for
+/// kinds without one.
+fn template_warnings(group: &str, kind: &str, object: &Value) -> Vec<String> {
+    match app_armor::pod_template_location(group, kind) {
+        Some((pointer, path)) => pod_warnings::template_warnings(object, pointer, path),
+        None => Vec::new(),
+    }
 }
 
 /// `WarningsOnUpdate`: a Service's `GetWarningsForService` on every update;
 /// the kinds with a pod template look at the template again only when the
-/// update changed the generation.
+/// update changed the generation; none for pods (kube skips them on the
+/// pod update path).
 pub fn warnings_on_update(resource: &ResourceDef, old: &Value, new: &Value) -> Vec<String> {
     if (resource.group, resource.kind) == ("", "Service") {
         return service_warnings::warnings(new);
@@ -140,7 +152,7 @@ pub fn warnings_on_update(resource: &ResourceDef, old: &Value, new: &Value) -> V
     if generation(old) == generation(new) {
         return Vec::new();
     }
-    app_armor::pod_template_warnings(resource.group, resource.kind, new)
+    template_warnings(resource.group, resource.kind, new)
 }
 
 /// apps/v1 carries the internal `spec.templateGeneration` of a DaemonSet in

@@ -119,7 +119,10 @@ fn sync_container(
 /// Where a workload kind keeps its pod template: the JSON pointer and the
 /// field path kube's `WarningsOnCreate`/`WarningsOnUpdate` hand to
 /// `GetWarningsForPodTemplate`.
-fn pod_template_location(group: &str, kind: &str) -> Option<(&'static str, &'static str)> {
+pub(super) fn pod_template_location(
+    group: &str,
+    kind: &str,
+) -> Option<(&'static str, &'static str)> {
     match (group, kind) {
         ("", "PodTemplate") => Some(("/template", "template")),
         ("", "ReplicationController")
@@ -131,50 +134,6 @@ fn pod_template_location(group: &str, kind: &str) -> Option<(&'static str, &'sta
         )),
         _ => None,
     }
-}
-
-/// The AppArmor part of `GetWarningsForPodTemplate` (`pkg/api/pod/warnings.go`,
-/// `warningsForPodSpecAndMeta`, 1.34): a template's container annotation
-/// without a container or pod-level profile field is deprecated. Empty for
-/// kinds without a pod template.
-pub(super) fn pod_template_warnings(group: &str, kind: &str, object: &Value) -> Vec<String> {
-    let Some((pointer, field_path)) = pod_template_location(group, kind) else {
-        return Vec::new();
-    };
-    let Some(template) = object.pointer(pointer) else {
-        return Vec::new();
-    };
-    let annotations = template
-        .pointer("/metadata/annotations")
-        .and_then(Value::as_object);
-    let Some(annotations) = annotations.filter(|annotations| !annotations.is_empty()) else {
-        return Vec::new();
-    };
-    let has_pod_profile = template
-        .pointer("/spec/securityContext/appArmorProfile")
-        .is_some_and(|profile| !profile.is_null());
-    let mut warnings = Vec::new();
-    for field in ["initContainers", "containers", "ephemeralContainers"] {
-        let containers = template
-            .get("spec")
-            .and_then(|spec| spec.get(field))
-            .and_then(Value::as_array);
-        for container in containers.into_iter().flatten() {
-            let has_field = container
-                .get("securityContext")
-                .and_then(|context| context.get("appArmorProfile"))
-                .is_some_and(|profile| !profile.is_null());
-            if has_pod_profile || has_field {
-                continue;
-            }
-            let name = container.get("name").and_then(Value::as_str).unwrap_or("");
-            let key = format!("{ANNOTATION_KEY_PREFIX}{name}");
-            if annotations.contains_key(&key) {
-                warnings.push(deprecation_warning(&format!("{field_path}."), &key));
-            }
-        }
-    }
-    warnings
 }
 
 /// A profile as `apiequality.Semantic.DeepEqual` compares it: its type and
