@@ -14,6 +14,7 @@ mod service;
 mod service_warnings;
 mod stateful_set;
 mod volume_path_overlaps;
+mod workload_warnings;
 
 fn has_status_subresource(resource: &ResourceDef) -> bool {
     resource.subresource("status").is_some()
@@ -122,37 +123,24 @@ pub fn prepare_for_create(resource: &ResourceDef, object: &mut Value) -> Vec<Str
 }
 
 /// `WarningsOnCreate`: a Service's `GetWarningsForService`, a Pod's name
-/// and `GetWarningsForPod`, a workload's `GetWarningsForPodTemplate`.
+/// and `GetWarningsForPod`, a workload's name, template and own warnings.
 pub fn warnings_on_create(resource: &ResourceDef, object: &Value) -> Vec<String> {
     match (resource.group, resource.kind) {
         ("", "Service") => service_warnings::warnings(object),
         ("", "Pod") => pod_warnings::pod_create_warnings(object),
-        (group, kind) => template_warnings(group, kind, object),
-    }
-}
-
-/// `GetWarningsForPodTemplate` of a workload kind's template; empty for
-/// kinds without one.
-fn template_warnings(group: &str, kind: &str, object: &Value) -> Vec<String> {
-    match app_armor::pod_template_location(group, kind) {
-        Some((pointer, path)) => pod_warnings::template_warnings(object, pointer, path),
-        None => Vec::new(),
+        (group, kind) => workload_warnings::on_create(group, kind, object),
     }
 }
 
 /// `WarningsOnUpdate`: a Service's `GetWarningsForService` on every update;
-/// the kinds with a pod template look at the template again only when the
-/// update changed the generation; none for pods (kube skips them on the
-/// pod update path).
+/// a workload's template only when the update moved the generation; none
+/// for pods (kube skips them on the pod update path).
 pub fn warnings_on_update(resource: &ResourceDef, old: &Value, new: &Value) -> Vec<String> {
-    if (resource.group, resource.kind) == ("", "Service") {
-        return service_warnings::warnings(new);
+    match (resource.group, resource.kind) {
+        ("", "Service") => service_warnings::warnings(new),
+        ("", "Pod") => Vec::new(),
+        (group, kind) => workload_warnings::on_update(group, kind, old, new),
     }
-    let generation = |object: &Value| object.pointer("/metadata/generation").cloned();
-    if generation(old) == generation(new) {
-        return Vec::new();
-    }
-    template_warnings(resource.group, resource.kind, new)
 }
 
 /// apps/v1 carries the internal `spec.templateGeneration` of a DaemonSet in

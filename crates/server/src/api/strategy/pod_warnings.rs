@@ -361,6 +361,32 @@ pub(super) fn claim_spec_warnings(spec: &Value, path: &str, warnings: &mut Vec<S
     }
 }
 
+/// The rest of `statefulSetStrategy.WarningsOnCreate`/`WarningsOnUpdate`:
+/// each claim template's spec (at `spec.volumeClaimTemplates[i]` then
+/// `claim_suffix`, as kube names it: nothing on create, `.Spec` on update)
+/// and a negative `revisionHistoryLimit`.
+pub(super) fn stateful_set_warnings(object: &Value, claim_suffix: &str) -> Vec<String> {
+    let mut warnings = Vec::new();
+    let spec = object.get("spec").unwrap_or(&Value::Null);
+    for (position, claim) in field::items_at(spec, "volumeClaimTemplates")
+        .iter()
+        .enumerate()
+    {
+        claim_spec_warnings(
+            claim.get("spec").unwrap_or(&Value::Null),
+            &format!("spec.volumeClaimTemplates[{position}]{claim_suffix}"),
+            &mut warnings,
+        );
+    }
+    if field::int_at(spec, "revisionHistoryLimit").is_some_and(|limit| limit < 0) {
+        warnings.push(
+            "spec.revisionHistoryLimit: a negative value retains all historical revisions; a value >= 0 is recommended"
+                .into(),
+        );
+    }
+    warnings
+}
+
 /// The second and later items whose `key` repeats an earlier one's.
 fn duplicates(items: &[Value], key: &str, path: &str, what: &str, warnings: &mut Vec<String>) {
     if items.len() < 2 {

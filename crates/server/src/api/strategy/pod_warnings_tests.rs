@@ -4,12 +4,17 @@
 use serde_json::{json, Value};
 
 use super::super::app_armor::deprecation_warning;
-use super::{claim_spec_warnings, pod_create_warnings};
+use super::{claim_spec_warnings, pod_create_warnings, stateful_set_warnings};
 
 const KEY: &str = "container.apparmor.security.beta.kubernetes.io/";
 
+/// A workload's create warnings, named so that the name warns of nothing.
 fn pod_template_warnings(group: &str, kind: &str, object: &Value) -> Vec<String> {
-    super::super::template_warnings(group, kind, object)
+    let mut named = object.clone();
+    if let Some(map) = named.as_object_mut() {
+        map.insert("metadata".into(), json!({"name": "w"}));
+    }
+    super::super::workload_warnings::on_create(group, kind, &named)
 }
 
 #[test]
@@ -202,4 +207,24 @@ fn templates_warn_with_their_path_and_claims_on_storage() {
             r#"spec.resources.limits[storage]: fractional byte value "1500m" is invalid, must be an integer"#
         ]
     );
+}
+
+/// `TestStatefulSetStrategy`'s warnings: claim templates (kube's paths on
+/// create and update differ) and a negative revision history limit.
+#[test]
+fn stateful_sets_warn_on_claims_and_history() {
+    let stateful_set = json!({"spec": {"revisionHistoryLimit": -2, "volumeClaimTemplates": [
+        {"metadata": {"name": "data"}, "spec": {"resources": {"requests": {"storage": "100m"}}}}]}});
+    assert_eq!(
+        stateful_set_warnings(&stateful_set, ""),
+        [
+            r#"spec.volumeClaimTemplates[0].resources.requests[storage]: fractional byte value "100m" is invalid, must be an integer"#,
+            "spec.revisionHistoryLimit: a negative value retains all historical revisions; a value >= 0 is recommended",
+        ]
+    );
+    assert_eq!(
+        stateful_set_warnings(&stateful_set, ".Spec")[0],
+        r#"spec.volumeClaimTemplates[0].Spec.resources.requests[storage]: fractional byte value "100m" is invalid, must be an integer"#
+    );
+    assert!(stateful_set_warnings(&json!({"spec": {"revisionHistoryLimit": 0}}), "").is_empty());
 }
