@@ -119,7 +119,10 @@ fn sync_container(
 /// Where a workload kind keeps its pod template: the JSON pointer and the
 /// field path kube's `WarningsOnCreate`/`WarningsOnUpdate` hand to
 /// `GetWarningsForPodTemplate`.
-fn pod_template_location(group: &str, kind: &str) -> Option<(&'static str, &'static str)> {
+pub(super) fn pod_template_location(
+    group: &str,
+    kind: &str,
+) -> Option<(&'static str, &'static str)> {
     match (group, kind) {
         ("", "PodTemplate") => Some(("/template", "template")),
         ("", "ReplicationController")
