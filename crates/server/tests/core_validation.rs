@@ -337,3 +337,53 @@ async fn kubectl_prints_kubes_warnings_for_pods_and_templates() {
         "Warning: spec.template.spec.volumes[0].gitRepo: deprecated in v1.11\n"
     );
 }
+
+const SUBDOMAIN: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+
+/// `validateVolumeSource`'s rules for an ephemeral volume's claim template,
+/// the claim it creates and an inline CSI driver; `dropImageVolumes` with
+/// the ImageVolume gate off (1.34); and a VolumeAttachment's inline spec
+/// checked as `ValidatePersistentVolumeSpec` checks inline volumes.
+#[tokio::test]
+async fn kubectl_prints_kube_causes_for_pod_volume_sources() {
+    let env = TestEnv::new("val-podvol").await;
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: vols\nspec:\n  containers:\n  - name: c\n    image: nginx\n  volumes:\n  - name: scratch\n    ephemeral:\n      volumeClaimTemplate:\n        metadata: {name: claim}\n        spec:\n          accessModes: [ReadWriteOnce]\n          resources: {requests: {storage: 1Gi}}\n  - name: claim\n    persistentVolumeClaim: {claimName: vols-scratch}\n  - name: inline\n    csi: {driver: Bad_Driver}\n";
+    assert_eq!(
+        refused(&env, pod),
+        format!(
+            "The Pod \"vols\" is invalid: \n* spec.volumes[0].ephemeral.volumeClaimTemplate.metadata.name: Forbidden: cannot be set\n* spec.volumes[1].persistentVolumeClaim.claimName: Invalid value: \"vols-scratch\": must not reference a PVC that gets created for an ephemeral volume\n* spec.volumes[2].csi.driver: Invalid value: \"Bad_Driver\": {SUBDOMAIN}\n"
+        )
+    );
+    // The same sources written as kube accepts them; the image volume and
+    // its mount are dropped (the ImageVolume gate is off in 1.34), even
+    // without the pull policy the gate's defaulting would have set.
+    let valid = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: vols\nspec:\n  containers:\n  - name: c\n    image: nginx\n    volumeMounts:\n    - {name: img, mountPath: /img}\n    - {name: scratch, mountPath: /scratch}\n  volumes:\n  - name: scratch\n    ephemeral:\n      volumeClaimTemplate:\n        metadata: {labels: {app: vols}}\n        spec:\n          accessModes: [ReadWriteOnce]\n          resources: {requests: {storage: 1Gi}}\n  - name: inline\n    csi: {driver: csi.example.com, nodePublishSecretRef: {name: creds}}\n  - name: img\n    image: {reference: busybox}\n";
+    let (status, out, err) =
+        env.kubectl_stdin(KUBECTL, &["create", "-f", "-", "-n", &env.ns], Some(valid));
+    assert!(status.success(), "{out}{err}");
+    let (status, out, err) = env.kubectl(
+        KUBECTL,
+        &[
+            "get",
+            "pod",
+            "vols",
+            "-n",
+            &env.ns,
+            "-o",
+            "jsonpath={.spec.volumes[*].name} {.spec.containers[0].volumeMounts[*].name}",
+        ],
+    );
+    assert!(status.success(), "{err}");
+    // (The service account admission adds its token volume and mount.)
+    let names: Vec<&str> = out.split(' ').collect();
+    assert!(
+        names.starts_with(&["scratch", "inline"]) && !names.contains(&"img"),
+        "{out}"
+    );
+
+    let attachment = "apiVersion: storage.k8s.io/v1\nkind: VolumeAttachment\nmetadata:\n  name: inline-va\nspec:\n  attacher: csi.example.com\n  nodeName: node-1\n  source:\n    inlineVolumeSpec:\n      accessModes: [ReadWriteOnce]\n      storageClassName: fast\n      persistentVolumeReclaimPolicy: Delete\n      csi: {driver: csi.example.com, volumeHandle: h}\n";
+    assert_eq!(
+        refused(&env, attachment),
+        "The VolumeAttachment \"inline-va\" is invalid: \n* spec.source.inlineVolumeSpec.persistentVolumeReclaimPolicy: Forbidden: may only be Retain in the context of inline volumes\n* spec.source.inlineVolumeSpec.storageClassName: Forbidden: may not be specified in the context of inline volumes\n"
+    );
+}

@@ -9,6 +9,7 @@ use crate::registry::ResourceDef;
 
 mod app_armor;
 mod core_v1;
+mod image_volumes;
 mod pod_warnings;
 mod service;
 mod service_warnings;
@@ -28,6 +29,7 @@ pub fn prepare_for_create(resource: &ResourceDef, object: &mut Value) -> Vec<Str
     if (resource.group, resource.kind) == ("apps", "StatefulSet") {
         stateful_set::drop_disabled_fields(None, object);
     }
+    image_volumes::drop_image_volumes(resource, None, object);
     let Some(map) = object.as_object_mut() else {
         return Vec::new();
     };
@@ -422,6 +424,7 @@ pub fn prepare_for_update(
     if (resource.group, resource.kind) == ("apps", "StatefulSet") {
         stateful_set::drop_disabled_fields(Some(old), new);
     }
+    image_volumes::drop_image_volumes(resource, Some(old), new);
     generation_changes(resource, old, new)
 }
 

@@ -164,7 +164,7 @@ fn go_bytes(bytes: &[u8]) -> String {
 }
 
 /// Core's `ValidateSignerName`.
-fn signer_name(path: &str, name: &str, errors: &mut Vec<FieldError>) {
+pub(super) fn signer_name(path: &str, name: &str, errors: &mut Vec<FieldError>) {
     if name.is_empty() {
         errors.push(field::required(path, ""));
         return;

@@ -72,6 +72,7 @@ pub mod coordination;
 pub mod cron_schedule;
 pub mod discovery;
 pub mod endpoints;
+pub mod ephemeral_volume;
 pub mod event;
 pub mod events_k8s_io;
 pub mod field;

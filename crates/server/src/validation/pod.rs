@@ -47,7 +47,11 @@ pub fn pod_metadata_and_spec(object: &Value) -> Vec<FieldError> {
     let spec = object.get("spec").unwrap_or(&Value::Null);
     let mut errors = Vec::new();
     pod_annotations::pod_specific(object, spec, "metadata.annotations", &mut errors);
-    errors.extend(pod_spec(spec, "spec", true));
+    let name = object
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    errors.extend(pod_spec_named(spec, "spec", true, name));
     if field::str_at(spec, "serviceAccountName").is_empty() {
         for (volume_position, volume) in field::items_at(spec, "volumes").iter().enumerate() {
             let Some(projected) = volume.get("projected").filter(|p| !p.is_null()) else {
@@ -126,7 +130,12 @@ pub fn pod_template_spec(template: Option<&Value>, path: &str) -> Vec<FieldError
     }
     let spec = template.get("spec").unwrap_or(&Value::Null);
     let spec_path = child(path, "spec");
-    errors.extend(pod_spec(spec, &spec_path, false));
+    errors.extend(pod_spec_named(
+        spec,
+        &spec_path,
+        false,
+        field::str_at(metadata, "name"),
+    ));
     if !field::items_at(spec, "ephemeralContainers").is_empty() {
         errors.push(field::forbidden(
             &child(&spec_path, "ephemeralContainers"),
@@ -143,6 +152,17 @@ const MAX_INT32: i64 = 2_147_483_647;
 /// `ValidatePodSpec`'s main rules. `resource_is_pod` is kube's
 /// `PodValidationOptions.ResourceIsPod`: a Pod's own spec, not a template's.
 pub fn pod_spec(spec: &Value, path: &str, resource_is_pod: bool) -> Vec<FieldError> {
+    pod_spec_named(spec, path, resource_is_pod, "")
+}
+
+/// `ValidatePodSpec` with the name of the pod (or template) metadata, which
+/// names the claims of its ephemeral volumes.
+pub fn pod_spec_named(
+    spec: &Value,
+    path: &str,
+    resource_is_pod: bool,
+    pod_name: &str,
+) -> Vec<FieldError> {
     let mut errors = Vec::new();
     if !field::is_set(spec, "terminationGracePeriodSeconds") {
         errors.push(field::required(
@@ -152,6 +172,10 @@ pub fn pod_spec(spec: &Value, path: &str, resource_is_pod: bool) -> Vec<FieldErr
     }
     let volumes = pod_volumes::volumes(
         field::items_at(spec, "volumes"),
+        pod_volumes::PodContext {
+            pod_name,
+            resource_is_pod,
+        },
         &child(path, "volumes"),
         &mut errors,
     );

@@ -78,6 +78,10 @@ fn ephemeral_containers(spec: &Value, errors: &mut Vec<FieldError>) {
     }
     let volumes = pod_volumes::volumes(
         field::items_at(spec, "volumes"),
+        pod_volumes::PodContext {
+            pod_name: "",
+            resource_is_pod: true,
+        },
         "spec.volumes",
         &mut Vec::new(),
     );

@@ -127,7 +127,7 @@ fn invalid_pods_fail_as_kube() {
                 "spec.volumes[1].name: Duplicate value: \"v\"",
                 // volumes[2] names no source: `SetDefaults_Volume` makes it an
                 // emptyDir before validation, so kube-apiserver accepts it.
-                "spec.volumes[3].emptyDir: Forbidden: may not specify more than 1 volume type",
+                "spec.volumes[3].hostPath: Forbidden: may not specify more than 1 volume type",
                 "spec.volumes[4].secret.secretName: Required value",
                 "spec.containers[0].volumeMounts[0].name: Not found: \"missing\"",
                 "spec.containers[0].volumeMounts[1].mountPath: Invalid value: \"/a\": must be unique",

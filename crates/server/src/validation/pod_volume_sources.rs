@@ -3,7 +3,10 @@
 //! `validateProjectionSources` (secret, configMap, downwardAPI,
 //! serviceAccountToken, clusterTrustBundle), and the small checks of
 //! gcePersistentDisk, awsElasticBlockStore, glusterfs, flocker, rbd, cinder,
-//! cephfs, fc, flexVolume, azureFile and azureDisk.
+//! cephfs, fc, flexVolume, azureFile, azureDisk, gitRepo, iscsi, quobyte
+//! (shared with PVs), vsphereVolume, photonPersistentDisk, portworxVolume,
+//! scaleIO, storageos, csi and image (the ephemeral volume's claim template
+//! is in `ephemeral_volume.rs`).
 
 use std::collections::BTreeSet;
 
@@ -156,16 +159,17 @@ pub fn projection_sources(projection: &Value, path: &str, errors: &mut Vec<Field
 }
 
 /// The clusterTrustBundle part of `validateProjectionSources`: one of
-/// `name` and `signerName`, and a path. The name's and signer name's
-/// formats and the label selector are not checked here.
+/// `name` (a valid ClusterTrustBundle name, no label selector) and
+/// `signerName` (`ValidateSignerName`, and its label selector), and a path.
 fn cluster_trust_bundle(bundle: &Value, path: &str, errors: &mut Vec<FieldError>) {
     let name = bundle.get("name").and_then(Value::as_str);
     let signer_name = bundle.get("signerName").and_then(Value::as_str);
+    let selector = bundle.get("labelSelector").filter(|s| !s.is_null());
     match (name, signer_name) {
         (Some(_), Some(_)) => {
             let rendered = format!(
                 "core.ClusterTrustBundleProjection{{Name:(*string)(0xc000000000), SignerName:(*string)(0xc000000000), LabelSelector:{}, Optional:{}, Path:{}}}",
-                if bundle.get("labelSelector").is_some_and(|s| !s.is_null()) {
+                if selector.is_some() {
                     "(*v1.LabelSelector)(0xc000000000)"
                 } else {
                     "(*v1.LabelSelector)(nil)"
@@ -184,13 +188,18 @@ fn cluster_trust_bundle(bundle: &Value, path: &str, errors: &mut Vec<FieldError>
             ));
         }
         (Some(name), None) => {
+            let name_path = child(path, "name");
             if name.is_empty() {
-                errors.push(field::required(
-                    &child(path, "name"),
-                    "must be a valid object name",
+                errors.push(field::required(&name_path, "must be a valid object name"));
+            }
+            for message in cluster_trust_bundle_name_errors(name) {
+                errors.push(field::invalid(
+                    &name_path,
+                    name,
+                    format!("not a valid clustertrustbundlename: {message}"),
                 ));
             }
-            if bundle.get("labelSelector").is_some_and(|s| !s.is_null()) {
+            if selector.is_some() {
                 errors.push(field::invalid_rendered(
                     &child(path, "labelSelector"),
                     "v1.LabelSelector{...}",
@@ -199,11 +208,13 @@ fn cluster_trust_bundle(bundle: &Value, path: &str, errors: &mut Vec<FieldError>
             }
         }
         (None, Some(signer_name)) => {
+            let signer_path = child(path, "signerName");
             if signer_name.is_empty() {
-                errors.push(field::required(
-                    &child(path, "signerName"),
-                    "must be a valid signer name",
-                ));
+                errors.push(field::required(&signer_path, "must be a valid signer name"));
+            }
+            super::certificates::signer_name(&signer_path, signer_name, errors);
+            if let Some(selector) = selector {
+                super::selector::validate(selector, &child(path, "labelSelector"), errors);
             }
         }
         (None, None) => errors.push(field::required(
@@ -216,6 +227,24 @@ fn cluster_trust_bundle(bundle: &Value, path: &str, errors: &mut Vec<FieldError>
         errors.push(field::required(&child(path, "path"), ""));
     }
     local_non_reserved_path(target, &child(path, "path"), errors);
+}
+
+/// `ValidateClusterTrustBundleName` of the signer name
+/// `extractSignerNameFromClusterTrustBundleName` reads from `name`
+/// (`pkg/apis/certificates/validation`): a name with a `:` belongs to the
+/// signer before its last `:` and must start with that signer's prefix.
+fn cluster_trust_bundle_name_errors(name: &str) -> Vec<String> {
+    let Some(split) = name.rfind(':') else {
+        return crate::names::dns1123_subdomain(name);
+    };
+    let signer_name = name[..split].replace(':', "/");
+    let prefix = format!("{}:", signer_name.replace('/', ":"));
+    match name.strip_prefix(&prefix) {
+        Some(rest) => crate::names::dns1123_subdomain(rest),
+        None => vec![format!(
+            "ClusterTrustBundle for signerName {signer_name} must be named with prefix {prefix}"
+        )],
+    }
 }
 
 fn require(source: &Value, name: &str, path: &str, errors: &mut Vec<FieldError>) {
@@ -319,7 +348,145 @@ pub fn other_source(kind: &str, source: &Value, path: &str, errors: &mut Vec<Fie
             require(source, "shareName", path, errors);
         }
         "azureDisk" => azure_disk(source, path, errors),
+        "gitRepo" => {
+            require(source, "repository", path, errors);
+            super::pod_volumes::local_descending_path(
+                field::str_at(source, "directory"),
+                &child(path, "directory"),
+                errors,
+            );
+        }
+        "iscsi" => iscsi(source, path, errors),
+        "quobyte" => super::pv_sources::quobyte(source, path, errors),
+        "vsphereVolume" => require(source, "volumePath", path, errors),
+        "photonPersistentDisk" => require(source, "pdID", path, errors),
+        "portworxVolume" => require(source, "volumeID", path, errors),
+        "scaleIO" => {
+            for name in ["gateway", "system", "volumeName"] {
+                require(source, name, path, errors);
+            }
+        }
+        "storageos" => storageos(source, path, errors),
+        "csi" => csi(source, path, errors),
         _ => {}
+    }
+}
+
+/// `validateISCSIVolumeSource` (a pod's: the `secretRef` is a local
+/// reference, not checked, and a name without a known prefix gets its own
+/// message).
+fn iscsi(source: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    const NO_PREFIX: &str = "must be valid format starting with iqn, eui, or naa";
+    let has_prefix = |name: &str| ["iqn", "eui", "naa"].iter().any(|p| name.starts_with(p));
+    require(source, "targetPortal", path, errors);
+    let iqn = field::str_at(source, "iqn");
+    if iqn.is_empty() {
+        errors.push(field::required(&child(path, "iqn"), ""));
+    } else if !has_prefix(iqn) {
+        errors.push(field::invalid(&child(path, "iqn"), iqn, NO_PREFIX));
+    } else if let Some(message) = super::pv_sources::iscsi_name_errors(iqn) {
+        errors.push(field::invalid(&child(path, "iqn"), iqn, message));
+    }
+    let lun = field::int_at(source, "lun").unwrap_or(0);
+    if !(0..=255).contains(&lun) {
+        errors.push(field::invalid_number(
+            &child(path, "lun"),
+            lun,
+            field::inclusive_range_error(0, 255),
+        ));
+    }
+    let chap = |name: &str| source.get(name).and_then(Value::as_bool) == Some(true);
+    let secret = source.get("secretRef").filter(|r| !r.is_null());
+    if (chap("chapAuthDiscovery") || chap("chapAuthSession")) && secret.is_none() {
+        errors.push(field::required(&child(path, "secretRef"), ""));
+    }
+    if let Some(initiator) = source.get("initiatorName").filter(|n| !n.is_null()) {
+        let initiator = initiator.as_str().unwrap_or_default();
+        let initiator_path = child(path, "initiatorname");
+        if !has_prefix(initiator) {
+            errors.push(field::invalid(&initiator_path, initiator, NO_PREFIX));
+        } else if let Some(message) = super::pv_sources::iscsi_name_errors(initiator) {
+            errors.push(field::invalid(&initiator_path, initiator, message));
+        }
+    }
+}
+
+/// The check `validateVolumeSource` adds to an iSCSI volume with an
+/// initiator name: `<volume name>:<target portal>` fits in 64 characters.
+/// `volume_path` is the volume's own path.
+pub fn iscsi_volume_name(
+    source: &Value,
+    volume_name: &str,
+    volume_path: &str,
+    errors: &mut Vec<FieldError>,
+) {
+    let portal = field::str_at(source, "targetPortal");
+    if source.get("initiatorName").is_some_and(|n| !n.is_null())
+        && volume_name.len() + 1 + portal.len() > 64
+    {
+        errors.push(field::invalid(
+            &child(volume_path, "name"),
+            volume_name,
+            "Total length of <volume name>:<iscsi.targetPortal> must be under 64 characters if iscsi.initiatorName is specified.",
+        ));
+    }
+}
+
+/// `validateStorageOSVolumeSource` (a pod's: the secret is a local reference).
+fn storageos(source: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    let volume = field::str_at(source, "volumeName");
+    if volume.is_empty() {
+        errors.push(field::required(&child(path, "volumeName"), ""));
+    } else {
+        field::dns1123_label(&child(path, "volumeName"), volume, errors);
+    }
+    let namespace = field::str_at(source, "volumeNamespace");
+    if !namespace.is_empty() {
+        field::dns1123_label(&child(path, "volumeNamespace"), namespace, errors);
+    }
+    if let Some(secret) = source.get("secretRef").filter(|r| !r.is_null()) {
+        require(secret, "name", &child(path, "secretRef"), errors);
+    }
+}
+
+/// `validateCSIVolumeSource`: the driver's name (`ValidateCSIDriverName`)
+/// and the node publish secret's name. kube reports an invalid secret name
+/// under `csi.name`, not `csi.nodePublishSecretRef.name`.
+fn csi(source: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    errors.extend(super::storage::csi_driver_name(
+        field::str_at(source, "driver"),
+        &child(path, "driver"),
+    ));
+    let Some(secret) = source.get("nodePublishSecretRef").filter(|r| !r.is_null()) else {
+        return;
+    };
+    let name = field::str_at(secret, "name");
+    if name.is_empty() {
+        errors.push(field::required(
+            &child(&child(path, "nodePublishSecretRef"), "name"),
+            "",
+        ));
+    } else {
+        for message in crate::names::dns1123_subdomain(name) {
+            errors.push(field::invalid(&child(path, "name"), name, message));
+        }
+    }
+}
+
+const PULL_POLICIES: [&str; 3] = ["Always", "IfNotPresent", "Never"];
+
+/// `validateImageVolumeSource`: a reference (only in a Pod's own spec, so
+/// that a workload's template may leave it to a controller) and a pull policy.
+pub fn image(source: &Value, path: &str, resource_is_pod: bool, errors: &mut Vec<FieldError>) {
+    if resource_is_pod {
+        require(source, "reference", path, errors);
+    }
+    let policy = field::str_at(source, "pullPolicy");
+    let policy_path = child(path, "pullPolicy");
+    if policy.is_empty() {
+        errors.push(field::required(&policy_path, ""));
+    } else if !PULL_POLICIES.contains(&policy) {
+        errors.push(field::not_supported(&policy_path, policy, &PULL_POLICIES));
     }
 }
 

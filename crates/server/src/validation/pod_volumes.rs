@@ -1,21 +1,23 @@
 //! Pod volumes and volume mounts (`ValidateVolumes`, `validateVolumeSource`,
 //! `ValidateVolumeMounts` in `pkg/apis/core/validation/validation.go`): unique
-//! DNS-1123 names, exactly one source, the common sources' required fields,
-//! mounts that name a volume, unique mount paths, relative sub-paths.
+//! DNS-1123 names, exactly one source, the common sources' required fields
+//! (the others' in `pod_volume_sources.rs` and `ephemeral_volume.rs`), no
+//! claim an ephemeral volume creates referenced, mounts that name a volume,
+//! unique mount paths, relative sub-paths.
 
 use std::collections::BTreeSet;
 
 use serde_json::Value;
 
 use super::field::{self, child, index};
-use super::pod_volume_sources;
+use super::{ephemeral_volume, pod_volume_sources, quota};
 use crate::status::FieldError;
 
 /// Every volume source of `core.VolumeSource`, in the order
 /// `validateVolumeSource` looks at them.
 const SOURCES: [&str; 30] = [
-    "hostPath",
     "emptyDir",
+    "hostPath",
     "gitRepo",
     "gcePersistentDisk",
     "awsElasticBlockStore",
@@ -48,15 +50,38 @@ const SOURCES: [&str; 30] = [
 
 const FILE_MODE_ERROR: &str = "must be a number between 0 and 0777 (octal), both inclusive";
 
+/// What `ValidateVolumes` knows of the pod beyond its volumes: its name
+/// (`podMeta.Name`, empty for most templates) and kube's
+/// `PodValidationOptions.ResourceIsPod`.
+#[derive(Clone, Copy)]
+pub struct PodContext<'a> {
+    pub pod_name: &'a str,
+    pub resource_is_pod: bool,
+}
+
 /// `ValidateVolumes`: the names of the valid volumes.
-pub fn volumes(list: &[Value], path: &str, errors: &mut Vec<FieldError>) -> BTreeSet<String> {
+pub fn volumes(
+    list: &[Value],
+    pod: PodContext<'_>,
+    path: &str,
+    errors: &mut Vec<FieldError>,
+) -> BTreeSet<String> {
+    // The claims this pod's ephemeral volumes will create.
+    let created_claims: BTreeSet<String> = if pod.pod_name.is_empty() {
+        BTreeSet::new()
+    } else {
+        list.iter()
+            .filter(|volume| volume.get("ephemeral").is_some_and(|e| !e.is_null()))
+            .map(|volume| format!("{}-{}", pod.pod_name, field::str_at(volume, "name")))
+            .collect()
+    };
     let mut names = BTreeSet::new();
     for (position, volume) in list.iter().enumerate() {
         let item_path = index(path, position);
         let name_path = child(&item_path, "name");
         let mut volume_errors = Vec::new();
-        source(volume, &item_path, &mut volume_errors);
         let name = field::str_at(volume, "name");
+        source(volume, pod, &item_path, &mut volume_errors);
         if name.is_empty() {
             volume_errors.push(field::required(&name_path, ""));
         } else {
@@ -70,27 +95,66 @@ pub fn volumes(list: &[Value], path: &str, errors: &mut Vec<FieldError>) -> BTre
         } else {
             errors.extend(volume_errors);
         }
+        if let Some(claim) = volume
+            .get("persistentVolumeClaim")
+            .filter(|claim| !claim.is_null())
+        {
+            let claim_name = field::str_at(claim, "claimName");
+            if created_claims.contains(claim_name) {
+                errors.push(field::invalid(
+                    &child(&child(&item_path, "persistentVolumeClaim"), "claimName"),
+                    claim_name,
+                    "must not reference a PVC that gets created for an ephemeral volume",
+                ));
+            }
+        }
     }
     names
 }
 
+/// The path a second source is reported at (kube's spelling), and the path
+/// a source's own rules report under.
+fn source_paths(name: &str) -> (&str, &str) {
+    match name {
+        "cephfs" => ("cephFS", "cephfs"),
+        "downwardAPI" => ("downwarAPI", "downwardAPI"),
+        "gcePersistentDisk" => ("gcePersistentDisk", "persistentDisk"),
+        other => (other, other),
+    }
+}
+
 /// `validateVolumeSource`: exactly one source, and its own rules.
-fn source(volume: &Value, path: &str, errors: &mut Vec<FieldError>) {
+fn source(volume: &Value, pod: PodContext<'_>, path: &str, errors: &mut Vec<FieldError>) {
+    let volume_name = field::str_at(volume, "name");
     let mut count = 0;
     for name in SOURCES {
         let Some(source) = volume.get(name).filter(|source| !source.is_null()) else {
             continue;
         };
-        let source_path = child(path, name);
+        let (forbidden_path, rules_path) = source_paths(name);
         if count > 0 {
             errors.push(field::forbidden(
-                &source_path,
+                &child(path, forbidden_path),
                 "may not specify more than 1 volume type",
             ));
+            if name == "iscsi" {
+                pod_volume_sources::iscsi_volume_name(source, volume_name, path, errors);
+            }
             continue;
         }
         count += 1;
+        let source_path = child(path, rules_path);
         match name {
+            "emptyDir" => {
+                if let Some(limit) = source.get("sizeLimit").filter(|l| !l.is_null()) {
+                    if quota::quantity(limit).sign() < 0 {
+                        errors.push(field::forbidden(
+                            &child(&source_path, "sizeLimit"),
+                            "SizeLimit field must be a valid resource quantity",
+                        ));
+                    }
+                }
+            }
             "hostPath" => host_path(source, &source_path, errors),
             "secret" => {
                 if field::str_at(source, "secretName").is_empty() {
@@ -116,7 +180,9 @@ fn source(volume: &Value, path: &str, errors: &mut Vec<FieldError>) {
                 let nfs_path = field::str_at(source, "path");
                 if nfs_path.is_empty() {
                     errors.push(field::required(&child(&source_path, "path"), ""));
-                } else if !nfs_path.starts_with('/') {
+                }
+                // `path.IsAbs("")` is false: an empty path gets both errors.
+                if !nfs_path.starts_with('/') {
                     errors.push(field::invalid(
                         &child(&source_path, "path"),
                         nfs_path,
@@ -132,6 +198,19 @@ fn source(volume: &Value, path: &str, errors: &mut Vec<FieldError>) {
                 default_mode(source, &source_path, errors);
                 pod_volume_sources::projection_sources(source, &source_path, errors);
             }
+            "iscsi" => {
+                pod_volume_sources::other_source(name, source, &source_path, errors);
+                pod_volume_sources::iscsi_volume_name(source, volume_name, path, errors);
+            }
+            "ephemeral" => {
+                ephemeral_volume::ephemeral_source(source, &source_path, errors);
+                errors.extend(ephemeral_volume::claim_name(
+                    pod.pod_name,
+                    volume_name,
+                    path,
+                ));
+            }
+            "image" => pod_volume_sources::image(source, &source_path, pod.resource_is_pod, errors),
             other => pod_volume_sources::other_source(other, source, &source_path, errors),
         }
     }

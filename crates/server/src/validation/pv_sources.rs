@@ -165,7 +165,7 @@ fn splits_into_host_and_port(address: &str) -> bool {
 }
 
 /// `validateQuobyteVolumeSource`.
-fn quobyte(source: &Value, path: &str, errors: &mut Vec<FieldError>) {
+pub(super) fn quobyte(source: &Value, path: &str, errors: &mut Vec<FieldError>) {
     const REGISTRY: &str = "must be a host:port pair or multiple pairs separated by commas";
     let registry = field::str_at(source, "registry");
     if registry.is_empty() {
@@ -186,7 +186,7 @@ fn quobyte(source: &Value, path: &str, errors: &mut Vec<FieldError>) {
 }
 
 /// Whether an iSCSI qualified name has a known prefix and its format.
-fn iscsi_name_errors(name: &str) -> Option<&'static str> {
+pub(super) fn iscsi_name_errors(name: &str) -> Option<&'static str> {
     let matches = |regex: &LazyLock<Option<Regex>>| {
         regex
             .as_ref()

@@ -3,13 +3,15 @@
 //! `ValidateStorageClassUpdate`), CSIDriver (`ValidateCSIDriver`,
 //! `ValidateCSIDriverUpdate`), CSINode (`ValidateCSINode`,
 //! `ValidateCSINodeUpdate`) and VolumeAttachment (`ValidateVolumeAttachment`,
-//! `ValidateVolumeAttachmentV1`, `ValidateVolumeAttachmentUpdate`).
+//! `ValidateVolumeAttachmentV1`, `ValidateVolumeAttachmentUpdate`; an
+//! `inlineVolumeSpec` is `ValidatePersistentVolumeSpec` for inline volumes).
 
 use std::collections::BTreeSet;
 
 use serde_json::Value;
 
 use super::field::{self, child, index};
+use super::storage_core;
 use crate::go::strconv::quote;
 use crate::status::FieldError;
 
@@ -415,7 +417,17 @@ pub fn volume_attachment(object: &Value) -> Vec<FieldError> {
             "spec.source.persistentVolumeName",
             "must specify non empty persistentVolumeName",
         )),
-        _ => {}
+        (true, None) => storage_core::persistent_volume_spec(
+            source.get("inlineVolumeSpec").unwrap_or(&Value::Null),
+            "",
+            "spec.source.inlineVolumeSpec",
+            storage_core::SpecOptions {
+                inline: true,
+                ..storage_core::SpecOptions::default()
+            },
+            &mut errors,
+        ),
+        (false, Some(_)) => {}
     }
     field::dns1123_subdomain(
         "spec.nodeName",

@@ -61,20 +61,17 @@ fn set<'a>(object: &'a Value, name: &str) -> Option<&'a Value> {
 }
 
 /// The access mode rules PVs and PVCs share.
-fn access_modes(spec: &Value, required_detail: &str, errors: &mut Vec<FieldError>) {
+fn access_modes(spec: &Value, path: &str, required_detail: &str, errors: &mut Vec<FieldError>) {
+    let modes_path = child(path, "accessModes");
     let modes = field::items_at(spec, "accessModes");
     if modes.is_empty() {
-        errors.push(field::required("spec.accessModes", required_detail));
+        errors.push(field::required(&modes_path, required_detail));
     }
     let (mut once_pod, mut other) = (false, false);
     for mode in modes {
         let mode = mode.as_str().unwrap_or_default();
         if !ACCESS_MODES.contains(&mode) {
-            errors.push(field::not_supported(
-                "spec.accessModes",
-                mode,
-                &ACCESS_MODES,
-            ));
+            errors.push(field::not_supported(&modes_path, mode, &ACCESS_MODES));
         }
         if mode == "ReadWriteOncePod" {
             once_pod = true;
@@ -84,7 +81,7 @@ fn access_modes(spec: &Value, required_detail: &str, errors: &mut Vec<FieldError
     }
     if once_pod && other {
         errors.push(field::forbidden(
-            "spec.accessModes",
+            &modes_path,
             "may not use ReadWriteOncePod with other access modes",
         ));
     }
@@ -155,15 +152,17 @@ fn csi(source: &Value, path: &str, errors: &mut Vec<FieldError>) {
     }
 }
 
-/// The field rules of the one source a PV names.
+/// The field rules of the one source a PV spec at `spec_path` names.
 fn source_rules(
     name: &str,
     source: &Value,
-    path: &str,
+    spec_path: &str,
     pv_name: &str,
     node_affinity: bool,
     errors: &mut Vec<FieldError>,
 ) {
+    let path = child(spec_path, name);
+    let path = path.as_str();
     match name {
         "hostPath" => pod_volumes::host_path(source, path, errors),
         "local" => {
@@ -181,7 +180,7 @@ fn source_rules(
             }
             if !node_affinity {
                 errors.push(field::required(
-                    "spec.nodeAffinity",
+                    &child(spec_path, "nodeAffinity"),
                     "Local volume requires node affinity",
                 ));
             }
@@ -204,8 +203,9 @@ fn source_rules(
         }
         "csi" => csi(source, path, errors),
         "gcePersistentDisk" | "awsElasticBlockStore" => {
+            // kube reports a GCE disk under `persistentDisk`.
             let (id, report_path) = if name == "gcePersistentDisk" {
-                ("pdName", "spec.persistentDisk".to_string())
+                ("pdName", child(spec_path, "persistentDisk"))
             } else {
                 ("volumeID", path.to_string())
             };
@@ -231,90 +231,152 @@ fn source_rules(
 /// update of a PV whose stored selector already has invalid ones,
 /// `ValidationOptionsForPersistentVolume`).
 fn volume_node_affinity(
-    spec: &Value,
+    affinity: &Value,
+    path: &str,
     allow_invalid_label_values: bool,
     errors: &mut Vec<FieldError>,
 ) -> bool {
-    let Some(affinity) = set(spec, "nodeAffinity") else {
-        return false;
-    };
+    let required_path = child(path, "required");
     match set(affinity, "required") {
         Some(required) => node_selector::node_selector_with(
             required,
-            "spec.nodeAffinity.required",
+            &required_path,
             allow_invalid_label_values,
             errors,
         ),
         None => errors.push(field::required(
-            "spec.nodeAffinity.required",
+            &required_path,
             "must specify required node constraints",
         )),
     }
     true
 }
 
-/// `ValidatePersistentVolumeSpec` of a stored (not inline) PV.
+/// `PersistentVolumeSpecValidationOptions` and the `validateInlinePersistentVolumeSpec`
+/// argument of `ValidatePersistentVolumeSpec`.
+#[derive(Clone, Copy, Default)]
+pub struct SpecOptions {
+    /// A VolumeAttachment's `inlineVolumeSpec`, not a stored PV.
+    pub inline: bool,
+    /// `EnableVolumeAttributesClass` (on for PVs in 1.34, off for inline specs).
+    pub volume_attributes_class: bool,
+    /// `AllowInvalidLabelValueInRequiredNodeAffinity`.
+    pub allow_invalid_label_values: bool,
+}
+
+const INLINE_FORBIDDEN: &str = "may not be specified in the context of inline volumes";
+
+/// `ValidatePersistentVolume` of a stored (not inline) PV.
 pub fn persistent_volume(object: &Value) -> Vec<FieldError> {
     persistent_volume_with(object, false)
 }
 
 fn persistent_volume_with(object: &Value, allow_invalid_label_values: bool) -> Vec<FieldError> {
-    let mut errors = Vec::new();
     let pv_name = object
         .pointer("/metadata/name")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    let spec = spec(object);
-    access_modes(spec, "", &mut errors);
+    let options = SpecOptions {
+        inline: false,
+        volume_attributes_class: true,
+        allow_invalid_label_values,
+    };
+    let mut errors = Vec::new();
+    persistent_volume_spec(spec(object), pv_name, "spec", options, &mut errors);
+    errors
+}
+
+/// `ValidatePersistentVolumeSpec` of the spec at `path`.
+pub fn persistent_volume_spec(
+    spec: &Value,
+    pv_name: &str,
+    path: &str,
+    options: SpecOptions,
+    errors: &mut Vec<FieldError>,
+) {
     let capacity = field::map_at(spec, "capacity");
-    if capacity.is_none_or(Map::is_empty) {
-        errors.push(field::required("spec.capacity", ""));
+    let capacity_path = child(path, "capacity");
+    if options.inline {
+        if set(spec, "claimRef").is_some() {
+            errors.push(field::forbidden(&child(path, "claimRef"), INLINE_FORBIDDEN));
+        }
+        if capacity.is_some_and(|capacity| !capacity.is_empty()) {
+            errors.push(field::forbidden(&capacity_path, INLINE_FORBIDDEN));
+        }
+        if set(spec, "csi").is_none() {
+            errors.push(field::required(
+                &child(path, "csi"),
+                "has to be specified in the context of inline volumes",
+            ));
+        }
     }
-    if capacity.is_none_or(|capacity| !capacity.contains_key("storage") || capacity.len() > 1) {
-        errors.push(FieldError {
-            kind: crate::status::FieldErrorKind::NotSupported(
-                resource_list_go(capacity),
-                vec!["\"storage\"".to_string()],
-            ),
-            field: "spec.capacity".into(),
-            detail: String::new(),
-        });
-    }
-    for (name, value) in capacity.into_iter().flatten() {
-        let path = key("spec.capacity", name);
-        quota::basic_resource(value, &path, &mut errors);
-        quota::positive_quantity(value, &path, &mut errors);
+    access_modes(spec, path, "", errors);
+    if !options.inline {
+        if capacity.is_none_or(Map::is_empty) {
+            errors.push(field::required(&capacity_path, ""));
+        }
+        if capacity.is_none_or(|capacity| !capacity.contains_key("storage") || capacity.len() > 1) {
+            errors.push(FieldError {
+                kind: crate::status::FieldErrorKind::NotSupported(
+                    resource_list_go(capacity),
+                    vec!["\"storage\"".to_string()],
+                ),
+                field: capacity_path.clone(),
+                detail: String::new(),
+            });
+        }
+        for (name, value) in capacity.into_iter().flatten() {
+            let quantity_path = key(&capacity_path, name);
+            quota::basic_resource(value, &quantity_path, errors);
+            quota::positive_quantity(value, &quantity_path, errors);
+        }
     }
     let reclaim = field::str_at(spec, "persistentVolumeReclaimPolicy");
-    if !reclaim.is_empty() && !RECLAIM_POLICIES.contains(&reclaim) {
-        errors.push(field::not_supported(
-            "spec.persistentVolumeReclaimPolicy",
-            reclaim,
-            &RECLAIM_POLICIES,
-        ));
+    let reclaim_path = child(path, "persistentVolumeReclaimPolicy");
+    if !reclaim.is_empty() {
+        if options.inline {
+            if reclaim != "Retain" {
+                errors.push(field::forbidden(
+                    &reclaim_path,
+                    "may only be Retain in the context of inline volumes",
+                ));
+            }
+        } else if !RECLAIM_POLICIES.contains(&reclaim) {
+            errors.push(field::not_supported(
+                &reclaim_path,
+                reclaim,
+                &RECLAIM_POLICIES,
+            ));
+        }
     }
-    let node_affinity = volume_node_affinity(spec, allow_invalid_label_values, &mut errors);
+    let mut node_affinity = false;
+    if let Some(affinity) = set(spec, "nodeAffinity") {
+        let affinity_path = child(path, "nodeAffinity");
+        if options.inline {
+            errors.push(field::forbidden(&affinity_path, INLINE_FORBIDDEN));
+        } else {
+            node_affinity = volume_node_affinity(
+                affinity,
+                &affinity_path,
+                options.allow_invalid_label_values,
+                errors,
+            );
+        }
+    }
     let mut sources = 0;
     for (name, second_path) in PV_SOURCES {
         let Some(source) = set(spec, name) else {
             continue;
         };
         if sources > 0 && name != "flexVolume" {
-            errors.push(field::forbidden(&child("spec", second_path), MORE_THAN_ONE));
+            errors.push(field::forbidden(&child(path, second_path), MORE_THAN_ONE));
             continue;
         }
         sources += 1;
-        source_rules(
-            name,
-            source,
-            &child("spec", name),
-            pv_name,
-            node_affinity,
-            &mut errors,
-        );
+        source_rules(name, source, path, pv_name, node_affinity, errors);
     }
     if sources == 0 {
-        errors.push(field::required("spec", "must specify a volume type"));
+        errors.push(field::required(path, "must specify a volume type"));
     }
     if let Some(host_path) = set(spec, "hostPath") {
         let cleaned = field::str_at(host_path, "path").trim_end_matches('/');
@@ -323,40 +385,53 @@ fn persistent_volume_with(object: &Value, allow_invalid_label_values: bool) -> V
             && reclaim == "Recycle"
         {
             errors.push(field::forbidden(
-                "spec.persistentVolumeReclaimPolicy",
+                &reclaim_path,
                 "may not be 'recycle' for a hostPath mount of '/'",
             ));
         }
     }
     let class = field::str_at(spec, "storageClassName");
     if !class.is_empty() {
-        class_name("spec.storageClassName", class, &mut errors);
-    }
-    if let Some(mode) = spec.get("volumeMode").and_then(Value::as_str) {
-        if !VOLUME_MODES.contains(&mode) {
-            errors.push(field::not_supported("spec.volumeMode", mode, &VOLUME_MODES));
+        let class_path = child(path, "storageClassName");
+        if options.inline {
+            errors.push(field::forbidden(&class_path, INLINE_FORBIDDEN));
+        } else {
+            class_name(&class_path, class, errors);
         }
     }
-    if let Some(attributes) = spec
+    if let Some(mode) = spec.get("volumeMode").and_then(Value::as_str) {
+        let mode_path = child(path, "volumeMode");
+        if options.inline {
+            if mode != "Filesystem" {
+                errors.push(field::forbidden(
+                    &mode_path,
+                    "may not specify volumeMode other than Filesystem in the context of inline volumes",
+                ));
+            }
+        } else if !VOLUME_MODES.contains(&mode) {
+            errors.push(field::not_supported(&mode_path, mode, &VOLUME_MODES));
+        }
+    }
+    let attributes = spec
         .get("volumeAttributesClassName")
-        .and_then(Value::as_str)
-    {
+        .and_then(Value::as_str);
+    if let Some(attributes) = attributes.filter(|_| options.volume_attributes_class) {
+        let attributes_path = child(path, "volumeAttributesClassName");
         if attributes.is_empty() {
             errors.push(field::required(
-                "spec.volumeAttributesClassName",
+                &attributes_path,
                 "an empty string is disallowed",
             ));
         } else {
-            class_name("spec.volumeAttributesClassName", attributes, &mut errors);
+            class_name(&attributes_path, attributes, errors);
         }
         if set(spec, "csi").is_none() {
             errors.push(field::required(
-                "spec.csi",
+                &child(path, "csi"),
                 "has to be specified when using volumeAttributesClassName",
             ));
         }
     }
-    errors
 }
 
 /// Every PV source field, for the immutability check.
@@ -463,48 +538,59 @@ fn data_source(source: &Value, path: &str, with_namespace: bool, errors: &mut Ve
     }
 }
 
-/// `ValidatePersistentVolumeClaimSpec`.
+/// `ValidatePersistentVolumeClaim` (its spec part).
 pub fn persistent_volume_claim(object: &Value) -> Vec<FieldError> {
     let mut errors = Vec::new();
-    let spec = spec(object);
-    access_modes(spec, "at least 1 access mode is required", &mut errors);
+    persistent_volume_claim_spec(spec(object), "spec", &mut errors);
+    errors
+}
+
+/// `ValidatePersistentVolumeClaimSpec` of the spec at `path` (a claim's, or
+/// an ephemeral volume's claim template's), with the 1.34 options of a new
+/// object: label values checked, the attributes class validated.
+pub fn persistent_volume_claim_spec(spec: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    access_modes(spec, path, "at least 1 access mode is required", errors);
     if let Some(claim_selector) = set(spec, "selector") {
-        selector::validate(claim_selector, "spec.selector", &mut errors);
+        selector::validate(claim_selector, &child(path, "selector"), errors);
     }
-    let storage_path = key("spec.resources", "storage");
+    let storage_path = key(&child(path, "resources"), "storage");
     match spec.pointer("/resources/requests/storage") {
         None => errors.push(field::required(&storage_path, "")),
         Some(storage) => {
-            if quota::positive_quantity(storage, &storage_path, &mut errors) {
-                quota::resource_quantity_value("storage", storage, &storage_path, &mut errors);
+            if quota::positive_quantity(storage, &storage_path, errors) {
+                quota::resource_quantity_value("storage", storage, &storage_path, errors);
             }
         }
     }
     if let Some(class) = spec.get("storageClassName").and_then(Value::as_str) {
         if !class.is_empty() {
-            class_name("spec.storageClassName", class, &mut errors);
+            class_name(&child(path, "storageClassName"), class, errors);
         }
     }
     if let Some(mode) = spec.get("volumeMode").and_then(Value::as_str) {
         if !VOLUME_MODES.contains(&mode) {
-            errors.push(field::not_supported("spec.volumeMode", mode, &VOLUME_MODES));
+            errors.push(field::not_supported(
+                &child(path, "volumeMode"),
+                mode,
+                &VOLUME_MODES,
+            ));
         }
     }
     let source = set(spec, "dataSource");
     let reference = set(spec, "dataSourceRef");
     if let Some(source) = source {
-        data_source(source, "spec.dataSource", false, &mut errors);
+        data_source(source, &child(path, "dataSource"), false, errors);
     }
     if let Some(reference) = reference {
-        data_source(reference, "spec.dataSourceRef", true, &mut errors);
+        data_source(reference, &child(path, "dataSourceRef"), true, errors);
     }
     let cross_namespace =
         reference.is_some_and(|reference| !field::str_at(reference, "namespace").is_empty());
     if cross_namespace {
         if source.is_some() {
             errors.push(field::invalid_rendered(
-                "spec",
-                "spec.dataSource",
+                path,
+                &child(path, "dataSource"),
                 "may not be specified when dataSourceRef.namespace is specified",
             ));
         }
@@ -514,8 +600,8 @@ pub fn persistent_volume_claim(object: &Value) -> Vec<FieldError> {
             .all(|name| source.get(*name) == reference.get(*name));
         if !same {
             errors.push(field::invalid_rendered(
-                "spec",
-                "spec.dataSource",
+                path,
+                &child(path, "dataSource"),
                 "must match dataSourceRef",
             ));
         }
@@ -525,10 +611,13 @@ pub fn persistent_volume_claim(object: &Value) -> Vec<FieldError> {
         .and_then(Value::as_str)
     {
         if !attributes.is_empty() {
-            class_name("spec.volumeAttributesClassName", attributes, &mut errors);
+            class_name(
+                &child(path, "volumeAttributesClassName"),
+                attributes,
+                errors,
+            );
         }
     }
-    errors
 }
 
 /// `ValidatePersistentVolumeClaimUpdate`: the spec is fixed except the storage

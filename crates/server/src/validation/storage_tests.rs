@@ -273,3 +273,71 @@ fn volume_attachments() {
         vec!["status.attachError.errorCode: Invalid value: -1: must be between 0 and 2147483647, inclusive"]
     );
 }
+
+/// kube's `TestValidateVolumeAttachment` inline cases: the inline spec is
+/// `ValidatePersistentVolumeSpec` for inline volumes (a CSI source, no claim
+/// reference, capacity, node affinity, class, non-Retain policy or block mode).
+#[test]
+fn volume_attachments_validate_an_inline_volume_spec() {
+    let inline = |spec: Value| {
+        attachment(
+            json!({"attacher": "myattacher", "nodeName": "mynode", "source": {"inlineVolumeSpec": spec}}),
+        )
+    };
+    let valid = [
+        json!({"accessModes": ["ReadWriteOnce"], "csi": {"driver": "com.test.foo", "volumeHandle": "foobar"}}),
+        json!({"accessModes": ["ReadOnlyMany"], "csi": {"driver": "com.test.foo", "volumeHandle": "foobar"},
+               "persistentVolumeReclaimPolicy": "Retain", "volumeMode": "Filesystem",
+               "volumeAttributesClassName": ""}),
+    ];
+    for spec in valid {
+        assert!(
+            volume_attachment(&inline(spec.clone())).is_empty(),
+            "{spec}"
+        );
+    }
+    let cases: Vec<(Value, Vec<&str>)> = vec![
+        (
+            json!({}),
+            vec![
+                "spec.source.inlineVolumeSpec.csi: Required value: has to be specified in the context of inline volumes",
+                "spec.source.inlineVolumeSpec.accessModes: Required value",
+                "spec.source.inlineVolumeSpec: Required value: must specify a volume type",
+            ],
+        ),
+        (
+            json!({"accessModes": ["ReadWriteOnce"], "claimRef": {"name": "c"}, "capacity": {"storage": "1Gi"},
+                   "persistentVolumeReclaimPolicy": "Delete", "storageClassName": "fast", "volumeMode": "Block",
+                   "nodeAffinity": {"required": {"nodeSelectorTerms": []}},
+                   "csi": {"driver": "com.test.foo", "volumeHandle": ""}}),
+            vec![
+                "spec.source.inlineVolumeSpec.claimRef: Forbidden: may not be specified in the context of inline volumes",
+                "spec.source.inlineVolumeSpec.capacity: Forbidden: may not be specified in the context of inline volumes",
+                "spec.source.inlineVolumeSpec.persistentVolumeReclaimPolicy: Forbidden: may only be Retain in the context of inline volumes",
+                "spec.source.inlineVolumeSpec.nodeAffinity: Forbidden: may not be specified in the context of inline volumes",
+                "spec.source.inlineVolumeSpec.csi.volumeHandle: Required value",
+                "spec.source.inlineVolumeSpec.storageClassName: Forbidden: may not be specified in the context of inline volumes",
+                "spec.source.inlineVolumeSpec.volumeMode: Forbidden: may not specify volumeMode other than Filesystem in the context of inline volumes",
+            ],
+        ),
+        (
+            json!({"accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/x"}}),
+            vec!["spec.source.inlineVolumeSpec.csi: Required value: has to be specified in the context of inline volumes"],
+        ),
+        (
+            json!({"accessModes": ["ReadWriteOnce"], "csi": {"driver": "com.test.foo", "volumeHandle": "h"},
+                   "gcePersistentDisk": {"pdName": ""}}),
+            vec![
+                "spec.source.inlineVolumeSpec.persistentDisk.pdName: Required value",
+                "spec.source.inlineVolumeSpec.csi: Forbidden: may not specify more than 1 volume type",
+            ],
+        ),
+    ];
+    for (spec, expected) in cases {
+        assert_eq!(
+            texts(&volume_attachment(&inline(spec.clone()))),
+            expected,
+            "{spec}"
+        );
+    }
+}
