@@ -73,3 +73,44 @@ async fn kube_rs_job_with_a_bad_pod_failure_policy_is_refused() {
     .unwrap();
     jobs.create(&PostParams::default(), &fixed).await.unwrap();
 }
+
+#[tokio::test]
+async fn kube_rs_job_managed_by_is_a_domain_prefixed_path_and_immutable() {
+    let env = TestEnv::new("jobmanagedby").await;
+    let jobs: Api<Job> = env.api();
+    let job_managed_by = |manager: &str| -> Job {
+        serde_json::from_value(json!({
+            "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
+            "spec": {"managedBy": manager, "suspend": true,
+                "template": {"spec": {"restartPolicy": "Never",
+                    "containers": [{"name": "c", "image": "busybox"}]}}},
+        }))
+        .unwrap()
+    };
+    let refused = jobs
+        .create(&PostParams::default(), &job_managed_by("my controller"))
+        .await
+        .unwrap_err();
+    let status = api_status(refused);
+    assert_eq!(status.code, 422);
+    assert_eq!(
+        status.message,
+        "Job.batch \"j\" is invalid: spec.managedBy: Invalid value: \"my controller\": must be a domain-prefixed path (such as \"acme.io/foo\")"
+    );
+    let created = jobs
+        .create(&PostParams::default(), &job_managed_by("example.com/foo"))
+        .await
+        .unwrap();
+    let mut changed = created.clone();
+    changed.spec.as_mut().unwrap().managed_by = Some("example.com/bar".to_string());
+    let status = api_status(
+        jobs.replace("j", &PostParams::default(), &changed)
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(status.code, 422);
+    assert_eq!(
+        status.message,
+        "Job.batch \"j\" is invalid: spec.managedBy: Invalid value: \"example.com/bar\": field is immutable"
+    );
+}
