@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::cron_schedule;
 use super::field::{self, child};
 use super::job_policies;
+use super::job_template_update;
 use super::networking;
 use super::pod::pod_template_spec;
 use super::selector;
@@ -252,7 +253,15 @@ pub fn job_update(new: &Value, old: &Value) -> Vec<FieldError> {
             field::FIELD_IMMUTABLE,
         ));
     }
-    if spec.get("template") != old_spec.get("template") {
+    let old_template = old_spec.get("template").unwrap_or(&null);
+    let template = spec.get("template").unwrap_or(&null);
+    let comparable_old_template = if job_template_update::allows_mutable_scheduling_directives(old)
+    {
+        job_template_update::comparable_old_template(template, old_template)
+    } else {
+        old_template.clone()
+    };
+    if *template != comparable_old_template {
         // kube prints the whole core.PodTemplateSpec with %#v.
         errors.push(field::invalid_rendered(
             "spec.template",

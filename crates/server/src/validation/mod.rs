@@ -82,6 +82,7 @@ pub mod ip_address;
 pub mod ip_field;
 pub mod job_policies;
 pub mod job_status;
+pub mod job_template_update;
 pub mod kube_finalizer;
 pub mod limit_range;
 pub mod namespace;
