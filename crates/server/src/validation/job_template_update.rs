@@ -107,6 +107,8 @@ mod tests {
     use super::*;
     use crate::validation::batch::job_update;
 
+    type TemplateChange<'a> = Box<dyn Fn(&mut Value) + 'a>;
+
     const IMMUTABLE: &str =
         "spec.template: Invalid value: core.PodTemplateSpec{...}: field is immutable";
 
@@ -148,7 +150,7 @@ mod tests {
         let node_affinity = json!({"requiredDuringSchedulingIgnoredDuringExecution": {
             "nodeSelectorTerms": [{"matchExpressions": [
                 {"key": "foo", "operator": "In", "values": ["bar", "value2"]}]}]}});
-        let changes: Vec<Box<dyn Fn(&mut Value)>> = vec![
+        let changes: Vec<TemplateChange> = vec![
             Box::new(|template| template["spec"]["nodeSelector"] = json!({"foo": "bar"})),
             Box::new(|template| {
                 template["spec"]["tolerations"] =
