@@ -70,6 +70,7 @@ pub mod container_handler;
 pub mod controller_revision;
 pub mod coordination;
 pub mod cron_schedule;
+pub mod csr_signature;
 pub mod discovery;
 pub mod endpoints;
 pub mod event;
