@@ -263,7 +263,43 @@ async fn kube_rs_certificate_signing_requests_need_a_pem_request_and_usages() {
     );
     let key = rcgen::KeyPair::generate().unwrap();
     let params = rcgen::CertificateParams::new(vec!["node.example.com".to_string()]).unwrap();
-    let pem = params.serialize_request(&key).unwrap().pem().unwrap();
+    let request = params.serialize_request(&key).unwrap();
+    // CheckSignature: a flipped bit of the signature (the DER's last byte).
+    let mut tampered = request.der().to_vec();
+    let last = tampered.len() - 1;
+    tampered[last] ^= 1;
+    let tampered_pem = format!(
+        "-----BEGIN CERTIFICATE REQUEST-----\n{}\n-----END CERTIFICATE REQUEST-----\n",
+        base64(&tampered)
+    );
+    let forged: CertificateSigningRequest = serde_json::from_value(json!({
+        "metadata": {"name": name},
+        "spec": {"request": base64(tampered_pem.as_bytes()), "signerName": "example.com/signer", "usages": ["client auth"]},
+    }))
+    .unwrap();
+    let refused = requests
+        .create(&PostParams::default(), &forged)
+        .await
+        .unwrap_err();
+    let kube::Error::Api(status) = refused else {
+        panic!("{refused}");
+    };
+    assert_eq!(status.code, 422);
+    assert!(
+        status
+            .message
+            .starts_with(&format!("CertificateSigningRequest.certificates.k8s.io \"{name}\" is invalid: spec.request: Invalid value: []byte{{0x2d, 0x2d")),
+        "{}",
+        status.message
+    );
+    assert!(
+        status
+            .message
+            .ends_with("}: x509: ECDSA verification failure"),
+        "{}",
+        status.message
+    );
+    let pem = request.pem().unwrap();
     let good: CertificateSigningRequest = serde_json::from_value(json!({
         "metadata": {"name": name},
         "spec": {"request": base64(pem.as_bytes()), "signerName": "example.com/signer", "usages": ["client auth"]},

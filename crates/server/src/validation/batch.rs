@@ -7,6 +7,8 @@ use serde_json::Value;
 use super::cron_schedule;
 use super::field::{self, child};
 use super::job_policies;
+use super::job_template_update;
+use super::networking;
 use super::pod::pod_template_spec;
 use super::selector;
 use crate::status::FieldError;
@@ -24,6 +26,7 @@ fn job_spec_rules(spec: &Value, path: &str, errors: &mut Vec<FieldError>) {
         field::nonnegative(spec, name, path, errors);
     }
     job_policies::index_counts(spec, path, errors);
+    managed_by(spec, path, errors);
     if let Some(mode) = spec.get("completionMode").and_then(Value::as_str) {
         if mode != "NonIndexed" && mode != "Indexed" {
             errors.push(field::not_supported(
@@ -78,6 +81,22 @@ fn job_spec_rules(spec: &Value, path: &str, errors: &mut Vec<FieldError>) {
             other,
             &["OnFailure", "Never"],
         )),
+    }
+}
+
+/// kube's `maxManagedByLength`.
+const MAX_MANAGED_BY_LENGTH: usize = 63;
+
+/// `validateJobSpec`'s `managedBy` rule: a domain-prefixed path of at most
+/// 63 bytes (both checks run, as kube appends both).
+fn managed_by(spec: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    let Some(manager) = spec.get("managedBy").and_then(Value::as_str) else {
+        return;
+    };
+    let manager_path = child(path, "managedBy");
+    errors.extend(networking::domain_prefixed_path(&manager_path, manager));
+    if manager.len() > MAX_MANAGED_BY_LENGTH {
+        errors.push(field::too_long(&manager_path, MAX_MANAGED_BY_LENGTH));
     }
 }
 
@@ -190,8 +209,14 @@ pub fn job(object: &Value) -> Vec<FieldError> {
     errors
 }
 
-const IMMUTABLE_JOB_FIELDS: [&str; 3] =
-    ["completionMode", "podFailurePolicy", "backoffLimitPerIndex"];
+/// `ValidateJobSpecUpdate`'s `ValidateImmutableField`s after the template's,
+/// in kube's order.
+const IMMUTABLE_JOB_FIELDS: [&str; 4] = [
+    "completionMode",
+    "podFailurePolicy",
+    "backoffLimitPerIndex",
+    "managedBy",
+];
 
 /// `ValidateJobUpdate`: the new job's rules, an immutable selector and
 /// template, completions only with parallelism for Indexed jobs.
@@ -228,7 +253,15 @@ pub fn job_update(new: &Value, old: &Value) -> Vec<FieldError> {
             field::FIELD_IMMUTABLE,
         ));
     }
-    if spec.get("template") != old_spec.get("template") {
+    let old_template = old_spec.get("template").unwrap_or(&null);
+    let template = spec.get("template").unwrap_or(&null);
+    let comparable_old_template = if job_template_update::allows_mutable_scheduling_directives(old)
+    {
+        job_template_update::comparable_old_template(template, old_template)
+    } else {
+        old_template.clone()
+    };
+    if *template != comparable_old_template {
         // kube prints the whole core.PodTemplateSpec with %#v.
         errors.push(field::invalid_rendered(
             "spec.template",
@@ -438,5 +471,53 @@ mod tests {
         long["spec"]["timeZone"] = json!("Nowhere");
         assert!(texts(cron_job(&long, Some(&long))).is_empty());
         assert_eq!(texts(cron_job(&long, None)).len(), 2);
+    }
+
+    /// kube's `TestValidateJob` managedBy cases and `TestValidateJobUpdate`'s
+    /// "immutable managedBy".
+    #[test]
+    fn managed_by() {
+        let with_manager = |manager: &str| {
+            prepared(
+                "jobs",
+                json!({"metadata": {"name": "j", "uid": "u-1"},
+                    "spec": {"template": template(Some("Never")), "managedBy": manager}}),
+            )
+        };
+        for manager in ["kubernetes.io/job-controller", "example.com/foo"] {
+            assert!(texts(job(&with_manager(manager))).is_empty(), "{manager}");
+        }
+        assert_eq!(
+            texts(job(&with_manager("invalid custom controller name"))),
+            vec!["spec.managedBy: Invalid value: \"invalid custom controller name\": must be a domain-prefixed path (such as \"acme.io/foo\")"]
+        );
+        let long = format!("example.com/{}", "x".repeat(60));
+        assert_eq!(
+            texts(job(&with_manager(&long))),
+            vec!["spec.managedBy: Too long: may not be more than 63 bytes"]
+        );
+        let old = with_manager("example.com/foo");
+        assert_eq!(
+            texts(job_update(&with_manager("example.com/bar"), &old)),
+            vec!["spec.managedBy: Invalid value: \"example.com/bar\": field is immutable"]
+        );
+        let mut unset = old.clone();
+        unset["spec"]
+            .as_object_mut()
+            .map(|spec| spec.remove("managedBy"));
+        assert_eq!(
+            texts(job_update(&unset, &old)),
+            vec!["spec.managedBy: Invalid value: null: field is immutable"]
+        );
+        // A cron job's job template is validated by the same validateJobSpec.
+        let cron = prepared(
+            "cronjobs",
+            json!({"metadata": {"name": "c"}, "spec": {"schedule": "* * * * *",
+                "jobTemplate": {"spec": {"template": template(Some("Never")), "managedBy": "bad"}}}}),
+        );
+        assert_eq!(
+            texts(cron_job(&cron, None)),
+            vec!["spec.jobTemplate.spec.managedBy: Invalid value: \"bad\": must be a domain-prefixed path (such as \"acme.io/foo\")"]
+        );
     }
 }

@@ -119,14 +119,14 @@ fn first_pem_block(text: &str) -> Option<(&str, Vec<u8>)> {
     Some((block_type, bytes))
 }
 
-/// `validateCSR`'s error: the PEM block, then the PKCS#10 structure. The
-/// signature itself is not verified here (kube's `CheckSignature`).
+/// `validateCSR`'s error: the PEM block, the PKCS#10 structure, then the
+/// signature (`CheckSignature`, see `csr_signature`).
 fn request_error(request: &[u8]) -> Option<String> {
     let text = String::from_utf8_lossy(request);
     match first_pem_block(&text) {
         Some(("CERTIFICATE REQUEST", bytes)) => {
             match x509_parser::certification_request::X509CertificationRequest::from_der(&bytes) {
-                Ok(_) => None,
+                Ok((_, parsed)) => super::csr_signature::check(&parsed),
                 Err(_) => Some("x509: malformed certificate request".to_string()),
             }
         }
