@@ -632,6 +632,12 @@ async fn invalid_objects(v: &str) {
         refused(stateful_set),
         "The StatefulSet \"ordinals\" is invalid: \n* spec.persistentVolumeClaimRetentionPolicy.whenDeleted: Unsupported value: \"Keep\": supported values: \"Retain\", \"Delete\"\n* spec.ordinals.start: Invalid value: -1: must be greater than or equal to 0\n"
     );
+    // validateHTTPGetAction's header names, reported at the list's path.
+    let headers = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: headers\nspec:\n  containers:\n  - name: c\n    image: nginx\n    readinessProbe:\n      httpGet:\n        port: 80\n        httpHeaders:\n        - {name: X-Ok, value: v}\n        - {name: bad name, value: v}\n";
+    assert_eq!(
+        refused(headers),
+        "The Pod \"headers\" is invalid: spec.containers[0].readinessProbe.httpGet.httpHeaders: Invalid value: \"bad name\": a valid HTTP header must consist of alphanumeric characters or '-' (e.g. 'X-Header-Name', regex used for validation is '[-A-Za-z0-9]+')\n"
+    );
     // Scheduling rules of ValidatePodSpec, in a pod and in a template.
     let spread = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: spread\nspec:\n  containers:\n  - {name: c, image: nginx}\n  topologySpreadConstraints:\n  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: Sometimes}\n";
     assert_eq!(

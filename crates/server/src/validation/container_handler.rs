@@ -9,6 +9,26 @@ use super::container::port_number_or_name;
 use super::field::{self, child, index};
 use crate::status::FieldError;
 
+/// `validateHTTPGetAction`'s header loop: each header name must match
+/// `IsHTTPHeaderName`; kube reports the list's path, not the item's.
+fn http_headers(action: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    for header in field::items_at(action, "httpHeaders") {
+        let name = field::str_at(header, "name");
+        let valid = !name.is_empty()
+            && name
+                .bytes()
+                .all(|byte| byte.is_ascii_alphanumeric() || byte == b'-');
+        if !valid {
+            errors.push(field::invalid(
+                path,
+                name,
+                "a valid HTTP header must consist of alphanumeric characters or '-' \
+                 (e.g. 'X-Header-Name', regex used for validation is '[-A-Za-z0-9]+')",
+            ));
+        }
+    }
+}
+
 /// `validateHandler` over the handler kinds `holder` may carry (a probe's
 /// `exec`/`httpGet`/`tcpSocket`/`grpc`, a lifecycle hook's
 /// `exec`/`httpGet`/`tcpSocket`/`sleep`), in kube's order: the first one set
@@ -57,6 +77,7 @@ pub fn handler(
                         &["HTTP", "HTTPS"],
                     ));
                 }
+                http_headers(action, &child(&handler_path, "httpHeaders"), errors);
             }
             "tcpSocket" => {
                 port_number_or_name(action.get("port"), &child(&handler_path, "port"), errors)

@@ -155,6 +155,13 @@ fn invalid_pods_fail_as_kube() {
             ],
         ),
         (
+            // validateHTTPGetAction: header names as IsHTTPHeaderName, at the list's path.
+            json!({"containers": [container(json!({"readinessProbe": {"httpGet": {"port": 1, "httpHeaders": [{"name": "X-Good-1", "value": "v"}, {"name": "bad name", "value": "v"}]}}}))]}),
+            vec![
+                "spec.containers[0].readinessProbe.httpGet.httpHeaders: Invalid value: \"bad name\": a valid HTTP header must consist of alphanumeric characters or '-' (e.g. 'X-Header-Name', regex used for validation is '[-A-Za-z0-9]+')",
+            ],
+        ),
+        (
             json!({"containers": [container(json!({}))], "initContainers": [{"name": "i", "image": "x", "readinessProbe": {"tcpSocket": {"port": 1}}, "restartPolicy": "Never"}]}),
             vec![
                 "spec.initContainers[0].restartPolicy: Unsupported value: \"Never\": supported values: \"Always\"",
