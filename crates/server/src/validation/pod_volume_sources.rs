@@ -324,7 +324,7 @@ pub fn other_source(kind: &str, source: &Value, path: &str, errors: &mut Vec<Fie
         "cephfs" if field::items_at(source, "monitors").is_empty() => {
             errors.push(field::required(&child(path, "monitors"), ""));
         }
-        "fc" => fibre_channel(source, path, errors),
+        "fc" => super::pv_sources::fc(source, path, errors),
         "flexVolume" => {
             require(source, "driver", path, errors);
             for option in field::map_at(source, "options")
@@ -487,48 +487,6 @@ pub fn image(source: &Value, path: &str, resource_is_pod: bool, errors: &mut Vec
         errors.push(field::required(&policy_path, ""));
     } else if !PULL_POLICIES.contains(&policy) {
         errors.push(field::not_supported(&policy_path, policy, &PULL_POLICIES));
-    }
-}
-
-/// `validateFCVolumeSource`.
-fn fibre_channel(source: &Value, path: &str, errors: &mut Vec<FieldError>) {
-    let targets = field::items_at(source, "targetWWNs");
-    let wwids = field::items_at(source, "wwids");
-    let targets_path = child(path, "targetWWNs");
-    if targets.is_empty() && wwids.is_empty() {
-        errors.push(field::required(
-            &targets_path,
-            "must specify either targetWWNs or wwids, but not both",
-        ));
-    }
-    if !targets.is_empty() && !wwids.is_empty() {
-        let rendered = format!(
-            "[]string{{{}}}",
-            targets
-                .iter()
-                .map(|t| crate::go::strconv::quote(t.as_str().unwrap_or_default()))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-        errors.push(field::invalid_rendered(
-            &targets_path,
-            &rendered,
-            "targetWWNs and wwids can not be specified simultaneously",
-        ));
-    }
-    if !targets.is_empty() {
-        match field::int_at(source, "lun") {
-            None => errors.push(field::required(
-                &child(path, "lun"),
-                "lun is required if targetWWNs is specified",
-            )),
-            Some(lun) if !(0..=255).contains(&lun) => errors.push(field::invalid_number(
-                &child(path, "lun"),
-                lun,
-                field::inclusive_range_error(0, 255),
-            )),
-            Some(_) => {}
-        }
     }
 }
 

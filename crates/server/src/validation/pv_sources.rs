@@ -257,8 +257,8 @@ fn iscsi(source: &Value, pv_name: &str, path: &str, errors: &mut Vec<FieldError>
     }
 }
 
-/// `validateFCVolumeSource`.
-fn fc(source: &Value, path: &str, errors: &mut Vec<FieldError>) {
+/// `validateFCVolumeSource` (pod volumes and PersistentVolumes share it).
+pub(super) fn fc(source: &Value, path: &str, errors: &mut Vec<FieldError>) {
     let targets = field::items_at(source, "targetWWNs");
     let ids = field::items_at(source, "wwids");
     let targets_path = child(path, "targetWWNs");
