@@ -297,6 +297,10 @@ enum Command {
         /// Admission plugins to disable, even when on by default.
         #[arg(long, value_delimiter = ',')]
         disable_admission_plugins: Vec<String>,
+        /// An AdmissionConfiguration (apiserver.config.k8s.io/v1) with the
+        /// plugins' configurations (PodSecurity's defaults and exemptions).
+        #[arg(long)]
+        admission_control_config_file: Option<PathBuf>,
         /// DefaultTolerationSeconds: the seconds of the toleration of
         /// `node.kubernetes.io/not-ready:NoExecute` added to pods without one.
         #[arg(long, default_value_t = 300)]
@@ -492,6 +496,7 @@ fn main() -> ExitCode {
         requestheader_extra_headers_prefix,
         enable_admission_plugins,
         disable_admission_plugins,
+        admission_control_config_file,
         default_not_ready_toleration_seconds,
         default_unreachable_toleration_seconds,
         log_level,
@@ -648,10 +653,22 @@ fn main() -> ExitCode {
             &enable_admission_plugins,
             &disable_admission_plugins,
         ) {
-            Ok(plugins) => plugins.with_toleration_seconds(
-                default_not_ready_toleration_seconds,
-                default_unreachable_toleration_seconds,
-            ),
+            Ok(plugins) => {
+                let plugins = plugins.with_toleration_seconds(
+                    default_not_ready_toleration_seconds,
+                    default_unreachable_toleration_seconds,
+                );
+                match admission_control_config_file {
+                    None => plugins,
+                    Some(path) => match plugins.with_config_file(&path) {
+                        Ok(plugins) => plugins,
+                        Err(error) => {
+                            eprintln!("ferrokube: --admission-control-config-file: {error}");
+                            return ExitCode::FAILURE;
+                        }
+                    },
+                }
+            }
             Err(error) => {
                 eprintln!("ferrokube: {error}");
                 return ExitCode::FAILURE;

@@ -399,3 +399,174 @@ async fn ephemeral_containers_are_evaluated_as_pod_updates() {
     );
     assert!(status.success(), "{stderr}");
 }
+
+/// kubectl 1.33 against a server whose `--admission-control-config-file`
+/// gives PodSecurity a default policy and exemptions (kube's
+/// `PodSecurityConfiguration`): namespaces without labels enforce the
+/// default, and an exempt namespace, user or runtime class is let through;
+/// labelling an exempt namespace warns that its policy is ignored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_admission_configuration_sets_defaults_and_exemptions() {
+    let directory = tempfile::tempdir().unwrap();
+    std::fs::write(
+        directory.path().join("pod-security.yaml"),
+        r#"apiVersion: pod-security.admission.config.k8s.io/v1
+kind: PodSecurityConfiguration
+defaults:
+  enforce: baseline
+exemptions:
+  usernames: [exempt-user]
+  namespaces: [exempt-ns]
+  runtimeClasses: [sandboxed]
+"#,
+    )
+    .unwrap();
+    let config = directory.path().join("admission.yaml");
+    std::fs::write(
+        &config,
+        "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: PodSecurity\n  path: pod-security.yaml\n",
+    )
+    .unwrap();
+    let server =
+        TestServer::start_with(&["--admission-control-config-file", config.to_str().unwrap()]);
+    let kubectl = |args: &[&str], stdin: Option<&str>| {
+        let mut command = Command::new(kubectl_path("1.33"));
+        command
+            .arg("--kubeconfig")
+            .arg(&server.kubeconfig)
+            .args(args)
+            .env_remove("KUBECONFIG")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = command.spawn().unwrap();
+        {
+            use std::io::Write;
+            let mut input = child.stdin.take().unwrap();
+            input.write_all(stdin.unwrap_or("").as_bytes()).unwrap();
+        }
+        child.wait_with_output().unwrap()
+    };
+    let ok = |out: std::process::Output| {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    ok(kubectl(&["create", "namespace", "plain"], None));
+    ok(kubectl(&["create", "namespace", "exempt-ns"], None));
+
+    // The default policy is enforced in a namespace without labels.
+    let refused = kubectl(
+        &["create", "-n", "plain", "-f", "-"],
+        Some(&pod_manifest("priv")),
+    );
+    assert!(!refused.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&refused.stderr).trim(),
+        r#"Error from server (Forbidden): error when creating "STDIN": pods "priv" is forbidden: violates PodSecurity "baseline:latest": privileged (container "c" must not set securityContext.privileged=true)"#
+    );
+
+    // An exempt namespace, an exempt user, an exempt runtime class.
+    ok(kubectl(
+        &["create", "-n", "exempt-ns", "-f", "-"],
+        Some(&pod_manifest("priv")),
+    ));
+    ok(kubectl(
+        &[
+            "create",
+            "-n",
+            "plain",
+            "--as",
+            "exempt-user",
+            "--as-group",
+            "system:masters",
+            "-f",
+            "-",
+        ],
+        Some(&pod_manifest("by-exempt-user")),
+    ));
+    let sandboxed_class = "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata:\n  name: sandboxed\nhandler: runsc\n";
+    ok(kubectl(&["create", "-f", "-"], Some(sandboxed_class)));
+    let sandboxed = pod_manifest("sandboxed").replace(
+        "spec:\n  containers:",
+        "spec:\n  runtimeClassName: sandboxed\n  containers:",
+    );
+    ok(kubectl(
+        &["create", "-n", "plain", "-f", "-"],
+        Some(&sandboxed),
+    ));
+    // Another user, the same pod: refused.
+    let other_user = kubectl(
+        &[
+            "create",
+            "-n",
+            "plain",
+            "--as",
+            "someone-else",
+            "--as-group",
+            "system:masters",
+            "-f",
+            "-",
+        ],
+        Some(&pod_manifest("by-other-user")),
+    );
+    assert!(!other_user.status.success());
+
+    // Labels on an exempt namespace are accepted and said to be ignored.
+    let stderr = ok(kubectl(
+        &[
+            "label",
+            "ns",
+            "exempt-ns",
+            "pod-security.kubernetes.io/enforce=restricted",
+            "pod-security.kubernetes.io/warn=baseline",
+        ],
+        None,
+    ));
+    assert_eq!(
+        stderr.trim(),
+        r#"Warning: namespace "exempt-ns" is exempt from Pod Security, and the policy (enforce=restricted:latest, warn=baseline:latest) will be ignored"#
+    );
+    let listed = ok(kubectl(
+        &["get", "pods", "-n", "exempt-ns", "-o", "name"],
+        None,
+    ));
+    assert!(listed.is_empty());
+}
+
+/// A configuration kube would refuse stops the start with its errors.
+#[test]
+fn a_bad_pod_security_configuration_stops_the_start() {
+    let directory = tempfile::tempdir().unwrap();
+    let config = directory.path().join("admission.yaml");
+    std::fs::write(
+        &config,
+        r#"apiVersion: apiserver.config.k8s.io/v1
+kind: AdmissionConfiguration
+plugins:
+- name: PodSecurity
+  configuration:
+    apiVersion: pod-security.admission.config.k8s.io/v1
+    kind: PodSecurityConfiguration
+    defaults:
+      enforce: strict
+    exemptions:
+      usernames: [a, a]
+"#,
+    )
+    .unwrap();
+    let out = Command::new(common::ferrokube_bin())
+        .args(["serve", "--ephemeral", "--admission-control-config-file"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(r#"ferrokube: --admission-control-config-file: admission plugin "PodSecurity": [defaults.enforce: Invalid value: "strict": must be one of privileged, baseline, restricted, exemptions.usernames[1]: Duplicate value: "a"]"#),
+        "{stderr}"
+    );
+}

@@ -16,7 +16,8 @@
 //! [`Admission::admit_connect`] (`connect.rs`).
 //!
 //! Which plugins run is `--enable-admission-plugins` /
-//! `--disable-admission-plugins` ([`plugins`]).
+//! `--disable-admission-plugins` ([`plugins`]); their configurations come
+//! from `--admission-control-config-file` ([`config_file`]).
 
 pub mod attributes;
 #[cfg(test)]
@@ -24,6 +25,7 @@ mod builtin_plugin_tests;
 pub mod certificate_approval;
 pub mod certificate_signing;
 pub mod certificate_subject_restriction;
+pub mod config_file;
 mod connect;
 mod default_class;
 pub mod default_ingress_class;
@@ -179,7 +181,13 @@ impl Admission {
             service_account::validate(&self.store, attributes, object).await?;
         }
         if self.plugins.is_enabled("PodSecurity") {
-            pod_security::validate(&self.store, attributes, object, caller)?;
+            pod_security::validate(
+                &self.store,
+                self.plugins.pod_security(),
+                attributes,
+                object,
+                caller,
+            )?;
         }
         if self.plugins.is_enabled("Priority") {
             priority::validate(&self.store, attributes, object)?;

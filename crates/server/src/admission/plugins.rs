@@ -17,9 +17,14 @@
 //! `MutatingAdmissionPolicy` are off: each plugin returns at once). The
 //! other names are accepted (kube knows them) and do nothing. The plugins' own flags travel with them
 //! (`--default-not-ready-toleration-seconds`,
-//! `--default-unreachable-toleration-seconds`).
+//! `--default-unreachable-toleration-seconds`), and so do their
+//! configurations from `--admission-control-config-file` (`config_file.rs`).
 
 use std::collections::BTreeSet;
+use std::path::Path;
+
+use super::config_file::{AdmissionConfiguration, ConfigFileError};
+use super::pod_security::PodSecurityConfiguration;
 
 /// Every plugin kube-apiserver 1.34 registers, in execution order
 /// (`AllOrderedPlugins`).
@@ -101,6 +106,8 @@ pub struct Plugins {
     enabled: Vec<&'static str>,
     /// DefaultTolerationSeconds' (not-ready, unreachable) seconds.
     toleration_seconds: (i64, i64),
+    /// PodSecurity's configuration (`--admission-control-config-file`).
+    pod_security: PodSecurityConfiguration,
 }
 
 impl Default for Plugins {
@@ -108,6 +115,7 @@ impl Default for Plugins {
         Plugins::parse(&[], &[]).unwrap_or(Plugins {
             enabled: Vec::new(),
             toleration_seconds: DEFAULT_TOLERATION_SECONDS,
+            pod_security: PodSecurityConfiguration::default(),
         })
     }
 }
@@ -164,7 +172,33 @@ impl Plugins {
         Ok(Plugins {
             enabled,
             toleration_seconds: DEFAULT_TOLERATION_SECONDS,
+            pod_security: PodSecurityConfiguration::default(),
         })
+    }
+
+    /// The plugins' configurations from `--admission-control-config-file`
+    /// (`ReadAdmissionConfiguration`, then each enabled plugin's
+    /// `ConfigFor`): PodSecurity's is decoded and validated; one for
+    /// another enabled plugin is refused (ferrokube does not read it).
+    pub fn with_config_file(mut self, path: &Path) -> Result<Self, ConfigFileError> {
+        let file = AdmissionConfiguration::read(path)?;
+        file.check_supported(&self.enabled)?;
+        if self.is_enabled("PodSecurity") {
+            if let Some(value) = file.config_for("PodSecurity")? {
+                self.pod_security = PodSecurityConfiguration::parse(&value).map_err(|cause| {
+                    ConfigFileError::Plugin {
+                        plugin: "\"PodSecurity\"".into(),
+                        cause,
+                    }
+                })?;
+            }
+        }
+        Ok(self)
+    }
+
+    /// PodSecurity's defaults and exemptions.
+    pub fn pod_security(&self) -> &PodSecurityConfiguration {
+        &self.pod_security
     }
 
     /// `--default-not-ready-toleration-seconds`,

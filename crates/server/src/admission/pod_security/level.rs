@@ -133,7 +133,23 @@ impl Default for Policy {
     }
 }
 
+impl LevelVersion {
+    /// `LevelVersion.Equivalent`: the same level, and for any level but
+    /// privileged the same version.
+    pub fn equivalent(&self, other: &LevelVersion) -> bool {
+        self.level == other.level
+            && (self.level == Level::Privileged || self.version == other.version)
+    }
+}
+
 impl Policy {
+    /// `Policy.Equivalent`: every mode equivalent.
+    pub fn equivalent(&self, other: &Policy) -> bool {
+        self.enforce.equivalent(&other.enforce)
+            && self.audit.equivalent(&other.audit)
+            && self.warn.equivalent(&other.warn)
+    }
+
     /// `FullyPrivileged`.
     pub fn fully_privileged(&self) -> bool {
         self.enforce.level == Level::Privileged

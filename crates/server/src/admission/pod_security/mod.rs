@@ -13,10 +13,13 @@
 //!   they change); a stricter enforce level is tried on the existing pods,
 //!   whose violations come back as warnings.
 //!
-//! ferrokube has no `--admission-control-config-file`, so the defaults are
-//! kube's without one: every mode `privileged:latest`, no exemptions.
+//! The policy of a namespace without labels and the exempt users,
+//! namespaces and runtime classes come from the plugin's configuration in
+//! `--admission-control-config-file` ([`configuration`]); without one,
+//! every mode is `privileged:latest` and nothing is exempt.
 
 pub mod checks;
+pub mod configuration;
 pub mod evaluation;
 pub mod level;
 pub mod namespace;
@@ -27,7 +30,8 @@ use super::attributes::{Attributes, Caller, Operation};
 use crate::object::ObjectStore;
 use crate::status::{GroupResource, Result, Status};
 use checks::Pod;
-use level::{policy_to_evaluate, Policy, AUDIT_ANNOTATION_PREFIX};
+pub use configuration::PodSecurityConfiguration;
+use level::{policy_to_evaluate, AUDIT_ANNOTATION_PREFIX};
 
 /// Pod subresources PodSecurity never looks at (`ignoredPodSubresources`);
 /// any other (`ephemeralcontainers`, `resize`) carries a Pod and is
@@ -46,6 +50,7 @@ const IGNORED_POD_SUBRESOURCES: &[&str] = &[
 /// `Plugin.Validate`: `object` is the object as it will be stored.
 pub fn validate(
     store: &ObjectStore,
+    configuration: &PodSecurityConfiguration,
     attributes: &Attributes<'_>,
     object: Option<&Value>,
     caller: &Caller,
@@ -59,7 +64,7 @@ pub fn validate(
     let group = attributes.resource.group.as_str();
     let resource = attributes.resource.name.as_str();
     if group.is_empty() && resource == "namespaces" {
-        let warnings = namespace::validate(store, attributes, object)?;
+        let warnings = namespace::validate(store, configuration, attributes, object)?;
         warn(caller, &warnings);
         return Ok(());
     }
@@ -73,12 +78,22 @@ pub fn validate(
     if !is_pod && !attributes.subresource.is_empty() {
         return Ok(());
     }
+    // Exempt namespaces and users (`sharedAllowedBy…ExemptionResponse`).
+    let username = attributes.user.map_or("", |user| user.name.as_str());
+    if configuration.exempt_namespace(attributes.namespace) {
+        return exempt(caller, "namespace");
+    }
+    if configuration.exempt_user(username) {
+        return exempt(caller, "user");
+    }
     let Some(namespace) = namespace_object(store, attributes.namespace) else {
         // NamespaceLifecycle already refused writes into a missing namespace.
         return Ok(());
     };
-    let (policy, errors) =
-        policy_to_evaluate(namespace.pointer("/metadata/labels"), Policy::default());
+    let (policy, errors) = policy_to_evaluate(
+        namespace.pointer("/metadata/labels"),
+        configuration.defaults,
+    );
     let fully_privileged = if is_pod {
         policy.fully_privileged()
     } else {
@@ -113,6 +128,9 @@ pub fn validate(
             None => return Ok(()),
         }
     };
+    if configuration.exempt_runtime_class(pod.spec) {
+        return exempt(caller, "runtimeClass");
+    }
     let error_text = (!errors.is_empty()).then(|| aggregate(&errors));
     let decision = evaluation::evaluate_pod(&policy, error_text, &pod, is_pod);
     for (key, value) in &decision.audit_annotations {
@@ -127,6 +145,13 @@ pub fn validate(
         )),
         None => Ok(()),
     }
+}
+
+/// An exempt request: allowed with the `exempt` audit annotation
+/// (`ExemptionReasonAnnotationKey`) saying why.
+fn exempt(caller: &Caller, reason: &str) -> Result<()> {
+    caller.annotate_audit(&format!("{AUDIT_ANNOTATION_PREFIX}exempt"), reason);
+    Ok(())
 }
 
 /// The namespace object a namespaced write goes to. Most namespaces carry
