@@ -231,8 +231,10 @@ type RequestBody = Full<Bytes>;
 
 /// An open connection to one webhook address.
 enum Idle {
-    /// One HTTP/2 connection, shared by every call.
-    Http2(hyper::client::conn::http2::SendRequest<RequestBody>),
+    /// One HTTP/2 connection, shared by every call (h2's own handle: each
+    /// call drives its stream itself, where hyper's client would spawn a
+    /// task per request to send its body).
+    Http2(h2::client::SendRequest<Bytes>),
     /// HTTP/1.1 connections not in use.
     Http1(Vec<hyper::client::conn::http1::SendRequest<RequestBody>>),
 }
@@ -263,7 +265,7 @@ pub struct ClientPool {
 
 /// A connection taken for one request.
 enum Taken {
-    Http2(hyper::client::conn::http2::SendRequest<RequestBody>),
+    Http2(h2::client::SendRequest<Bytes>),
     Http1(hyper::client::conn::http1::SendRequest<RequestBody>),
 }
 
@@ -385,11 +387,8 @@ impl ClientPool {
     fn take(&self, key: &PoolKey) -> Option<Taken> {
         let mut idle = self.idle.lock().ok()?;
         match idle.get_mut(key)? {
-            Idle::Http2(sender) if !sender.is_closed() => Some(Taken::Http2(sender.clone())),
-            Idle::Http2(_) => {
-                idle.remove(key);
-                None
-            }
+            // A closed connection shows at `ready`, and is replaced then.
+            Idle::Http2(sender) => Some(Taken::Http2(sender.clone())),
             Idle::Http1(senders) => {
                 while let Some(sender) = senders.pop() {
                     if !sender.is_closed() && sender.is_ready() {
@@ -441,18 +440,27 @@ impl ClientPool {
             .await
             .map_err(|error| format!("tls: {error}"))?;
         let http2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
-        let io = hyper_util::rt::TokioIo::new(tls);
         if http2 {
-            let (sender, connection) =
-                hyper::client::conn::http2::handshake(hyper_util::rt::TokioExecutor::new(), io)
-                    .await
-                    .map_err(|error| error.to_string())?;
-            tokio::spawn(connection);
+            // hyper's client settings: windows of 2 MiB per stream and
+            // 5 MiB per connection, no server push.
+            let (sender, connection) = h2::client::Builder::new()
+                .initial_window_size(2 * 1024 * 1024)
+                .initial_connection_window_size(5 * 1024 * 1024)
+                .enable_push(false)
+                .handshake::<_, Bytes>(tls)
+                .await
+                .map_err(|error| error.to_string())?;
+            tokio::spawn(async move {
+                if let Err(error) = connection.await {
+                    tracing::debug!(%error, "webhook HTTP/2 connection ended");
+                }
+            });
             if let Ok(mut idle) = self.idle.lock() {
                 idle.insert(key.clone(), Idle::Http2(sender.clone()));
             }
             return Ok(Taken::Http2(sender));
         }
+        let io = hyper_util::rt::TokioIo::new(tls);
         let (sender, connection) = hyper::client::conn::http1::handshake(io)
             .await
             .map_err(|error| error.to_string())?;
@@ -511,11 +519,9 @@ impl ClientPool {
                 .map_err(|error| (false, error.to_string()))
         };
         let (response, sender) = match taken {
-            Taken::Http2(mut sender) => {
+            Taken::Http2(sender) => {
                 let uri = format!("https://{authority}{}", resolved.path_and_query);
-                let request = build(uri)?;
-                let response = sender.send_request(request).await.map_err(retry)?;
-                (response, None)
+                return send_http2(sender, uri, body).await;
             }
             Taken::Http1(mut sender) => {
                 let mut request = build(resolved.path_and_query.clone())?;
@@ -538,6 +544,51 @@ impl ClientPool {
         }
         Ok((status, answer))
     }
+}
+
+/// One request on an HTTP/2 connection, its body sent and its answer read
+/// by the calling task: (status, body), or whether nothing was answered on
+/// a connection that may have just closed (worth a retry) and why.
+async fn send_http2(
+    sender: h2::client::SendRequest<Bytes>,
+    uri: String,
+    body: Bytes,
+) -> Result<(u16, Bytes), (bool, String)> {
+    // Refused before the request left: the connection is gone or going.
+    let unsent = |error: h2::Error| (true, error.to_string());
+    let unanswered = |error: h2::Error| {
+        let retry = error.is_go_away()
+            || error.is_io()
+            || error.reason() == Some(h2::Reason::REFUSED_STREAM);
+        (retry, error.to_string())
+    };
+    let mut sender = sender.ready().await.map_err(unsent)?;
+    let request = http::Request::post(uri)
+        .header(http::header::CONTENT_TYPE, "application/json")
+        .header(http::header::ACCEPT, "application/json, */*")
+        .body(())
+        .map_err(|error| (false, error.to_string()))?;
+    let end_of_stream = body.is_empty();
+    let (response, mut stream) = sender
+        .send_request(request, end_of_stream)
+        .map_err(unsent)?;
+    if !end_of_stream {
+        // Buffered by h2 and sent as the windows allow.
+        stream.send_data(body, true).map_err(unanswered)?;
+    }
+    let response = response.await.map_err(unanswered)?;
+    let status = response.status().as_u16();
+    let mut received = response.into_body();
+    let mut answer = bytes::BytesMut::new();
+    while let Some(chunk) = received.data().await {
+        let chunk = chunk.map_err(|error| (false, error.to_string()))?;
+        let _ = received.flow_control().release_capacity(chunk.len());
+        if answer.len() + chunk.len() > MAX_RESPONSE_BYTES {
+            return Err((false, "length limit exceeded".to_string()));
+        }
+        answer.extend_from_slice(&chunk);
+    }
+    Ok((status, answer.freeze()))
 }
 
 /// Go's text of a failed dial (`connect: connection refused`), else the
