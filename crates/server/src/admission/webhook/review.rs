@@ -81,8 +81,7 @@ fn request_fields(
         }
     }
     request.insert("userInfo".into(), Value::Object(user));
-    // Placeholders: the objects are filled in by the caller, copied
-    // ([`request_as`]) or written from where they are ([`encode_as`]).
+    // Placeholders: the objects are filled in by [`request_as`].
     request.insert("object".into(), Value::Null);
     request.insert("oldObject".into(), Value::Null);
     request.insert("dryRun".into(), json!(attributes.dry_run));
@@ -110,36 +109,52 @@ pub fn request_as(
     })
 }
 
-/// The review's JSON as [`request_as`] writes it, byte for byte, with the
-/// objects written from where they are instead of copied into the tree
-/// (a webhook call does not need the tree).
+/// The review's JSON as [`request_as`] writes it, byte for byte, written
+/// straight from the attributes and the objects where they are (a webhook
+/// call needs neither the tree nor a copy of the objects).
 pub fn encode_as(
     uid: &str,
     attributes: &Attributes<'_>,
     requested: &Attributes<'_>,
     object: Option<&Value>,
 ) -> serde_json::Result<Vec<u8>> {
-    let request = request_fields(uid, attributes, requested);
-    serde_json::to_vec(&Wire {
-        request: WireRequest {
-            fields: &request,
-            object,
-            old_object: attributes.old_object,
+    let mut out = Vec::with_capacity(1024);
+    serde_json::to_writer(
+        &mut out,
+        &Wire {
+            request: WireRequest {
+                uid,
+                attributes,
+                requested,
+                object,
+            },
         },
-    })
+    )?;
+    Ok(out)
 }
 
-/// `{"apiVersion", "kind", "request"}`: the keys in the order a
-/// `serde_json::Map` keeps them (sorted).
+/// `{"apiVersion", "kind", "request"}`, and within each object the keys in
+/// the order a `serde_json::Map` keeps them (sorted), as [`request_as`]'s
+/// tree is written.
 struct Wire<'a> {
     request: WireRequest<'a>,
 }
 
 struct WireRequest<'a> {
-    fields: &'a Map<String, Value>,
+    uid: &'a str,
+    attributes: &'a Attributes<'a>,
+    requested: &'a Attributes<'a>,
     object: Option<&'a Value>,
-    old_object: Option<&'a Value>,
 }
+
+/// A `{group, kind|resource, version}` object (its keys sorted either way).
+struct WireGroupVersion<'a> {
+    value: &'a crate::admission::attributes::GroupVersionName,
+    name_key: &'static str,
+}
+
+/// `userInfo` with its empty fields left out.
+struct WireUser<'a>(Option<&'a crate::authn::UserInfo>);
 
 impl serde::Serialize for Wire<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -155,12 +170,66 @@ impl serde::Serialize for Wire<'_> {
 impl serde::Serialize for WireRequest<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        let mut map = serializer.serialize_map(Some(self.fields.len()))?;
-        for (key, value) in self.fields {
-            match key.as_str() {
-                "object" => map.serialize_entry(key, &self.object)?,
-                "oldObject" => map.serialize_entry(key, &self.old_object)?,
-                _ => map.serialize_entry(key, value)?,
+        let attributes = self.attributes;
+        let group_version = |value, name_key| WireGroupVersion { value, name_key };
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("dryRun", &attributes.dry_run)?;
+        map.serialize_entry("kind", &group_version(&attributes.kind, "kind"))?;
+        if !attributes.name.is_empty() {
+            map.serialize_entry("name", attributes.name)?;
+        }
+        if !attributes.namespace.is_empty() {
+            map.serialize_entry("namespace", attributes.namespace)?;
+        }
+        map.serialize_entry("object", &self.object)?;
+        map.serialize_entry("oldObject", &attributes.old_object)?;
+        map.serialize_entry("operation", attributes.operation.as_str())?;
+        map.serialize_entry("options", &attributes.options)?;
+        map.serialize_entry("requestKind", &group_version(&self.requested.kind, "kind"))?;
+        map.serialize_entry(
+            "requestResource",
+            &group_version(&self.requested.resource, "resource"),
+        )?;
+        if !attributes.subresource.is_empty() {
+            map.serialize_entry("requestSubResource", attributes.subresource)?;
+        }
+        map.serialize_entry("resource", &group_version(&attributes.resource, "resource"))?;
+        if !attributes.subresource.is_empty() {
+            map.serialize_entry("subResource", attributes.subresource)?;
+        }
+        map.serialize_entry("uid", self.uid)?;
+        map.serialize_entry("userInfo", &WireUser(attributes.user))?;
+        map.end()
+    }
+}
+
+impl serde::Serialize for WireGroupVersion<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("group", &self.value.group)?;
+        map.serialize_entry(self.name_key, &self.value.name)?;
+        map.serialize_entry("version", &self.value.version)?;
+        map.end()
+    }
+}
+
+impl serde::Serialize for WireUser<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        if let Some(info) = self.0 {
+            if !info.extra.is_empty() {
+                map.serialize_entry("extra", &info.extra)?;
+            }
+            if !info.groups.is_empty() {
+                map.serialize_entry("groups", &info.groups)?;
+            }
+            if !info.uid.is_empty() {
+                map.serialize_entry("uid", &info.uid)?;
+            }
+            if !info.name.is_empty() {
+                map.serialize_entry("username", &info.name)?;
             }
         }
         map.end()
@@ -402,9 +471,38 @@ mod tests {
         update.options = json!({"kind": "UpdateOptions", "fieldManager": "m"});
         let delete =
             crate::admission::test_support::attributes(Operation::Delete, "", "v1", "pods", None);
-        for (attributes, object) in [(&update, Some(&object)), (&delete, None)] {
-            let tree = request_as("u-1", attributes, attributes, object);
-            let wire = encode_as("u-1", attributes, attributes, object).expect("encodes");
+        // A subresource call at an equivalent version, by a user with every field.
+        let account = crate::authn::UserInfo {
+            name: "system:serviceaccount:ns:sa".into(),
+            uid: "uid-1".into(),
+            groups: vec!["system:serviceaccounts".into(), "a".into()],
+            extra: [("k".to_string(), vec!["v".to_string()])].into(),
+        };
+        let mut scale = crate::admission::test_support::attributes(
+            Operation::Update,
+            "apps",
+            "v1beta2",
+            "deployments",
+            Some(&old),
+        );
+        scale.subresource = "scale";
+        scale.namespace = "ns";
+        scale.user = Some(&account);
+        scale.dry_run = true;
+        let requested = crate::admission::test_support::attributes(
+            Operation::Update,
+            "apps",
+            "v1",
+            "deployments",
+            None,
+        );
+        for (attributes, requested, object) in [
+            (&update, &update, Some(&object)),
+            (&delete, &delete, None),
+            (&scale, &requested, Some(&object)),
+        ] {
+            let tree = request_as("u-1", attributes, requested, object);
+            let wire = encode_as("u-1", attributes, requested, object).expect("encodes");
             assert_eq!(
                 String::from_utf8(wire).expect("utf-8"),
                 serde_json::to_string(&tree).expect("json")
