@@ -42,6 +42,13 @@ pub struct Resolved {
     pub path_and_query: String,
     /// The URL as kube's errors print it (`Post "<url>": ...`).
     pub url: String,
+    /// Host, port and server name as one key of the connection pool.
+    address: String,
+}
+
+/// The pool's key of a host, port and server name.
+fn address(host: &str, port: u16, server_name: &str) -> String {
+    format!("{host}\n{port}\n{server_name}")
 }
 
 /// The address of `clientConfig.url`.
@@ -65,6 +72,7 @@ pub fn resolve_url_with_timeout(url: &str, timeout: Duration) -> Result<Resolved
         .to_string();
     let port = uri.port_u16().unwrap_or(443);
     Ok(Resolved {
+        address: address(&host, port, &host),
         server_name: host.clone(),
         host,
         port,
@@ -158,6 +166,7 @@ pub fn resolve_service_with_timeout(
             let server_name = format!("{name}.{}.svc", service.namespace);
             let url = format!("https://{server_name}:{}{}", service.port, service.path);
             return Ok(Resolved {
+                address: address(ip, port, &server_name),
                 host: ip.to_string(),
                 port,
                 server_name,
@@ -243,13 +252,15 @@ enum Idle {
 /// `MaxIdleConnsPerHost` default is 2; webhooks called in parallel reuse more).
 const MAX_IDLE_HTTP1: usize = 32;
 
-/// Where a connection goes and what it trusts.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct PoolKey {
-    ca_bundle: Vec<u8>,
-    host: String,
-    port: u16,
-    server_name: String,
+/// The connections kept for one `caBundle`.
+type KeptFor = (Vec<u8>, Idle);
+
+/// Where a connection goes (`Resolved::address`) and what it trusts,
+/// borrowed: a call copies and hashes neither the `caBundle` nor the names.
+#[derive(Debug, Clone, Copy)]
+struct PoolKey<'a> {
+    address: &'a str,
+    ca_bundle: &'a [u8],
 }
 
 /// Webhook connections kept for reuse, and the TLS client config of each
@@ -257,7 +268,8 @@ struct PoolKey {
 #[derive(Default)]
 pub struct ClientPool {
     tls: Mutex<HashMap<Vec<u8>, Arc<rustls::ClientConfig>>>,
-    idle: Mutex<HashMap<PoolKey, Idle>>,
+    /// Per address, the connections of each `caBundle`.
+    idle: Mutex<HashMap<String, Vec<KeptFor>>>,
     /// A client certificate chain and its key (PEM) shown to every server
     /// (the audit webhook's kubeconfig user); none for the shared pool.
     client_identity: Option<(Vec<u8>, Vec<u8>)>,
@@ -384,9 +396,13 @@ impl ClientPool {
         Ok(config)
     }
 
-    fn take(&self, key: &PoolKey) -> Option<Taken> {
+    fn take(&self, key: PoolKey<'_>) -> Option<Taken> {
         let mut idle = self.idle.lock().ok()?;
-        match idle.get_mut(key)? {
+        let (_, kept) = idle
+            .get_mut(key.address)?
+            .iter_mut()
+            .find(|(ca_bundle, _)| ca_bundle.as_slice() == key.ca_bundle)?;
+        match kept {
             // A closed connection shows at `ready`, and is replaced then.
             Idle::Http2(sender) => Some(Taken::Http2(sender.clone())),
             Idle::Http1(senders) => {
@@ -400,24 +416,53 @@ impl ClientPool {
         }
     }
 
+    /// Keeps `kept` for `key`'s address and `caBundle`, in place of what
+    /// was kept there (`replace`), or only where nothing is.
+    fn keep(&self, key: PoolKey<'_>, kept: Idle, replace: bool) -> Option<Idle> {
+        let mut idle = self.idle.lock().ok()?;
+        let entries = idle.entry(key.address.to_string()).or_default();
+        match entries
+            .iter_mut()
+            .find(|(ca_bundle, _)| ca_bundle.as_slice() == key.ca_bundle)
+        {
+            Some((_, existing)) if replace => Some(std::mem::replace(existing, kept)),
+            Some(_) => Some(kept),
+            None => {
+                entries.push((key.ca_bundle.to_vec(), kept));
+                None
+            }
+        }
+    }
+
     fn give_back(
         &self,
-        key: PoolKey,
+        key: PoolKey<'_>,
         sender: hyper::client::conn::http1::SendRequest<RequestBody>,
     ) {
         let Ok(mut idle) = self.idle.lock() else {
             return;
         };
-        match idle.entry(key).or_insert_with(|| Idle::Http1(Vec::new())) {
-            Idle::Http1(senders) if senders.len() < MAX_IDLE_HTTP1 => senders.push(sender),
-            _ => {}
+        let found = idle.get_mut(key.address).and_then(|entries| {
+            entries
+                .iter_mut()
+                .find(|(ca_bundle, _)| ca_bundle.as_slice() == key.ca_bundle)
+        });
+        match found {
+            Some((_, Idle::Http1(senders))) if senders.len() < MAX_IDLE_HTTP1 => {
+                senders.push(sender);
+            }
+            Some(_) => {}
+            None => {
+                drop(idle);
+                self.keep(key, Idle::Http1(vec![sender]), false);
+            }
         }
     }
 
     /// A new connection; an HTTP/2 one goes into the pool at once.
     async fn connect(
         &self,
-        key: &PoolKey,
+        key: PoolKey<'_>,
         resolved: &Resolved,
         ca_bundle: &[u8],
     ) -> Result<Taken, String> {
@@ -455,9 +500,7 @@ impl ClientPool {
                     tracing::debug!(%error, "webhook HTTP/2 connection ended");
                 }
             });
-            if let Ok(mut idle) = self.idle.lock() {
-                idle.insert(key.clone(), Idle::Http2(sender.clone()));
-            }
+            self.keep(key, Idle::Http2(sender.clone()), true);
             return Ok(Taken::Http2(sender));
         }
         let io = hyper_util::rt::TokioIo::new(tls);
@@ -477,20 +520,18 @@ impl ClientPool {
         body: Bytes,
     ) -> Result<(u16, Bytes), String> {
         let key = PoolKey {
-            ca_bundle: ca_bundle.to_vec(),
-            host: resolved.host.clone(),
-            port: resolved.port,
-            server_name: resolved.server_name.clone(),
+            address: &resolved.address,
+            ca_bundle,
         };
-        if let Some(taken) = self.take(&key) {
-            match self.send(&key, taken, resolved, body.clone()).await {
+        if let Some(taken) = self.take(key) {
+            match self.send(key, taken, resolved, body.clone()).await {
                 Ok(answered) => return Ok(answered),
                 Err((true, _)) => {}
                 Err((false, error)) => return Err(error),
             }
         }
-        let taken = self.connect(&key, resolved, ca_bundle).await?;
-        self.send(&key, taken, resolved, body)
+        let taken = self.connect(key, resolved, ca_bundle).await?;
+        self.send(key, taken, resolved, body)
             .await
             .map_err(|(_, error)| error)
     }
@@ -499,7 +540,7 @@ impl ClientPool {
     /// connection that may just have been closed (worth a retry).
     async fn send(
         &self,
-        key: &PoolKey,
+        key: PoolKey<'_>,
         taken: Taken,
         resolved: &Resolved,
         body: Bytes,
@@ -540,7 +581,7 @@ impl ClientPool {
             .map_err(|error| (false, error.to_string()))?
             .to_bytes();
         if let Some(sender) = sender {
-            self.give_back(key.clone(), sender);
+            self.give_back(key, sender);
         }
         Ok((status, answer))
     }

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::match_conditions::{self, MatchCondition};
 use crate::crd::webhook::WebhookEndpoint;
+use crate::crd::webhook_client::{resolve_url_with_timeout, Resolved};
 use crate::label_selector::{LabelSelectorError, Selector};
 
 /// `failurePolicy` (default `Fail`).
@@ -71,6 +72,9 @@ pub struct Webhook {
     pub reinvoke_if_needed: bool,
     /// `matchConditions`, compiled.
     pub match_conditions: Vec<MatchCondition>,
+    /// A `clientConfig.url`'s address with this timeout, resolved once
+    /// (a `service` is resolved per call, through its Endpoints).
+    pub resolved_url: Option<Result<Resolved, String>>,
 }
 
 /// The strings of a JSON array (admission policies read their rules with it too).
@@ -102,6 +106,16 @@ pub fn compile(configuration: &Value, mutating: bool) -> Vec<Webhook> {
         .enumerate()
         .map(|(index, webhook)| {
             let (endpoint, ca_bundle) = client_config(webhook.get("clientConfig"));
+            let timeout = Duration::from_secs(
+                webhook
+                    .get("timeoutSeconds")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(10),
+            );
+            let resolved_url = match &endpoint {
+                Some(WebhookEndpoint::Url(url)) => Some(resolve_url_with_timeout(url, timeout)),
+                _ => None,
+            };
             let rules = webhook
                 .get("rules")
                 .and_then(Value::as_array)
@@ -137,16 +151,12 @@ pub fn compile(configuration: &Value, mutating: bool) -> Vec<Webhook> {
                 namespace_selector: selector(webhook, "namespaceSelector"),
                 object_selector: selector(webhook, "objectSelector"),
                 side_effects: text(Some(webhook), "sideEffects").to_string(),
-                timeout: Duration::from_secs(
-                    webhook
-                        .get("timeoutSeconds")
-                        .and_then(Value::as_u64)
-                        .unwrap_or(10),
-                ),
+                timeout,
                 reinvoke_if_needed: mutating
                     && webhook.get("reinvocationPolicy").and_then(Value::as_str)
                         == Some("IfNeeded"),
                 match_conditions: match_conditions::compile(webhook.get("matchConditions")),
+                resolved_url,
             }
         })
         .collect()

@@ -125,18 +125,25 @@ async fn call(
         }
     }
     .map_err(|error| CallError::Calling(format!("failed to call webhook: {error}")))?;
-    let resolved = {
-        let snapshot = store.snapshot();
-        webhook_client::resolve_with_timeout(
-            webhook.endpoint.as_ref(),
-            |key| snapshot.get(key).and_then(|entry| entry.object.value()),
-            webhook.timeout,
-        )
-    }
-    .map_err(|error| CallError::Calling(format!("failed to call webhook: {error}")))?;
+    let calling = |error: &str| CallError::Calling(format!("failed to call webhook: {error}"));
+    let through_service;
+    let resolved = match &webhook.resolved_url {
+        Some(Ok(resolved)) => resolved,
+        Some(Err(error)) => return Err(calling(error)),
+        None => {
+            let snapshot = store.snapshot();
+            through_service = webhook_client::resolve_with_timeout(
+                webhook.endpoint.as_ref(),
+                |key| snapshot.get(key).and_then(|entry| entry.object.value()),
+                webhook.timeout,
+            )
+            .map_err(|error| calling(&error))?;
+            &through_service
+        }
+    };
     let answer = ClientPool::shared()
         .post(
-            &resolved,
+            resolved,
             &webhook.ca_bundle,
             bytes::Bytes::from(request),
             webhook.timeout,
