@@ -161,14 +161,7 @@ pub fn label_selector(
     allow_invalid_values: bool,
     errors: &mut Vec<FieldError>,
 ) {
-    let mut found = Vec::new();
-    super::selector::validate(selector, path, &mut found);
-    let values_prefix = format!("{path}.matchExpressions[");
-    errors.extend(found.into_iter().filter(|error| {
-        !(allow_invalid_values
-            && error.field.starts_with(&values_prefix)
-            && error.field.contains("].values["))
-    }));
+    super::selector::validate_with(selector, path, allow_invalid_values, errors);
 }
 
 /// Whether a selector breaks the strict label value rules.
@@ -176,9 +169,7 @@ pub fn has_invalid_label_value(selector: Option<&Value>) -> bool {
     let Some(selector) = set(selector) else {
         return false;
     };
-    let mut errors = Vec::new();
-    super::selector::validate(selector, "", &mut errors);
-    !errors.is_empty()
+    super::selector::has_errors(selector)
 }
 
 pub fn one_of(

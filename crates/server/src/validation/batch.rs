@@ -9,13 +9,21 @@ use super::field::{self, child};
 use super::job_policies;
 use super::job_template_update;
 use super::networking;
-use super::pod::pod_template_spec;
+use super::pod::pod_template_spec_with;
+use super::pod_options::PodValidationOptions;
 use super::selector;
+use super::semantic_equal;
 use crate::status::FieldError;
 
 /// `validateJobSpec`: counts, completion mode, the template as a pod
-/// template whose restartPolicy is OnFailure or Never.
-fn job_spec_rules(spec: &Value, path: &str, errors: &mut Vec<FieldError>) {
+/// template whose restartPolicy is OnFailure or Never (`options` from the
+/// old template on update).
+fn job_spec_rules(
+    spec: &Value,
+    path: &str,
+    options: PodValidationOptions,
+    errors: &mut Vec<FieldError>,
+) {
     for name in [
         "parallelism",
         "completions",
@@ -56,7 +64,11 @@ fn job_spec_rules(spec: &Value, path: &str, errors: &mut Vec<FieldError>) {
     }
     job_policies::policies(spec, path, errors);
     let template_path = child(path, "template");
-    errors.extend(pod_template_spec(spec.get("template"), &template_path));
+    errors.extend(pod_template_spec_with(
+        spec.get("template"),
+        &template_path,
+        options,
+    ));
     let policy = spec
         .pointer("/template/spec/restartPolicy")
         .and_then(Value::as_str)
@@ -100,13 +112,19 @@ fn managed_by(spec: &Value, path: &str, errors: &mut Vec<FieldError>) {
     }
 }
 
-/// `ValidateJobSpec`: the rules above, a selector that matches the template.
-fn job_spec(spec: &Value, errors: &mut Vec<FieldError>) {
-    job_spec_rules(spec, "spec", errors);
+/// `ValidateJobSpec`: the rules above, a selector that matches the template
+/// (its values unchecked with `AllowInvalidLabelValueInSelector`).
+fn job_spec(spec: &Value, options: PodValidationOptions, errors: &mut Vec<FieldError>) {
+    job_spec_rules(spec, "spec", options, errors);
     match spec.get("selector").filter(|selector| !selector.is_null()) {
         None => errors.push(field::required("spec.selector", "")),
         Some(selector_value) => {
-            selector::validate(selector_value, "spec.selector", errors);
+            selector::validate_with(
+                selector_value,
+                "spec.selector",
+                options.allow_invalid_label_value_in_selector,
+                errors,
+            );
             let labels = spec.pointer("/template/metadata/labels");
             if selector::converts(selector_value)
                 && !selector::matches(selector_value, labels.and_then(Value::as_object))
@@ -192,7 +210,7 @@ pub fn job(object: &Value) -> Vec<FieldError> {
     let spec = object.get("spec").unwrap_or(&Value::Null);
     let mut errors = Vec::new();
     generated_selector(object, true, &mut errors);
-    job_spec(spec, &mut errors);
+    job_spec(spec, PodValidationOptions::default(), &mut errors);
     let indexed = field::str_at(spec, "completionMode") == "Indexed";
     let completions = field::int_at(spec, "completions").filter(|&count| indexed && count > 0);
     if let Some(completions) = completions {
@@ -211,11 +229,12 @@ pub fn job(object: &Value) -> Vec<FieldError> {
 
 /// `ValidateJobSpecUpdate`'s `ValidateImmutableField`s after the template's,
 /// in kube's order.
-const IMMUTABLE_JOB_FIELDS: [&str; 4] = [
+const IMMUTABLE_JOB_FIELDS: [&str; 5] = [
     "completionMode",
     "podFailurePolicy",
     "backoffLimitPerIndex",
     "managedBy",
+    "successPolicy",
 ];
 
 /// `ValidateJobUpdate`: the new job's rules, an immutable selector and
@@ -226,7 +245,9 @@ pub fn job_update(new: &Value, old: &Value) -> Vec<FieldError> {
     let old_spec = old.get("spec").unwrap_or(&null);
     let mut errors = Vec::new();
     generated_selector(new, has_prefixed_labels(old), &mut errors);
-    job_spec(spec, &mut errors);
+    // `validationOptionsForJob`: `GetValidationOptionsFromPodTemplate` of the old template.
+    let options = PodValidationOptions::from_old_template(old_spec.get("template"));
+    job_spec(spec, options, &mut errors);
     let completions = spec.get("completions");
     if completions != old_spec.get("completions") {
         let indexed = field::str_at(spec, "completionMode") == "Indexed";
@@ -246,7 +267,7 @@ pub fn job_update(new: &Value, old: &Value) -> Vec<FieldError> {
             ));
         }
     }
-    if spec.get("selector") != old_spec.get("selector") {
+    if !semantic_equal::fields_equal(spec.get("selector"), old_spec.get("selector"), "selector") {
         errors.push(field::invalid_rendered(
             "spec.selector",
             &selector::go_label_selector(spec.get("selector").unwrap_or(&null)),
@@ -261,7 +282,8 @@ pub fn job_update(new: &Value, old: &Value) -> Vec<FieldError> {
     } else {
         old_template.clone()
     };
-    if *template != comparable_old_template {
+    // `ValidateImmutableField` compares with `Semantic.DeepEqual`.
+    if !semantic_equal::pod_templates_equal(template, &comparable_old_template) {
         // kube prints the whole core.PodTemplateSpec with %#v.
         errors.push(field::invalid_rendered(
             "spec.template",
@@ -270,10 +292,18 @@ pub fn job_update(new: &Value, old: &Value) -> Vec<FieldError> {
         ));
     }
     for name in IMMUTABLE_JOB_FIELDS {
-        if spec.get(name) != old_spec.get(name) {
+        if !semantic_equal::fields_equal(spec.get(name), old_spec.get(name), name) {
+            // kube prints the dereferenced pointer: a string quoted, a
+            // number, a struct with `%#v` (abbreviated here).
             let rendered = match spec.get(name) {
                 Some(Value::String(text)) => crate::go::strconv::quote(text),
                 Some(Value::Number(number)) => number.to_string(),
+                Some(Value::Object(_)) if name == "podFailurePolicy" => {
+                    "batch.PodFailurePolicy{...}".to_string()
+                }
+                Some(Value::Object(_)) if name == "successPolicy" => {
+                    "batch.SuccessPolicy{...}".to_string()
+                }
                 _ => "null".to_string(),
             };
             errors.push(field::invalid_rendered(
@@ -327,7 +357,11 @@ pub fn cron_job(object: &Value, old: Option<&Value>) -> Vec<FieldError> {
         &mut errors,
     );
     let job_spec = spec.pointer("/jobTemplate/spec").unwrap_or(&Value::Null);
-    job_spec_rules(job_spec, "spec.jobTemplate.spec", &mut errors);
+    // The cronjob strategy's `GetValidationOptionsFromPodTemplate` of the old job template's pod template.
+    let options = PodValidationOptions::from_old_template(
+        old_spec.and_then(|old| old.pointer("/jobTemplate/spec/template")),
+    );
+    job_spec_rules(job_spec, "spec.jobTemplate.spec", options, &mut errors);
     if let Some(selector_value) = job_spec.get("selector").filter(|v| !v.is_null()) {
         errors.push(field::invalid_rendered(
             "spec.jobTemplate.spec.selector",

@@ -85,17 +85,16 @@ fn options(new: &Value, old: &Value) -> Options {
     let completed_indexes = field::str_at(status(new), "completedIndexes")
         != field::str_at(status(old), "completedIndexes");
     let failed_indexes = changed(new, old, "failedIndexes");
-    let active = changed(new, old, "active");
+    // `active` is a plain int32: 0 and absent are the same.
+    let active = field::int_at(status(new), "active").unwrap_or(0)
+        != field::int_at(status(old), "active").unwrap_or(0);
     let start_time = changed(new, old, "startTime");
     let completion_time = changed(new, old, "completionTime");
-    let uncounted = super::pod_update::normalized(
-        status(new)
-            .get("uncountedTerminatedPods")
-            .unwrap_or(&Value::Null),
-    ) != super::pod_update::normalized(
-        status(old)
-            .get("uncountedTerminatedPods")
-            .unwrap_or(&Value::Null),
+    // `Semantic.DeepEqual` of a pointer: `{}` is not nil, empty lists are.
+    let uncounted = !super::semantic_equal::fields_equal(
+        status(new).get("uncountedTerminatedPods"),
+        status(old).get("uncountedTerminatedPods"),
+        "uncountedTerminatedPods",
     );
     let completions = spec(new).get("completions");
     Options {

@@ -29,7 +29,8 @@
 //! - [`node`] — Node (and its `/status`); [`node_annotations`] — its taints and
 //!   preferAvoidPods annotations; [`node_selector`] — core's `ValidateNodeSelector`;
 //! - [`pod`], [`container`], [`pod_volumes`], [`pod_update`] — Pod, PodTemplate and
-//!   every pod template inside a workload;
+//!   every pod template inside a workload; [`pod_options`] — the label-value
+//!   relaxations an update takes from the old pod or template;
 //! - [`pod_ephemeral`], [`pod_resize`], [`pod_status`] — `pods/ephemeralcontainers`,
 //!   `pods/resize`, `pods/status`;
 //!   [`pod_qos`] — a pod's QoS class;
@@ -40,7 +41,8 @@
 //!   [`resource_claim_status`] — a ResourceClaim's `/status`; [`resource_cel`] — CEL selectors;
 //!   [`resource_admin`] — admin access and the namespace label it needs;
 //! - [`scheduling`] — PriorityClass, RuntimeClass;
-//! - [`selector`] — label selectors in specs;
+//! - [`selector`] — label selectors in specs; [`semantic_equal`] — `Semantic.DeepEqual`
+//!   of pod templates and other immutable fields;
 //! - [`service`] — Service; [`service_ips`] — its cluster IP fields; [`service_status`] — its `/status` (load balancer ingress);
 //!   [`service_cidr`] — IPAddress, ServiceCIDR;
 //! - [`claim_status`] — PersistentVolumeClaim `/status`;
@@ -96,6 +98,7 @@ pub mod node_selector;
 pub mod pod;
 pub mod pod_annotations;
 pub mod pod_ephemeral;
+pub mod pod_options;
 pub mod pod_os;
 pub mod pod_qos;
 pub mod pod_resize;
@@ -119,6 +122,7 @@ pub mod resource_claim_status;
 pub mod resource_device;
 pub mod scheduling;
 pub mod selector;
+pub mod semantic_equal;
 pub mod service;
 pub mod service_cidr;
 pub mod service_ips;
@@ -261,15 +265,23 @@ pub fn validate(
         }
         ("", "Pod", None) => pod::pod(object),
         ("", "Pod", Some(old)) => pod_update::pod_update(object, old),
-        ("", "PodTemplate", _) => pod::pod_template(object),
-        ("", "ReplicationController", _) => workloads::replication_controller(object),
-        ("apps", "Deployment", old) => {
-            with_immutable_selector(workloads::deployment(object), object, old)
+        ("", "PodTemplate", old) => pod::pod_template(object, old),
+        ("", "ReplicationController", old) => {
+            workloads::replication_controller(object, old_template_options(old))
         }
-        ("apps", "ReplicaSet", old) => {
-            with_immutable_selector(workloads::replica_set(object), object, old)
+        ("apps", "Deployment", old) => with_immutable_selector(
+            workloads::deployment(object, old_template_options(old)),
+            object,
+            old,
+        ),
+        ("apps", "ReplicaSet", old) => with_immutable_selector(
+            workloads::replica_set(object, old_template_options(old)),
+            object,
+            old,
+        ),
+        ("apps", "DaemonSet", None) => {
+            workloads::daemon_set(object, pod_options::PodValidationOptions::default())
         }
-        ("apps", "DaemonSet", None) => workloads::daemon_set(object),
         ("apps", "DaemonSet", Some(old)) => {
             with_immutable_selector(workloads::daemon_set_update(object, old), object, Some(old))
         }
@@ -332,7 +344,7 @@ fn non_core(resource: &ResourceDef, object: &Value, old: Option<&Value>) -> Vec<
         ("storage.k8s.io", "VolumeAttributesClass", Some(old)) => {
             storage_capacity::volume_attributes_class_update(object, old)
         }
-        ("policy", "PodDisruptionBudget", _) => policy::pod_disruption_budget(object),
+        ("policy", "PodDisruptionBudget", old) => policy::pod_disruption_budget(object, old),
         ("scheduling.k8s.io", "PriorityClass", None) => scheduling::priority_class(object),
         ("scheduling.k8s.io", "PriorityClass", Some(old)) => {
             scheduling::priority_class_update(object, old)
@@ -380,6 +392,17 @@ fn non_core(resource: &ResourceDef, object: &Value, old: Option<&Value>) -> Vec<
     }
 }
 
+/// `GetValidationOptionsFromPodTemplate` of a workload's `spec.template`
+/// on update (the default options on create).
+fn old_template_options(old: Option<&Value>) -> pod_options::PodValidationOptions {
+    match old {
+        None => pod_options::PodValidationOptions::default(),
+        Some(old) => {
+            pod_options::PodValidationOptions::from_old_template(old.pointer("/spec/template"))
+        }
+    }
+}
+
 /// apps/v1 strategies add the immutable selector after the kind's own update rules.
 fn with_immutable_selector(
     mut errors: Vec<FieldError>,
@@ -391,3 +414,7 @@ fn with_immutable_selector(
     }
     errors
 }
+
+#[cfg(test)]
+#[path = "relaxation_tests.rs"]
+mod relaxation_tests;

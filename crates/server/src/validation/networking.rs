@@ -489,12 +489,17 @@ fn ingress_class_parameters(parameters: &Value, path: &str, errors: &mut Vec<Fie
 
 /// `ValidateNetworkPolicy`.
 pub fn network_policy(object: &Value) -> Vec<FieldError> {
-    network_policy_spec(spec_of(object), &[])
+    network_policy_spec(spec_of(object), &[], false)
 }
 
-/// `ValidateNetworkPolicyUpdate`: the CIDRs the old policy held stay allowed as they are.
+/// `ValidateNetworkPolicyUpdate`: the CIDRs the old policy held stay allowed
+/// as they are; `ValidationOptionsForNetworking`'s `AllowInvalidLabelValueInSelector`
+/// when the old `podSelector` fails strict validation (its peers' selectors
+/// do not count) lets every selector of the new policy skip its values.
 pub fn network_policy_update(object: &Value, old: &Value) -> Vec<FieldError> {
     let old_spec = spec_of(old);
+    let allow_invalid_values =
+        super::selector::has_errors(old_spec.get("podSelector").unwrap_or(&Value::Null));
     let mut existing: Vec<&str> = Vec::new();
     for (rules, peers) in [("ingress", "from"), ("egress", "to")] {
         for rule in field::items_at(old_spec, rules) {
@@ -510,15 +515,20 @@ pub fn network_policy_update(object: &Value, old: &Value) -> Vec<FieldError> {
             }
         }
     }
-    network_policy_spec(spec_of(object), &existing)
+    network_policy_spec(spec_of(object), &existing, allow_invalid_values)
 }
 
 /// `ValidateNetworkPolicySpec`.
-fn network_policy_spec(spec: &Value, existing_cidrs: &[&str]) -> Vec<FieldError> {
+fn network_policy_spec(
+    spec: &Value,
+    existing_cidrs: &[&str],
+    allow_invalid_values: bool,
+) -> Vec<FieldError> {
     let mut errors = Vec::new();
-    super::selector::validate(
+    super::selector::validate_with(
         spec.get("podSelector").unwrap_or(&Value::Null),
         "spec.podSelector",
+        allow_invalid_values,
         &mut errors,
     );
     for (rules, peers) in [("ingress", "from"), ("egress", "to")] {
@@ -536,6 +546,7 @@ fn network_policy_spec(spec: &Value, existing_cidrs: &[&str]) -> Vec<FieldError>
                     peer,
                     &index(&child(&rule_path, peers), peer_position),
                     existing_cidrs,
+                    allow_invalid_values,
                     &mut errors,
                 );
             }
@@ -628,13 +639,19 @@ fn network_policy_peer(
     peer: &Value,
     path: &str,
     existing_cidrs: &[&str],
+    allow_invalid_values: bool,
     errors: &mut Vec<FieldError>,
 ) {
     let mut peers = 0;
     for selector in ["podSelector", "namespaceSelector"] {
         if let Some(value) = peer.get(selector).filter(|value| !value.is_null()) {
             peers += 1;
-            super::selector::validate(value, &child(path, selector), errors);
+            super::selector::validate_with(
+                value,
+                &child(path, selector),
+                allow_invalid_values,
+                errors,
+            );
         }
     }
     let block = peer.get("ipBlock").filter(|value| !value.is_null());

@@ -13,6 +13,7 @@ use serde_json::Value;
 use super::container;
 use super::container_handler;
 use super::field::{self, child, index};
+use super::pod_options::PodValidationOptions;
 use super::{
     pod_annotations, pod_os, pod_resource_claims, pod_scheduling, pod_security_context, pod_volumes,
 };
@@ -21,7 +22,7 @@ use crate::status::FieldError;
 /// `ValidatePodCreate` (the ObjectMeta part is checked by the write path).
 pub fn pod(object: &Value) -> Vec<FieldError> {
     let spec = object.get("spec").unwrap_or(&Value::Null);
-    let mut errors = pod_metadata_and_spec(object);
+    let mut errors = pod_metadata_and_spec(object, PodValidationOptions::default());
     if !field::items_at(spec, "ephemeralContainers").is_empty() {
         errors.push(field::forbidden(
             "spec.ephemeralContainers",
@@ -43,7 +44,7 @@ pub fn pod(object: &Value) -> Vec<FieldError> {
 /// `validatePodMetadataAndSpec` (shared by create and update; the
 /// ObjectMeta part is checked by the write path): the pod's annotations,
 /// then its spec.
-pub fn pod_metadata_and_spec(object: &Value) -> Vec<FieldError> {
+pub fn pod_metadata_and_spec(object: &Value, options: PodValidationOptions) -> Vec<FieldError> {
     let spec = object.get("spec").unwrap_or(&Value::Null);
     let mut errors = Vec::new();
     pod_annotations::pod_specific(object, spec, "metadata.annotations", &mut errors);
@@ -51,7 +52,7 @@ pub fn pod_metadata_and_spec(object: &Value) -> Vec<FieldError> {
         .pointer("/metadata/name")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    errors.extend(pod_spec_named(spec, "spec", true, name));
+    errors.extend(pod_spec_named(spec, "spec", true, name, options));
     if field::str_at(spec, "serviceAccountName").is_empty() {
         for (volume_position, volume) in field::items_at(spec, "volumes").iter().enumerate() {
             let Some(projected) = volume.get("projected").filter(|p| !p.is_null()) else {
@@ -99,15 +100,30 @@ fn scheduling_gates(gates: &[Value], path: &str, errors: &mut Vec<FieldError>) {
     }
 }
 
-/// `ValidatePodTemplate`: the template of a PodTemplate object.
-pub fn pod_template(object: &Value) -> Vec<FieldError> {
-    pod_template_spec(object.get("template"), "template")
+/// `ValidatePodTemplate` (`ValidatePodTemplateUpdate` when `old` is the
+/// stored object, whose template gives the options): the template of a
+/// PodTemplate object.
+pub fn pod_template(object: &Value, old: Option<&Value>) -> Vec<FieldError> {
+    let options = match old {
+        None => PodValidationOptions::default(),
+        Some(old) => PodValidationOptions::from_old_template(old.get("template")),
+    };
+    pod_template_spec_with(object.get("template"), "template", options)
 }
 
 /// `ValidatePodTemplateSpec`: template metadata's labels and annotations,
 /// the pod spec, and no ephemeral containers. A missing template is the
 /// zero template, whose spec has no containers.
 pub fn pod_template_spec(template: Option<&Value>, path: &str) -> Vec<FieldError> {
+    pod_template_spec_with(template, path, PodValidationOptions::default())
+}
+
+/// `ValidatePodTemplateSpec` with the options an update took from the old template.
+pub fn pod_template_spec_with(
+    template: Option<&Value>,
+    path: &str,
+    options: PodValidationOptions,
+) -> Vec<FieldError> {
     let template = template.unwrap_or(&Value::Null);
     let mut errors = Vec::new();
     let metadata = template.get("metadata").unwrap_or(&Value::Null);
@@ -135,6 +151,7 @@ pub fn pod_template_spec(template: Option<&Value>, path: &str) -> Vec<FieldError
         &spec_path,
         false,
         field::str_at(metadata, "name"),
+        options,
     ));
     if !field::items_at(spec, "ephemeralContainers").is_empty() {
         errors.push(field::forbidden(
@@ -151,8 +168,13 @@ const MAX_INT32: i64 = 2_147_483_647;
 
 /// `ValidatePodSpec`'s main rules. `resource_is_pod` is kube's
 /// `PodValidationOptions.ResourceIsPod`: a Pod's own spec, not a template's.
-pub fn pod_spec(spec: &Value, path: &str, resource_is_pod: bool) -> Vec<FieldError> {
-    pod_spec_named(spec, path, resource_is_pod, "")
+pub fn pod_spec(
+    spec: &Value,
+    path: &str,
+    resource_is_pod: bool,
+    options: PodValidationOptions,
+) -> Vec<FieldError> {
+    pod_spec_named(spec, path, resource_is_pod, "", options)
 }
 
 /// `ValidatePodSpec` with the name of the pod (or template) metadata, which
@@ -162,6 +184,7 @@ pub fn pod_spec_named(
     path: &str,
     resource_is_pod: bool,
     pod_name: &str,
+    options: PodValidationOptions,
 ) -> Vec<FieldError> {
     let mut errors = Vec::new();
     if !field::is_set(spec, "terminationGracePeriodSeconds") {
@@ -202,7 +225,7 @@ pub fn pod_spec_named(
         &mut errors,
     );
     pod_security_context::pod_spec_security_context(spec, path, &mut errors);
-    pod_scheduling::affinity(spec, path, &mut errors);
+    pod_scheduling::affinity(spec, path, options, &mut errors);
     dns_config(spec, path, &mut errors);
     pod_scheduling::readiness_gates(spec, path, &mut errors);
     scheduling_gates(
@@ -210,7 +233,7 @@ pub fn pod_spec_named(
         &child(path, "schedulingGates"),
         &mut errors,
     );
-    pod_scheduling::topology_spread_constraints(spec, path, &mut errors);
+    pod_scheduling::topology_spread_constraints(spec, path, options, &mut errors);
     pod_security_context::windows_host_process(spec, path, &mut errors);
     pod_security_context::host_users_rules(spec, path, &mut errors);
     for (name, check) in [

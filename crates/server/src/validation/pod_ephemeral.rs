@@ -13,6 +13,7 @@ use serde_json::Value;
 use super::container;
 use super::field::{self, child, index};
 use super::pod::pod_spec;
+use super::pod_options::PodValidationOptions;
 use super::pod_volumes;
 use crate::status::FieldError;
 
@@ -34,7 +35,7 @@ const DISALLOWED: &str = "cannot be set for an Ephemeral Container";
 /// `ValidatePodEphemeralContainersUpdate` (metadata is the write path's).
 pub fn ephemeral_containers_update(new: &Value, old: &Value) -> Vec<FieldError> {
     let spec = new.get("spec").unwrap_or(&Value::Null);
-    let mut errors = pod_spec(spec, "spec", true);
+    let mut errors = pod_spec(spec, "spec", true, PodValidationOptions::from_old_pod(old));
     ephemeral_containers(spec, &mut errors);
     let mirror = old
         .pointer("/metadata/annotations/kubernetes.io~1config.mirror")

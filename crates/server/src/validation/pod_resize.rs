@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 
 use super::field::{self, child, index};
 use super::pod::pod_spec;
+use super::pod_options::PodValidationOptions;
 use super::pod_qos;
 use super::pod_update::normalized;
 use crate::status::FieldError;
@@ -21,7 +22,12 @@ pub fn pod_resize(new: &Value, old: &Value) -> Vec<FieldError> {
     let null = Value::Null;
     let new_spec = new.get("spec").unwrap_or(&null);
     let old_spec = old.get("spec").unwrap_or(&null);
-    let mut errors = pod_spec(new_spec, "spec", true);
+    let mut errors = pod_spec(
+        new_spec,
+        "spec",
+        true,
+        PodValidationOptions::from_old_pod(old),
+    );
     let has_pod_level_resources = |spec: &Value| {
         ["requests", "limits"].iter().any(|list| {
             spec.pointer(&format!("/resources/{list}"))

@@ -9,7 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use super::field::{self, child, index};
-use super::node_selector::{node_selector, node_selector_term};
+use super::node_selector::{node_selector_term, node_selector_with};
+use super::pod_options::PodValidationOptions;
 use crate::status::FieldError;
 
 const WEIGHT_RANGE: &str = "must be in the range 1-100";
@@ -40,28 +41,54 @@ fn weight(term: &Value, path: &str, errors: &mut Vec<FieldError>) {
 }
 
 /// `validateAffinity`: node affinity, then pod affinity, then anti-affinity.
-pub fn affinity(spec: &Value, path: &str, errors: &mut Vec<FieldError>) {
+pub fn affinity(
+    spec: &Value,
+    path: &str,
+    options: PodValidationOptions,
+    errors: &mut Vec<FieldError>,
+) {
     let Some(affinity) = object_at(spec, "affinity") else {
         return;
     };
     let path = child(path, "affinity");
     if let Some(node) = object_at(affinity, "nodeAffinity") {
-        node_affinity(node, &child(&path, "nodeAffinity"), errors);
+        node_affinity(
+            node,
+            &child(&path, "nodeAffinity"),
+            options.allow_invalid_label_value_in_required_node_affinity,
+            errors,
+        );
     }
     for kind in ["podAffinity", "podAntiAffinity"] {
         if let Some(pod) = object_at(affinity, kind) {
-            pod_affinity(pod, &child(&path, kind), errors);
+            pod_affinity(
+                pod,
+                &child(&path, kind),
+                options.allow_invalid_label_value_in_selector,
+                errors,
+            );
         }
     }
 }
 
-/// `validateNodeAffinity`: the required selector (label values checked),
-/// then the preferred terms (`ValidatePreferredSchedulingTerms`: weight,
-/// then the term with label values unchecked).
-fn node_affinity(node: &Value, path: &str, errors: &mut Vec<FieldError>) {
+/// `validateNodeAffinity`: the required selector (label values checked
+/// unless `AllowInvalidLabelValueInRequiredNodeAffinity`), then the preferred
+/// terms (`ValidatePreferredSchedulingTerms`: weight, then the term with
+/// label values unchecked).
+fn node_affinity(
+    node: &Value,
+    path: &str,
+    allow_invalid_required_values: bool,
+    errors: &mut Vec<FieldError>,
+) {
     let required = "requiredDuringSchedulingIgnoredDuringExecution";
     if let Some(selector) = object_at(node, required) {
-        node_selector(selector, &child(path, required), errors);
+        node_selector_with(
+            selector,
+            &child(path, required),
+            allow_invalid_required_values,
+            errors,
+        );
     }
     let preferred = "preferredDuringSchedulingIgnoredDuringExecution";
     let preferred_path = child(path, preferred);
@@ -74,12 +101,18 @@ fn node_affinity(node: &Value, path: &str, errors: &mut Vec<FieldError>) {
 }
 
 /// `validatePodAffinity` / `validatePodAntiAffinity`: required terms, then
-/// weighted terms (`validateWeightedPodAffinityTerms`).
-fn pod_affinity(pod: &Value, path: &str, errors: &mut Vec<FieldError>) {
+/// weighted terms (`validateWeightedPodAffinityTerms`); selector values
+/// unchecked with `AllowInvalidLabelValueInSelector`.
+fn pod_affinity(pod: &Value, path: &str, allow_invalid_values: bool, errors: &mut Vec<FieldError>) {
     let required = "requiredDuringSchedulingIgnoredDuringExecution";
     let required_path = child(path, required);
     for (position, term) in field::items_at(pod, required).iter().enumerate() {
-        pod_affinity_term(term, &index(&required_path, position), errors);
+        pod_affinity_term(
+            term,
+            &index(&required_path, position),
+            allow_invalid_values,
+            errors,
+        );
     }
     let preferred = "preferredDuringSchedulingIgnoredDuringExecution";
     let preferred_path = child(path, preferred);
@@ -87,16 +120,32 @@ fn pod_affinity(pod: &Value, path: &str, errors: &mut Vec<FieldError>) {
         let weighted_path = index(&preferred_path, position);
         weight(weighted, &weighted_path, errors);
         let term = weighted.get("podAffinityTerm").unwrap_or(&Value::Null);
-        pod_affinity_term(term, &child(&weighted_path, "podAffinityTerm"), errors);
+        pod_affinity_term(
+            term,
+            &child(&weighted_path, "podAffinityTerm"),
+            allow_invalid_values,
+            errors,
+        );
     }
 }
 
 /// `validatePodAffinityTerm`: both selectors, namespaces (kube names the
 /// path `namespace`), label keys, topology key.
-fn pod_affinity_term(term: &Value, path: &str, errors: &mut Vec<FieldError>) {
+fn pod_affinity_term(
+    term: &Value,
+    path: &str,
+    allow_invalid_values: bool,
+    errors: &mut Vec<FieldError>,
+) {
+    // `ValidatePodAffinityTermSelector`.
     for selector in ["labelSelector", "namespaceSelector"] {
         if let Some(value) = object_at(term, selector) {
-            super::selector::validate(value, &child(path, selector), errors);
+            super::selector::validate_with(
+                value,
+                &child(path, selector),
+                allow_invalid_values,
+                errors,
+            );
         }
     }
     for name in strings_at(term, "namespaces") {
@@ -192,7 +241,14 @@ const NODE_INCLUSION_POLICIES: [&str; 2] = ["Honor", "Ignore"];
 /// `validateTopologySpreadConstraints`, with MatchLabelKeysInPodTopologySpread
 /// and its SelectorMerge gate on (1.34's defaults): `matchLabelKeys` are
 /// checked as pod affinity's are, after the pod strategy merged them.
-pub fn topology_spread_constraints(spec: &Value, path: &str, errors: &mut Vec<FieldError>) {
+/// The selector's values are unchecked with
+/// `AllowInvalidTopologySpreadConstraintLabelSelector`.
+pub fn topology_spread_constraints(
+    spec: &Value,
+    path: &str,
+    options: PodValidationOptions,
+    errors: &mut Vec<FieldError>,
+) {
     let list_path = child(path, "topologySpreadConstraints");
     let constraints = field::items_at(spec, "topologySpreadConstraints");
     for (position, constraint) in constraints.iter().enumerate() {
@@ -270,7 +326,12 @@ pub fn topology_spread_constraints(spec: &Value, path: &str, errors: &mut Vec<Fi
             errors,
         );
         if let Some(selector) = selector {
-            super::selector::validate(selector, &child(&item_path, "labelSelector"), errors);
+            super::selector::validate_with(
+                selector,
+                &child(&item_path, "labelSelector"),
+                options.allow_invalid_topology_spread_constraint_label_selector,
+                errors,
+            );
         }
     }
 }

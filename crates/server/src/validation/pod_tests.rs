@@ -224,7 +224,7 @@ fn an_undefaulted_volume_without_source_needs_a_type() {
 #[test]
 fn pod_templates_validate_their_template() {
     let template = json!({"template": {"metadata": {"labels": {"a": "b"}}, "spec": {}}});
-    let errors: Vec<String> = pod_template(&template)
+    let errors: Vec<String> = pod_template(&template, None)
         .iter()
         .map(ToString::to_string)
         .collect();

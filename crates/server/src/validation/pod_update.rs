@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use super::field::{self, child, index};
 use super::pod::{pod_metadata_and_spec, tolerations};
+use super::pod_options::PodValidationOptions;
 use crate::status::FieldError;
 
 const MAX_INT32: i64 = 2_147_483_647;
@@ -17,7 +18,8 @@ pub const IMMUTABLE_SPEC: &str = "pod updates may not change fields other than `
 
 /// `ValidatePodUpdate`: the new pod's own rules, then what may change.
 pub fn pod_update(new: &Value, old: &Value) -> Vec<FieldError> {
-    let mut errors = pod_metadata_and_spec(new);
+    // `GetValidationOptionsFromPodSpecAndMeta` with the old pod.
+    let mut errors = pod_metadata_and_spec(new, PodValidationOptions::from_old_pod(old));
     super::pod_annotations::updates(new, old, "metadata.annotations", &mut errors);
     // `AllowInvalidPodDeletionCost` when the old pod's value was invalid.
     if !super::pod_annotations::deletion_cost_is_valid(old) {

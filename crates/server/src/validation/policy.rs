@@ -27,8 +27,15 @@ fn go_int_or_string_pointer(value: Option<&Value>) -> String {
     })
 }
 
-/// `ValidatePodDisruptionBudget` (`ValidatePodDisruptionBudgetSpec`).
-pub fn pod_disruption_budget(object: &Value) -> Vec<FieldError> {
+/// `ValidatePodDisruptionBudget` (`ValidatePodDisruptionBudgetSpec`), with
+/// the strategy's `PodDisruptionBudgetValidationOptions`: on update (`old`),
+/// `AllowInvalidLabelValueInSelector` when the old selector already fails
+/// strict validation (`hasInvalidLabelValueInLabelSelector`).
+pub fn pod_disruption_budget(object: &Value, old: Option<&Value>) -> Vec<FieldError> {
+    let allow_invalid_values = old
+        .and_then(|old| old.get("spec"))
+        .and_then(|spec| set(spec, "selector"))
+        .is_some_and(super::selector::has_errors);
     let spec = object.get("spec").unwrap_or(&Value::Null);
     let mut errors = Vec::new();
     let min_available = set(spec, "minAvailable");
@@ -72,7 +79,12 @@ pub fn pod_disruption_budget(object: &Value) -> Vec<FieldError> {
         }
     }
     if let Some(selector) = set(spec, "selector") {
-        super::selector::validate(selector, "spec.selector", &mut errors);
+        super::selector::validate_with(
+            selector,
+            "spec.selector",
+            allow_invalid_values,
+            &mut errors,
+        );
     }
     if let Some(policy) = set(spec, "unhealthyPodEvictionPolicy").and_then(Value::as_str) {
         if !matches!(policy, "AlwaysAllow" | "IfHealthyBudget") {

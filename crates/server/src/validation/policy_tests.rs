@@ -26,7 +26,7 @@ fn valid_budgets_pass() {
         json!({}),
     ] {
         assert_eq!(
-            texts(&pod_disruption_budget(&budget(spec.clone()))),
+            texts(&pod_disruption_budget(&budget(spec.clone()), None)),
             Vec::<String>::new(),
             "{spec}"
         );
@@ -63,7 +63,7 @@ fn invalid_budgets_report_kube_paths_and_messages() {
     ];
     for (spec, expected) in cases {
         assert_eq!(
-            texts(&pod_disruption_budget(&budget(spec.clone()))),
+            texts(&pod_disruption_budget(&budget(spec.clone()), None)),
             expected,
             "{spec}"
         );

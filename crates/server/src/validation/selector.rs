@@ -11,6 +11,19 @@ use crate::status::FieldError;
 
 /// `ValidateLabelSelector` (strict label values).
 pub fn validate(selector: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    validate_with(selector, path, false, errors);
+}
+
+/// `ValidateLabelSelector` with `LabelSelectorValidationOptions`: with
+/// `allow_invalid_values` (`AllowInvalidLabelValueInSelector`, which update
+/// strategies set when the old object already held such a value) the values
+/// of `matchExpressions` are not checked; `matchLabels` always are.
+pub fn validate_with(
+    selector: &Value,
+    path: &str,
+    allow_invalid_values: bool,
+    errors: &mut Vec<FieldError>,
+) {
     field::labels(
         &child(path, "matchLabels"),
         field::map_at(selector, "matchLabels"),
@@ -51,6 +64,9 @@ pub fn validate(selector: &Value, path: &str, errors: &mut Vec<FieldError>) {
             field::str_at(requirement, "key"),
             errors,
         );
+        if allow_invalid_values {
+            continue;
+        }
         for (value_position, value) in values.iter().enumerate() {
             let text = value.as_str().unwrap_or_default();
             for message in crate::selector::is_valid_label_value(text) {
@@ -62,6 +78,14 @@ pub fn validate(selector: &Value, path: &str, errors: &mut Vec<FieldError>) {
             }
         }
     }
+}
+
+/// Whether strict `ValidateLabelSelector` finds anything wrong with the
+/// selector (the strategies' `hasInvalidLabelValueIn...` checks).
+pub fn has_errors(selector: &Value) -> bool {
+    let mut errors = Vec::new();
+    validate(selector, "", &mut errors);
+    !errors.is_empty()
 }
 
 /// Whether the selector has no requirement (`{}`: it selects everything).

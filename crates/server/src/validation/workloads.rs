@@ -13,7 +13,8 @@ use super::field::{self, child};
 use super::int_or_percent::{
     go_int_or_string, int_or_percent_value, not_more_than_100_percent, positive_int_or_percent,
 };
-use super::pod::pod_template_spec;
+use super::pod::pod_template_spec_with;
+use super::pod_options::PodValidationOptions;
 use super::selector;
 use crate::status::FieldError;
 
@@ -64,6 +65,7 @@ fn template_for_replicas(
     template: &Value,
     selector_value: Option<&Value>,
     kind: &str,
+    options: PodValidationOptions,
     errors: &mut Vec<FieldError>,
 ) {
     let path = "spec.template";
@@ -84,7 +86,7 @@ fn template_for_replicas(
             SELECTOR_MISMATCH,
         ));
     }
-    errors.extend(pod_template_spec(Some(template), path));
+    errors.extend(pod_template_spec_with(Some(template), path, options));
     always_restarts(template, kind, errors);
 }
 
@@ -193,7 +195,9 @@ fn claim_retention_policy(spec: &Value, errors: &mut Vec<FieldError>) {
 }
 
 /// `ValidateDeploymentSpec`.
-pub fn deployment(object: &Value) -> Vec<FieldError> {
+/// `options` come from the old template on update (`GetValidationOptionsFromPodTemplate`);
+/// the selector itself is always checked strictly, as kube does.
+pub fn deployment(object: &Value, options: PodValidationOptions) -> Vec<FieldError> {
     let spec = spec_of(object);
     let mut errors = Vec::new();
     field::nonnegative(spec, "replicas", "spec", &mut errors);
@@ -203,6 +207,7 @@ pub fn deployment(object: &Value) -> Vec<FieldError> {
             spec.get("template").unwrap_or(&Value::Null),
             selector_value,
             "ReplicaSet",
+            options,
             &mut errors,
         ),
         Err(()) => errors.push(invalid_selector(spec, "invalid label selector")),
@@ -252,7 +257,7 @@ fn invalid_selector(spec: &Value, detail: &str) -> FieldError {
 }
 
 /// `ValidateReplicaSetSpec`.
-pub fn replica_set(object: &Value) -> Vec<FieldError> {
+pub fn replica_set(object: &Value, options: PodValidationOptions) -> Vec<FieldError> {
     let spec = spec_of(object);
     let mut errors = Vec::new();
     field::nonnegative(spec, "replicas", "spec", &mut errors);
@@ -263,6 +268,7 @@ pub fn replica_set(object: &Value) -> Vec<FieldError> {
             spec.get("template").unwrap_or(&Value::Null),
             selector_value,
             "ReplicaSet",
+            options,
             &mut errors,
         ),
         Err(()) => errors.push(invalid_selector(spec, "invalid label selector")),
@@ -349,7 +355,7 @@ pub fn stateful_set(object: &Value) -> Vec<FieldError> {
 }
 
 /// `ValidateDaemonSetSpec`.
-pub fn daemon_set(object: &Value) -> Vec<FieldError> {
+pub fn daemon_set(object: &Value, options: PodValidationOptions) -> Vec<FieldError> {
     let spec = spec_of(object);
     let mut errors = Vec::new();
     let selector_value = spec.get("selector").filter(|selector| !selector.is_null());
@@ -382,7 +388,11 @@ pub fn daemon_set(object: &Value) -> Vec<FieldError> {
             "empty selector is invalid for daemonset",
         ));
     }
-    errors.extend(pod_template_spec(Some(template), "spec.template"));
+    errors.extend(pod_template_spec_with(
+        Some(template),
+        "spec.template",
+        options,
+    ));
     always_restarts(template, "DaemonSet", &mut errors);
     field::nonnegative(spec, "minReadySeconds", "spec", &mut errors);
     let generation = template_generation(object);
@@ -459,12 +469,13 @@ pub fn daemon_set_update(new: &Value, old: &Value) -> Vec<FieldError> {
             "must not be incremented without template update",
         ));
     }
-    errors.extend(daemon_set(new));
+    let options = PodValidationOptions::from_old_template(spec_of(old).get("template"));
+    errors.extend(daemon_set(new, options));
     errors
 }
 
 /// `ValidateReplicationControllerSpec`.
-pub fn replication_controller(object: &Value) -> Vec<FieldError> {
+pub fn replication_controller(object: &Value, options: PodValidationOptions) -> Vec<FieldError> {
     let spec = spec_of(object);
     let mut errors = Vec::new();
     field::nonnegative(spec, "minReadySeconds", "spec", &mut errors);
@@ -489,7 +500,11 @@ pub fn replication_controller(object: &Value) -> Vec<FieldError> {
                     SELECTOR_MISMATCH,
                 ));
             }
-            errors.extend(pod_template_spec(Some(template), "spec.template"));
+            errors.extend(pod_template_spec_with(
+                Some(template),
+                "spec.template",
+                options,
+            ));
             always_restarts(template, "ReplicationController", &mut errors);
         }
     }

@@ -14,6 +14,23 @@ fn defaulted(group: &str, plural: &str, mut object: Value) -> Value {
     object
 }
 
+// The create-time options (the update ones are tested in `pod_options`' callers below).
+fn deployment(object: &Value) -> Vec<FieldError> {
+    super::deployment(object, PodValidationOptions::default())
+}
+
+fn replica_set(object: &Value) -> Vec<FieldError> {
+    super::replica_set(object, PodValidationOptions::default())
+}
+
+fn daemon_set(object: &Value) -> Vec<FieldError> {
+    super::daemon_set(object, PodValidationOptions::default())
+}
+
+fn replication_controller(object: &Value) -> Vec<FieldError> {
+    super::replication_controller(object, PodValidationOptions::default())
+}
+
 fn texts(errors: Vec<FieldError>) -> Vec<String> {
     errors.iter().map(ToString::to_string).collect()
 }
