@@ -387,3 +387,34 @@ async fn kubectl_prints_kube_causes_for_pod_volume_sources() {
         "The VolumeAttachment \"inline-va\" is invalid: \n* spec.source.inlineVolumeSpec.persistentVolumeReclaimPolicy: Forbidden: may only be Retain in the context of inline volumes\n* spec.source.inlineVolumeSpec.storageClassName: Forbidden: may not be specified in the context of inline volumes\n"
     );
 }
+
+/// kubectl 1.33: resource field selectors' divisors as
+/// `validateContainerResourceDivisor` checks them, in env and in downward
+/// API volumes; a canonical equivalent (`1000m` is `1`) is accepted.
+#[tokio::test]
+async fn kubectl_prints_kube_causes_for_resource_field_divisors() {
+    let env = TestEnv::new("val-divisor").await;
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: div\nspec:\n  containers:\n  - name: c\n    image: nginx\n    env:\n    - name: CPU\n      valueFrom: {resourceFieldRef: {resource: limits.cpu, divisor: 2m}}\n    - name: MEM\n      valueFrom: {resourceFieldRef: {resource: requests.memory, divisor: 1m}}\n  volumes:\n  - name: info\n    downwardAPI:\n      items:\n      - path: disk\n        resourceFieldRef: {containerName: c, resource: limits.ephemeral-storage, divisor: \"10\"}\n";
+    assert_eq!(
+        refused(&env, pod),
+        "The Pod \"div\" is invalid: \n* spec.volumes[0].downwardAPI.resourceFieldRef.divisor: Invalid value: \"limits.ephemeral-storage\": only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei are supported with the local ephemeral storage resource\n* spec.containers[0].env[0].valueFrom.resourceFieldRef.divisor: Invalid value: \"limits.cpu\": only divisor's values 1m and 1 are supported with the cpu resource\n* spec.containers[0].env[1].valueFrom.resourceFieldRef.divisor: Invalid value: \"requests.memory\": only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei are supported with the memory resource\n"
+    );
+    let valid = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: div\nspec:\n  containers:\n  - name: c\n    image: nginx\n    env:\n    - name: CPU\n      valueFrom: {resourceFieldRef: {resource: limits.cpu, divisor: 1000m}}\n    - name: MEM\n      valueFrom: {resourceFieldRef: {resource: requests.memory, divisor: 1Mi}}\n";
+    let (status, out, err) =
+        env.kubectl_stdin(KUBECTL, &["create", "-f", "-", "-n", &env.ns], Some(valid));
+    assert!(status.success(), "{out}{err}");
+    let (status, out, err) = env.kubectl(
+        KUBECTL,
+        &[
+            "get",
+            "pod",
+            "div",
+            "-n",
+            &env.ns,
+            "-o",
+            "jsonpath={.spec.containers[0].env[0].valueFrom.resourceFieldRef.divisor}",
+        ],
+    );
+    assert!(status.success(), "{err}");
+    assert_eq!(out, "1");
+}

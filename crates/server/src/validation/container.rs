@@ -372,8 +372,8 @@ const RESOURCE_FIELD_PATHS: [&str; 6] = [
 ];
 
 /// `validateContainerResourceFieldSelector` (a downward API volume's
-/// `volume` selector also needs a container name). The divisor is not
-/// checked.
+/// `volume` selector also needs a container name), then
+/// `validateContainerResourceDivisor`.
 pub fn resource_field_selector(
     selector: &Value,
     volume: bool,
@@ -394,6 +394,55 @@ pub fn resource_field_selector(
             resource,
             &RESOURCE_FIELD_PATHS,
         ));
+    }
+    resource_divisor(resource, selector.get("divisor"), path, errors);
+}
+
+/// The divisors kube allows per resource
+/// (`validContainerResourceDivisorForCPU`, `…ForMemory`,
+/// `…ForEphemeralStorage`).
+const CPU_DIVISORS: &[&str] = &["1m", "1"];
+const BYTE_DIVISORS: &[&str] = &[
+    "1", "1k", "1M", "1G", "1T", "1P", "1E", "1Ki", "1Mi", "1Gi", "1Ti", "1Pi", "1Ei",
+];
+
+/// `validateContainerResourceDivisor`: an unset (zero) divisor is fine; a
+/// cpu divisor is `1m` or `1`, a memory or ephemeral-storage one a power of
+/// 1000 or 1024 of one byte, compared in the quantity's canonical form
+/// (`divisor.String()`). The error's value is the resource name, as kube's.
+fn resource_divisor(
+    resource: &str,
+    divisor: Option<&Value>,
+    path: &str,
+    errors: &mut Vec<FieldError>,
+) {
+    let Some(text) = divisor.and_then(Value::as_str) else {
+        return;
+    };
+    let Ok(quantity) = Quantity::parse(text) else {
+        return;
+    };
+    if quantity.is_zero() {
+        return;
+    }
+    let canonical = quantity.to_string();
+    let (allowed, message): (&[&str], &str) = match resource {
+        "limits.cpu" | "requests.cpu" => (
+            CPU_DIVISORS,
+            "only divisor's values 1m and 1 are supported with the cpu resource",
+        ),
+        "limits.memory" | "requests.memory" => (
+            BYTE_DIVISORS,
+            "only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei are supported with the memory resource",
+        ),
+        "limits.ephemeral-storage" | "requests.ephemeral-storage" => (
+            BYTE_DIVISORS,
+            "only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei are supported with the local ephemeral storage resource",
+        ),
+        _ => return,
+    };
+    if !allowed.contains(&canonical.as_str()) {
+        errors.push(field::invalid(&child(path, "divisor"), resource, message));
     }
 }
 

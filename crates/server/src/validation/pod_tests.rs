@@ -297,3 +297,39 @@ fn pod_updates_change_only_what_kube_allows() {
         "{changed:?}"
     );
 }
+
+/// `validateContainerResourceDivisor` (cases of kube's `TestValidateEnv`
+/// and `TestValidateDownwardAPI`): cpu divisors `1m` and `1`, memory and
+/// ephemeral-storage divisors a power of 1000 or 1024 of a byte, in the
+/// quantity's canonical form; a zero divisor is unset; other resources
+/// (hugepages) are not checked.
+#[test]
+fn resource_field_divisors_are_kubes() {
+    let env = |resource: &str, divisor: &str| json!({"name": "E", "valueFrom": {"resourceFieldRef": {"resource": resource, "divisor": divisor}}});
+    let valid = json!({"containers": [container(json!({"env": [
+        env("limits.cpu", "1m"), env("requests.cpu", "1"), env("limits.cpu", "1000m"),
+        env("limits.memory", "1Mi"), env("requests.memory", "1024Ki"), env("limits.ephemeral-storage", "1G"),
+        env("limits.cpu", "0"), env("requests.hugepages-2Mi", "3"),
+    ]}))]});
+    assert!(
+        errors_of(valid.clone()).is_empty(),
+        "{:?}",
+        errors_of(valid)
+    );
+    let invalid = json!({
+        "containers": [container(json!({"env": [
+            env("limits.cpu", "2m"), env("requests.memory", "1m"), env("requests.ephemeral-storage", "10"),
+        ]}))],
+        "volumes": [{"name": "info", "downwardAPI": {"items": [
+            {"path": "cpu", "resourceFieldRef": {"containerName": "c", "resource": "limits.cpu", "divisor": "0.5"}}]}}],
+    });
+    assert_eq!(
+        errors_of(invalid),
+        vec![
+            r#"spec.volumes[0].downwardAPI.resourceFieldRef.divisor: Invalid value: "limits.cpu": only divisor's values 1m and 1 are supported with the cpu resource"#,
+            r#"spec.containers[0].env[0].valueFrom.resourceFieldRef.divisor: Invalid value: "limits.cpu": only divisor's values 1m and 1 are supported with the cpu resource"#,
+            r#"spec.containers[0].env[1].valueFrom.resourceFieldRef.divisor: Invalid value: "requests.memory": only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei are supported with the memory resource"#,
+            r#"spec.containers[0].env[2].valueFrom.resourceFieldRef.divisor: Invalid value: "requests.ephemeral-storage": only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei are supported with the local ephemeral storage resource"#,
+        ]
+    );
+}
