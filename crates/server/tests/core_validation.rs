@@ -418,3 +418,23 @@ async fn kubectl_prints_kube_causes_for_resource_field_divisors() {
     assert!(status.success(), "{err}");
     assert_eq!(out, "1");
 }
+
+/// kubectl 1.33: mount propagation and recursive read-only mounts as
+/// `validateMountPropagation` and `validateMountRecursiveReadOnly` check
+/// them (kube reports both at the list's path).
+#[tokio::test]
+async fn kubectl_prints_kube_causes_for_mount_propagation() {
+    let env = TestEnv::new("val-mounts").await;
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: mounts\nspec:\n  containers:\n  - name: c\n    image: nginx\n    volumeMounts:\n    - {name: v, mountPath: /a, mountPropagation: Bidirectional}\n    - {name: v, mountPath: /b, recursiveReadOnly: Enabled}\n  volumes:\n  - name: v\n    emptyDir: {}\n";
+    assert_eq!(
+        refused(&env, pod),
+        "The Pod \"mounts\" is invalid: \n* spec.containers[0].volumeMounts.mountPropagation: Forbidden: Bidirectional mount propagation is available only to privileged containers\n* spec.containers[0].volumeMounts.recursiveReadOnly: Forbidden: may only be specified when readOnly is true\n"
+    );
+    let valid = pod.replace("Bidirectional", "HostToContainer").replace(
+        "recursiveReadOnly: Enabled",
+        "readOnly: true, recursiveReadOnly: IfPossible",
+    );
+    let (status, out, err) =
+        env.kubectl_stdin(KUBECTL, &["create", "-f", "-", "-n", &env.ns], Some(&valid));
+    assert!(status.success(), "{out}{err}");
+}

@@ -60,6 +60,7 @@ pub fn common(
     pod_volumes::mounts(
         field::items_at(container, "volumeMounts"),
         volumes,
+        container,
         &child(path, "volumeMounts"),
         errors,
     );

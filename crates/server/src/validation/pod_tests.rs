@@ -333,3 +333,71 @@ fn resource_field_divisors_are_kubes() {
         ]
     );
 }
+
+/// `validateMountPropagation` and `validateMountRecursiveReadOnly` (cases of
+/// kube's `TestValidateMountPropagation` and the recursive read-only cases
+/// of `TestValidateVolumeMounts`); both report at the list's path, as kube.
+#[test]
+fn mount_propagation_and_recursive_read_only_are_kubes() {
+    // As under `--allow-privileged=true`, on this test's thread only.
+    super::super::capabilities::set_thread_allow_privileged(true);
+    let pod = |mounts: Value, privileged: bool| {
+        json!({
+            "containers": [container(json!({"volumeMounts": mounts, "securityContext": {"privileged": privileged}}))],
+            "volumes": [{"name": "v", "emptyDir": {}}],
+        })
+    };
+    for (mount, privileged) in [
+        (
+            json!({"name": "v", "mountPath": "/a", "mountPropagation": "Bidirectional"}),
+            true,
+        ),
+        (
+            json!({"name": "v", "mountPath": "/a", "mountPropagation": "HostToContainer"}),
+            false,
+        ),
+        (
+            json!({"name": "v", "mountPath": "/a", "mountPropagation": "None"}),
+            false,
+        ),
+        (
+            json!({"name": "v", "mountPath": "/a", "readOnly": true, "recursiveReadOnly": "Enabled"}),
+            false,
+        ),
+        (
+            json!({"name": "v", "mountPath": "/a", "readOnly": true, "recursiveReadOnly": "IfPossible", "mountPropagation": "None"}),
+            false,
+        ),
+        (
+            json!({"name": "v", "mountPath": "/a", "recursiveReadOnly": "Disabled", "mountPropagation": "HostToContainer"}),
+            false,
+        ),
+    ] {
+        let spec = pod(json!([mount]), privileged);
+        assert!(
+            errors_of(spec.clone()).is_empty(),
+            "{spec}: {:?}",
+            errors_of(spec.clone())
+        );
+    }
+    assert_eq!(
+        errors_of(pod(
+            json!([
+                {"name": "v", "mountPath": "/a", "mountPropagation": "Bidirectional"},
+                {"name": "v", "mountPath": "/b", "mountPropagation": "Sideways"},
+                {"name": "v", "mountPath": "/c", "recursiveReadOnly": "Enabled"},
+                {"name": "v", "mountPath": "/d", "readOnly": true, "recursiveReadOnly": "IfPossible", "mountPropagation": "HostToContainer"},
+                {"name": "v", "mountPath": "/e", "readOnly": true, "recursiveReadOnly": "Always"},
+            ]),
+            false,
+        )),
+        vec![
+            "spec.containers[0].volumeMounts.mountPropagation: Forbidden: Bidirectional mount propagation is available only to privileged containers",
+            r#"spec.containers[0].volumeMounts.mountPropagation: Unsupported value: "Sideways": supported values: "Bidirectional", "HostToContainer", "None""#,
+            "spec.containers[0].volumeMounts.recursiveReadOnly: Forbidden: may only be specified when readOnly is true",
+            "spec.containers[0].volumeMounts.recursiveReadOnly: Forbidden: may only be specified when mountPropagation is None or not specified",
+            r#"spec.containers[0].volumeMounts.recursiveReadOnly: Unsupported value: "Always": supported values: "Disabled", "Enabled", "IfPossible""#,
+        ]
+    );
+    super::super::capabilities::set_thread_allow_privileged(false);
+}

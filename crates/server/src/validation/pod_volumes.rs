@@ -313,10 +313,11 @@ pub fn local_descending_path(target: &str, path: &str, errors: &mut Vec<FieldErr
     }
 }
 
-/// `ValidateVolumeMounts`.
+/// `ValidateVolumeMounts` of `container`'s mounts.
 pub fn mounts(
     list: &[Value],
     volumes: &BTreeSet<String>,
+    container: &Value,
     path: &str,
     errors: &mut Vec<FieldError>,
 ) {
@@ -357,5 +358,57 @@ pub fn mounts(
             }
             local_descending_path(sub_path_expr, &child(path, "subPathExpr"), errors);
         }
+        // The list's path again, as kube passes it.
+        if let Some(mode) = mount.get("mountPropagation").and_then(Value::as_str) {
+            mount_propagation(mode, container, &child(path, "mountPropagation"), errors);
+        }
+        recursive_read_only(mount, &child(path, "recursiveReadOnly"), errors);
+    }
+}
+
+/// `validateMountPropagation`: a known mode, and `Bidirectional` only in a
+/// privileged container.
+fn mount_propagation(mode: &str, container: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    const MODES: [&str; 3] = ["Bidirectional", "HostToContainer", "None"];
+    if !MODES.contains(&mode) {
+        errors.push(field::not_supported(path, mode, &MODES));
+    }
+    let privileged = container
+        .pointer("/securityContext/privileged")
+        .and_then(Value::as_bool)
+        == Some(true);
+    if mode == "Bidirectional" && !privileged {
+        errors.push(field::forbidden(
+            path,
+            "Bidirectional mount propagation is available only to privileged containers",
+        ));
+    }
+}
+
+/// `validateMountRecursiveReadOnly`: `Enabled` and `IfPossible` need
+/// `readOnly: true` and a propagation of `None` or none at all.
+fn recursive_read_only(mount: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    const MODES: [&str; 3] = ["Disabled", "Enabled", "IfPossible"];
+    let Some(mode) = mount.get("recursiveReadOnly").and_then(Value::as_str) else {
+        return;
+    };
+    match mode {
+        "Disabled" => {}
+        "Enabled" | "IfPossible" => {
+            if mount.get("readOnly").and_then(Value::as_bool) != Some(true) {
+                errors.push(field::forbidden(
+                    path,
+                    "may only be specified when readOnly is true",
+                ));
+            }
+            let propagation = mount.get("mountPropagation").and_then(Value::as_str);
+            if propagation.is_some_and(|propagation| propagation != "None") {
+                errors.push(field::forbidden(
+                    path,
+                    "may only be specified when mountPropagation is None or not specified",
+                ));
+            }
+        }
+        _ => errors.push(field::not_supported(path, mode, &MODES)),
     }
 }
