@@ -437,4 +437,23 @@ async fn kubectl_prints_kube_causes_for_mount_propagation() {
     let (status, out, err) =
         env.kubectl_stdin(KUBECTL, &["create", "-f", "-", "-n", &env.ns], Some(&valid));
     assert!(status.success(), "{out}{err}");
+
+    // Block devices: from claims only, not also mounted.
+    let devices = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: devices\nspec:\n  containers:\n  - name: c\n    image: nginx\n    volumeDevices:\n    - {name: v, devicePath: /dev/xvda}\n    - {name: claim, devicePath: /dev/xvdb}\n    volumeMounts:\n    - {name: claim, mountPath: /data}\n  volumes:\n  - name: v\n    emptyDir: {}\n  - name: claim\n    persistentVolumeClaim: {claimName: data}\n";
+    assert_eq!(
+        refused(&env, devices),
+        "The Pod \"devices\" is invalid: \n* spec.containers[0].volumeMounts[0].name: Invalid value: \"claim\": must not already exist in volumeDevices\n* spec.containers[0].volumeDevices[0].name: Invalid value: \"v\": can only use volume source type of PersistentVolumeClaim or Ephemeral for block mode\n* spec.containers[0].volumeDevices[1].name: Invalid value: \"claim\": must not already exist in volumeMounts\n"
+    );
+    let devices = devices
+        .replace(
+            "    volumeMounts:\n    - {name: claim, mountPath: /data}\n",
+            "",
+        )
+        .replace("    - {name: v, devicePath: /dev/xvda}\n", "");
+    let (status, out, err) = env.kubectl_stdin(
+        KUBECTL,
+        &["create", "-f", "-", "-n", &env.ns],
+        Some(&devices),
+    );
+    assert!(status.success(), "{out}{err}");
 }

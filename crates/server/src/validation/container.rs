@@ -64,6 +64,13 @@ pub fn common(
         &child(path, "volumeMounts"),
         errors,
     );
+    volume_devices(
+        container,
+        volumes,
+        pod,
+        &child(path, "volumeDevices"),
+        errors,
+    );
     choice(
         field::str_at(container, "imagePullPolicy"),
         &["Always", "IfNotPresent", "Never"],
@@ -92,6 +99,8 @@ pub struct PodContext<'a> {
     pub host_users: bool,
     /// `spec.terminationGracePeriodSeconds`.
     pub grace_period: Option<i64>,
+    /// `spec.volumes`, whose sources tell block-capable volumes.
+    pub volume_sources: &'a [Value],
 }
 
 impl<'a> PodContext<'a> {
@@ -100,6 +109,99 @@ impl<'a> PodContext<'a> {
             restart_policy: field::str_at(spec, "restartPolicy"),
             host_users: pod_security_context::host_users(spec),
             grace_period: field::int_at(spec, "terminationGracePeriodSeconds"),
+            volume_sources: field::items_at(spec, "volumes"),
+        }
+    }
+
+    /// `isMatchedDevice`'s second half: the (valid) volume `name` is a
+    /// PersistentVolumeClaim or an ephemeral volume.
+    fn is_claim_volume(&self, name: &str) -> bool {
+        self.volume_sources.iter().any(|volume| {
+            field::str_at(volume, "name") == name
+                && (field::is_set(volume, "persistentVolumeClaim")
+                    || field::is_set(volume, "ephemeral"))
+        })
+    }
+}
+
+/// `ValidateVolumeDevices`: named after a claim or ephemeral volume of the
+/// pod, unique names and device paths, no backsteps, neither a name nor a
+/// path also used by the container's volumeMounts.
+fn volume_devices(
+    container: &Value,
+    volumes: &BTreeSet<String>,
+    pod: &PodContext<'_>,
+    path: &str,
+    errors: &mut Vec<FieldError>,
+) {
+    let mounts = field::items_at(container, "volumeMounts");
+    let mount_named = |name: &str| mounts.iter().any(|m| field::str_at(m, "name") == name);
+    let mount_at = |at: &str| mounts.iter().any(|m| field::str_at(m, "mountPath") == at);
+    let mut names = BTreeSet::new();
+    let mut paths = BTreeSet::new();
+    for (position, device) in field::items_at(container, "volumeDevices")
+        .iter()
+        .enumerate()
+    {
+        let item_path = index(path, position);
+        let name = field::str_at(device, "name");
+        let device_path = field::str_at(device, "devicePath");
+        let matched = volumes.contains(name);
+        if name.is_empty() {
+            errors.push(field::required(&child(&item_path, "name"), ""));
+        }
+        if names.contains(name) {
+            errors.push(field::invalid(
+                &child(&item_path, "name"),
+                name,
+                "must be unique",
+            ));
+        }
+        if matched && !pod.is_claim_volume(name) {
+            errors.push(field::invalid(
+                &child(&item_path, "name"),
+                name,
+                "can only use volume source type of PersistentVolumeClaim or Ephemeral for block mode",
+            ));
+        }
+        if !matched {
+            errors.push(field::not_found(&child(&item_path, "name"), name));
+        }
+        if device_path.is_empty() {
+            errors.push(field::required(&child(&item_path, "devicePath"), ""));
+        }
+        if paths.contains(device_path) {
+            errors.push(field::invalid(
+                &child(&item_path, "devicePath"),
+                device_path,
+                "must be unique",
+            ));
+        }
+        if !device_path.is_empty() && device_path.split('/').any(|part| part == "..") {
+            errors.push(field::invalid(
+                &child(&item_path, "devicePath"),
+                device_path,
+                "can not contain backsteps ('..')",
+            ));
+        } else {
+            paths.insert(device_path);
+        }
+        if mount_named(name) {
+            errors.push(field::invalid(
+                &child(&item_path, "name"),
+                name,
+                "must not already exist in volumeMounts",
+            ));
+        }
+        if mount_at(device_path) {
+            errors.push(field::invalid(
+                &child(&item_path, "devicePath"),
+                device_path,
+                "must not already exist as a path in volumeMounts",
+            ));
+        }
+        if !name.is_empty() {
+            names.insert(name);
         }
     }
 }

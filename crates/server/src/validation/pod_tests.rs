@@ -401,3 +401,59 @@ fn mount_propagation_and_recursive_read_only_are_kubes() {
     );
     super::super::capabilities::set_thread_allow_privileged(false);
 }
+
+/// `ValidateVolumeDevices` and the device half of `ValidateVolumeMounts`
+/// (cases of kube's `TestValidateVolumeDevices`): a device names a claim or
+/// ephemeral volume, unique names and paths, no backsteps, no name or path
+/// shared with the mounts; `\` is no separator (Linux `filepath.ToSlash`).
+#[test]
+fn volume_devices_are_kubes() {
+    let claim = json!({"name": "claim", "persistentVolumeClaim": {"claimName": "c"}});
+    let scratch = json!({"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {
+        "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}}});
+    let empty = json!({"name": "empty", "emptyDir": {}});
+    let spec = |devices: Value, mounts: Value| {
+        json!({
+            "containers": [container(json!({"volumeDevices": devices, "volumeMounts": mounts}))],
+            "volumes": [claim.clone(), scratch.clone(), empty.clone()],
+        })
+    };
+    let valid = spec(
+        json!([{"name": "claim", "devicePath": "/dev/a"}, {"name": "scratch", "devicePath": "/dev/b\\..\\c"}]),
+        json!([{"name": "empty", "mountPath": "/data"}]),
+    );
+    assert!(
+        errors_of(valid.clone()).is_empty(),
+        "{:?}",
+        errors_of(valid)
+    );
+    assert_eq!(
+        errors_of(spec(
+            json!([
+                {"name": "claim", "devicePath": "/dev/a"},
+                {"name": "claim", "devicePath": "/dev/a"},
+                {"name": "empty", "devicePath": "/dev/../x"},
+                {"name": "missing", "devicePath": ""},
+                {"name": "scratch", "devicePath": "/data"},
+            ]),
+            json!([{"name": "scratch", "mountPath": "/data"}, {"name": "empty", "mountPath": "/dev/a"}]),
+        )),
+        vec![
+            r#"spec.containers[0].volumeMounts[0].name: Invalid value: "scratch": must not already exist in volumeDevices"#,
+            r#"spec.containers[0].volumeMounts[0].mountPath: Invalid value: "/data": must not already exist as a path in volumeDevices"#,
+            r#"spec.containers[0].volumeMounts[1].name: Invalid value: "empty": must not already exist in volumeDevices"#,
+            r#"spec.containers[0].volumeMounts[1].mountPath: Invalid value: "/dev/a": must not already exist as a path in volumeDevices"#,
+            r#"spec.containers[0].volumeDevices[0].devicePath: Invalid value: "/dev/a": must not already exist as a path in volumeMounts"#,
+            r#"spec.containers[0].volumeDevices[1].name: Invalid value: "claim": must be unique"#,
+            r#"spec.containers[0].volumeDevices[1].devicePath: Invalid value: "/dev/a": must be unique"#,
+            r#"spec.containers[0].volumeDevices[1].devicePath: Invalid value: "/dev/a": must not already exist as a path in volumeMounts"#,
+            r#"spec.containers[0].volumeDevices[2].name: Invalid value: "empty": can only use volume source type of PersistentVolumeClaim or Ephemeral for block mode"#,
+            r#"spec.containers[0].volumeDevices[2].devicePath: Invalid value: "/dev/../x": can not contain backsteps ('..')"#,
+            r#"spec.containers[0].volumeDevices[2].name: Invalid value: "empty": must not already exist in volumeMounts"#,
+            r#"spec.containers[0].volumeDevices[3].name: Not found: "missing""#,
+            "spec.containers[0].volumeDevices[3].devicePath: Required value",
+            r#"spec.containers[0].volumeDevices[4].name: Invalid value: "scratch": must not already exist in volumeMounts"#,
+            r#"spec.containers[0].volumeDevices[4].devicePath: Invalid value: "/data": must not already exist as a path in volumeMounts"#,
+        ]
+    );
+}

@@ -237,7 +237,9 @@ pub fn host_path(source: &Value, path: &str, errors: &mut Vec<FieldError>) {
         errors.push(field::required(&child(path, "path"), ""));
         return;
     }
-    if host_path.split(['/', '\\']).any(|part| part == "..") {
+    // `validatePathNoBacksteps`: `filepath.ToSlash` leaves `\` alone on
+    // the Linux kube-apiserver runs on, so only `/` separates elements.
+    if host_path.split('/').any(|part| part == "..") {
         errors.push(field::invalid(
             &child(path, "path"),
             host_path,
@@ -308,7 +310,7 @@ pub fn local_descending_path(target: &str, path: &str, errors: &mut Vec<FieldErr
     if target.starts_with('/') {
         errors.push(field::invalid(path, target, "must be a relative path"));
     }
-    if target.split(['/', '\\']).any(|part| part == "..") {
+    if target.split('/').any(|part| part == "..") {
         errors.push(field::invalid(path, target, "must not contain '..'"));
     }
 }
@@ -340,6 +342,25 @@ pub fn mounts(
                 &child(&item_path, "mountPath"),
                 mount_path,
                 "must be unique",
+            ));
+        }
+        // `mountNameAlreadyExists`, `mountPathAlreadyExists`.
+        let devices = field::items_at(container, "volumeDevices");
+        if devices.iter().any(|d| field::str_at(d, "name") == name) {
+            errors.push(field::invalid(
+                &child(&item_path, "name"),
+                name,
+                "must not already exist in volumeDevices",
+            ));
+        }
+        if devices
+            .iter()
+            .any(|d| field::str_at(d, "devicePath") == mount_path)
+        {
+            errors.push(field::invalid(
+                &child(&item_path, "mountPath"),
+                mount_path,
+                "must not already exist as a path in volumeDevices",
             ));
         }
         // kube passes the list's path, not the item's, for these two.
