@@ -457,3 +457,50 @@ async fn kubectl_prints_kube_causes_for_mount_propagation() {
     );
     assert!(status.success(), "{out}{err}");
 }
+
+/// kubectl 1.33: pod-level resources (`validatePodResources`: names,
+/// requests covering the containers' aggregate), containers' `claims`
+/// naming the pod's `resourceClaims` (`validateResourceClaimNames`) and
+/// hugepage values that are not a multiple of their page size.
+#[tokio::test]
+async fn kubectl_prints_kube_causes_for_pod_level_resources_and_claims() {
+    let env = TestEnv::new("val-podres").await;
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: res\nspec:\n  resources:\n    requests: {cpu: 100m}\n  containers:\n  - name: c\n    image: nginx\n    resources:\n      requests: {cpu: 200m}\n      claims:\n      - name: gpu\n";
+    assert_eq!(
+        refused(&env, pod),
+        "The Pod \"res\" is invalid: \n* spec.containers[0].resources.claims[0]: Not found: \"gpu\": must be one of the names in pod.spec.resourceClaims which is empty\n* spec.resources.requests[cpu]: Invalid value: \"100m\": must be greater than or equal to aggregate container requests of 200m\n"
+    );
+    let huge = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: huge\nspec:\n  containers:\n  - name: c\n    image: nginx\n    resources:\n      limits: {memory: 1Gi, hugepages-2Mi: 3Mi}\n";
+    assert_eq!(
+        refused(&env, huge),
+        "The Pod \"huge\" is invalid: \n* spec.containers[0].resources.limits[hugepages-2Mi]: Invalid value: \"3Mi\": 3Mi is not positive integer multiple of hugepages-2Mi\n* spec.containers[0].resources.requests[hugepages-2Mi]: Invalid value: \"3Mi\": 3Mi is not positive integer multiple of hugepages-2Mi\n"
+    );
+    let (status, out, err) = env.kubectl_stdin(
+        KUBECTL,
+        &["create", "-f", "-", "-n", &env.ns],
+        Some(&huge.replace("3Mi", "4Mi")),
+    );
+    assert!(status.success(), "{out}{err}");
+    // The same pod with room at the pod level and its claim declared.
+    let valid = pod.replace("cpu: 100m", "cpu: 300m").replace(
+        "  containers:\n",
+        "  resourceClaims:\n  - {name: gpu, resourceClaimName: gpu-claim}\n  containers:\n",
+    );
+    let (status, out, err) =
+        env.kubectl_stdin(KUBECTL, &["create", "-f", "-", "-n", &env.ns], Some(&valid));
+    assert!(status.success(), "{out}{err}");
+    let (status, out, err) = env.kubectl(
+        KUBECTL,
+        &[
+            "get",
+            "pod",
+            "res",
+            "-n",
+            &env.ns,
+            "-o",
+            "jsonpath={.spec.resources.requests.cpu} {.spec.containers[0].resources.claims[0].name}",
+        ],
+    );
+    assert!(status.success(), "{err}");
+    assert_eq!(out, "300m gpu");
+}

@@ -93,7 +93,7 @@ fn containers<'a>(spec: &'a Map<String, Value>, field: &str) -> Vec<&'a Map<Stri
 /// the containers' sum, then the maximum of that and each init container's
 /// use while it runs (its own resources plus the sidecars started before it;
 /// a sidecar counts into the sum too, KEP-753's formula).
-fn aggregate_containers(spec: &Map<String, Value>, field: &str) -> ResourceList {
+pub(crate) fn aggregate_containers(spec: &Map<String, Value>, field: &str) -> ResourceList {
     let resources_of = |container: &Map<String, Value>| {
         let requirements = container.get("resources").and_then(Value::as_object);
         resource_list(requirements, field).unwrap_or_default()

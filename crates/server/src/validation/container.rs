@@ -3,16 +3,16 @@
 //! message policy, ports, env, envFrom, volume mounts, pull policy,
 //! resources, security context; and probes (`validateProbe`).
 
-use std::cmp::Ordering;
 use std::collections::BTreeSet;
 
 use serde_json::Value;
 
 use super::container_handler;
-use super::field::{self, child, index, key};
+use super::field::{self, child, index};
 use super::pod::choice;
 use super::pod_security_context;
 use super::pod_volumes;
+use super::resource_requirements::{self, RequirementsContext};
 use crate::quantity::Quantity;
 use crate::status::FieldError;
 
@@ -77,8 +77,9 @@ pub fn common(
         &child(path, "imagePullPolicy"),
         errors,
     );
-    resources(
+    resource_requirements::container_requirements(
         container.get("resources").unwrap_or(&Value::Null),
+        pod.requirements,
         &child(path, "resources"),
         errors,
     );
@@ -101,11 +102,14 @@ pub struct PodContext<'a> {
     pub grace_period: Option<i64>,
     /// `spec.volumes`, whose sources tell block-capable volumes.
     pub volume_sources: &'a [Value],
+    /// The pod's claim names and hugepage option, for `resources`.
+    pub requirements: RequirementsContext<'a>,
 }
 
 impl<'a> PodContext<'a> {
-    pub fn of(spec: &'a Value) -> Self {
+    pub fn of(spec: &'a Value, requirements: RequirementsContext<'a>) -> Self {
         PodContext {
+            requirements,
             restart_policy: field::str_at(spec, "restartPolicy"),
             host_users: pod_security_context::host_users(spec),
             grace_period: field::int_at(spec, "terminationGracePeriodSeconds"),
@@ -605,110 +609,6 @@ fn env_from(list: &[Value], path: &str, errors: &mut Vec<FieldError>) {
                 "may not have more than one field specified at a time",
             ));
         }
-    }
-}
-
-/// `helper.IsNativeResource`.
-fn is_native(name: &str) -> bool {
-    !name.contains('/') || name.contains("kubernetes.io/")
-}
-
-/// `helper.IsOvercommitAllowed`.
-fn overcommit_allowed(name: &str) -> bool {
-    is_native(name) && !name.starts_with("hugepages-")
-}
-
-/// `validateContainerResourceName`.
-fn resource_name(name: &str, path: &str, errors: &mut Vec<FieldError>) {
-    for message in crate::selector::is_qualified_name(name) {
-        errors.push(field::invalid(path, name, message));
-    }
-    if !name.contains('/') {
-        let standard = matches!(name, "cpu" | "memory" | "ephemeral-storage")
-            || name.starts_with("hugepages-");
-        if !standard {
-            errors.push(field::invalid(
-                path,
-                name,
-                "must be a standard resource for containers",
-            ));
-        }
-    } else if !is_native(name) {
-        let extended = !name.starts_with("requests.")
-            && crate::selector::is_qualified_name(&format!("requests.{name}")).is_empty();
-        if !extended {
-            errors.push(field::invalid(
-                path,
-                name,
-                "doesn't follow extended resource name standard",
-            ));
-        }
-    }
-}
-
-/// `ValidateResourceRequirements` for a container.
-pub fn resources(requirements: &Value, path: &str, errors: &mut Vec<FieldError>) {
-    let limits_path = child(path, "limits");
-    let requests_path = child(path, "requests");
-    let limits = field::map_at(requirements, "limits");
-    let parse = |value: &Value| Quantity::parse(value.as_str().unwrap_or("0")).ok();
-    let mut cpu_or_memory = false;
-    let mut huge_pages = false;
-    for (name, quantity) in limits.into_iter().flatten() {
-        let item_path = key(&limits_path, name);
-        resource_name(name, &item_path, errors);
-        nonnegative_quantity(quantity, &item_path, errors);
-        cpu_or_memory |= matches!(name.as_str(), "cpu" | "memory");
-        huge_pages |= name.starts_with("hugepages-");
-    }
-    for (name, quantity) in field::map_at(requirements, "requests")
-        .into_iter()
-        .flatten()
-    {
-        let item_path = key(&requests_path, name);
-        resource_name(name, &item_path, errors);
-        nonnegative_quantity(quantity, &item_path, errors);
-        cpu_or_memory |= matches!(name.as_str(), "cpu" | "memory");
-        huge_pages |= name.starts_with("hugepages-");
-        let text = quantity.as_str().unwrap_or_default();
-        match limits.and_then(|limits| limits.get(name)) {
-            Some(limit) => {
-                let limit_text = limit.as_str().unwrap_or_default();
-                let order = match (parse(quantity), parse(limit)) {
-                    (Some(request), Some(limit)) => request.cmp_value(&limit),
-                    _ => Ordering::Equal,
-                };
-                if order != Ordering::Equal && !overcommit_allowed(name) {
-                    errors.push(field::invalid(
-                        &requests_path,
-                        text,
-                        format!("must be equal to {name} limit of {limit_text}"),
-                    ));
-                } else if order == Ordering::Greater {
-                    errors.push(field::invalid(
-                        &requests_path,
-                        text,
-                        format!("must be less than or equal to {name} limit of {limit_text}"),
-                    ));
-                }
-            }
-            None if !overcommit_allowed(name) => errors.push(field::required(
-                &limits_path,
-                "Limit must be set for non overcommitable resources",
-            )),
-            None => {}
-        }
-    }
-    if huge_pages && !cpu_or_memory {
-        errors.push(field::forbidden(path, "HugePages require cpu or memory"));
-    }
-}
-
-/// `ValidateNonnegativeQuantity` (quantities are canonical by now).
-fn nonnegative_quantity(quantity: &Value, path: &str, errors: &mut Vec<FieldError>) {
-    let text = quantity.as_str().unwrap_or_default();
-    if Quantity::parse(text).is_ok_and(|parsed| parsed.sign() < 0) {
-        errors.push(field::invalid(path, text, field::IS_NEGATIVE));
     }
 }
 

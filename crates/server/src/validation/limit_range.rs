@@ -29,31 +29,11 @@ fn type_name(value: &str, path: &str, errors: &mut Vec<FieldError>) {
     }
 }
 
-/// `validateContainerResourceName` (the limit types Pod and Container).
-fn container_resource_name(name: &str, path: &str, errors: &mut Vec<FieldError>) {
-    quota::resource_name(name, path, errors);
-    if !name.contains('/') {
-        let standard = matches!(name, "cpu" | "memory" | "ephemeral-storage")
-            || name.starts_with("hugepages-");
-        if !standard {
-            errors.push(field::invalid_rendered(
-                path,
-                name,
-                "must be a standard resource for containers",
-            ));
-        }
-    } else if !quota::is_native(name) && !quota::is_extended(name) {
-        errors.push(field::invalid_rendered(
-            path,
-            name,
-            "doesn't follow extended resource name standard",
-        ));
-    }
-}
-
 fn resource_name(limit_type: &str, name: &str, path: &str, errors: &mut Vec<FieldError>) {
     match limit_type {
-        "Pod" | "Container" => container_resource_name(name, path, errors),
+        "Pod" | "Container" => {
+            super::resource_requirements::container_resource_name(name, path, errors)
+        }
         _ => {
             quota::resource_name(name, path, errors);
         }

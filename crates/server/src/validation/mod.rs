@@ -120,6 +120,7 @@ pub mod resource_admin;
 pub mod resource_cel;
 pub mod resource_claim_status;
 pub mod resource_device;
+pub mod resource_requirements;
 pub mod scheduling;
 pub mod selector;
 pub mod semantic_equal;

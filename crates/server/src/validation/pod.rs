@@ -14,6 +14,7 @@ use super::container;
 use super::container_handler;
 use super::field::{self, child, index};
 use super::pod_options::PodValidationOptions;
+use super::resource_requirements::{self, RequirementsContext};
 use super::{
     pod_annotations, pod_os, pod_resource_claims, pod_scheduling, pod_security_context, pod_volumes,
 };
@@ -203,9 +204,15 @@ pub fn pod_spec_named(
         &mut errors,
     );
     pod_resource_claims::pod_resource_claims(spec, path, &mut errors);
+    let claim_names = resource_requirements::pod_claim_names(spec);
+    let requirements = RequirementsContext {
+        claim_names: &claim_names,
+        allow_indivisible_huge_pages: options.allow_indivisible_huge_pages_values,
+    };
     let restart_policy = field::str_at(spec, "restartPolicy");
-    containers(spec, &volumes, path, &mut errors);
-    init_containers(spec, &volumes, path, &mut errors);
+    containers(spec, &volumes, requirements, path, &mut errors);
+    init_containers(spec, &volumes, requirements, path, &mut errors);
+    resource_requirements::pod_resources(spec, requirements, path, &mut errors);
     host_network_ports(spec, path, resource_is_pod, &mut errors);
     choice(
         restart_policy,
@@ -287,10 +294,14 @@ pub fn pod_spec_named(
             &mut errors,
         );
     }
-    // `validateOverhead`: the container resource rules, as limits.
+    // `validateOverhead`: the container resource rules, as limits (no claim names).
     if let Some(overhead) = spec.get("overhead").filter(|overhead| !overhead.is_null()) {
-        container::resources(
+        resource_requirements::container_requirements(
             &serde_json::json!({ "limits": overhead }),
+            RequirementsContext {
+                claim_names: &BTreeSet::new(),
+                ..requirements
+            },
             &child(path, "overhead"),
             &mut errors,
         );
@@ -339,14 +350,20 @@ pub fn choice(value: &str, supported: &[&str], path: &str, errors: &mut Vec<Fiel
 
 /// `validateContainers`: at least one, common rules, unique names, probes,
 /// no `restartPolicy`, host ports unique across containers.
-fn containers(spec: &Value, volumes: &BTreeSet<String>, path: &str, errors: &mut Vec<FieldError>) {
+fn containers(
+    spec: &Value,
+    volumes: &BTreeSet<String>,
+    requirements: RequirementsContext<'_>,
+    path: &str,
+    errors: &mut Vec<FieldError>,
+) {
     let list_path = child(path, "containers");
     let list = field::items_at(spec, "containers");
     if list.is_empty() {
         errors.push(field::required(&list_path, ""));
         return;
     }
-    let pod = container::PodContext::of(spec);
+    let pod = container::PodContext::of(spec, requirements);
     let mut names = BTreeSet::new();
     for (position, item) in list.iter().enumerate() {
         let item_path = index(&list_path, position);
@@ -371,6 +388,7 @@ fn containers(spec: &Value, volumes: &BTreeSet<String>, path: &str, errors: &mut
 fn init_containers(
     spec: &Value,
     volumes: &BTreeSet<String>,
+    requirements: RequirementsContext<'_>,
     path: &str,
     errors: &mut Vec<FieldError>,
 ) {
@@ -379,7 +397,7 @@ fn init_containers(
         .iter()
         .map(|item| field::str_at(item, "name"))
         .collect();
-    let pod = container::PodContext::of(spec);
+    let pod = container::PodContext::of(spec, requirements);
     for (position, item) in field::items_at(spec, "initContainers").iter().enumerate() {
         let item_path = index(&list_path, position);
         container::common(item, volumes, &pod, &item_path, errors);

@@ -15,6 +15,7 @@ use super::field::{self, child, index};
 use super::pod::pod_spec;
 use super::pod_options::PodValidationOptions;
 use super::pod_volumes;
+use super::resource_requirements;
 use crate::status::FieldError;
 
 /// The container fields an ephemeral container may not set, in the order of
@@ -86,6 +87,11 @@ fn ephemeral_containers(spec: &Value, errors: &mut Vec<FieldError>) {
         "spec.volumes",
         &mut Vec::new(),
     );
+    let claim_names = resource_requirements::pod_claim_names(spec);
+    let requirements = resource_requirements::RequirementsContext {
+        claim_names: &claim_names,
+        allow_indivisible_huge_pages: false,
+    };
     let others: BTreeSet<&str> = field::items_at(spec, "containers")
         .iter()
         .chain(field::items_at(spec, "initContainers"))
@@ -98,7 +104,7 @@ fn ephemeral_containers(spec: &Value, errors: &mut Vec<FieldError>) {
         container::common(
             item,
             &volumes,
-            &container::PodContext::of(spec),
+            &container::PodContext::of(spec, requirements),
             &item_path,
             errors,
         );

@@ -1,11 +1,12 @@
-//! The label-value part of kube's `PodValidationOptions`
+//! The ratcheting part of kube's `PodValidationOptions`
 //! (`pkg/apis/core/validation`), as `GetValidationOptionsFromPodSpecAndMeta`
 //! and `GetValidationOptionsFromPodTemplate` (`pkg/api/pod/util.go`) compute
 //! it from the old pod or template on update: a label value that the old
 //! object already carried in a pod affinity selector, in required node
 //! affinity or in a topology spread constraint's selector keeps the object
-//! writable, so the new object's values there are not checked either.
-//! On create every option is false.
+//! writable, so the new object's values there are not checked either; a
+//! hugepage quantity that is not a multiple of its page size likewise lets
+//! every hugepage quantity go unchecked. On create every option is false.
 
 use serde_json::Value;
 
@@ -24,6 +25,9 @@ pub struct PodValidationOptions {
     pub allow_invalid_label_value_in_required_node_affinity: bool,
     /// `topologySpreadConstraints[*].labelSelector`.
     pub allow_invalid_topology_spread_constraint_label_selector: bool,
+    /// `AllowIndivisibleHugePagesValues`: hugepage quantities need not be a
+    /// multiple of their page size (the old spec had one that is not).
+    pub allow_indivisible_huge_pages_values: bool,
 }
 
 impl PodValidationOptions {
@@ -38,6 +42,8 @@ impl PodValidationOptions {
                 has_invalid_label_value_in_required_node_affinity(old_spec),
             allow_invalid_topology_spread_constraint_label_selector:
                 has_invalid_topology_spread_constraint_label_selector(old_spec),
+            allow_indivisible_huge_pages_values:
+                super::resource_requirements::uses_indivisible_huge_pages(old_spec),
         }
     }
 

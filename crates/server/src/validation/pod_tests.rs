@@ -138,9 +138,13 @@ fn invalid_pods_fail_as_kube() {
                 "requests": {"cpu": "2", "memory": "-1", "example.com/gpu": "1"},
                 "limits": {"cpu": "1", "bogus": "1"}}}))]}),
             vec![
-                "spec.containers[0].resources.limits[bogus]: Invalid value: \"bogus\": must be a standard resource for containers",
+                // `validateResourceName`'s error, then the container one;
+                // a `core.ResourceName` prints unquoted (a `fmt.Stringer`).
+                "spec.containers[0].resources.limits[bogus]: Invalid value: bogus: must be a standard resource type or fully qualified",
+                "spec.containers[0].resources.limits[bogus]: Invalid value: bogus: must be a standard resource for containers",
                 // SetDefaults_Pod copied the limit into the requests.
-                "spec.containers[0].resources.requests[bogus]: Invalid value: \"bogus\": must be a standard resource for containers",
+                "spec.containers[0].resources.requests[bogus]: Invalid value: bogus: must be a standard resource type or fully qualified",
+                "spec.containers[0].resources.requests[bogus]: Invalid value: bogus: must be a standard resource for containers",
                 "spec.containers[0].resources.requests: Invalid value: \"2\": must be less than or equal to cpu limit of 1",
                 "spec.containers[0].resources.limits: Required value: Limit must be set for non overcommitable resources",
                 "spec.containers[0].resources.requests[memory]: Invalid value: \"-1\": must be greater than or equal to 0",

@@ -1,7 +1,8 @@
 //! Update-time relaxations through [`super::validate`]: label values an old
 //! object already carried (kube's `TestValidatePodUpdate` /
 //! `TestValidateNetworkPolicyUpdate` / PDB strategy cases with an old object
-//! holding `-1` or `a b`), and a Job's immutable fields compared with
+//! holding `-1` or `a b`, hugepage values that are not a multiple of
+//! their page size), and a Job's immutable fields compared with
 //! `Semantic.DeepEqual` (`{}` and absent).
 
 use serde_json::{json, Value};
@@ -142,6 +143,61 @@ fn workload_templates_take_the_options_from_the_old_template() {
     );
     assert_eq!(
         validate("", "v1", "podtemplates", &bad_template, Some(&bad_template)),
+        Vec::<String>::new()
+    );
+}
+
+/// `AllowIndivisibleHugePagesValues`: a hugepage quantity that is not a
+/// multiple of its page size is refused on create, and tolerated (every
+/// hugepage quantity then goes unchecked) when the old spec had one.
+#[test]
+fn indivisible_hugepages_are_kept_when_the_old_spec_had_them() {
+    let with_huge_pages = |value: &str| {
+        let mut spec = pod_spec(json!(null), None);
+        spec["containers"][0]["resources"] = json!({
+            "limits": {"memory": "1Gi", "hugepages-2Mi": value},
+            "requests": {"memory": "1Gi", "hugepages-2Mi": value}});
+        spec
+    };
+    let bad = pod(with_huge_pages("3Mi"));
+    assert_eq!(
+        validate("", "v1", "pods", &bad, None),
+        vec![
+            "spec.containers[0].resources.limits[hugepages-2Mi]: Invalid value: \"3Mi\": 3Mi is not positive integer multiple of hugepages-2Mi",
+            "spec.containers[0].resources.requests[hugepages-2Mi]: Invalid value: \"3Mi\": 3Mi is not positive integer multiple of hugepages-2Mi",
+        ]
+    );
+    let mut labelled = bad.clone();
+    labelled["metadata"]["labels"] = json!({"a": "b"});
+    assert_eq!(
+        validate("", "v1", "pods", &labelled, Some(&bad)),
+        Vec::<String>::new()
+    );
+    // From a divisible old spec the values are checked (and the spec
+    // change itself is forbidden for a pod).
+    let good = pod(with_huge_pages("4Mi"));
+    let errors = validate("", "v1", "pods", &bad, Some(&good));
+    let huge_page_errors = errors
+        .iter()
+        .filter(|error| error.contains("is not positive integer multiple of hugepages-2Mi"))
+        .count();
+    assert_eq!(huge_page_errors, 2, "{errors:?}");
+
+    let mut deployment_bad = deployment(json!(null));
+    deployment_bad["spec"]["template"]["spec"] = with_huge_pages("3Mi");
+    deployment_bad["spec"]["template"]["spec"]["containers"][0]["terminationMessagePath"] =
+        json!("/dev/termination-log");
+    assert_eq!(
+        validate("apps", "v1", "deployments", &deployment_bad, None),
+        vec![
+            "spec.template.spec.containers[0].resources.limits[hugepages-2Mi]: Invalid value: \"3Mi\": 3Mi is not positive integer multiple of hugepages-2Mi",
+            "spec.template.spec.containers[0].resources.requests[hugepages-2Mi]: Invalid value: \"3Mi\": 3Mi is not positive integer multiple of hugepages-2Mi",
+        ]
+    );
+    let mut scaled = deployment_bad.clone();
+    scaled["spec"]["replicas"] = json!(3);
+    assert_eq!(
+        validate("apps", "v1", "deployments", &scaled, Some(&deployment_bad)),
         Vec::<String>::new()
     );
 }

@@ -110,8 +110,12 @@ pub fn runtime_class(object: &Value) -> Vec<FieldError> {
         // `validateOverhead`: `ValidateContainerResourceRequirements` of
         // `{Limits: overhead.PodFixed}`, so kube reports at `overhead.limits[...]`.
         let limits = overhead.get("podFixed").cloned().unwrap_or(Value::Null);
-        super::container::resources(
+        super::resource_requirements::container_requirements(
             &serde_json::json!({ "limits": limits }),
+            super::resource_requirements::RequirementsContext {
+                claim_names: &std::collections::BTreeSet::new(),
+                allow_indivisible_huge_pages: false,
+            },
             "overhead",
             &mut errors,
         );
@@ -289,7 +293,10 @@ mod tests {
             ),
             (
                 json!({"gpu": "1"}),
-                vec!["overhead.limits[gpu]: Invalid value: \"gpu\": must be a standard resource for containers"],
+                vec![
+                    "overhead.limits[gpu]: Invalid value: gpu: must be a standard resource type or fully qualified",
+                    "overhead.limits[gpu]: Invalid value: gpu: must be a standard resource for containers",
+                ],
             ),
             (
                 json!({"hugepages-2Mi": "2Mi"}),
