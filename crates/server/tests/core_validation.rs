@@ -461,7 +461,8 @@ async fn kubectl_prints_kube_causes_for_mount_propagation() {
 /// kubectl 1.33: pod-level resources (`validatePodResources`: names,
 /// requests covering the containers' aggregate), containers' `claims`
 /// naming the pod's `resourceClaims` (`validateResourceClaimNames`) and
-/// hugepage values that are not a multiple of their page size.
+/// hugepage values that are not a multiple of their page size; the
+/// tolerations annotation (`ValidateTolerationsInPodAnnotations`).
 #[tokio::test]
 async fn kubectl_prints_kube_causes_for_pod_level_resources_and_claims() {
     let env = TestEnv::new("val-podres").await;
@@ -481,6 +482,16 @@ async fn kubectl_prints_kube_causes_for_pod_level_resources_and_claims() {
         Some(&huge.replace("3Mi", "4Mi")),
     );
     assert!(status.success(), "{out}{err}");
+    // The tolerations annotation is decoded and validated as kube does.
+    let tolerated = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: tol\n  annotations:\n    scheduler.alpha.kubernetes.io/tolerations: '[{\"key\": \"a\", \"effect\": \"NoSchedule\", \"tolerationSeconds\": 5}]'\nspec:\n  containers:\n  - name: c\n    image: nginx\n";
+    assert_eq!(
+        refused(&env, tolerated),
+        "The Pod \"tol\" is invalid: metadata.annotations.scheduler.alpha.kubernetes.io/tolerations[0].effect: Invalid value: \"NoSchedule\": effect must be 'NoExecute' when `tolerationSeconds` is set\n"
+    );
+    assert_eq!(
+        refused(&env, &tolerated.replace("5}", "\"5\"}")),
+        "The Pod \"tol\" is invalid: metadata.annotations: Invalid value: \"scheduler.alpha.kubernetes.io/tolerations\": json: cannot unmarshal string into Go struct field Toleration.tolerationSeconds of type int64\n"
+    );
     // The same pod with room at the pod level and its claim declared.
     let valid = pod.replace("cpu: 100m", "cpu: 300m").replace(
         "  containers:\n",

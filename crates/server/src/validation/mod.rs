@@ -81,6 +81,7 @@ pub mod events_k8s_io;
 pub mod field;
 pub mod flowcontrol;
 pub mod flowcontrol_status;
+pub mod go_json;
 pub mod int_or_percent;
 pub mod ip_address;
 pub mod ip_field;

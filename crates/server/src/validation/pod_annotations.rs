@@ -1,6 +1,8 @@
 //! Pod annotations kube's pod validation reads
 //! (`pkg/apis/core/validation/validation.go`): `ValidatePodSpecificAnnotations`
-//! (mirror pod, deletion cost, `ValidateSeccompPodAnnotations`,
+//! (mirror pod, the tolerations annotation (`ValidateTolerationsInPodAnnotations`:
+//! decoded as `[]core.Toleration` with Go's `encoding/json` errors, then
+//! `ValidateTolerations`), deletion cost, `ValidateSeccompPodAnnotations`,
 //! `ValidateAppArmorPodAnnotations`) and, on create only,
 //! `validateSeccompAnnotationsAndFields` and
 //! `validateAppArmorAnnotationsAndFieldsMatchOnCreate`.
@@ -11,18 +13,32 @@
 use serde_json::Value;
 
 use super::field::{self, child, key};
+use super::go_json::{unmarshal, Shape};
 use super::pod_security_context::visit_containers;
 use super::pod_volumes::local_descending_path;
 use crate::status::FieldError;
 
 const MIRROR_POD: &str = "kubernetes.io/config.mirror";
+const TOLERATIONS: &str = "scheduler.alpha.kubernetes.io/tolerations";
 const DELETION_COST: &str = "controller.kubernetes.io/pod-deletion-cost";
 const SECCOMP_POD: &str = "seccomp.security.alpha.kubernetes.io/pod";
 const SECCOMP_CONTAINER_PREFIX: &str = "container.seccomp.security.alpha.kubernetes.io/";
 const APP_ARMOR_CONTAINER_PREFIX: &str = "container.apparmor.security.beta.kubernetes.io/";
 
-/// `ValidatePodSpecificAnnotations` without the tolerations annotation.
-/// `path` is `metadata.annotations`.
+static TOLERATION: Shape = Shape::Struct(
+    "Toleration",
+    "core.Toleration",
+    &[
+        ("key", Shape::Str("string")),
+        ("operator", Shape::Str("core.TolerationOperator")),
+        ("value", Shape::Str("string")),
+        ("effect", Shape::Str("core.TaintEffect")),
+        ("tolerationSeconds", Shape::Int("int64")),
+    ],
+);
+static TOLERATION_LIST: Shape = Shape::Slice("[]core.Toleration", &TOLERATION);
+
+/// `ValidatePodSpecificAnnotations`. `path` is `metadata.annotations`.
 pub fn pod_specific(object: &Value, spec: &Value, path: &str, errors: &mut Vec<FieldError>) {
     let Some(annotations) = object
         .get("metadata")
@@ -38,6 +54,16 @@ pub fn pod_specific(object: &Value, spec: &Value, path: &str, errors: &mut Vec<F
                 value,
                 "must set spec.nodeName if mirror pod annotation is set",
             ));
+        }
+    }
+    if let Some(value) = text(TOLERATIONS).filter(|value| !value.is_empty()) {
+        match unmarshal(value, &TOLERATION_LIST) {
+            Err(error) => errors.push(field::invalid(path, TOLERATIONS, error)),
+            Ok(list) => super::pod::tolerations(
+                list.as_array().map(Vec::as_slice).unwrap_or_default(),
+                &child(path, TOLERATIONS),
+                errors,
+            ),
         }
     }
     if let Some(value) = text(DELETION_COST) {

@@ -305,6 +305,55 @@ fn pod_specific_annotations() {
     }
 }
 
+/// `ValidateTolerationsInPodAnnotations`: the annotation decoded as
+/// `[]core.Toleration` (Go's `encoding/json` errors), then `ValidateTolerations`.
+#[test]
+fn the_tolerations_annotation_is_decoded_and_validated() {
+    let errors_for = |value: &str| -> Vec<String> {
+        pod(&defaulted_pod(
+            json!({"name": "p", "annotations": {"scheduler.alpha.kubernetes.io/tolerations": value}}),
+            spec(json!({})),
+        ))
+        .iter()
+        .map(ToString::to_string)
+        .collect()
+    };
+    let key = "metadata.annotations: Invalid value: \"scheduler.alpha.kubernetes.io/tolerations\"";
+    let cases = [
+        (
+            r#"[{"key": "a", "operator": "Equal", "value": "b", "effect": "NoExecute", "tolerationSeconds": 30}, {"operator": "Exists"}]"#,
+            vec![],
+        ),
+        (
+            r#"[{"key": "foo", "operator": "Exists", "value": "bar", "effect": "NoSchedule"}]"#,
+            vec!["metadata.annotations.scheduler.alpha.kubernetes.io/tolerations[0].operator: Invalid value: core.Toleration{Key:\"foo\", Operator:\"Exists\", Value:\"bar\", Effect:\"NoSchedule\", TolerationSeconds:(*int64)(nil)}: value must be empty when `operator` is 'Exists'".to_string()],
+        ),
+        (
+            r#"[{"key": "a", "effect": "NoSchedule", "tolerationSeconds": 5}]"#,
+            vec!["metadata.annotations.scheduler.alpha.kubernetes.io/tolerations[0].effect: Invalid value: \"NoSchedule\": effect must be 'NoExecute' when `tolerationSeconds` is set".to_string()],
+        ),
+        (
+            r#"[{"operator": "Exists", "tolerationSeconds": 1.5}]"#,
+            vec![format!("{key}: json: cannot unmarshal number 1.5 into Go struct field Toleration.tolerationSeconds of type int64")],
+        ),
+        (
+            r#"[{"operator": 7}]"#,
+            vec![format!("{key}: json: cannot unmarshal number into Go struct field Toleration.operator of type core.TolerationOperator")],
+        ),
+        (
+            r#"{"key": "a"}"#,
+            vec![format!("{key}: json: cannot unmarshal object into Go value of type []core.Toleration")],
+        ),
+        (
+            r#"[{"#,
+            vec![format!("{key}: unexpected end of JSON input")],
+        ),
+    ];
+    for (value, expected) in cases {
+        assert_eq!(errors_for(value), expected, "{value}");
+    }
+}
+
 #[test]
 fn gated_pods_may_add_node_selectors_and_tighten_node_affinity() {
     let term = |expressions: Value| json!({"matchExpressions": expressions});
