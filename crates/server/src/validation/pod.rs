@@ -113,7 +113,8 @@ pub fn pod_template(object: &Value, old: Option<&Value>) -> Vec<FieldError> {
 }
 
 /// `ValidatePodTemplateSpec`: template metadata's labels and annotations,
-/// the pod spec, and no ephemeral containers. A missing template is the
+/// the pod-specific annotations (mirror pod, tolerations, deletion cost,
+/// seccomp, AppArmor), the pod spec, and no ephemeral containers. A missing template is the
 /// zero template, whose spec has no containers.
 pub fn pod_template_spec(template: Option<&Value>, path: &str) -> Vec<FieldError> {
     pod_template_spec_with(template, path, PodValidationOptions::default())
@@ -146,6 +147,8 @@ pub fn pod_template_spec_with(
         }
     }
     let spec = template.get("spec").unwrap_or(&Value::Null);
+    // `ValidatePodSpecificAnnotations` of the template, at `<path>.annotations`.
+    pod_annotations::pod_specific(template, spec, &child(path, "annotations"), &mut errors);
     let spec_path = child(path, "spec");
     errors.extend(pod_spec_named(
         spec,

@@ -347,12 +347,39 @@ pub fn stateful_set(object: &Value) -> Vec<FieldError> {
                 template_labels(template).and_then(Value::as_object),
                 &mut errors,
             );
+            // And its annotations (`ValidateAnnotations`, then
+            // `ValidatePodSpecificAnnotations`) under `template.annotations`.
+            template_annotations(template, "spec.template.annotations", &mut errors);
         }
         Err(()) => errors.push(invalid_selector(spec, "")),
     }
     always_restarts(template, "StatefulSet", &mut errors);
     errors
 }
+
+/// `ValidateAnnotations` and `ValidatePodSpecificAnnotations` of a
+/// StatefulSet's template (`ValidatePodTemplateSpecForStatefulSet`, which
+/// validates nothing else of the pod).
+fn template_annotations(template: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    let annotations = template
+        .get("metadata")
+        .and_then(|metadata| field::map_at(metadata, "annotations"));
+    let mut total = 0;
+    for (name, value) in annotations.into_iter().flatten() {
+        total += name.len() + value.as_str().map_or(0, str::len);
+        for message in crate::selector::is_qualified_name(&name.to_lowercase()) {
+            errors.push(field::invalid(path, name, message));
+        }
+    }
+    if total > TOTAL_ANNOTATION_SIZE_LIMIT {
+        errors.push(field::too_long(path, TOTAL_ANNOTATION_SIZE_LIMIT));
+    }
+    let spec = template.get("spec").unwrap_or(&Value::Null);
+    super::pod_annotations::pod_specific(template, spec, path, errors);
+}
+
+/// `TotalAnnotationSizeLimitB`.
+const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * 1024;
 
 /// `ValidateDaemonSetSpec`.
 pub fn daemon_set(object: &Value, options: PodValidationOptions) -> Vec<FieldError> {

@@ -337,3 +337,34 @@ fn daemon_set_template_generation_on_update() {
         ]
     );
 }
+
+/// `ValidatePodTemplateSpecForStatefulSet` and `ValidatePodTemplateSpec`:
+/// a template's annotations (`ValidateAnnotations`,
+/// `ValidatePodSpecificAnnotations`) at `template.annotations`.
+#[test]
+fn template_annotations_are_pod_specific_annotations() {
+    let mut annotated = template();
+    annotated["metadata"]["annotations"] = json!({
+        "scheduler.alpha.kubernetes.io/tolerations": "[{\"key\": \"k\", \"operator\": \"Bogus\"}]",
+        "kubernetes.io/config.mirror": "x",
+        "bad key!": "v"});
+    assert_eq!(
+        stateful_set_with(json!({"template": annotated.clone()})),
+        vec![
+            "spec.template.annotations: Invalid value: \"bad key!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+            "spec.template.annotations[kubernetes.io/config.mirror]: Invalid value: \"x\": must set spec.nodeName if mirror pod annotation is set",
+            "spec.template.annotations.scheduler.alpha.kubernetes.io/tolerations[0].operator: Unsupported value: \"Bogus\": supported values: \"Equal\", \"Exists\"",
+        ]
+    );
+    let errors = deployment_with(
+        json!({"replicas": 1, "selector": {"matchLabels": {"app": "web"}}, "template": annotated}),
+    );
+    assert!(
+        errors.contains(&"spec.template.annotations[kubernetes.io/config.mirror]: Invalid value: \"x\": must set spec.nodeName if mirror pod annotation is set".to_string()),
+        "{errors:?}"
+    );
+    assert!(
+        errors.contains(&"spec.template.annotations.scheduler.alpha.kubernetes.io/tolerations[0].operator: Unsupported value: \"Bogus\": supported values: \"Equal\", \"Exists\"".to_string()),
+        "{errors:?}"
+    );
+}
