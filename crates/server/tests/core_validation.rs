@@ -492,6 +492,12 @@ async fn kubectl_prints_kube_causes_for_pod_level_resources_and_claims() {
         refused(&env, &tolerated.replace("5}", "\"5\"}")),
         "The Pod \"tol\" is invalid: metadata.annotations: Invalid value: \"scheduler.alpha.kubernetes.io/tolerations\": json: cannot unmarshal string into Go struct field Toleration.tolerationSeconds of type int64\n"
     );
+    // A pod template's annotations get the same checks, at `spec.template.annotations`.
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: tol\nspec:\n  selector: {matchLabels: {app: tol}}\n  template:\n    metadata:\n      labels: {app: tol}\n      annotations:\n        scheduler.alpha.kubernetes.io/tolerations: '[{\"key\": \"a\", \"operator\": \"Bogus\"}]'\n    spec:\n      containers:\n      - name: c\n        image: nginx\n";
+    assert_eq!(
+        refused(&env, deployment),
+        "The Deployment \"tol\" is invalid: spec.template.annotations.scheduler.alpha.kubernetes.io/tolerations[0].operator: Unsupported value: \"Bogus\": supported values: \"Equal\", \"Exists\"\n"
+    );
     // The same pod with room at the pod level and its claim declared.
     let valid = pod.replace("cpu: 100m", "cpu: 300m").replace(
         "  containers:\n",
