@@ -33,34 +33,43 @@ def short_idle_client():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def pooled_ports(api):
-    """The local ports of the open connections waiting in urllib3's pools."""
+def pooled_sockets(api):
+    """The sockets of the open connections waiting in urllib3's pools.
+
+    Sockets are compared by identity, never by local port: once the server
+    has closed a connection, the kernel may hand its port to the next one."""
     pools = api.rest_client.pool_manager.pools
-    ports = set()
+    sockets = []
     for key in pools.keys():
         for conn in list(pools[key].pool.queue):
             if conn is not None and conn.sock is not None:
-                ports.add(conn.sock.getsockname()[1])
-    return ports
+                sockets.append(conn.sock)
+    return sockets
+
+
+def is_one_of(sock, seen):
+    return any(sock is other for other in seen)
 
 
 def test_pooled_connection_closed_as_idle_is_replaced(short_idle_client):
     core = client.CoreV1Api(short_idle_client)
     first = core.list_namespace()
     assert "default" in [ns.metadata.name for ns in first.items]
-    before = pooled_ports(short_idle_client)
+    before = pooled_sockets(short_idle_client)
+    assert len(before) == 1
     core.read_namespace("default")
     # Back to back, the pooled connection is reused.
-    assert pooled_ports(short_idle_client) == before
-    assert len(before) == 1
+    reused = pooled_sockets(short_idle_client)
+    assert len(reused) == 1 and reused[0] is before[0]
     # Longer than the idle timeout: the server has closed it by now, and
     # urllib3 opens a new one for the next request.
     time.sleep(3)
     second = core.read_namespace("default")
     assert second.metadata.name == "default"
-    after = pooled_ports(short_idle_client)
-    assert len(after) == 1 and after != before
+    after = pooled_sockets(short_idle_client)
+    assert len(after) == 1 and not is_one_of(after[0], before)
     time.sleep(3)
     third = core.list_namespace()
     assert "kube-system" in [ns.metadata.name for ns in third.items]
-    assert pooled_ports(short_idle_client) not in (before, after)
+    last = pooled_sockets(short_idle_client)
+    assert len(last) == 1 and not is_one_of(last[0], before + after)
