@@ -389,3 +389,196 @@ async fn concurrent_creates_never_exceed_the_quota() {
     assert_eq!(used["pods"].0, "3");
     assert_eq!(used["requests.memory"].0, "300Mi");
 }
+
+/// kubectl 1.33 against a server whose `--admission-control-config-file`
+/// gives ResourceQuota kube's documented `limitedResources`: pods of the
+/// `cluster-services` PriorityClass and claims of any storage class need a
+/// quota covering them. Without one kube refuses them (the scope refusal is
+/// a plain error, a 500 without reason; the claim's a 403), dry-run or not;
+/// other pods and claims are admitted; once a covering quota exists, so are
+/// they, and it is charged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn limited_resources_need_a_covering_quota() {
+    if skip_if_external("limited_resources_need_a_covering_quota") {
+        return;
+    }
+    let directory = tempfile::tempdir().unwrap();
+    let config = directory.path().join("admission.yaml");
+    std::fs::write(
+        &config,
+        r#"apiVersion: apiserver.config.k8s.io/v1
+kind: AdmissionConfiguration
+plugins:
+- name: ResourceQuota
+  configuration:
+    apiVersion: apiserver.config.k8s.io/v1
+    kind: ResourceQuotaConfiguration
+    limitedResources:
+    - resource: pods
+      matchScopes:
+      - scopeName: PriorityClass
+        operator: In
+        values: ["cluster-services"]
+    - resource: persistentvolumeclaims
+      matchContains: [".storageclass.storage.k8s.io/requests.storage"]
+"#,
+    )
+    .unwrap();
+    let server =
+        TestServer::start_with(&["--admission-control-config-file", config.to_str().unwrap()]);
+    let client = server.client().await;
+    let ns = format!("quota-limited-{}", suffix());
+    create_namespace(&client, &ns).await;
+    let kubectl = |args: &[&str], stdin: Option<&str>| -> (bool, String) {
+        let mut command = std::process::Command::new(common::kubectl_path(KUBECTL));
+        command
+            .arg("--kubeconfig")
+            .arg(&server.kubeconfig)
+            .args(args)
+            .env_remove("KUBECONFIG")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = command.spawn().unwrap();
+        {
+            use std::io::Write;
+            let mut input = child.stdin.take().unwrap();
+            input
+                .write_all(stdin.unwrap_or_default().as_bytes())
+                .unwrap();
+        }
+        let out = child.wait_with_output().unwrap();
+        (
+            out.status.success(),
+            format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            ),
+        )
+    };
+    let (created, output) = kubectl(
+        &[
+            "create",
+            "priorityclass",
+            "cluster-services",
+            "--value=1000",
+        ],
+        None,
+    );
+    assert!(created, "{output}");
+    let pod = |name: &str, class: &str| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\nspec:\n  priorityClassName: {class}\n  containers:\n  - name: c\n    image: busybox\n"
+        )
+    };
+    let claim = |name: &str, class: Option<&str>| {
+        let class = class
+            .map(|class| format!("  storageClassName: {class}\n"))
+            .unwrap_or_default();
+        format!(
+            "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: {name}\nspec:\n{class}  accessModes: [ReadWriteOnce]\n  resources:\n    requests:\n      storage: 1Gi\n"
+        )
+    };
+    let create = |manifest: &str, extra: &[&str]| {
+        let mut args = vec!["create", "-f", "-", "-n", ns.as_str()];
+        args.extend_from_slice(extra);
+        kubectl(&args, Some(manifest))
+    };
+    // No quota in the namespace: what is limited is refused, the rest is not.
+    let scope_refusal = "Error from server: error when creating \"STDIN\": insufficient quota to match these scopes: [{PriorityClass In [cluster-services]}]\n";
+    for extra in [&["--dry-run=server"][..], &[]] {
+        assert_eq!(
+            create(&pod("critical", "cluster-services"), extra),
+            (false, scope_refusal.to_string())
+        );
+    }
+    let claim_refusal = "Error from server (Forbidden): error when creating \"STDIN\": persistentvolumeclaims \"gold-claim\" is forbidden: insufficient quota to consume: gold.storageclass.storage.k8s.io/requests.storage\n";
+    assert_eq!(
+        create(&claim("gold-claim", Some("gold")), &[]),
+        (false, claim_refusal.to_string())
+    );
+    let (created, output) = create(&pod("ordinary", "system-cluster-critical"), &[]);
+    assert!(created, "{output}");
+    let (created, output) = create(&claim("plain-claim", None), &[]);
+    assert!(created, "{output}");
+    // Quotas that cover them: a PriorityClass scope, a storage class limit.
+    let quotas = r#"apiVersion: v1
+kind: ResourceQuota
+metadata:
+  name: critical
+spec:
+  hard:
+    pods: "5"
+  scopeSelector:
+    matchExpressions:
+    - scopeName: PriorityClass
+      operator: In
+      values: ["cluster-services"]
+---
+apiVersion: v1
+kind: ResourceQuota
+metadata:
+  name: gold
+spec:
+  hard:
+    gold.storageclass.storage.k8s.io/requests.storage: 10Gi
+"#;
+    let (created, output) = create(quotas, &[]);
+    assert!(created, "{output}");
+    let used = |name: &str, resource: &str| {
+        let escaped = resource.replace('.', "\\.");
+        let jsonpath = format!("jsonpath={{.status.used.{escaped}}}");
+        kubectl(&["get", "quota", name, "-n", &ns, "-o", &jsonpath], None)
+    };
+    for (name, resource) in [
+        ("critical", "pods"),
+        ("gold", "gold.storageclass.storage.k8s.io/requests.storage"),
+    ] {
+        eventually(&format!("{name}'s usage"), || async {
+            (used(name, resource) == (true, "0".to_string())).then_some(())
+        })
+        .await;
+    }
+    let (created, output) = create(&pod("critical", "cluster-services"), &[]);
+    assert!(created, "{output}");
+    let (created, output) = create(&claim("gold-claim", Some("gold")), &[]);
+    assert!(created, "{output}");
+    assert_eq!(used("critical", "pods"), (true, "1".to_string()));
+    assert_eq!(
+        used("gold", "gold.storageclass.storage.k8s.io/requests.storage"),
+        (true, "1Gi".to_string())
+    );
+}
+
+/// A ResourceQuota configuration kube would refuse stops the start.
+#[test]
+fn a_bad_quota_configuration_stops_the_start() {
+    let directory = tempfile::tempdir().unwrap();
+    let config = directory.path().join("admission.yaml");
+    std::fs::write(
+        &config,
+        r#"apiVersion: apiserver.config.k8s.io/v1
+kind: AdmissionConfiguration
+plugins:
+- name: ResourceQuota
+  configuration:
+    apiVersion: apiserver.config.k8s.io/v1
+    kind: ResourceQuotaConfiguration
+    limitedResources:
+    - matchContains: [requests.cpu]
+"#,
+    )
+    .unwrap();
+    let out = std::process::Command::new(common::ferrokube_bin())
+        .args(["serve", "--ephemeral", "--admission-control-config-file"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(r#"ferrokube: --admission-control-config-file: admission plugin "ResourceQuota": limitedResources[0].resource: Required value"#),
+        "{stderr}"
+    );
+}

@@ -75,12 +75,13 @@ pub struct Admission {
 
 impl Admission {
     pub fn new(store: ObjectStore, plugins: Plugins) -> Self {
+        let quota = resource_quota::QuotaAdmission::new(plugins.resource_quota().clone());
         Admission {
             store,
             plugins,
             webhooks: webhook::Webhooks::default(),
             policies: policy::Policies::default(),
-            quota: resource_quota::QuotaAdmission::default(),
+            quota,
             registry: None,
             authorizer: None,
         }

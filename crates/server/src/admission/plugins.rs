@@ -25,6 +25,7 @@ use std::path::Path;
 
 use super::config_file::{AdmissionConfiguration, ConfigFileError};
 use super::pod_security::PodSecurityConfiguration;
+use super::resource_quota::configuration::QuotaConfiguration;
 
 /// Every plugin kube-apiserver 1.34 registers, in execution order
 /// (`AllOrderedPlugins`).
@@ -108,6 +109,7 @@ pub struct Plugins {
     toleration_seconds: (i64, i64),
     /// PodSecurity's configuration (`--admission-control-config-file`).
     pod_security: PodSecurityConfiguration,
+    resource_quota: QuotaConfiguration,
 }
 
 impl Default for Plugins {
@@ -116,6 +118,7 @@ impl Default for Plugins {
             enabled: Vec::new(),
             toleration_seconds: DEFAULT_TOLERATION_SECONDS,
             pod_security: PodSecurityConfiguration::default(),
+            resource_quota: QuotaConfiguration::default(),
         })
     }
 }
@@ -173,16 +176,27 @@ impl Plugins {
             enabled,
             toleration_seconds: DEFAULT_TOLERATION_SECONDS,
             pod_security: PodSecurityConfiguration::default(),
+            resource_quota: QuotaConfiguration::default(),
         })
     }
 
     /// The plugins' configurations from `--admission-control-config-file`
     /// (`ReadAdmissionConfiguration`, then each enabled plugin's
-    /// `ConfigFor`): PodSecurity's is decoded and validated; one for
-    /// another enabled plugin is refused (ferrokube does not read it).
+    /// `ConfigFor`): PodSecurity's and ResourceQuota's are decoded and
+    /// validated; one for another enabled plugin is refused (ferrokube
+    /// does not read it).
     pub fn with_config_file(mut self, path: &Path) -> Result<Self, ConfigFileError> {
         let file = AdmissionConfiguration::read(path)?;
         file.check_supported(&self.enabled)?;
+        if self.is_enabled("ResourceQuota") {
+            if let Some(value) = file.config_for("ResourceQuota")? {
+                self.resource_quota =
+                    QuotaConfiguration::parse(&value).map_err(|cause| ConfigFileError::Plugin {
+                        plugin: "\"ResourceQuota\"".into(),
+                        cause,
+                    })?;
+            }
+        }
         if self.is_enabled("PodSecurity") {
             if let Some(value) = file.config_for("PodSecurity")? {
                 self.pod_security = PodSecurityConfiguration::parse(&value).map_err(|cause| {
@@ -194,6 +208,11 @@ impl Plugins {
             }
         }
         Ok(self)
+    }
+
+    /// ResourceQuota's limited resources.
+    pub fn resource_quota(&self) -> &QuotaConfiguration {
+        &self.resource_quota
     }
 
     /// PodSecurity's defaults and exemptions.

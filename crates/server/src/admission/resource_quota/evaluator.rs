@@ -155,6 +155,44 @@ impl Evaluator {
         }
     }
 
+    /// `Evaluator.MatchingScopes`: the requirements in `requirements` the
+    /// object is in (only pods and claims have scopes).
+    pub fn matching_scopes(
+        &self,
+        object: &Value,
+        requirements: &[ScopeRequirement],
+    ) -> Vec<ScopeRequirement> {
+        if !matches!(self, Evaluator::Pods | Evaluator::PersistentVolumeClaims) {
+            return Vec::new();
+        }
+        requirements
+            .iter()
+            .filter(|requirement| self.matches_scope(requirement, object))
+            .cloned()
+            .collect()
+    }
+
+    /// `Evaluator.UncoveredQuotaScopes`: the `limited` requirements whose
+    /// scope no requirement of a quota the object is in names.
+    pub fn uncovered_scopes(
+        &self,
+        limited: &[ScopeRequirement],
+        matched: &[ScopeRequirement],
+    ) -> Vec<ScopeRequirement> {
+        if !matches!(self, Evaluator::Pods | Evaluator::PersistentVolumeClaims) {
+            return Vec::new();
+        }
+        limited
+            .iter()
+            .filter(|limited| {
+                !matched
+                    .iter()
+                    .any(|quota| quota.scope_name == limited.scope_name)
+            })
+            .cloned()
+            .collect()
+    }
+
     /// `Evaluator.Constraints`.
     pub fn constraints(&self, required: &[String], object: &Value) -> Result<(), String> {
         match self {

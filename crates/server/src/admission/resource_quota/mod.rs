@@ -13,6 +13,7 @@
 //! `resourcequota` controller (`controllers/resource_quota.rs`).
 
 pub mod check;
+pub mod configuration;
 pub mod evaluator;
 pub mod pods;
 pub mod resource_list;
@@ -29,7 +30,8 @@ use serde_json::Value;
 use super::attributes::Attributes;
 use crate::object::ObjectStore;
 use crate::status::{GroupResource, Result, Status};
-use check::{check_request, Request};
+use check::{check_request, Refusal, Request};
+use configuration::QuotaConfiguration;
 use evaluator::Evaluator;
 
 /// `checkQuotas`' retries after a conflicting status update.
@@ -46,9 +48,19 @@ pub fn quotas_prefix(namespace: &str) -> String {
 #[derive(Default)]
 pub struct QuotaAdmission {
     locks: std::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    /// The plugin configuration (`--admission-control-config-file`).
+    configuration: QuotaConfiguration,
 }
 
 impl QuotaAdmission {
+    /// The plugin with its configuration.
+    pub fn new(configuration: QuotaConfiguration) -> QuotaAdmission {
+        QuotaAdmission {
+            configuration,
+            ..QuotaAdmission::default()
+        }
+    }
+
     fn namespace_lock(&self, namespace: &str) -> Arc<tokio::sync::Mutex<()>> {
         let mut locks = self
             .locks
@@ -104,7 +116,11 @@ impl QuotaAdmission {
             return Ok(());
         }
         let prefix = quotas_prefix(attributes.namespace);
-        if store.snapshot().range(&prefix, None).next().is_none() {
+        // Without limited resources, a namespace without quotas has
+        // nothing to check (`checkAttributes`).
+        if self.configuration.limited_resources.is_empty()
+            && store.snapshot().range(&prefix, None).next().is_none()
+        {
             return Ok(());
         }
         let lock = self.namespace_lock(attributes.namespace);
@@ -127,6 +143,9 @@ impl QuotaAdmission {
         prefix: &str,
     ) -> Result<()> {
         let request = Request {
+            group: &attributes.resource.group,
+            resource: &attributes.resource.name,
+            subresource: attributes.subresource,
             operation: attributes.operation,
             object,
             old_object: attributes.old_object,
@@ -148,8 +167,17 @@ impl QuotaAdmission {
                 }
             }
             let values: Vec<Value> = quotas.iter().map(|(_, _, quota)| quota.clone()).collect();
-            let changes = check_request(evaluator, &values, &request).map_err(|why| {
-                super::namespace_lifecycle::forbidden(attributes, Some(object), &why)
+            let changes = check_request(
+                evaluator,
+                &values,
+                &self.configuration.limited_resources,
+                &request,
+            )
+            .map_err(|refusal| match refusal {
+                Refusal::Forbidden(why) => {
+                    super::namespace_lifecycle::forbidden(attributes, Some(object), &why)
+                }
+                Refusal::Error(why) => Status::unknown(why),
             })?;
             // Don't update quota for dry-run requests.
             if attributes.dry_run {

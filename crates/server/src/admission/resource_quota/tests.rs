@@ -4,7 +4,8 @@ use std::time::SystemTime;
 
 use serde_json::{json, Value};
 
-use super::check::{check_request, Request};
+use super::check::{check_request, Refusal, Request};
+use super::configuration::LimitedResource;
 use super::evaluator::Evaluator;
 use super::resource_list::{pretty_print, ResourceList};
 use crate::admission::Operation;
@@ -25,6 +26,9 @@ fn pod(name: &str, containers: Value) -> Value {
 
 fn create<'a>(object: &'a Value) -> Request<'a> {
     Request {
+        group: "",
+        resource: "pods",
+        subresource: "",
         operation: Operation::Create,
         object,
         old_object: None,
@@ -37,7 +41,19 @@ fn check(
     quotas: &[Value],
     request: &Request<'_>,
 ) -> Result<Vec<String>, String> {
-    check_request(evaluator, quotas, request).map(|changes| {
+    check_limited(evaluator, quotas, &[], request).map_err(|refusal| match refusal {
+        Refusal::Forbidden(why) => why,
+        Refusal::Error(why) => format!("(not forbidden) {why}"),
+    })
+}
+
+fn check_limited(
+    evaluator: &Evaluator,
+    quotas: &[Value],
+    limited: &[LimitedResource],
+    request: &Request<'_>,
+) -> Result<Vec<String>, Refusal> {
+    check_request(evaluator, quotas, limited, request).map(|changes| {
         changes
             .iter()
             .map(|used| {
@@ -222,6 +238,9 @@ fn updates_are_charged_the_difference() {
     let old = json!({"metadata": {"name": "s", "resourceVersion": "3"}, "spec": {"type": "NodePort", "ports": [{"port": 1}]}});
     let new = json!({"metadata": {"name": "s", "resourceVersion": "3"}, "spec": {"type": "NodePort", "ports": [{"port": 1}, {"port": 2}, {"port": 3}]}});
     let update = Request {
+        group: "",
+        resource: "services",
+        subresource: "",
         operation: Operation::Update,
         object: &new,
         old_object: Some(&old),
@@ -339,6 +358,9 @@ fn pod_usage_reads_reported_resources() {
 
 fn update<'a>(object: &'a Value, old: &'a Value) -> Request<'a> {
     Request {
+        group: "",
+        resource: "pods",
+        subresource: "resize",
         operation: Operation::Update,
         object,
         old_object: Some(old),
@@ -375,5 +397,143 @@ fn a_resize_is_charged_the_difference() {
     assert_eq!(
         check(&Evaluator::Pods, &quotas, &update(&old, &new)),
         Ok(vec!["-".into()])
+    );
+}
+
+/// `limitedResources` (kube's `TestAdmitLimitedResourceNoQuota`,
+/// `...WithQuotaThatDoesNotCover`, `...WithCoveringQuota` and the
+/// PriorityClass scope cases): a consumed name containing a `matchContains`
+/// needs a quota whose hard limits name it; an object in a `matchScopes`
+/// scope needs a quota of that scope; other resources are not limited.
+#[test]
+fn limited_resources_need_a_covering_quota() {
+    let limited = [
+        LimitedResource {
+            resource: "pods".into(),
+            match_contains: vec!["requests.cpu".into()],
+            ..LimitedResource::default()
+        },
+        LimitedResource {
+            resource: "pods".into(),
+            match_scopes: vec![super::scopes::ScopeRequirement {
+                scope_name: "PriorityClass".into(),
+                operator: "In".into(),
+                values: vec!["cluster-services".into()],
+            }],
+            ..LimitedResource::default()
+        },
+    ];
+    let cpu_pod = pod(
+        "p",
+        json!([{"name": "c", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}]),
+    );
+    let plain = pod("p", json!([{"name": "c"}]));
+    let mut critical = plain.clone();
+    critical["spec"]["priorityClassName"] = json!("cluster-services");
+    assert_eq!(
+        check_limited(&Evaluator::Pods, &[], &limited, &create(&cpu_pod)),
+        Err(Refusal::Forbidden(
+            "insufficient quota to consume: requests.cpu".into()
+        ))
+    );
+    assert_eq!(
+        check_limited(&Evaluator::Pods, &[], &limited, &create(&plain)),
+        Ok(vec![])
+    );
+    assert_eq!(
+        check_limited(&Evaluator::Pods, &[], &limited, &create(&critical)),
+        Err(Refusal::Error(
+            "insufficient quota to match these scopes: [{PriorityClass In [cluster-services]}]"
+                .into()
+        ))
+    );
+    // A quota on memory covers nothing limited; one on cpu does.
+    let memory = quota(
+        "memory",
+        json!({"hard": {"requests.memory": "1Gi"}}),
+        json!({"requests.memory": "1Gi"}),
+        json!({"requests.memory": "0"}),
+    );
+    assert_eq!(
+        check_limited(
+            &Evaluator::Pods,
+            std::slice::from_ref(&memory),
+            &limited,
+            &create(&cpu_pod)
+        ),
+        Err(Refusal::Forbidden(
+            "insufficient quota to consume: requests.cpu".into()
+        ))
+    );
+    let cpu = quota(
+        "cpu",
+        json!({"hard": {"requests.cpu": "2"}}),
+        json!({"requests.cpu": "2"}),
+        json!({"requests.cpu": "0"}),
+    );
+    assert_eq!(
+        check_limited(
+            &Evaluator::Pods,
+            &[memory, cpu],
+            &limited,
+            &create(&cpu_pod)
+        ),
+        Ok(vec!["requests.memory=1Gi".into(), "requests.cpu=1".into()])
+    );
+    // A quota of the PriorityClass scope covers the critical pod, even
+    // when the quota's own selector names another operator.
+    let scoped = quota(
+        "critical",
+        json!({"hard": {"pods": "2"}, "scopeSelector": {"matchExpressions": [
+            {"scopeName": "PriorityClass", "operator": "Exists"}]}}),
+        json!({"pods": "2"}),
+        json!({"pods": "0"}),
+    );
+    assert_eq!(
+        check_limited(&Evaluator::Pods, &[scoped], &limited, &create(&critical)),
+        Ok(vec!["pods=1".into()])
+    );
+    // Another resource's limits do not apply to services.
+    let service = json!({"metadata": {"name": "s"}, "spec": {"type": "ClusterIP"}});
+    let request = Request {
+        resource: "services",
+        ..create(&service)
+    };
+    assert_eq!(
+        check_limited(&Evaluator::Services, &[], &limited, &request),
+        Ok(vec![])
+    );
+}
+
+/// kube 1.33's scope change on update (kubernetes/kubernetes#130060): a
+/// quota that did not hold the old object is charged the new one in full,
+/// one that held it only the difference.
+#[test]
+fn an_update_into_a_scope_is_charged_in_full() {
+    let scoped = quota(
+        "classy",
+        json!({"hard": {"persistentvolumeclaims": "2"}, "scopeSelector": {"matchExpressions": [
+            {"scopeName": "VolumeAttributesClass", "operator": "Exists"}]}}),
+        json!({"persistentvolumeclaims": "2"}),
+        json!({"persistentvolumeclaims": "0"}),
+    );
+    let all = quota(
+        "all",
+        json!({"hard": {"persistentvolumeclaims": "2"}}),
+        json!({"persistentvolumeclaims": "2"}),
+        json!({"persistentvolumeclaims": "1"}),
+    );
+    let old = json!({"metadata": {"name": "c", "resourceVersion": "3"},
+                     "spec": {"resources": {"requests": {"storage": "1Gi"}}}});
+    let mut new = old.clone();
+    new["spec"]["volumeAttributesClassName"] = json!("fast");
+    let request = Request {
+        resource: "persistentvolumeclaims",
+        subresource: "",
+        ..update(&new, &old)
+    };
+    assert_eq!(
+        check(&Evaluator::PersistentVolumeClaims, &[scoped, all], &request),
+        Ok(vec!["persistentvolumeclaims=1".into(), "-".into()])
     );
 }
