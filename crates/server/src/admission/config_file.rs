@@ -5,12 +5,12 @@
 //! each plugin's configuration inline (`configuration`) or in a file
 //! (`path`, relative to the configuration file's folder).
 //!
-//! Of the plugins ferrokube has, PodSecurity (`pod_security::configuration`)
-//! and ResourceQuota (`resource_quota::configuration`) read a
-//! configuration. A configuration for any other plugin ferrokube runs is
-//! refused at start, where kube would read it (the webhooks'
-//! `kubeConfigFile`): running without what the file asks for would differ
-//! from kube silently.
+//! Of the plugins ferrokube has, PodSecurity (`pod_security::configuration`),
+//! ResourceQuota (`resource_quota::configuration`) and the two webhook
+//! plugins (`webhook::credentials`) read a configuration. A configuration
+//! for any other plugin ferrokube runs is refused at start, where kube
+//! would read it (EventRateLimit): running without what the file asks for
+//! would differ from kube silently.
 
 use std::path::{Path, PathBuf};
 
@@ -35,7 +35,12 @@ const API_VERSIONS: &[&str] = &[
 ];
 
 /// Plugins whose configuration ferrokube reads.
-const CONFIGURABLE: &[&str] = &["PodSecurity", "ResourceQuota"];
+const CONFIGURABLE: &[&str] = &[
+    "PodSecurity",
+    "ResourceQuota",
+    "ValidatingAdmissionWebhook",
+    "MutatingAdmissionWebhook",
+];
 
 /// Where one plugin's configuration is.
 #[derive(Debug, Clone, PartialEq)]

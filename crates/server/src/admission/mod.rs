@@ -76,10 +76,14 @@ pub struct Admission {
 impl Admission {
     pub fn new(store: ObjectStore, plugins: Plugins) -> Self {
         let quota = resource_quota::QuotaAdmission::new(plugins.resource_quota().clone());
+        let webhooks = webhook::Webhooks::new(
+            plugins.webhook_credentials(false).clone(),
+            plugins.webhook_credentials(true).clone(),
+        );
         Admission {
             store,
             plugins,
-            webhooks: webhook::Webhooks::default(),
+            webhooks,
             policies: policy::Policies::default(),
             quota,
             registry: None,

@@ -22,10 +22,12 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
+use std::sync::Arc;
 
 use super::config_file::{AdmissionConfiguration, ConfigFileError};
 use super::pod_security::PodSecurityConfiguration;
 use super::resource_quota::configuration::QuotaConfiguration;
+use super::webhook::credentials::{self, WebhookCredentials};
 
 /// Every plugin kube-apiserver 1.34 registers, in execution order
 /// (`AllOrderedPlugins`).
@@ -102,7 +104,7 @@ pub enum PluginsError {
 }
 
 /// The enabled plugins, in execution order, and their settings.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Plugins {
     enabled: Vec<&'static str>,
     /// DefaultTolerationSeconds' (not-ready, unreachable) seconds.
@@ -110,6 +112,10 @@ pub struct Plugins {
     /// PodSecurity's configuration (`--admission-control-config-file`).
     pod_security: PodSecurityConfiguration,
     resource_quota: QuotaConfiguration,
+    /// What ValidatingAdmissionWebhook and MutatingAdmissionWebhook present
+    /// to webhooks (their `kubeConfigFile`s).
+    validating_credentials: Arc<WebhookCredentials>,
+    mutating_credentials: Arc<WebhookCredentials>,
 }
 
 impl Default for Plugins {
@@ -119,6 +125,8 @@ impl Default for Plugins {
             toleration_seconds: DEFAULT_TOLERATION_SECONDS,
             pod_security: PodSecurityConfiguration::default(),
             resource_quota: QuotaConfiguration::default(),
+            validating_credentials: Arc::default(),
+            mutating_credentials: Arc::default(),
         })
     }
 }
@@ -177,6 +185,8 @@ impl Plugins {
             toleration_seconds: DEFAULT_TOLERATION_SECONDS,
             pod_security: PodSecurityConfiguration::default(),
             resource_quota: QuotaConfiguration::default(),
+            validating_credentials: Arc::default(),
+            mutating_credentials: Arc::default(),
         })
     }
 
@@ -188,6 +198,27 @@ impl Plugins {
     pub fn with_config_file(mut self, path: &Path) -> Result<Self, ConfigFileError> {
         let file = AdmissionConfiguration::read(path)?;
         file.check_supported(&self.enabled)?;
+        for (plugin, mutating) in [
+            ("ValidatingAdmissionWebhook", false),
+            ("MutatingAdmissionWebhook", true),
+        ] {
+            if !self.is_enabled(plugin) {
+                continue;
+            }
+            if let Some(value) = file.config_for(plugin)? {
+                let failed = |cause: String| ConfigFileError::Plugin {
+                    plugin: format!("{plugin:?}"),
+                    cause,
+                };
+                let path = credentials::kubeconfig_path(&value).map_err(failed)?;
+                let loaded = Arc::new(WebhookCredentials::load(&path).map_err(failed)?);
+                if mutating {
+                    self.mutating_credentials = loaded;
+                } else {
+                    self.validating_credentials = loaded;
+                }
+            }
+        }
         if self.is_enabled("ResourceQuota") {
             if let Some(value) = file.config_for("ResourceQuota")? {
                 self.resource_quota =
@@ -208,6 +239,16 @@ impl Plugins {
             }
         }
         Ok(self)
+    }
+
+    /// What the mutating or the validating webhook plugin presents to
+    /// webhooks.
+    pub fn webhook_credentials(&self, mutating: bool) -> &Arc<WebhookCredentials> {
+        if mutating {
+            &self.mutating_credentials
+        } else {
+            &self.validating_credentials
+        }
     }
 
     /// ResourceQuota's limited resources.

@@ -20,7 +20,7 @@ mod queue;
 mod request;
 mod rotation;
 mod webhook;
-mod webhook_config;
+pub(crate) mod webhook_config;
 mod writer;
 
 #[cfg(test)]

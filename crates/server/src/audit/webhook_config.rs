@@ -43,7 +43,12 @@ pub fn load(path: &Path) -> Result<WebhookTarget, AuditError> {
 }
 
 /// The entry of `list` (`clusters`, `contexts`) called `name`.
-fn named<'a>(config: &'a Value, list: &str, field: &str, name: &str) -> Option<&'a Value> {
+pub(crate) fn named<'a>(
+    config: &'a Value,
+    list: &str,
+    field: &str,
+    name: &str,
+) -> Option<&'a Value> {
     config
         .get(list)?
         .as_array()?
@@ -53,7 +58,7 @@ fn named<'a>(config: &'a Value, list: &str, field: &str, name: &str) -> Option<&
 }
 
 /// The name of `current-context`, else of the only context ("" if none).
-fn context_name(config: &Value) -> String {
+pub(crate) fn context_name(config: &Value) -> String {
     let text = |value: Option<&Value>| value.and_then(Value::as_str).unwrap_or("").to_string();
     let name = text(config.get("current-context"));
     if !name.is_empty() {
@@ -71,7 +76,7 @@ fn context_name(config: &Value) -> String {
 
 /// A PEM value of `user` or `cluster`: `<field>-data` (base64) or the file
 /// `<field>` (relative to the kubeconfig's folder).
-fn pem(entry: &Value, field: &str, base: &Path) -> Result<Option<Vec<u8>>, String> {
+pub(crate) fn pem(entry: &Value, field: &str, base: &Path) -> Result<Option<Vec<u8>>, String> {
     if let Some(data) = entry.get(format!("{field}-data")).and_then(Value::as_str) {
         return base64::engine::general_purpose::STANDARD
             .decode(data.trim())

@@ -238,6 +238,10 @@ pub async fn post(resolved: &Resolved, ca_bundle: &[u8], review: &Value) -> Resu
 
 type RequestBody = Full<Bytes>;
 
+/// Headers sent with a call besides the content type and accept (an
+/// admission webhook's user agent and credentials).
+pub type ExtraHeaders<'a> = &'a [(http::HeaderName, http::HeaderValue)];
+
 /// An open connection to one webhook address.
 enum Idle {
     /// One HTTP/2 connection, shared by every call (h2's own handle: each
@@ -307,9 +311,23 @@ impl ClientPool {
         timeout: Duration,
         deadline_text: &str,
     ) -> Result<Value, String> {
+        self.post_with_headers(resolved, ca_bundle, body, timeout, deadline_text, &[])
+            .await
+    }
+
+    /// [`ClientPool::post`] with `headers` besides the content type.
+    pub async fn post_with_headers(
+        &self,
+        resolved: &Resolved,
+        ca_bundle: &[u8],
+        body: Bytes,
+        timeout: Duration,
+        deadline_text: &str,
+        headers: ExtraHeaders<'_>,
+    ) -> Result<Value, String> {
         let failed =
             |cause: String| format!("Post {}: {cause}", crate::go::strconv::quote(&resolved.url));
-        let exchange = self.exchange(resolved, ca_bundle, body);
+        let exchange = self.exchange(resolved, ca_bundle, body, headers);
         let (status, answer) = match tokio::time::timeout(timeout, exchange).await {
             Ok(Ok(answered)) => answered,
             Ok(Err(cause)) => return Err(failed(cause)),
@@ -345,7 +363,7 @@ impl ClientPool {
     ) -> Result<u16, String> {
         let failed =
             |cause: &str| format!("Post {}: {cause}", crate::go::strconv::quote(&resolved.url));
-        match tokio::time::timeout(timeout, self.exchange(resolved, ca_bundle, body)).await {
+        match tokio::time::timeout(timeout, self.exchange(resolved, ca_bundle, body, &[])).await {
             Ok(Ok((status, _))) => Ok(status),
             Ok(Err(cause)) => Err(failed(&cause)),
             Err(_) => Err(failed("context deadline exceeded")),
@@ -518,20 +536,21 @@ impl ClientPool {
         resolved: &Resolved,
         ca_bundle: &[u8],
         body: Bytes,
+        headers: ExtraHeaders<'_>,
     ) -> Result<(u16, Bytes), String> {
         let key = PoolKey {
             address: &resolved.address,
             ca_bundle,
         };
         if let Some(taken) = self.take(key) {
-            match self.send(key, taken, resolved, body.clone()).await {
+            match self.send(key, taken, resolved, body.clone(), headers).await {
                 Ok(answered) => return Ok(answered),
                 Err((true, _)) => {}
                 Err((false, error)) => return Err(error),
             }
         }
         let taken = self.connect(key, resolved, ca_bundle).await?;
-        self.send(key, taken, resolved, body)
+        self.send(key, taken, resolved, body, headers)
             .await
             .map_err(|(_, error)| error)
     }
@@ -544,6 +563,7 @@ impl ClientPool {
         taken: Taken,
         resolved: &Resolved,
         body: Bytes,
+        headers: ExtraHeaders<'_>,
     ) -> Result<(u16, Bytes), (bool, String)> {
         let authority = format!("{}:{}", resolved.server_name, resolved.port);
         let retry = |error: hyper::Error| {
@@ -553,16 +573,18 @@ impl ClientPool {
             )
         };
         let build = |uri: String| {
-            http::Request::post(uri)
+            let mut request = http::Request::post(uri)
                 .header(http::header::CONTENT_TYPE, "application/json")
                 .header(http::header::ACCEPT, "application/json, */*")
                 .body(Full::new(body.clone()))
-                .map_err(|error| (false, error.to_string()))
+                .map_err(|error| (false, error.to_string()))?;
+            append(request.headers_mut(), headers);
+            Ok::<_, (bool, String)>(request)
         };
         let (response, sender) = match taken {
             Taken::Http2(sender) => {
                 let uri = format!("https://{authority}{}", resolved.path_and_query);
-                return send_http2(sender, uri, body).await;
+                return send_http2(sender, uri, body, headers).await;
             }
             Taken::Http1(mut sender) => {
                 let mut request = build(resolved.path_and_query.clone())?;
@@ -594,6 +616,7 @@ async fn send_http2(
     sender: h2::client::SendRequest<Bytes>,
     uri: String,
     body: Bytes,
+    headers: ExtraHeaders<'_>,
 ) -> Result<(u16, Bytes), (bool, String)> {
     // Refused before the request left: the connection is gone or going.
     let unsent = |error: h2::Error| (true, error.to_string());
@@ -604,11 +627,12 @@ async fn send_http2(
         (retry, error.to_string())
     };
     let mut sender = sender.ready().await.map_err(unsent)?;
-    let request = http::Request::post(uri)
+    let mut request = http::Request::post(uri)
         .header(http::header::CONTENT_TYPE, "application/json")
         .header(http::header::ACCEPT, "application/json, */*")
         .body(())
         .map_err(|error| (false, error.to_string()))?;
+    append(request.headers_mut(), headers);
     let end_of_stream = body.is_empty();
     let (response, mut stream) = sender
         .send_request(request, end_of_stream)
@@ -630,6 +654,13 @@ async fn send_http2(
         answer.extend_from_slice(&chunk);
     }
     Ok((status, answer.freeze()))
+}
+
+/// Adds `headers` to a request's (several values of one name are all sent).
+fn append(map: &mut http::HeaderMap, headers: ExtraHeaders<'_>) {
+    for (name, value) in headers {
+        map.append(name.clone(), value.clone());
+    }
 }
 
 /// Go's text of a failed dial (`connect: connection refused`), else the

@@ -4,10 +4,12 @@
 //! selectors, policies and timeout, with v1's defaults
 //! (`pkg/apis/admissionregistration/v1/defaults.go`).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
 
+use super::credentials::{Credentials, WebhookCredentials};
 use super::match_conditions::{self, MatchCondition};
 use crate::crd::webhook::WebhookEndpoint;
 use crate::crd::webhook_client::{resolve_url_with_timeout, Resolved};
@@ -54,6 +56,9 @@ pub struct Webhook {
     /// `<configuration>/<index>`: the webhook's identity for reinvocation.
     pub uid: String,
     pub endpoint: Option<WebhookEndpoint>,
+    /// What it is called as: its plugin's kubeconfig user for its
+    /// `host:port` (`credentials::target_of`).
+    pub credentials: Arc<Credentials>,
     /// `clientConfig.caBundle`, base64-decoded (PEM).
     pub ca_bundle: Vec<u8>,
     pub rules: Vec<Rule>,
@@ -97,7 +102,11 @@ fn selector(webhook: &Value, field: &str) -> Result<Selector, LabelSelectorError
 }
 
 /// The webhooks of one configuration object, in its order.
-pub fn compile(configuration: &Value, mutating: bool) -> Vec<Webhook> {
+pub fn compile(
+    configuration: &Value,
+    mutating: bool,
+    credentials: &WebhookCredentials,
+) -> Vec<Webhook> {
     let config_name = text(configuration.get("metadata"), "name");
     let webhooks = configuration.get("webhooks").and_then(Value::as_array);
     webhooks
@@ -137,6 +146,12 @@ pub fn compile(configuration: &Value, mutating: bool) -> Vec<Webhook> {
             Webhook {
                 name: text(Some(webhook), "name").to_string(),
                 uid: format!("{config_name}/{index}"),
+                credentials: credentials.resolve(
+                    &endpoint
+                        .as_ref()
+                        .map(super::credentials::target_of)
+                        .unwrap_or_default(),
+                ),
                 endpoint,
                 ca_bundle,
                 rules,

@@ -10,6 +10,7 @@
 
 pub mod config;
 pub mod config_rules;
+pub mod credentials;
 pub mod equivalent;
 pub mod match_conditions;
 pub mod matching;
@@ -21,9 +22,10 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 
 use self::config::{FailurePolicy, Webhook};
+use self::credentials::WebhookCredentials;
 use self::equivalent::Equivalent;
 use super::attributes::{Attributes, Caller};
-use crate::crd::webhook_client::{self, ClientPool};
+use crate::crd::webhook_client;
 use crate::object::ObjectStore;
 use crate::status::{Result, Status};
 
@@ -48,9 +50,24 @@ pub struct Compiled {
 #[derive(Default)]
 pub struct Webhooks {
     compiled: Mutex<Arc<Compiled>>,
+    /// What the validating and the mutating plugin present to webhooks.
+    validating_credentials: Arc<WebhookCredentials>,
+    mutating_credentials: Arc<WebhookCredentials>,
 }
 
 impl Webhooks {
+    /// Webhooks called with these plugins' credentials.
+    pub fn new(
+        validating_credentials: Arc<WebhookCredentials>,
+        mutating_credentials: Arc<WebhookCredentials>,
+    ) -> Webhooks {
+        Webhooks {
+            compiled: Mutex::default(),
+            validating_credentials,
+            mutating_credentials,
+        }
+    }
+
     /// The webhooks the store holds now.
     pub fn current(&self, store: &ObjectStore) -> Arc<Compiled> {
         let snapshot = store.snapshot();
@@ -68,7 +85,14 @@ impl Webhooks {
             snapshot
                 .range(prefix, None)
                 .filter_map(|(_, entry)| entry.object.value())
-                .flat_map(|configuration| config::compile(&configuration, mutating))
+                .flat_map(|configuration| {
+                    let credentials = if mutating {
+                        &self.mutating_credentials
+                    } else {
+                        &self.validating_credentials
+                    };
+                    config::compile(&configuration, mutating, credentials)
+                })
                 .collect()
         };
         let fresh = Arc::new(Compiled {
@@ -141,13 +165,19 @@ async fn call(
             &through_service
         }
     };
-    let answer = ClientPool::shared()
-        .post(
+    let user = &webhook.credentials;
+    let headers = user
+        .headers()
+        .map_err(|why| CallError::Calling(format!("could not get REST client: {why}")))?;
+    let answer = user
+        .pool()
+        .post_with_headers(
             resolved,
             &webhook.ca_bundle,
             bytes::Bytes::from(request),
             webhook.timeout,
             "context deadline exceeded",
+            &headers,
         )
         .await
         .map_err(|error| CallError::Calling(format!("failed to call webhook: {error}")))?;
@@ -393,7 +423,7 @@ mod tests {
         let configuration = json!({"metadata": {"name": "c"}, "webhooks": [{
             "name": "x.example.com", "sideEffects": side_effects, "failurePolicy": failure_policy,
         }]});
-        config::compile(&configuration, false).remove(0)
+        config::compile(&configuration, false, &WebhookCredentials::default()).remove(0)
     }
 
     #[test]
