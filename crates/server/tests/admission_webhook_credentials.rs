@@ -11,13 +11,12 @@
 #![allow(clippy::unwrap_used)]
 
 use std::net::{IpAddr, Ipv4Addr};
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 use ferrokube_testkit as common;
 
 use base64::Engine as _;
-use common::{kubectl_path, TestServer};
+use common::TestServer;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair, SanType};
@@ -137,19 +136,8 @@ async fn start_webhook(serving: &Authority, clients: &Authority, expected: Vec<u
 }
 
 fn kubectl(server: &TestServer, args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(kubectl_path("1.33"))
-        .arg("--kubeconfig")
-        .arg(&server.kubeconfig)
-        .args(args)
-        .env_remove("KUBECONFIG")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let (status, out, err) = server.kubectl_stdin("1.33", args, None);
+    (status.success(), out, err)
 }
 
 /// A webhook configuration of `kind` calling `url` for ConfigMap creates.
@@ -284,13 +272,10 @@ plugins:
 "#,
     )
     .unwrap();
-    let out = Command::new(common::ferrokube_bin())
-        .args(["serve", "--ephemeral", "--admission-control-config-file"])
-        .arg(&config)
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = TestServer::refused_start(&[
+        "--admission-control-config-file".as_ref(),
+        config.as_os_str(),
+    ]);
     assert!(
         stderr.contains(r#"ferrokube: --admission-control-config-file: admission plugin "MutatingAdmissionWebhook": kubeConfigFile: Invalid value: "webhooks.kubeconfig": must be an absolute file path"#),
         "{stderr}"

@@ -558,13 +558,10 @@ plugins:
 "#,
     )
     .unwrap();
-    let out = Command::new(common::ferrokube_bin())
-        .args(["serve", "--ephemeral", "--admission-control-config-file"])
-        .arg(&config)
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = TestServer::refused_start(&[
+        "--admission-control-config-file".as_ref(),
+        config.as_os_str(),
+    ]);
     assert!(
         stderr.contains(r#"ferrokube: --admission-control-config-file: admission plugin "PodSecurity": [defaults.enforce: Invalid value: "strict": must be one of privileged, baseline, restricted, exemptions.usernames[1]: Duplicate value: "a"]"#),
         "{stderr}"

@@ -430,32 +430,8 @@ plugins:
     let ns = format!("quota-limited-{}", suffix());
     create_namespace(&client, &ns).await;
     let kubectl = |args: &[&str], stdin: Option<&str>| -> (bool, String) {
-        let mut command = std::process::Command::new(common::kubectl_path(KUBECTL));
-        command
-            .arg("--kubeconfig")
-            .arg(&server.kubeconfig)
-            .args(args)
-            .env_remove("KUBECONFIG")
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped());
-        let mut child = command.spawn().unwrap();
-        {
-            use std::io::Write;
-            let mut input = child.stdin.take().unwrap();
-            input
-                .write_all(stdin.unwrap_or_default().as_bytes())
-                .unwrap();
-        }
-        let out = child.wait_with_output().unwrap();
-        (
-            out.status.success(),
-            format!(
-                "{}{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            ),
-        )
+        let (status, out, err) = server.kubectl_stdin(KUBECTL, args, stdin);
+        (status.success(), format!("{out}{err}"))
     };
     let (created, output) = kubectl(
         &[
@@ -570,13 +546,10 @@ plugins:
 "#,
     )
     .unwrap();
-    let out = std::process::Command::new(common::ferrokube_bin())
-        .args(["serve", "--ephemeral", "--admission-control-config-file"])
-        .arg(&config)
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = TestServer::refused_start(&[
+        "--admission-control-config-file".as_ref(),
+        config.as_os_str(),
+    ]);
     assert!(
         stderr.contains(r#"ferrokube: --admission-control-config-file: admission plugin "ResourceQuota": limitedResources[0].resource: Required value"#),
         "{stderr}"

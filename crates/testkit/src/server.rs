@@ -166,6 +166,30 @@ impl TestServer {
     pub async fn client(&self) -> Client {
         client_from(&self.kubeconfig).await
     }
+
+    /// Runs `kubectl.<version>` against this server, feeding `stdin`.
+    pub fn kubectl_stdin(
+        &self,
+        version: &str,
+        args: &[&str],
+        stdin: Option<&str>,
+    ) -> (ExitStatus, String, String) {
+        run_kubectl(&self.kubeconfig, None, version, args, stdin)
+    }
+
+    /// Runs `ferrokube serve --ephemeral <extra>`, which must refuse to
+    /// start; answers what it printed on stderr.
+    pub fn refused_start(extra: &[&std::ffi::OsStr]) -> String {
+        let out = Command::new(ferrokube_bin())
+            .args(["serve", "--ephemeral"])
+            .args(extra)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}", ferrokube_bin().display()));
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(!out.status.success(), "ferrokube started:\n{stderr}");
+        stderr
+    }
 }
 
 impl Drop for TestServer {
@@ -520,31 +544,13 @@ impl TestEnv {
         args: &[&str],
         stdin: Option<&str>,
     ) -> (ExitStatus, String, String) {
-        let bin = kubectl_path(version);
-        let mut cmd = Command::new(&bin);
-        cmd.arg("--kubeconfig").arg(&self.kubeconfig);
-        if let Some(cache) = &self.kubectl_cache {
-            cmd.arg("--cache-dir").arg(cache);
-        }
-        let input = if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        };
-        cmd.args(args).env_remove("KUBECONFIG").stdin(input);
-        let mut child = cmd
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot run {}: {e}", bin.display()));
-        if let Some(text) = stdin {
-            use std::io::Write;
-            let mut w = child.stdin.take().unwrap();
-            w.write_all(text.as_bytes()).expect("write kubectl stdin");
-        }
-        let out = child.wait_with_output().expect("wait for kubectl");
-        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-        (out.status, text(&out.stdout), text(&out.stderr))
+        run_kubectl(
+            &self.kubeconfig,
+            self.kubectl_cache.as_deref(),
+            version,
+            args,
+            stdin,
+        )
     }
 
     /// Runs kubectl and panics (with its output) unless it exits 0; returns stdout.
@@ -594,6 +600,42 @@ pub async fn raw_request(
 }
 
 // ---- kubectl ----
+
+/// Runs `kubectl.<version>` with `kubeconfig` (and a discovery `cache`
+/// folder), feeding `stdin`: (status, stdout, stderr).
+fn run_kubectl(
+    kubeconfig: &Path,
+    cache: Option<&Path>,
+    version: &str,
+    args: &[&str],
+    stdin: Option<&str>,
+) -> (ExitStatus, String, String) {
+    let bin = kubectl_path(version);
+    let mut cmd = Command::new(&bin);
+    cmd.arg("--kubeconfig").arg(kubeconfig);
+    if let Some(cache) = cache {
+        cmd.arg("--cache-dir").arg(cache);
+    }
+    let input = if stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    };
+    cmd.args(args).env_remove("KUBECONFIG").stdin(input);
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", bin.display()));
+    if let Some(text) = stdin {
+        use std::io::Write;
+        let mut w = child.stdin.take().unwrap();
+        w.write_all(text.as_bytes()).expect("write kubectl stdin");
+    }
+    let out = child.wait_with_output().expect("wait for kubectl");
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status, text(&out.stdout), text(&out.stderr))
+}
 
 /// The folder holding the versioned kubectl binaries.
 pub fn kubectl_dir() -> PathBuf {
