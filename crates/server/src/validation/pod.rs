@@ -48,7 +48,7 @@ pub fn pod(object: &Value) -> Vec<FieldError> {
 pub fn pod_metadata_and_spec(object: &Value, options: PodValidationOptions) -> Vec<FieldError> {
     let spec = object.get("spec").unwrap_or(&Value::Null);
     let mut errors = Vec::new();
-    pod_annotations::pod_specific(object, spec, "metadata.annotations", &mut errors);
+    pod_annotations::pod_specific(object, spec, "metadata.annotations", options, &mut errors);
     let name = object
         .pointer("/metadata/name")
         .and_then(Value::as_str)
@@ -148,7 +148,13 @@ pub fn pod_template_spec_with(
     }
     let spec = template.get("spec").unwrap_or(&Value::Null);
     // `ValidatePodSpecificAnnotations` of the template, at `<path>.annotations`.
-    pod_annotations::pod_specific(template, spec, &child(path, "annotations"), &mut errors);
+    pod_annotations::pod_specific(
+        template,
+        spec,
+        &child(path, "annotations"),
+        options,
+        &mut errors,
+    );
     let spec_path = child(path, "spec");
     errors.extend(pod_spec_named(
         spec,

@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use super::field::{self, child, key};
 use super::go_json::{unmarshal, Shape};
+use super::pod_options::PodValidationOptions;
 use super::pod_security_context::visit_containers;
 use super::pod_volumes::local_descending_path;
 use crate::status::FieldError;
@@ -39,7 +40,13 @@ static TOLERATION: Shape = Shape::Struct(
 static TOLERATION_LIST: Shape = Shape::Slice("[]core.Toleration", &TOLERATION);
 
 /// `ValidatePodSpecificAnnotations`. `path` is `metadata.annotations`.
-pub fn pod_specific(object: &Value, spec: &Value, path: &str, errors: &mut Vec<FieldError>) {
+pub fn pod_specific(
+    object: &Value,
+    spec: &Value,
+    path: &str,
+    options: PodValidationOptions,
+    errors: &mut Vec<FieldError>,
+) {
     let Some(annotations) = object
         .get("metadata")
         .and_then(|metadata| field::map_at(metadata, "annotations"))
@@ -67,7 +74,7 @@ pub fn pod_specific(object: &Value, spec: &Value, path: &str, errors: &mut Vec<F
         }
     }
     if let Some(value) = text(DELETION_COST) {
-        if !is_deletion_cost(value) {
+        if !options.allow_invalid_pod_deletion_cost && !is_deletion_cost(value) {
             errors.push(field::invalid(
                 &key(path, DELETION_COST),
                 value,
@@ -124,7 +131,13 @@ pub fn pod_specific(object: &Value, spec: &Value, path: &str, errors: &mut Vec<F
 /// annotations may not be added, changed or removed, then
 /// `ValidatePodSpecificAnnotations` again (kube reports its errors twice on
 /// update: once from `validatePodMetadataAndSpec`, once from here).
-pub fn updates(new: &Value, old: &Value, path: &str, errors: &mut Vec<FieldError>) {
+pub fn updates(
+    new: &Value,
+    old: &Value,
+    path: &str,
+    options: PodValidationOptions,
+    errors: &mut Vec<FieldError>,
+) {
     let annotations_of = |object: &Value| {
         object
             .get("metadata")
@@ -163,12 +176,7 @@ pub fn updates(new: &Value, old: &Value, path: &str, errors: &mut Vec<FieldError
         errors.push(field::forbidden(&key(path, name), what));
     }
     let spec = new.get("spec").unwrap_or(&Value::Null);
-    pod_specific(new, spec, path, errors);
-}
-
-/// The path of the deletion cost annotation's error.
-pub fn deletion_cost_path() -> String {
-    key("metadata.annotations", DELETION_COST)
+    pod_specific(new, spec, path, options, errors);
 }
 
 /// The pod's deletion cost annotation is absent or valid (an update whose

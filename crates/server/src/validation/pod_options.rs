@@ -6,7 +6,9 @@
 //! affinity or in a topology spread constraint's selector keeps the object
 //! writable, so the new object's values there are not checked either; a
 //! hugepage quantity that is not a multiple of its page size likewise lets
-//! every hugepage quantity go unchecked. On create every option is false.
+//! every hugepage quantity go unchecked, and an invalid
+//! `controller.kubernetes.io/pod-deletion-cost` annotation on the old pod or
+//! template lets the new one keep any value. On create every option is false.
 
 use serde_json::Value;
 
@@ -28,6 +30,9 @@ pub struct PodValidationOptions {
     /// `AllowIndivisibleHugePagesValues`: hugepage quantities need not be a
     /// multiple of their page size (the old spec had one that is not).
     pub allow_indivisible_huge_pages_values: bool,
+    /// `AllowInvalidPodDeletionCost`: the old pod's or template's
+    /// deletion cost annotation is not a 32-bit integer.
+    pub allow_invalid_pod_deletion_cost: bool,
 }
 
 impl PodValidationOptions {
@@ -44,12 +49,18 @@ impl PodValidationOptions {
                 has_invalid_topology_spread_constraint_label_selector(old_spec),
             allow_indivisible_huge_pages_values:
                 super::resource_requirements::uses_indivisible_huge_pages(old_spec),
+            allow_invalid_pod_deletion_cost: false,
         }
     }
 
-    /// The options of an update of a pod (`old` the stored pod).
+    /// The options of an update of a pod (`old` the stored pod), or of a
+    /// template (`old` the old template): its spec's, and its metadata's
+    /// deletion cost.
     pub fn from_old_pod(old: &Value) -> Self {
-        Self::from_old_spec(old.get("spec").unwrap_or(&Value::Null))
+        PodValidationOptions {
+            allow_invalid_pod_deletion_cost: !super::pod_annotations::deletion_cost_is_valid(old),
+            ..Self::from_old_spec(old.get("spec").unwrap_or(&Value::Null))
+        }
     }
 
     /// `GetValidationOptionsFromPodTemplate`: the options of an update whose old
@@ -57,7 +68,7 @@ impl PodValidationOptions {
     pub fn from_old_template(old_template: Option<&Value>) -> Self {
         match old_template.filter(|template| !template.is_null()) {
             None => Self::default(),
-            Some(template) => Self::from_old_spec(template.get("spec").unwrap_or(&Value::Null)),
+            Some(template) => Self::from_old_pod(template),
         }
     }
 }

@@ -19,13 +19,9 @@ pub const IMMUTABLE_SPEC: &str = "pod updates may not change fields other than `
 /// `ValidatePodUpdate`: the new pod's own rules, then what may change.
 pub fn pod_update(new: &Value, old: &Value) -> Vec<FieldError> {
     // `GetValidationOptionsFromPodSpecAndMeta` with the old pod.
-    let mut errors = pod_metadata_and_spec(new, PodValidationOptions::from_old_pod(old));
-    super::pod_annotations::updates(new, old, "metadata.annotations", &mut errors);
-    // `AllowInvalidPodDeletionCost` when the old pod's value was invalid.
-    if !super::pod_annotations::deletion_cost_is_valid(old) {
-        let path = super::pod_annotations::deletion_cost_path();
-        errors.retain(|error| error.field != path);
-    }
+    let options = PodValidationOptions::from_old_pod(old);
+    let mut errors = pod_metadata_and_spec(new, options);
+    super::pod_annotations::updates(new, old, "metadata.annotations", options, &mut errors);
     let null = Value::Null;
     let new_spec = new.get("spec").unwrap_or(&null);
     let old_spec = old.get("spec").unwrap_or(&null);

@@ -337,3 +337,82 @@ fn a_jobs_success_policy_is_immutable() {
         ["spec.successPolicy: Invalid value: null: field is immutable"]
     );
 }
+
+/// `AllowInvalidPodDeletionCost` (`GetValidationOptionsFromPodSpecAndMeta`
+/// with the old pod's or template's metadata): a deletion cost that was
+/// already invalid may stay or change; one that was valid may not become
+/// invalid. For pods, every template and a StatefulSet's template.
+#[test]
+fn an_invalid_deletion_cost_the_old_object_had_is_kept() {
+    let cost = |object: &mut Value, at: &str, value: &str| {
+        let metadata = object.pointer_mut(at).expect("metadata");
+        metadata["annotations"] = json!({"controller.kubernetes.io/pod-deletion-cost": value});
+    };
+    let refusal = |path: &str, value: &str| {
+        format!("{path}[controller.kubernetes.io/pod-deletion-cost]: Invalid value: \"{value}\": must be a 32bit integer")
+    };
+    let mut old_pod = pod(pod_spec(json!(null), None));
+    cost(&mut old_pod, "/metadata", "+1");
+    let mut new_pod = old_pod.clone();
+    cost(&mut new_pod, "/metadata", "x");
+    assert_eq!(
+        validate("", "v1", "pods", &new_pod, Some(&old_pod)),
+        Vec::<String>::new()
+    );
+    let mut valid_pod = old_pod.clone();
+    cost(&mut valid_pod, "/metadata", "7");
+    // Reported twice, as kube's `ValidatePodUpdate` does.
+    let pod_refusal = refusal("metadata.annotations", "x");
+    assert_eq!(
+        validate("", "v1", "pods", &new_pod, Some(&valid_pod)),
+        vec![pod_refusal.clone(), pod_refusal]
+    );
+
+    let mut old_deployment = deployment(json!(null));
+    cost(&mut old_deployment, "/spec/template/metadata", "+1");
+    let mut new_deployment = old_deployment.clone();
+    cost(&mut new_deployment, "/spec/template/metadata", "x");
+    assert_eq!(
+        validate("apps", "v1", "deployments", &new_deployment, None),
+        vec![refusal("spec.template.annotations", "x")]
+    );
+    assert_eq!(
+        validate(
+            "apps",
+            "v1",
+            "deployments",
+            &new_deployment,
+            Some(&old_deployment)
+        ),
+        Vec::<String>::new()
+    );
+    let mut valid_deployment = old_deployment.clone();
+    cost(&mut valid_deployment, "/spec/template/metadata", "7");
+    assert_eq!(
+        validate(
+            "apps",
+            "v1",
+            "deployments",
+            &new_deployment,
+            Some(&valid_deployment)
+        ),
+        vec![refusal("spec.template.annotations", "x")]
+    );
+
+    let mut old_set = json!({"metadata": {"name": "s", "namespace": "default"},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "a"}}, "serviceName": "s",
+            "podManagementPolicy": "OrderedReady", "revisionHistoryLimit": 10,
+            "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}},
+            "template": {"metadata": {"labels": {"app": "a"}}, "spec": pod_spec(json!(null), None)}}});
+    cost(&mut old_set, "/spec/template/metadata", "+1");
+    let mut new_set = old_set.clone();
+    cost(&mut new_set, "/spec/template/metadata", "x");
+    assert_eq!(
+        validate("apps", "v1", "statefulsets", &new_set, None),
+        vec![refusal("spec.template.annotations", "x")]
+    );
+    assert_eq!(
+        validate("apps", "v1", "statefulsets", &new_set, Some(&old_set)),
+        Vec::<String>::new()
+    );
+}

@@ -278,6 +278,12 @@ pub fn replica_set(object: &Value, options: PodValidationOptions) -> Vec<FieldEr
 
 /// `ValidateStatefulSetSpec` (kube does not validate its pod spec).
 pub fn stateful_set(object: &Value) -> Vec<FieldError> {
+    stateful_set_with(object, PodValidationOptions::default())
+}
+
+/// `ValidateStatefulSetSpec` with the options an update took from the old
+/// template.
+fn stateful_set_with(object: &Value, options: PodValidationOptions) -> Vec<FieldError> {
     let spec = spec_of(object);
     let mut errors = Vec::new();
     match field::str_at(spec, "podManagementPolicy") {
@@ -349,7 +355,7 @@ pub fn stateful_set(object: &Value) -> Vec<FieldError> {
             );
             // And its annotations (`ValidateAnnotations`, then
             // `ValidatePodSpecificAnnotations`) under `template.annotations`.
-            template_annotations(template, "spec.template.annotations", &mut errors);
+            template_annotations(template, "spec.template.annotations", options, &mut errors);
         }
         Err(()) => errors.push(invalid_selector(spec, "")),
     }
@@ -360,7 +366,12 @@ pub fn stateful_set(object: &Value) -> Vec<FieldError> {
 /// `ValidateAnnotations` and `ValidatePodSpecificAnnotations` of a
 /// StatefulSet's template (`ValidatePodTemplateSpecForStatefulSet`, which
 /// validates nothing else of the pod).
-fn template_annotations(template: &Value, path: &str, errors: &mut Vec<FieldError>) {
+fn template_annotations(
+    template: &Value,
+    path: &str,
+    options: PodValidationOptions,
+    errors: &mut Vec<FieldError>,
+) {
     let annotations = template
         .get("metadata")
         .and_then(|metadata| field::map_at(metadata, "annotations"));
@@ -375,7 +386,7 @@ fn template_annotations(template: &Value, path: &str, errors: &mut Vec<FieldErro
         errors.push(field::too_long(path, TOTAL_ANNOTATION_SIZE_LIMIT));
     }
     let spec = template.get("spec").unwrap_or(&Value::Null);
-    super::pod_annotations::pod_specific(template, spec, path, errors);
+    super::pod_annotations::pod_specific(template, spec, path, options, errors);
 }
 
 /// `TotalAnnotationSizeLimitB`.
@@ -578,7 +589,8 @@ const STATEFUL_SET_MUTABLE: [&str; 7] = [
 
 /// `ValidateStatefulSetUpdate`: only some spec fields may change.
 pub fn stateful_set_update(new: &Value, old: &Value) -> Vec<FieldError> {
-    let mut errors = stateful_set(new);
+    let old_template = spec_of(old).get("template");
+    let mut errors = stateful_set_with(new, PodValidationOptions::from_old_template(old_template));
     let rest = |object: &Value| {
         let mut spec = spec_of(object).as_object().cloned().unwrap_or_default();
         for name in STATEFUL_SET_MUTABLE {
