@@ -192,9 +192,10 @@ impl Plugins {
 
     /// The plugins' configurations from `--admission-control-config-file`
     /// (`ReadAdmissionConfiguration`, then each enabled plugin's
-    /// `ConfigFor`): PodSecurity's and ResourceQuota's are decoded and
-    /// validated; one for another enabled plugin is refused (ferrokube
-    /// does not read it).
+    /// `ConfigFor`): PodSecurity's, ResourceQuota's and the two webhook
+    /// plugins' are decoded and validated (a webhook plugin's kubeconfig
+    /// read); one for another enabled plugin is refused (ferrokube does not
+    /// read it).
     pub fn with_config_file(mut self, path: &Path) -> Result<Self, ConfigFileError> {
         let file = AdmissionConfiguration::read(path)?;
         file.check_supported(&self.enabled)?;
