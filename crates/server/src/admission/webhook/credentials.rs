@@ -10,7 +10,9 @@
 //! context's user, or nobody. A user's bearer `token` (else `tokenFile`,
 //! read again once a minute as client-go's cached token source does), its
 //! `username`/`password`, its client certificate and key, and its
-//! impersonation (`as`, `as-groups`, `as-user-extra`) go with every call.
+//! impersonation (`as`, `as-groups`, `as-user-extra`) go with every call;
+//! a token file that cannot be read fails the calls, as kube's client
+//! construction does (`could not get REST client: open …`).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -88,11 +90,21 @@ impl TokenFile {
             }
         }
         let token = std::fs::read_to_string(&self.path)
-            .map_err(|error| format!("open {}: {error}", self.path.display()))?
+            .map_err(|error| format!("open {}: {}", self.path.display(), go_io_error(&error)))?
             .trim()
             .to_string();
         *read = Some((Instant::now(), token.clone()));
         Ok(token)
+    }
+}
+
+/// Go's text of a failed `os.Open` (`no such file or directory`), else
+/// the system's.
+fn go_io_error(error: &std::io::Error) -> String {
+    match error.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => error.to_string(),
     }
 }
 
@@ -322,14 +334,12 @@ fn credentials(user: &Value, base: &Path) -> Result<Credentials, String> {
     if !text("token").is_empty() {
         credentials.headers.push(bearer(text("token"))?);
     } else if !text("tokenFile").is_empty() {
-        let file = TokenFile {
+        // Read when a call needs it: kube reads it when it builds a
+        // webhook's client, so a missing file fails the calls, not the start.
+        credentials.token_file = Some(TokenFile {
             path: base.join(text("tokenFile")),
             read: Mutex::new(None),
-        };
-        // kube reads it when it builds the client: a missing file fails the
-        // calls, here it fails the start.
-        file.token()?;
-        credentials.token_file = Some(file);
+        });
     } else if !text("username").is_empty() || !text("password").is_empty() {
         let pair = format!("{}:{}", text("username"), text("password"));
         let value = format!(
@@ -530,7 +540,14 @@ mod tests {
             load(json!({"auth-provider": {"name": "oidc"}})),
             Err("auth provider not supported".to_string())
         );
-        assert!(credentials(&json!({"tokenFile": "missing"}), directory.path()).is_err());
+        let missing = directory.path().join("missing");
+        assert_eq!(
+            load(json!({"tokenFile": "missing"})),
+            Err(format!(
+                "open {}: no such file or directory",
+                missing.display()
+            ))
+        );
         assert!(credentials(
             &json!({"client-certificate-data": "AA=="}),
             directory.path()
