@@ -86,18 +86,9 @@ pub fn load(path: &Path) -> Result<KeyTransformers, EncryptionConfigError> {
     }
     let errors = validate(&config);
     if !errors.is_empty() {
-        return Err(parse(aggregate(&errors)));
+        return Err(parse(crate::status::FieldError::aggregate(&errors)));
     }
     build(&config)
-}
-
-/// `ErrorList.ToAggregate().Error()`.
-fn aggregate(errors: &[FieldError]) -> String {
-    if errors.len() == 1 {
-        return errors[0].to_string();
-    }
-    let all: Vec<String> = errors.iter().map(ToString::to_string).collect();
-    format!("[{}]", all.join(", "))
 }
 
 fn strings(value: &Value) -> Vec<String> {

@@ -419,6 +419,13 @@ pub struct FieldError {
 }
 
 impl FieldError {
+    /// `field.ErrorList.ToAggregate().Error()`: one error as it is, several
+    /// in brackets, a repeated message once.
+    pub fn aggregate(errors: &[FieldError]) -> String {
+        let messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        crate::go::errors::aggregate(&messages)
+    }
+
     pub fn invalid(field: &str, value: &str, detail: impl Into<String>) -> Self {
         FieldError {
             kind: FieldErrorKind::Invalid(go_quote(value)),

@@ -11,7 +11,9 @@
 //! - [`sort`]: `sort.SliceStable`, whose exact swaps matter where kube's
 //!   comparator is not a strict weak order.
 //! - [`utf8`]: `utf8.DecodeRune`, and invalid UTF-8 as Go writes it into JSON.
+//! - [`errors`]: how `utilerrors.NewAggregate(...).Error()` reads.
 
+pub mod errors;
 pub mod float;
 pub mod fmt;
 pub mod sort;

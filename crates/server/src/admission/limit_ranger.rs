@@ -268,27 +268,13 @@ pub fn validate(
             _ => claim_errors(&items, object),
         };
         if !errors.is_empty() {
-            return Err(forbidden(attributes, Some(object), &aggregate(errors)));
+            return Err(forbidden(attributes, Some(object), &aggregate(&errors)));
         }
     }
     Ok(())
 }
 
-/// `utilerrors.NewAggregate(errs).Error()`: one message alone, several
-/// (duplicates dropped) in brackets.
-fn aggregate(errors: Vec<String>) -> String {
-    let mut unique: Vec<String> = Vec::new();
-    for error in errors {
-        if !unique.contains(&error) {
-            unique.push(error);
-        }
-    }
-    if unique.len() == 1 {
-        unique.remove(0)
-    } else {
-        format!("[{}]", unique.join(", "))
-    }
-}
+use crate::go::errors::aggregate;
 
 /// `PersistentVolumeClaimValidateLimitFunc`.
 fn claim_errors(items: &[Value], claim: &Value) -> Vec<String> {

@@ -328,7 +328,7 @@ impl AuditOptions {
             errors = self.webhook.validate();
             return match errors.is_empty() {
                 true => Ok(()),
-                false => Err(AuditError::Flag(crate::authz::rbac::aggregate(&errors))),
+                false => Err(AuditError::Flag(crate::go::errors::aggregate(&errors))),
             };
         }
         if parse_mode(&self.mode).is_none() {
@@ -368,7 +368,7 @@ impl AuditOptions {
         if errors.is_empty() {
             return Ok(());
         }
-        Err(AuditError::Flag(crate::authz::rbac::aggregate(&errors)))
+        Err(AuditError::Flag(crate::go::errors::aggregate(&errors)))
     }
 
     /// The auditor these flags ask for: `None` without a policy file, or

@@ -215,7 +215,7 @@ impl Policy {
         let errors = validate(&raw);
         if !errors.is_empty() {
             let messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
-            return Err(crate::authz::rbac::aggregate(&messages));
+            return Err(crate::go::errors::aggregate(&messages));
         }
         if raw.rules.is_empty() {
             return Err("loaded illegal policy with 0 rules".to_string());

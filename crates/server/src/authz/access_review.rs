@@ -459,7 +459,7 @@ pub fn rules_review_status(authorizer: &Authorizer, user: &UserInfo, namespace: 
     if !resolved.errors.is_empty() {
         status.insert(
             "evaluationError".into(),
-            Value::String(super::rbac::aggregate(&resolved.errors)),
+            Value::String(crate::go::errors::aggregate(&resolved.errors)),
         );
     }
     Value::Object(status)

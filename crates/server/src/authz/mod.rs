@@ -40,12 +40,7 @@ pub enum AuthzError {
     Modes(Vec<String>),
 }
 
-fn aggregate(messages: &[String]) -> String {
-    match messages {
-        [only] => only.clone(),
-        _ => format!("[{}]", messages.join(", ")),
-    }
-}
+use crate::go::errors::aggregate;
 
 /// What an authorizer decided (`authorizer.Decision`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

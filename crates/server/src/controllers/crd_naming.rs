@@ -272,13 +272,7 @@ fn names_and_conditions(crd: &Value, crds: &[NamingView]) -> (Names, Condition, 
     (names, names_accepted, established)
 }
 
-/// `utilerrors.NewAggregate(errs).Error()`.
-fn aggregate(errors: &[String]) -> String {
-    match errors {
-        [one] => one.clone(),
-        many => format!("[{}]", many.join(", ")),
-    }
-}
+use crate::go::errors::aggregate;
 
 fn set_condition(crd: &mut Value, (kind, status, reason, message): &Condition) {
     let now = crate::go::time::now_rfc3339();

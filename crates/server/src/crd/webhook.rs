@@ -428,7 +428,7 @@ fn restore_object_meta(original: &Value, converted: &mut Value) -> Result<(), St
                 annotation_errors(response_field)
             };
             if !errors.is_empty() {
-                return Err(aggregate(&errors));
+                return Err(crate::status::FieldError::aggregate(&errors));
             }
         }
         restored.insert(field.into(), Value::Object(response_field.clone()));
@@ -464,15 +464,6 @@ fn annotation_errors(annotations: &Map<String, Value>) -> Vec<FieldError> {
         }
     }
     errors
-}
-
-/// `ErrorList.ToAggregate().Error()`.
-fn aggregate(errors: &[FieldError]) -> String {
-    if let [only] = errors {
-        return only.to_string();
-    }
-    let texts: Vec<String> = errors.iter().map(ToString::to_string).collect();
-    format!("[{}]", texts.join(", "))
 }
 
 #[cfg(test)]

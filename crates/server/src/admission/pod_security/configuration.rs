@@ -119,8 +119,7 @@ impl PodSecurityConfiguration {
         if errors.is_empty() {
             return Ok(configuration);
         }
-        let messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
-        Err(crate::authz::rbac::aggregate(&messages))
+        Err(FieldError::aggregate(&errors))
     }
 
     /// `exemptNamespace`.

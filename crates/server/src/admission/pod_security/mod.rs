@@ -131,7 +131,7 @@ pub fn validate(
     if configuration.exempt_runtime_class(pod.spec) {
         return exempt(caller, "runtimeClass");
     }
-    let error_text = (!errors.is_empty()).then(|| aggregate(&errors));
+    let error_text = (!errors.is_empty()).then(|| crate::status::FieldError::aggregate(&errors));
     let decision = evaluation::evaluate_pod(&policy, error_text, &pod, is_pod);
     for (key, value) in &decision.audit_annotations {
         caller.annotate_audit(&format!("{AUDIT_ANNOTATION_PREFIX}{key}"), value);
@@ -171,17 +171,6 @@ fn namespace_object(store: &ObjectStore, namespace: &str) -> Option<Value> {
         return Some(Value::Null);
     }
     entry.object.value()
-}
-
-/// `field.ErrorList.ToAggregate().Error()`: one error as is, several in
-/// brackets.
-fn aggregate(errors: &[crate::status::FieldError]) -> String {
-    let messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
-    if messages.len() == 1 {
-        messages.join("")
-    } else {
-        format!("[{}]", messages.join(", "))
-    }
 }
 
 fn warn(caller: &Caller, warnings: &[String]) {

@@ -631,13 +631,7 @@ fn cel_type_name(value: &cel::Value) -> &'static str {
     }
 }
 
-/// `utilerrors.NewAggregate(errs).Error()`.
-fn aggregate(errors: &[String]) -> String {
-    match errors {
-        [one] => one.clone(),
-        many => format!("[{}]", many.join(", ")),
-    }
-}
+use crate::go::errors::aggregate;
 
 /// cel-rust's error in cel-go's words where they have a counterpart.
 fn execution_error(error: &ExecutionError) -> String {

@@ -93,16 +93,16 @@ impl QuotaConfiguration {
                 .collect();
             return Err(format!("strict decoding error: {}", fields.join(", ")));
         }
-        let errors: Vec<String> = limited_resources
+        let errors: Vec<FieldError> = limited_resources
             .iter()
             .enumerate()
             .filter(|(_, limited)| limited.resource.is_empty())
             .map(|(index, _)| {
-                FieldError::required(&format!("limitedResources[{index}].resource"), "").to_string()
+                FieldError::required(&format!("limitedResources[{index}].resource"), "")
             })
             .collect();
         if !errors.is_empty() {
-            return Err(crate::authz::rbac::aggregate(&errors));
+            return Err(FieldError::aggregate(&errors));
         }
         Ok(QuotaConfiguration { limited_resources })
     }

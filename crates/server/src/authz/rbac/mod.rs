@@ -295,20 +295,4 @@ fn visit_in(
     }
 }
 
-/// `utilerrors.NewAggregate(errs).Error()`: one message as it is, several
-/// (duplicates dropped) as `[a, b]`.
-pub fn aggregate(messages: &[String]) -> String {
-    if let [only] = messages {
-        return only.clone();
-    }
-    let mut seen: Vec<&str> = Vec::new();
-    for message in messages {
-        if !seen.contains(&message.as_str()) {
-            seen.push(message);
-        }
-    }
-    if let [only] = seen.as_slice() {
-        return only.to_string();
-    }
-    format!("[{}]", seen.join(", "))
-}
+use crate::go::errors::aggregate;
