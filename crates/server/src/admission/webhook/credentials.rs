@@ -7,8 +7,9 @@
 //! named after the webhook's `host:port` (a service's
 //! `<name>.<namespace>.svc:<port>`), else a `*.`-prefixed suffix of it, the
 //! same two without the port when it is 443, the user `*`, the current
-//! context's user, or nobody. A user's bearer `token` (else `tokenFile`,
-//! read again once a minute as client-go's cached token source does), its
+//! context's user, or nobody. A user's bearer token (from `tokenFile`, read
+//! again once a minute as client-go's cached token source does, else
+//! `token`), its
 //! `username`/`password`, its client certificate and key, and its
 //! impersonation (`as`, `as-groups`, `as-user-extra`) go with every call;
 //! a token file that cannot be read fails the calls, as kube's client
@@ -72,13 +73,18 @@ pub fn kubeconfig_path(value: &Value) -> Result<PathBuf, String> {
 }
 
 /// A bearer token read from a file, and when.
+/// client-go's `NewBearerAuthWithRefreshRoundTripper` with its
+/// `cachedFileTokenSource`: the file's token, read again after
+/// [`TOKEN_FILE_PERIOD`]; when a read fails, the last token read, else the
+/// user's static `token`, else the failure.
 struct TokenFile {
     path: PathBuf,
+    /// The user's `token`, when it has one besides the file.
+    fallback: Option<String>,
     read: Mutex<Option<(Instant, String)>>,
 }
 
 impl TokenFile {
-    /// The file's token, read again after [`TOKEN_FILE_PERIOD`].
     fn token(&self) -> Result<String, String> {
         let mut read = self
             .read
@@ -89,12 +95,22 @@ impl TokenFile {
                 return Ok(token.clone());
             }
         }
-        let token = std::fs::read_to_string(&self.path)
-            .map_err(|error| format!("open {}: {}", self.path.display(), go_io_error(&error)))?
-            .trim()
-            .to_string();
-        *read = Some((Instant::now(), token.clone()));
-        Ok(token)
+        match std::fs::read_to_string(&self.path) {
+            Ok(text) => {
+                let token = text.trim().to_string();
+                *read = Some((Instant::now(), token.clone()));
+                Ok(token)
+            }
+            Err(error) => match (read.as_ref(), &self.fallback) {
+                (Some((_, last)), _) => Ok(last.clone()),
+                (None, Some(token)) => Ok(token.clone()),
+                (None, None) => Err(format!(
+                    "open {}: {}",
+                    self.path.display(),
+                    go_io_error(&error)
+                )),
+            },
+        }
     }
 }
 
@@ -331,15 +347,16 @@ fn credentials(user: &Value, base: &Path) -> Result<Credentials, String> {
     {
         credentials.unusable = Some("auth provider not supported".into());
     }
-    if !text("token").is_empty() {
-        credentials.headers.push(bearer(text("token"))?);
-    } else if !text("tokenFile").is_empty() {
+    if !text("tokenFile").is_empty() {
         // Read when a call needs it: kube reads it when it builds a
         // webhook's client, so a missing file fails the calls, not the start.
         credentials.token_file = Some(TokenFile {
             path: base.join(text("tokenFile")),
+            fallback: Some(text("token").to_string()).filter(|token| !token.is_empty()),
             read: Mutex::new(None),
         });
+    } else if !text("token").is_empty() {
+        credentials.headers.push(bearer(text("token"))?);
     } else if !text("username").is_empty() || !text("password").is_empty() {
         let pair = format!("{}:{}", text("username"), text("password"));
         let value = format!(
@@ -509,8 +526,17 @@ mod tests {
                         .collect::<Vec<_>>()
                 })
         };
+        // With both, the file's token while it can be read (client-go's
+        // refreshing round tripper), else the static one.
         assert_eq!(
             load(json!({"token": "t", "tokenFile": "token"})),
+            Ok(vec![
+                "user-agent: kube-apiserver-admission".to_string(),
+                "authorization: Bearer from-file".into()
+            ])
+        );
+        assert_eq!(
+            load(json!({"token": "t", "tokenFile": "missing"})),
             Ok(vec![
                 "user-agent: kube-apiserver-admission".to_string(),
                 "authorization: Bearer t".into()
