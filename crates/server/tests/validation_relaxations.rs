@@ -228,3 +228,92 @@ spec:
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A Deployment and a StatefulSet whose stored templates carry a
+/// `controller.kubernetes.io/pod-deletion-cost` that is no 32-bit integer
+/// (planted in the stopped server's store) may change it to another invalid
+/// value (`AllowInvalidPodDeletionCost` from the old template); a new
+/// Deployment with it is refused with kube's cause.
+#[test]
+fn templates_stored_with_an_invalid_deletion_cost_keep_it_writable() {
+    const COST: &str = "controller.kubernetes.io/pod-deletion-cost";
+    let manifests = |name: &str, cost: &str| {
+        format!(
+            r#"apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: {name}, namespace: default}}
+spec:
+  selector: {{matchLabels: {{app: {name}}}}}
+  template:
+    metadata: {{labels: {{app: {name}}}, annotations: {{"{COST}": "{cost}"}}}}
+    spec: {{containers: [{{name: c, image: busybox}}]}}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {{name: {name}, namespace: default}}
+spec:
+  serviceName: {name}
+  selector: {{matchLabels: {{app: {name}}}}}
+  template:
+    metadata: {{labels: {{app: {name}}}, annotations: {{"{COST}": "{cost}"}}}}
+    spec: {{containers: [{{name: c, image: busybox}}]}}
+"#
+        )
+    };
+    let data = tempfile::tempdir().unwrap();
+    let mut server = TestServer::start_in(data.path(), true);
+    kubectl_ok(
+        &server,
+        &["apply", "-f", "-"],
+        Some(&manifests("costly", "8675309")),
+    );
+    assert!(server.stop_with("TERM").success());
+    let db = rusqlite::Connection::open(data.path().join("store.db")).unwrap();
+    let planted = db
+        .execute(
+            "UPDATE kv SET value = CAST(replace(CAST(value AS TEXT), '\"8675309\"', '\"+8675309\"') AS BLOB) WHERE key LIKE '%/costly'",
+            [],
+        )
+        .unwrap();
+    assert_eq!(planted, 2, "the deployment and the stateful set");
+    drop(db);
+
+    let server = TestServer::start_in(data.path(), true);
+    let stored = kubectl_ok(
+        &server,
+        &["get", "deployment", "costly", "-n", "default", "-o", "json"],
+        None,
+    );
+    assert!(stored.contains("\"+8675309\""), "{stored}");
+    let patch = format!(
+        r#"{{"spec":{{"template":{{"metadata":{{"annotations":{{"{COST}":"cheap"}}}}}}}}}}"#
+    );
+    for kind in ["deployment", "statefulset"] {
+        kubectl_ok(
+            &server,
+            &[
+                "patch", kind, "costly", "-n", "default", "--type", "merge", "-p", &patch,
+            ],
+            None,
+        );
+    }
+    let out = kubectl(
+        &server,
+        &["create", "-f", "-"],
+        Some(&manifests("fresh", "cheap")),
+    );
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for kind in [
+        "Deployment.apps \"fresh\" is invalid",
+        "StatefulSet.apps \"fresh\" is invalid",
+    ] {
+        assert!(stderr.contains(kind), "{kind}: {stderr}");
+    }
+    assert!(
+        stderr.contains(&format!(
+            "spec.template.annotations[{COST}]: Invalid value: \"cheap\": must be a 32bit integer"
+        )),
+        "{stderr}"
+    );
+}
