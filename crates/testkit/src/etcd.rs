@@ -14,6 +14,9 @@ use std::time::{Duration, Instant};
 
 pub const ETCD_ENV: &str = "FERROKUBE_ETCD";
 
+/// What etcd logs when a port it was given is taken.
+const ADDRESS_IN_USE: &str = "address already in use";
+
 /// The etcd binary, or a panic that says how to get one.
 pub fn etcd_binary() -> PathBuf {
     if let Some(path) = std::env::var_os(ETCD_ENV).filter(|path| !path.is_empty()) {
@@ -34,13 +37,31 @@ pub fn etcd_binary() -> PathBuf {
     })
 }
 
-/// A port nobody listens on right now.
+/// Where [`free_port`] looks: below Linux's ephemeral range (32768–60999),
+/// which the kernel hands to outgoing connections and to `bind(0)`.
+const PORTS: std::ops::Range<u16> = 15000..32000;
+
+/// A port nobody listens on right now, picked at random below the
+/// kernel's ephemeral range. A port from `bind(0)` is an ephemeral one:
+/// between this call and its user's `bind`, any outgoing connection of a
+/// concurrent test could take it (an etcd member once failed with
+/// `bind: address already in use` that way). Here only another caller of
+/// this function could, by picking the same port at random.
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    use std::hash::{BuildHasher, Hasher};
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let span = u64::from(PORTS.end - PORTS.start);
+    loop {
+        // RandomState is seeded per process, so concurrent test
+        // processes draw different sequences.
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher.write_u64(CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+        let offset = u16::try_from(hasher.finish() % span).unwrap_or(0);
+        let candidate = PORTS.start + offset;
+        if TcpListener::bind(("127.0.0.1", candidate)).is_ok() {
+            return candidate;
+        }
+    }
 }
 
 struct Member {
@@ -76,15 +97,51 @@ impl Etcd {
     /// A single member serving clients on `https://` with `tls`
     /// (`--client-cert-auth`: clients need a certificate from `tls.ca`).
     pub fn start_tls(tls: EtcdTlsFiles) -> Etcd {
-        Etcd::cluster_with(1, Some(tls))
+        Etcd::cluster_with(1, Some(tls), free_port)
     }
 
     /// A cluster of `size` members, every one started and healthy.
     pub fn cluster(size: usize) -> Etcd {
-        Etcd::cluster_with(size, None)
+        Etcd::cluster_with(size, None, free_port)
     }
 
-    fn cluster_with(size: usize, tls: Option<EtcdTlsFiles>) -> Etcd {
+    /// Members that lose their ports to another process before binding
+    /// them exit at once; the whole cluster then starts again on new ports
+    /// (a member's peer port is part of every member's flags).
+    fn cluster_with(
+        size: usize,
+        tls: Option<EtcdTlsFiles>,
+        mut pick_port: impl FnMut() -> u16,
+    ) -> Etcd {
+        const ATTEMPTS: usize = 4;
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let mut etcd = Etcd::spawn_cluster(size, tls.clone(), &mut pick_port);
+            let mut failed = None;
+            for index in 0..size {
+                if let Err(log) = etcd.wait_ready(index) {
+                    failed = Some((index, log));
+                    break;
+                }
+            }
+            match failed {
+                None => return etcd,
+                Some((index, log)) if attempt < ATTEMPTS && log.contains(ADDRESS_IN_USE) => {
+                    eprintln!("etcd member {index} lost its port ({ADDRESS_IN_USE}); starting the cluster again on new ports");
+                }
+                Some((index, log)) => {
+                    panic!("etcd member {index} did not become healthy; log:\n{log}")
+                }
+            }
+        }
+    }
+
+    fn spawn_cluster(
+        size: usize,
+        tls: Option<EtcdTlsFiles>,
+        pick_port: &mut impl FnMut() -> u16,
+    ) -> Etcd {
         let dir = tempfile::Builder::new()
             .prefix("ferrokube-etcd-")
             .tempdir()
@@ -92,8 +149,8 @@ impl Etcd {
         let members: Vec<Member> = (0..size)
             .map(|index| Member {
                 name: format!("m{index}"),
-                client_port: free_port(),
-                peer_port: free_port(),
+                client_port: pick_port(),
+                peer_port: pick_port(),
                 data_dir: dir.path().join(format!("m{index}")),
                 child: None,
             })
@@ -111,9 +168,6 @@ impl Etcd {
         };
         for index in 0..size {
             etcd.spawn(index, "new");
-        }
-        for index in 0..size {
-            etcd.wait_healthy(index);
         }
         etcd
     }
@@ -182,7 +236,15 @@ impl Etcd {
 
     /// Wait until member `index` answers `/health` with `"health":"true"`
     /// (over TLS: until it accepts connections; clients retry their first request).
-    pub fn wait_healthy(&self, index: usize) {
+    pub fn wait_healthy(&mut self, index: usize) {
+        if let Err(log) = self.wait_ready(index) {
+            panic!("etcd member {index} did not become healthy; log:\n{log}");
+        }
+    }
+
+    /// Wait until member `index` is healthy (see [`Etcd::wait_healthy`]);
+    /// its log if it exits first or is not healthy after 60 s.
+    fn wait_ready(&mut self, index: usize) -> Result<(), String> {
         let port = self.members[index].client_port;
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
@@ -192,13 +254,17 @@ impl Etcd {
                 health(port)
             };
             if ready {
-                return;
+                return Ok(());
+            }
+            let exited = match self.members[index].child.as_mut() {
+                Some(child) => !matches!(child.try_wait(), Ok(None)),
+                None => true,
+            };
+            if exited {
+                return Err(format!("(exited)\n{}", self.log(index)));
             }
             if Instant::now() > deadline {
-                panic!(
-                    "etcd member {index} not healthy after 60 s; log:\n{}",
-                    self.log(index)
-                );
+                return Err(format!("(not healthy after 60 s)\n{}", self.log(index)));
             }
             std::thread::sleep(Duration::from_millis(100));
         }
@@ -260,4 +326,42 @@ fn health(port: u16) -> bool {
     let mut response = String::new();
     let _ = stream.read_to_string(&mut response);
     response.contains("\"health\":\"true\"")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn free_ports_are_below_the_ephemeral_range() {
+        for _ in 0..100 {
+            assert!(PORTS.contains(&free_port()));
+        }
+    }
+
+    #[test]
+    fn a_cluster_whose_member_loses_its_port_starts_again_on_new_ports() {
+        // The first port handed out (member 0's client port) is one this
+        // test listens on, as another process could between pick and bind.
+        let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+        let taken_port = taken.local_addr().unwrap().port();
+        let mut picks = 0;
+        let etcd = Etcd::cluster_with(2, None, || {
+            picks += 1;
+            if picks == 1 {
+                taken_port
+            } else {
+                free_port()
+            }
+        });
+        assert_eq!(picks, 8, "two clusters of two members, two ports each");
+        assert!(!etcd
+            .endpoints()
+            .iter()
+            .any(|url| url.ends_with(&format!(":{taken_port}"))));
+        for index in 0..2 {
+            assert!(health(etcd.members[index].client_port));
+        }
+        assert_eq!(taken.local_addr().unwrap().port(), taken_port);
+    }
 }
