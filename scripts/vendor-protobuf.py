@@ -41,8 +41,9 @@ Fields are in declaration order (Go struct order, kube's JSON key order). A
 field type is a scalar (`string`, `bytes`, `bool`, `int32`, `int64`,
 `double`) or a message name, optionally prefixed by `[]` (repeated) or
 `map[string]` (a proto map<string, V>); a singular type may start with `*`
-(a Go pointer: kept when set, even to zero) or `!` (a Go value without
-omitempty: always shown); others are omitempty values. A field with an empty
+(a Go pointer: kept when set, even to zero), any type with `!` (a Go value,
+slice or map without omitempty: always shown, a nil slice or map as null);
+others are omitempty values. A field with an empty
 JSON name is a Go struct embedded with `json:",inline"` (Volume's
 VolumeSource): its fields sit in the parent's JSON object. `kinds` maps
 apiVersion -> kind -> message, from the definitions'
@@ -531,6 +532,10 @@ def main():
                     ty = "*" + ty
                 elif not gofld[1]:
                     ty = "!" + ty
+            elif gofld is not None and not gofld[0] and not gofld[1]:
+                # A slice or map without omitempty: a zero Go object shows
+                # it as null (the field manager's zero object needs it).
+                ty = "!" + ty
             fields.append([json_name, fld["tag"], ty])
         out_messages[full] = fields
     out_messages = dict(sorted(out_messages.items()))

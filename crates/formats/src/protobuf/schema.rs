@@ -329,8 +329,8 @@ impl Schema {
 
 /// `["name", 1, "*int32"]`: JSON name, tag, type. The type is a scalar or a
 /// message name, after an optional `[]` (repeated) or `map[string]`; a
-/// singular type may start with `*` (Go pointer) or `!` (Go value without
-/// omitempty).
+/// singular type may start with `*` (Go pointer), any type with `!` (a Go
+/// value, slice or map without omitempty).
 fn parse_field(f: &Value, index: &HashMap<String, usize>) -> Result<Field, String> {
     let (json, tag, ty) = match f.as_array().map(Vec::as_slice) {
         Some([json, tag, ty]) => (json.as_str(), tag.as_u64(), ty.as_str()),

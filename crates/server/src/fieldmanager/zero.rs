@@ -2,7 +2,9 @@
 //! renders a freshly made Go object (`scope.Creater.New(kind)`): the "live
 //! object" a create is compared against. Non-pointer structs are always
 //! present, `metav1.Time` is null, values without `omitempty` show their
-//! zero. It matters for which containers count as added (`".": {}`).
+//! zero (a slice or map: null, as a Pod's `spec.containers`). It matters for
+//! which containers count as added (`".": {}`): a create records no
+//! `f:containers` `"."` because the zero Pod already has the field.
 
 use serde_json::{Map, Value};
 
@@ -75,5 +77,24 @@ fn zero_struct(
         Some(WellKnown::StringList) => (presence == Presence::Required).then_some(Value::Null),
         Some(_) => (presence == Presence::Required).then_some(Value::Null),
         None => Some(Value::Object(zero_message(schema, message, depth + 1))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn slices_and_maps_without_omitempty_are_null() {
+        let pod = super::zero_object("v1", "Pod");
+        assert_eq!(pod["spec"]["containers"], json!(null));
+        assert!(pod["spec"].get("initContainers").is_none());
+        let role = super::zero_object("rbac.authorization.k8s.io/v1", "ClusterRole");
+        assert_eq!(role["rules"], json!(null));
+        let deployment = super::zero_object("apps/v1", "Deployment");
+        assert_eq!(
+            deployment["spec"]["template"]["spec"]["containers"],
+            json!(null)
+        );
     }
 }
