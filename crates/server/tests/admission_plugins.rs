@@ -566,3 +566,84 @@ async fn feature_gated_plugins_are_inert_as_in_a_default_kube() {
     }
     nodes.delete(&node, &Default::default()).await.unwrap();
 }
+
+/// kube records a create's managedFields before mutating admission, so what
+/// the plugins add (the service account and its token volume, priority,
+/// default tolerations) is nobody's: a `kubectl run` pod's entry is the one
+/// real clusters show, and another manager may apply the tolerations
+/// without a conflict.
+#[tokio::test]
+async fn what_the_plugins_add_to_a_pod_is_nobodys() {
+    let env = TestEnv::new("adm-owner").await;
+    let (status, stdout, stderr) = env.kubectl(
+        KUBECTL,
+        &["run", "web", "-n", &env.ns, "--image=nginx:1.27"],
+    );
+    assert!(status.success(), "{stderr}");
+    assert_eq!(stdout.trim(), "pod/web created");
+    let (status, stdout, stderr) = env.kubectl(
+        KUBECTL,
+        &[
+            "get",
+            "pod",
+            "web",
+            "-n",
+            &env.ns,
+            "-o",
+            "json",
+            "--show-managed-fields",
+        ],
+    );
+    assert!(status.success(), "{stderr}");
+    let created: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(created["spec"]["serviceAccountName"], "default");
+    assert_eq!(created["spec"]["tolerations"].as_array().unwrap().len(), 2);
+    let entries = created["metadata"]["managedFields"].as_array().unwrap();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert_eq!(entries[0]["manager"], "kubectl-run");
+    assert_eq!(
+        entries[0]["fieldsV1"],
+        json!({
+            "f:metadata": {"f:labels": {".": {}, "f:run": {}}},
+            "f:spec": {
+                "f:containers": {"k:{\"name\":\"web\"}": {
+                    ".": {}, "f:image": {}, "f:imagePullPolicy": {}, "f:name": {},
+                    "f:resources": {}, "f:terminationMessagePath": {},
+                    "f:terminationMessagePolicy": {},
+                }},
+                "f:dnsPolicy": {}, "f:enableServiceLinks": {}, "f:restartPolicy": {},
+                "f:schedulerName": {}, "f:securityContext": {},
+                "f:terminationGracePeriodSeconds": {},
+            },
+        })
+    );
+
+    // Tolerations are an atomic list nobody owns: applied by another
+    // manager without --force-conflicts.
+    let mut tolerations = created["spec"]["tolerations"].as_array().unwrap().clone();
+    tolerations.push(json!({"key": "dedicated", "operator": "Exists", "effect": "NoSchedule"}));
+    let config = json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "web", "namespace": env.ns},
+        "spec": {"tolerations": tolerations}});
+    let (status, stdout, stderr) = env.kubectl_stdin(
+        KUBECTL,
+        &["apply", "--server-side", "--field-manager=ops", "-f", "-"],
+        Some(&config.to_string()),
+    );
+    assert!(status.success(), "{stderr}");
+    assert_eq!(stdout.trim(), "pod/web serverside-applied");
+    let (status, stdout, stderr) = env.kubectl(
+        KUBECTL,
+        &[
+            "get",
+            "pod",
+            "web",
+            "-n",
+            &env.ns,
+            "-o",
+            "jsonpath={.spec.tolerations[2].key}",
+        ],
+    );
+    assert!(status.success(), "{stderr}");
+    assert_eq!(stdout, "dedicated");
+}

@@ -58,7 +58,9 @@ fn labels(object: &Value) -> &Value {
 /// warning on every answer; `/mutate` adds the label `mutated: "true"`,
 /// `/mutate-second` the label `second: "true"`; `/connect` denies an exec
 /// whose command starts with `sh`, `/connect-mutate` sets its container to
-/// `sidecar`.
+/// `sidecar`; `/pull-never` replaces a pod's first container's
+/// `imagePullPolicy` with `Never`; `/break-managed-fields` replaces the
+/// managedFields with an entry of an unknown operation.
 fn answer(path: &str, review: &Value) -> Value {
     let request = &review["request"];
     let uid = request["uid"].clone();
@@ -68,6 +70,23 @@ fn answer(path: &str, review: &Value) -> Value {
                    "status": {"code": 403, "reason": "Forbidden", "message": "no shells in pods"}})
         }
         "/connect" => json!({"uid": uid, "allowed": true}),
+        "/break-managed-fields" => {
+            let patch = json!([{"op": "replace", "path": "/metadata/managedFields",
+                                "value": [{"manager": "outdated", "operation": "Bogus",
+                                           "apiVersion": "v1", "fieldsType": "FieldsV1",
+                                           "fieldsV1": {}}]}]);
+            let patch = base64::engine::general_purpose::STANDARD
+                .encode(serde_json::to_vec(&patch).unwrap());
+            json!({"uid": uid, "allowed": true, "patchType": "JSONPatch", "patch": patch})
+        }
+        "/pull-never" => {
+            // `replace` needs the field: the pod must arrive defaulted.
+            let patch = json!([{"op": "replace", "path": "/spec/containers/0/imagePullPolicy",
+                                "value": "Never"}]);
+            let patch = base64::engine::general_purpose::STANDARD
+                .encode(serde_json::to_vec(&patch).unwrap());
+            json!({"uid": uid, "allowed": true, "patchType": "JSONPatch", "patch": patch})
+        }
         "/connect-mutate" => {
             let patch = json!([{"op": "replace", "path": "/container", "value": "sidecar"}]);
             let patch = base64::engine::general_purpose::STANDARD
@@ -1214,4 +1233,175 @@ async fn connect_admission_lets_a_webhook_deny_kubectl_exec() {
     assert_eq!(hook.received().len(), calls);
 
     unregister(&env, "ValidatingWebhookConfiguration", &env.ns).await;
+}
+
+/// kube's decoder defaults what it decodes, so mutating webhooks see the
+/// defaulted object and may `replace` a field the client left out
+/// (`kubectl run` sends no `imagePullPolicy`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mutating_webhooks_see_and_patch_the_defaulted_object() {
+    let env = TestEnv::new("mwh-defaults").await;
+    let hook = start_webhook(&env.ns).await;
+    let namespace_selector = select_namespace(&env).await;
+    register(
+        &env,
+        "MutatingWebhookConfiguration",
+        &env.ns,
+        json!([{
+            "name": format!("pull.{}.example.com", env.ns),
+            "clientConfig": {"url": hook.url("/pull-never"), "caBundle": hook.ca_bundle},
+            "rules": [{"operations": ["CREATE", "UPDATE"], "apiGroups": [""], "apiVersions": ["v1"],
+                       "resources": ["pods"], "scope": "Namespaced"}],
+            "namespaceSelector": namespace_selector,
+            "sideEffects": "None",
+            "admissionReviewVersions": ["v1"],
+        }]),
+    )
+    .await;
+    let (status, stdout, stderr) = env.kubectl(
+        "1.33",
+        &[
+            "run",
+            "web",
+            "-n",
+            &env.ns,
+            "--image=nginx:1.27",
+            "--labels=app=web",
+        ],
+    );
+    assert!(status.success(), "{stderr}");
+    assert_eq!(stdout.trim(), "pod/web created");
+    let received = hook.received();
+    assert_eq!(received.len(), 1, "{received:?}");
+    let seen = &received[0].review["request"]["object"];
+    assert_eq!(
+        seen["spec"]["containers"][0]["imagePullPolicy"],
+        "IfNotPresent"
+    );
+    assert_eq!(
+        seen["spec"]["containers"][0]["terminationMessagePath"],
+        "/dev/termination-log"
+    );
+    assert_eq!(seen["spec"]["restartPolicy"], "Always");
+    assert_eq!(seen["spec"]["dnsPolicy"], "ClusterFirst");
+    let (status, stdout, stderr) = env.kubectl(
+        "1.33",
+        &[
+            "get",
+            "pod",
+            "web",
+            "-n",
+            &env.ns,
+            "-o",
+            "jsonpath={.spec.containers[0].imagePullPolicy}",
+        ],
+    );
+    assert!(status.success(), "{stderr}");
+    assert_eq!(stdout, "Never");
+
+    // A replace that leaves defaulted fields out is defaulted before the
+    // webhook too.
+    let (status, stdout, stderr) =
+        env.kubectl("1.33", &["get", "pod", "web", "-n", &env.ns, "-o", "json"]);
+    assert!(status.success(), "{stderr}");
+    let mut pod: Value = serde_json::from_str(&stdout).unwrap();
+    let spec = pod["spec"].as_object_mut().unwrap();
+    spec.remove("restartPolicy");
+    spec["containers"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("terminationMessagePolicy");
+    pod["metadata"]["labels"]["tier"] = json!("front");
+    let (status, _, stderr) = env.kubectl_stdin(
+        "1.33",
+        &["replace", "-n", &env.ns, "-f", "-"],
+        Some(&pod.to_string()),
+    );
+    assert!(status.success(), "{stderr}");
+    let received = hook.received();
+    assert_eq!(received.len(), 2, "{received:?}");
+    let seen = &received[1].review["request"];
+    assert_eq!(seen["operation"], "UPDATE");
+    assert_eq!(seen["object"]["spec"]["restartPolicy"], "Always");
+    assert_eq!(
+        seen["object"]["spec"]["containers"][0]["terminationMessagePolicy"],
+        "File"
+    );
+    unregister(&env, "MutatingWebhookConfiguration", &env.ns).await;
+}
+
+/// kube's create handler records managedFields before mutating admission:
+/// what a webhook adds is nobody's, and managedFields a webhook leaves
+/// invalid are reset to the request's with kube's warning.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_mutating_webhooks_add_is_nobodys_and_broken_managed_fields_are_reset() {
+    let env = TestEnv::new("mwh-managed").await;
+    let hook = start_webhook(&env.ns).await;
+    let namespace_selector = select_namespace(&env).await;
+    register(
+        &env,
+        "MutatingWebhookConfiguration",
+        &env.ns,
+        json!([{
+            "name": format!("label.{}.example.com", env.ns),
+            "clientConfig": {"url": hook.url("/mutate"), "caBundle": hook.ca_bundle},
+            "rules": configmaps_rule(json!(["CREATE"])),
+            "namespaceSelector": namespace_selector,
+            "sideEffects": "None",
+            "admissionReviewVersions": ["v1"],
+        }, {
+            "name": format!("break.{}.example.com", env.ns),
+            "clientConfig": {"url": hook.url("/break-managed-fields"), "caBundle": hook.ca_bundle},
+            "rules": configmaps_rule(json!(["CREATE"])),
+            "namespaceSelector": namespace_selector,
+            "sideEffects": "None",
+            "admissionReviewVersions": ["v1"],
+        }]),
+    )
+    .await;
+    let (status, stdout, stderr) = env.kubectl(
+        "1.33",
+        &[
+            "create",
+            "configmap",
+            "settings",
+            "-n",
+            &env.ns,
+            "--from-literal=a=b",
+        ],
+    );
+    assert!(status.success(), "{stderr}");
+    assert_eq!(stdout.trim(), "configmap/settings created");
+    assert!(
+        stderr.contains(
+            "Warning: .metadata.managedFields was in an invalid state after admission; this could be caused by an outdated mutating admission controller; please fix your requests: operation must be `Apply` or `Update`"
+        ),
+        "{stderr}"
+    );
+    let (status, stdout, stderr) = env.kubectl(
+        "1.33",
+        &[
+            "get",
+            "configmap",
+            "settings",
+            "-n",
+            &env.ns,
+            "-o",
+            "json",
+            "--show-managed-fields",
+        ],
+    );
+    assert!(status.success(), "{stderr}");
+    let stored: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(stored["metadata"]["labels"], json!({"mutated": "true"}));
+    let entries = stored["metadata"]["managedFields"].as_array().unwrap();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert_eq!(entries[0]["manager"], "kubectl-create");
+    assert_eq!(entries[0]["operation"], "Update");
+    // The label the webhook added belongs to nobody.
+    assert_eq!(
+        entries[0]["fieldsV1"],
+        json!({"f:data": {".": {}, "f:a": {}}})
+    );
+    unregister(&env, "MutatingWebhookConfiguration", &env.ns).await;
 }

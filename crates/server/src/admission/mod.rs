@@ -3,7 +3,8 @@
 //! the mutating stage (NamespaceLifecycle, LimitRanger, ServiceAccount,
 //! TaintNodesByCondition, Priority, DefaultTolerationSeconds,
 //! DefaultStorageClass, StorageObjectInUseProtection, RuntimeClass,
-//! DefaultIngressClass, mutating webhooks) before the object is defaulted and validated, the validating
+//! DefaultIngressClass, mutating webhooks) on the object defaulted as kube's
+//! decoder defaults it, before the strategy, defaults again and validation; the validating
 //! stage (LimitRanger, ServiceAccount, PodSecurity, Priority,
 //! PersistentVolumeClaimResize, RuntimeClass, CertificateApproval,
 //! CertificateSigning, CertificateSubjectRestriction,

@@ -27,6 +27,22 @@ pub async fn create_object(
     caller: &Caller,
 ) -> Result<Value> {
     let mut body = body.into_value();
+    // kube defaults at decoding (`versioning.NewDefaultingCodecForScheme`):
+    // admission plugins and webhooks see the defaulted object, and a
+    // webhook's JSON patch may `replace` a defaulted field. A named
+    // Namespace's name label is a default too (`SetDefaults_Namespace`),
+    // and a Secret's `stringData` is gone once converted to the internal
+    // version.
+    crate::defaults::apply(target.resource, &mut body);
+    if !object::name(&body).is_empty() {
+        strategy::namespace_name_label(target.resource, &mut body);
+    }
+    strategy::fold_secret_string_data(target.resource, &mut body);
+    // The field manager records the request's fields now, before mutating
+    // admission (`handlers/create.go`): what admission plugins, webhooks,
+    // the strategy and the allocators add is nobody's.
+    record_create(api, target, &mut body, owner);
+    let recorded = managed_fields(&body).cloned();
     // Mutating admission: before validation and name generation.
     admission::mutate(
         api,
@@ -37,6 +53,7 @@ pub async fn create_object(
         caller,
     )
     .await?;
+    keep_valid_managed_fields(&mut body, recorded, caller);
     if !body.is_object() {
         return Err(Status::internal("admission left no object to create"));
     }
@@ -80,6 +97,8 @@ pub async fn create_object(
         csr_strategy::prepare_for_create(&mut body, caller.user.as_ref());
     }
     strategy::namespace_name_label(target.resource, &mut body);
+    // Again after admission, as kube's mutating webhook dispatcher defaults
+    // each patched object (and what the plugins added is defaulted).
     crate::defaults::apply(target.resource, &mut body);
     crate::crd::default_and_prune(target.custom.as_deref(), &mut body);
     let _allocation =
@@ -92,7 +111,6 @@ pub async fn create_object(
     }
     // rest.BeforeCreate: the strategy's warnings, after validation.
     warn(caller, strategy::warnings_on_create(target.resource, &body));
-    record_create(api, target, &mut body, owner);
     // Validating admission (`rest.AdmissionToValidateObjectFunc` in `Store.Create`).
     admission::validate(api, target, Operation::Create, Some(&body), None, caller).await?;
     if dry_run {
@@ -131,6 +149,39 @@ pub async fn create_object(
 }
 
 /// Adds a strategy's warnings as `Warning` headers (`warning.AddWarning`).
+fn managed_fields(object: &Value) -> Option<&Value> {
+    object::metadata(object).and_then(|metadata| metadata.get("managedFields"))
+}
+
+/// `NewManagedFieldsValidatingAdmissionController`: managedFields that
+/// mutating admission left invalid are reset to what they were before it,
+/// with kube's warning.
+pub(super) fn keep_valid_managed_fields(
+    object: &mut Value,
+    before: Option<Value>,
+    caller: &Caller,
+) {
+    let after = managed_fields(object);
+    if after == before.as_ref() {
+        return;
+    }
+    let Err(error) = crate::fieldmanager::managed::decode(after) else {
+        return;
+    };
+    if let Some(metadata) = object::metadata_mut(object) {
+        match before {
+            Some(entries) => metadata.insert("managedFields".into(), entries),
+            None => metadata.remove("managedFields"),
+        };
+    }
+    warn(
+        caller,
+        vec![format!(
+            ".metadata.managedFields was in an invalid state after admission; this could be caused by an outdated mutating admission controller; please fix your requests: {error}"
+        )],
+    );
+}
+
 pub(super) fn warn(caller: &Caller, warnings: Vec<String>) {
     for warning in warnings {
         if let Some(header) = crate::field_validation::warning_header_value(&warning) {

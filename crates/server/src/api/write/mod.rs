@@ -6,12 +6,14 @@
 //!    decode errors and field validation (patches and apply build theirs in
 //!    their handlers and enter at step 2 as a
 //!    [`TypedObject`](crate::api::typed::TypedObject)).
-//! 2. [`admission`], kube's admission plugins (NamespaceLifecycle today).
-//! 3. strategy and defaults (`crate::api::strategy`, `crate::defaults`),
+//! 2. defaults (`crate::defaults`: kube defaults at decoding), then the
+//!    mutating stage of [`admission`] (plugins and webhooks).
+//! 3. strategy and defaults again (`crate::api::strategy`, `crate::defaults`),
 //!    system metadata ([`create`], [`update`]).
 //! 4. [`validate`], ObjectMeta and kind rules, 422 with every cause.
 //! 5. [`ownership`], managedFields.
-//! 6. [`commit`], bounded stored bytes, the store transaction, its errors.
+//! 6. the validating stage of [`admission`], then [`commit`]: bounded stored
+//!    bytes, the store transaction, its errors.
 //!
 //! [`create::create_object`] and [`update::update_object`] run the sequence
 //! (a create checks ObjectMeta before the strategy, since name generation

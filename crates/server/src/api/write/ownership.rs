@@ -96,8 +96,9 @@ fn other_versions(api: &Api, resource: &ResourceDef) -> Option<OtherVersions<'st
 }
 
 /// A create: the new object compared with the kind's typed zero value, as
-/// kube's create handler does before the strategy runs (so status the
-/// strategy sets and the namespace name label are nobody's).
+/// kube's create handler does after decoding and before mutating admission
+/// and the strategy (so what admission and the strategy add, and status,
+/// are nobody's; a named Namespace's name label, a default, is the creator's).
 pub fn record_create(api: &Api, target: &Target<'_>, object: &mut Value, owner: &Ownership) {
     let Ownership::Update {
         manager,
@@ -121,31 +122,6 @@ pub fn record_create(api: &Api, target: &Target<'_>, object: &mut Value, owner: 
         }),
         _ => None,
     };
-    if (resource.group, resource.kind) == ("", "Namespace") {
-        // The name label comes out of what is compared too: on a copy.
-        let mut probe = object.clone();
-        swap(&mut probe);
-        if let Some(labels) = probe
-            .pointer_mut("/metadata/labels")
-            .and_then(Value::as_object_mut)
-        {
-            labels.remove("kubernetes.io/metadata.name");
-            if labels.is_empty() {
-                if let Some(metadata) = object::metadata_mut(&mut probe) {
-                    metadata.remove("labels");
-                }
-            }
-        }
-        fm.update(&zero, &mut probe, manager, &now);
-        let entries = probe.pointer("/metadata/managedFields").cloned();
-        if let Some(metadata) = object::metadata_mut(object) {
-            match entries {
-                Some(entries) => metadata.insert("managedFields".into(), entries),
-                None => metadata.remove("managedFields"),
-            };
-        }
-        return;
-    }
     // The update changes only metadata.managedFields, so it runs on the
     // object itself (no copy of it), status swapped back afterwards.
     let saved_status = swap(object);

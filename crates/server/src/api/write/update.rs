@@ -56,6 +56,17 @@ pub async fn update_object(
             return Err(Status::conflict(&target.group_resource(), &name));
         }
         let mut new = body.value().clone();
+        // kube defaults at decoding: what `pods/ephemeralcontainers` adds
+        // and `pods/resize` changes is defaulted as the main resource's
+        // writes are. Admission sees the defaulted object (and defaults
+        // again below, as kube's mutating webhook dispatcher does).
+        let defaulted = matches!(
+            target.subresource,
+            None | Some("ephemeralcontainers" | "resize")
+        );
+        if defaulted {
+            crate::defaults::apply(target.resource, &mut new);
+        }
         // Mutating admission, inside the retry as kube's `UpdatedObject`
         // transformers run on each attempt.
         admission::mutate(
@@ -83,12 +94,7 @@ pub async fn update_object(
         };
         keep_system_metadata(target, &old, &mut new, spec_changed)?;
         strategy::namespace_name_label(target.resource, &mut new);
-        // kube defaults at decoding: what `pods/ephemeralcontainers` adds
-        // and `pods/resize` changes is defaulted as the main resource's writes are.
-        if matches!(
-            target.subresource,
-            None | Some("ephemeralcontainers" | "resize")
-        ) {
+        if defaulted {
             crate::defaults::apply(target.resource, &mut new);
         }
         validate::normalize(api, target, &mut new)?;
