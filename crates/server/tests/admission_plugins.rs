@@ -5,7 +5,8 @@
 //! Priority (PriorityClass resolution, one globalDefault),
 //! DefaultTolerationSeconds and RuntimeClass (overhead, node selector,
 //! tolerations), TaintNodesByCondition (the not-ready taint of a new Node),
-//! and `--disable-admission-plugins` turning them off.
+//! `--disable-admission-plugins` turning them off, and what they add being
+//! nobody's in managedFields.
 #![allow(clippy::unwrap_used)]
 
 use ferrokube_testkit::{expect_api_error, skip_if_external, suffix, TestEnv, TestServer};

@@ -148,7 +148,7 @@ pub async fn create_object(
     }
 }
 
-/// Adds a strategy's warnings as `Warning` headers (`warning.AddWarning`).
+/// The object's `metadata.managedFields`, if any.
 fn managed_fields(object: &Value) -> Option<&Value> {
     object::metadata(object).and_then(|metadata| metadata.get("managedFields"))
 }
@@ -156,11 +156,7 @@ fn managed_fields(object: &Value) -> Option<&Value> {
 /// `NewManagedFieldsValidatingAdmissionController`: managedFields that
 /// mutating admission left invalid are reset to what they were before it,
 /// with kube's warning.
-pub(super) fn keep_valid_managed_fields(
-    object: &mut Value,
-    before: Option<Value>,
-    caller: &Caller,
-) {
+fn keep_valid_managed_fields(object: &mut Value, before: Option<Value>, caller: &Caller) {
     let after = managed_fields(object);
     if after == before.as_ref() {
         return;
@@ -182,6 +178,7 @@ pub(super) fn keep_valid_managed_fields(
     );
 }
 
+/// Adds a strategy's warnings as `Warning` headers (`warning.AddWarning`).
 pub(super) fn warn(caller: &Caller, warnings: Vec<String>) {
     for warning in warnings {
         if let Some(header) = crate::field_validation::warning_header_value(&warning) {
