@@ -61,6 +61,26 @@ fn labels(object: &Value) -> &Value {
 /// `sidecar`; `/pull-never` replaces a pod's first container's
 /// `imagePullPolicy` with `Never`; `/break-managed-fields` replaces the
 /// managedFields with an entry of an unknown operation.
+/// An allowing answer carrying `patch` as its base64 JSONPatch.
+fn patched(uid: Value, patch: &Value) -> Value {
+    let patch =
+        base64::engine::general_purpose::STANDARD.encode(serde_json::to_vec(patch).unwrap());
+    json!({"uid": uid, "allowed": true, "patchType": "JSONPatch", "patch": patch})
+}
+
+/// A webhook entry of this test's kind: `rules`, the test's namespace
+/// selector, no side effects.
+fn hook_entry(name: &str, url: &str, ca_bundle: &str, rules: Value, selector: &Value) -> Value {
+    json!({
+        "name": name,
+        "clientConfig": {"url": url, "caBundle": ca_bundle},
+        "rules": rules,
+        "namespaceSelector": selector,
+        "sideEffects": "None",
+        "admissionReviewVersions": ["v1"],
+    })
+}
+
 fn answer(path: &str, review: &Value) -> Value {
     let request = &review["request"];
     let uid = request["uid"].clone();
@@ -75,23 +95,17 @@ fn answer(path: &str, review: &Value) -> Value {
                                 "value": [{"manager": "outdated", "operation": "Bogus",
                                            "apiVersion": "v1", "fieldsType": "FieldsV1",
                                            "fieldsV1": {}}]}]);
-            let patch = base64::engine::general_purpose::STANDARD
-                .encode(serde_json::to_vec(&patch).unwrap());
-            json!({"uid": uid, "allowed": true, "patchType": "JSONPatch", "patch": patch})
+            patched(uid, &patch)
         }
         "/pull-never" => {
             // `replace` needs the field: the pod must arrive defaulted.
             let patch = json!([{"op": "replace", "path": "/spec/containers/0/imagePullPolicy",
                                 "value": "Never"}]);
-            let patch = base64::engine::general_purpose::STANDARD
-                .encode(serde_json::to_vec(&patch).unwrap());
-            json!({"uid": uid, "allowed": true, "patchType": "JSONPatch", "patch": patch})
+            patched(uid, &patch)
         }
         "/connect-mutate" => {
             let patch = json!([{"op": "replace", "path": "/container", "value": "sidecar"}]);
-            let patch = base64::engine::general_purpose::STANDARD
-                .encode(serde_json::to_vec(&patch).unwrap());
-            json!({"uid": uid, "allowed": true, "patchType": "JSONPatch", "patch": patch})
+            patched(uid, &patch)
         }
         "/validate" => {
             let denied = labels(&request["object"])["deny"] == "true";
@@ -120,9 +134,7 @@ fn answer(path: &str, review: &Value) -> Value {
             } else {
                 json!([{"op": "add", "path": "/metadata/labels", "value": {label: "true"}}])
             };
-            let patch = base64::engine::general_purpose::STANDARD
-                .encode(serde_json::to_vec(&patch).unwrap());
-            json!({"uid": uid, "allowed": true, "patchType": "JSONPatch", "patch": patch})
+            patched(uid, &patch)
         }
     };
     json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": response})
@@ -1247,15 +1259,14 @@ async fn mutating_webhooks_see_and_patch_the_defaulted_object() {
         &env,
         "MutatingWebhookConfiguration",
         &env.ns,
-        json!([{
-            "name": format!("pull.{}.example.com", env.ns),
-            "clientConfig": {"url": hook.url("/pull-never"), "caBundle": hook.ca_bundle},
-            "rules": [{"operations": ["CREATE", "UPDATE"], "apiGroups": [""], "apiVersions": ["v1"],
-                       "resources": ["pods"], "scope": "Namespaced"}],
-            "namespaceSelector": namespace_selector,
-            "sideEffects": "None",
-            "admissionReviewVersions": ["v1"],
-        }]),
+        json!([hook_entry(
+            &format!("pull.{}.example.com", env.ns),
+            &hook.url("/pull-never"),
+            &hook.ca_bundle,
+            json!([{"operations": ["CREATE", "UPDATE"], "apiGroups": [""], "apiVersions": ["v1"],
+                    "resources": ["pods"], "scope": "Namespaced"}]),
+            &namespace_selector,
+        )]),
     )
     .await;
     let (status, stdout, stderr) = env.kubectl(
@@ -1342,21 +1353,22 @@ async fn what_mutating_webhooks_add_is_nobodys_and_broken_managed_fields_are_res
         &env,
         "MutatingWebhookConfiguration",
         &env.ns,
-        json!([{
-            "name": format!("label.{}.example.com", env.ns),
-            "clientConfig": {"url": hook.url("/mutate"), "caBundle": hook.ca_bundle},
-            "rules": configmaps_rule(json!(["CREATE"])),
-            "namespaceSelector": namespace_selector,
-            "sideEffects": "None",
-            "admissionReviewVersions": ["v1"],
-        }, {
-            "name": format!("break.{}.example.com", env.ns),
-            "clientConfig": {"url": hook.url("/break-managed-fields"), "caBundle": hook.ca_bundle},
-            "rules": configmaps_rule(json!(["CREATE"])),
-            "namespaceSelector": namespace_selector,
-            "sideEffects": "None",
-            "admissionReviewVersions": ["v1"],
-        }]),
+        json!([
+            hook_entry(
+                &format!("label.{}.example.com", env.ns),
+                &hook.url("/mutate"),
+                &hook.ca_bundle,
+                configmaps_rule(json!(["CREATE"])),
+                &namespace_selector,
+            ),
+            hook_entry(
+                &format!("break.{}.example.com", env.ns),
+                &hook.url("/break-managed-fields"),
+                &hook.ca_bundle,
+                configmaps_rule(json!(["CREATE"])),
+                &namespace_selector,
+            ),
+        ]),
     )
     .await;
     let (status, stdout, stderr) = env.kubectl(
