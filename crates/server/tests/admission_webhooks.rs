@@ -1417,3 +1417,84 @@ async fn what_mutating_webhooks_add_is_nobodys_and_broken_managed_fields_are_res
     );
     unregister(&env, "MutatingWebhookConfiguration", &env.ns).await;
 }
+
+/// An update's managedFields are recorded before mutating admission too
+/// (`handlers/update.go`, `patch.go`: the field manager is the first
+/// transformer): a label a webhook adds on UPDATE belongs to nobody, so
+/// another manager applies it without a conflict.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_mutating_webhooks_add_on_update_is_nobodys() {
+    let env = TestEnv::new("mwh-managed-update").await;
+    let hook = start_webhook(&env.ns).await;
+    let namespace_selector = select_namespace(&env).await;
+    register(
+        &env,
+        "MutatingWebhookConfiguration",
+        &env.ns,
+        json!([hook_entry(
+            &format!("label.{}.example.com", env.ns),
+            &hook.url("/mutate"),
+            &hook.ca_bundle,
+            configmaps_rule(json!(["UPDATE"])),
+            &namespace_selector,
+        )]),
+    )
+    .await;
+    let ns = env.ns.as_str();
+    let create = [
+        "create",
+        "configmap",
+        "settings",
+        "-n",
+        ns,
+        "--from-literal=a=b",
+    ];
+    let (status, _, stderr) = env.kubectl("1.33", &create);
+    assert!(status.success(), "{stderr}");
+    let patch = [
+        "patch",
+        "configmap",
+        "settings",
+        "-n",
+        ns,
+        "--type=merge",
+        "-p",
+        r#"{"data":{"c":"d"}}"#,
+    ];
+    let (status, _, stderr) = env.kubectl("1.33", &patch);
+    assert!(status.success(), "{stderr}");
+    let get = [
+        "get",
+        "configmap",
+        "settings",
+        "-n",
+        ns,
+        "-o",
+        "json",
+        "--show-managed-fields",
+    ];
+    let (status, stdout, stderr) = env.kubectl("1.33", &get);
+    assert!(status.success(), "{stderr}");
+    let stored: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(stored["metadata"]["labels"], json!({"mutated": "true"}));
+    let entries = stored["metadata"]["managedFields"].as_array().unwrap();
+    let fields: Vec<(&str, &Value)> = entries
+        .iter()
+        .map(|entry| (entry["manager"].as_str().unwrap(), &entry["fieldsV1"]))
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            ("kubectl-create", &json!({"f:data": {".": {}, "f:a": {}}})),
+            ("kubectl-patch", &json!({"f:data": {"f:c": {}}})),
+        ]
+    );
+    // Nobody owns the label: another manager takes it without --force-conflicts.
+    let config = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: {ns}\n  labels:\n    mutated: ops\n"
+    );
+    let apply = ["apply", "--server-side", "--field-manager=ops", "-f", "-"];
+    let (status, _, stderr) = env.kubectl_stdin("1.33", &apply, Some(&config));
+    assert!(status.success(), "{stderr}");
+    unregister(&env, "MutatingWebhookConfiguration", &env.ns).await;
+}

@@ -105,7 +105,7 @@ pub(super) async fn apply(
             )));
         }
         settle_namespace(target, &mut applied)?;
-        let owner = Ownership::Applied(applied.pointer("/metadata/managedFields").cloned());
+        let owner = Ownership::Applied;
         let mut applied = TypedObject::applied(target, &config, applied)?;
         confirm_no_escalation(api, request.user.as_ref(), target, applied.value())?;
         let result = match revision {
@@ -176,7 +176,7 @@ async fn apply_scale(
             )
             .map_err(|error| error.to_status())?;
         object::set_resource_version(&mut applied, revision);
-        let owner = Ownership::Applied(applied.pointer("/metadata/managedFields").cloned());
+        let owner = Ownership::Applied;
         // Admission sees the Scale before and after (its mutations of the
         // Scale are not carried back into the applied parent).
         let (old_scale, mut new_scale) = (scale_of(target, &live), scale_of(target, &applied));

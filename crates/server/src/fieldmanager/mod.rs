@@ -272,17 +272,16 @@ impl FieldManager<'_> {
     /// its managedFields. The fields that changed from `live` go to
     /// `manager` (an Update entry, time `now`) and are taken from every other
     /// manager; removed fields leave everyone. Nothing changes for a no-op.
+    /// Changes under the `reset` prefixes count for nobody.
     pub fn update(&self, live: &Value, new: &mut Value, manager: &str, now: &str) {
         let mut entries = self.entries_for_update(live, new);
         remove_managed_fields(new);
-        let versions = versioned::comparisons(
-            self,
-            walk::compare(&self.schema, live, new),
-            &entries,
-            live,
-            new,
-            &Set::new(),
-        );
+        let mut comparison = walk::compare(&self.schema, live, new);
+        // What the strategy resets changes nobody's ownership (`IgnoreFilter`).
+        comparison.added.remove_prefixes(&self.reset);
+        comparison.modified.remove_prefixes(&self.reset);
+        comparison.removed.remove_prefixes(&self.reset);
+        let versions = versioned::comparisons(self, comparison, &entries, live, new, &self.reset);
         let comparison = versions.own();
         let changed = comparison.added.union(&comparison.modified);
         let strip = strip_set();

@@ -6,7 +6,7 @@ use ferrokube_store::{BackendError, Expect, Op, StoreError, Txn};
 use serde_json::Value;
 
 use super::admission;
-use super::ownership::{record_create, Ownership};
+use super::ownership::{keep_valid_managed_fields, managed_fields, record_create, Ownership};
 use super::{commit, validate};
 use crate::admission::{Caller, Operation};
 use crate::api::context::Api;
@@ -146,36 +146,6 @@ pub async fn create_object(
         }
         Err(other) => Err(commit::map_store_error(target, &name, other)),
     }
-}
-
-/// The object's `metadata.managedFields`, if any.
-fn managed_fields(object: &Value) -> Option<&Value> {
-    object::metadata(object).and_then(|metadata| metadata.get("managedFields"))
-}
-
-/// `NewManagedFieldsValidatingAdmissionController`: managedFields that
-/// mutating admission left invalid are reset to what they were before it,
-/// with kube's warning.
-fn keep_valid_managed_fields(object: &mut Value, before: Option<Value>, caller: &Caller) {
-    let after = managed_fields(object);
-    if after == before.as_ref() {
-        return;
-    }
-    let Err(error) = crate::fieldmanager::managed::decode(after) else {
-        return;
-    };
-    if let Some(metadata) = object::metadata_mut(object) {
-        match before {
-            Some(entries) => metadata.insert("managedFields".into(), entries),
-            None => metadata.remove("managedFields"),
-        };
-    }
-    warn(
-        caller,
-        vec![format!(
-            ".metadata.managedFields was in an invalid state after admission; this could be caused by an outdated mutating admission controller; please fix your requests: {error}"
-        )],
-    );
 }
 
 /// Adds a strategy's warnings as `Warning` headers (`warning.AddWarning`).

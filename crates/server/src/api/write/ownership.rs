@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use crate::admission::Caller;
 use crate::api::context::Api;
 use crate::api::exchange::ApiRequest;
 use crate::api::options::WriteOptions;
@@ -22,9 +23,8 @@ pub enum Ownership {
         manager: String,
         subresource: String,
     },
-    /// Server-side apply already settled the managedFields: these (kept
-    /// through the strategy, which restores the old metadata for `/status`).
-    Applied(Option<Value>),
+    /// Server-side apply already settled the managedFields the object carries.
+    Applied,
 }
 
 impl Ownership {
@@ -51,6 +51,10 @@ pub fn field_manager<'a>(
         // The main resource's strategy keeps the old status (`GetResetFields`;
         // Nodes' too, though their create may carry one).
         reset.insert(&[PathElement::field("status")]);
+    }
+    if subresource.is_empty() && (resource.group, resource.kind) == ("", "Namespace") {
+        // `spec.finalizers` change only through `/finalize`.
+        reset.insert(&[PathElement::field("spec"), PathElement::field("finalizers")]);
     }
     let schema = match target.custom.as_deref() {
         Some(custom) => match custom.ssa_model() {
@@ -108,7 +112,9 @@ pub fn record_create(api: &Api, target: &Target<'_>, object: &mut Value, owner: 
         return;
     };
     let resource = target.resource;
-    let fm = field_manager(api, target, subresource);
+    let mut fm = field_manager(api, target, subresource);
+    // Status is settled by the swap below (a Node's create owns its status).
+    fm.reset = Set::new();
     let zero = fieldmanager::zero_object(&resource.api_version(), resource.kind);
     let now = crate::go::time::now_rfc3339();
     let swap_status =
@@ -134,35 +140,81 @@ pub fn record_create(api: &Api, target: &Target<'_>, object: &mut Value, owner: 
     }
 }
 
-/// An update (PUT, non-apply PATCH, status, scale): `new` is the object
-/// about to be stored, after the strategy, `old` the live one.
+/// An update (PUT, non-apply PATCH, status, scale), recorded as kube's
+/// update and patch handlers record it: on the decoded object, before
+/// mutating admission and the strategy (`FieldManager.UpdateNoErrors` is
+/// their first transformer), so what admission plugins, webhooks, the
+/// strategy and the allocators change is nobody's. The main resource's
+/// status counts for nobody (the strategy's reset fields); a subresource's
+/// write is compared as `prepare` (its strategy) will leave it, which
+/// stands in for that strategy's reset fields (a `/status` write owns only
+/// what it changes in status). Server-side apply settled its entries already.
 pub fn record_update(
     api: &Api,
     target: &Target<'_>,
     old: &Value,
     new: &mut Value,
     owner: &Ownership,
+    prepare: impl FnOnce(&mut Value),
 ) {
-    let (manager, subresource) = match owner {
-        Ownership::Update {
-            manager,
-            subresource,
-        } => (manager, subresource),
-        Ownership::Applied(entries) => {
-            // Usually still there (only `/status` restores the old metadata):
-            // compared rather than cloned again.
-            let kept = object::metadata(new)
-                .is_some_and(|metadata| metadata.get("managedFields") == entries.as_ref());
-            if !kept {
-                set_entries(new, entries.clone());
-            }
-            keep_old_timestamps(old, new);
-            return;
-        }
+    let Ownership::Update {
+        manager,
+        subresource,
+    } = owner
+    else {
+        return;
     };
     let fm = field_manager(api, target, subresource);
-    fm.update(old, new, manager, &crate::go::time::now_rfc3339());
+    let now = crate::go::time::now_rfc3339();
+    if target.subresource.is_none() {
+        fm.update(old, new, manager, &now);
+        return;
+    }
+    let mut prepared = new.clone();
+    prepare(&mut prepared);
+    fm.update(old, &mut prepared, manager, &now);
+    set_entries(new, managed_fields(&prepared).cloned());
+}
+
+/// After the strategy: the object's managedFields are `entries`, the ones
+/// admission left (a `/status` strategy restores the old metadata), and an
+/// update that changes nothing but their timestamps keeps the old ones.
+pub fn settle_update(old: &Value, new: &mut Value, entries: Option<Value>) {
+    // Usually still there: compared rather than set again.
+    if managed_fields(new) != entries.as_ref() {
+        set_entries(new, entries);
+    }
     keep_old_timestamps(old, new);
+}
+
+/// The object's `metadata.managedFields`, if any.
+pub fn managed_fields(object: &Value) -> Option<&Value> {
+    object::metadata(object).and_then(|metadata| metadata.get("managedFields"))
+}
+
+/// `NewManagedFieldsValidatingAdmissionController`: managedFields that
+/// mutating admission left invalid are reset to `before`, what they were
+/// before it, with kube's warning. Returns the managedFields kept.
+pub fn keep_valid_managed_fields(
+    object: &mut Value,
+    before: Option<Value>,
+    caller: &Caller,
+) -> Option<Value> {
+    let after = managed_fields(object);
+    if after == before.as_ref() {
+        return before;
+    }
+    let Err(error) = crate::fieldmanager::managed::decode(after) else {
+        return after.cloned();
+    };
+    set_entries(object, before.clone());
+    super::create::warn(
+        caller,
+        vec![format!(
+            ".metadata.managedFields was in an invalid state after admission; this could be caused by an outdated mutating admission controller; please fix your requests: {error}"
+        )],
+    );
+    before
 }
 
 /// `IgnoreManagedFieldsTimestampsTransformer`: when an update changes

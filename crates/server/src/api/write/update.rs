@@ -1,14 +1,18 @@
 //! The update pipeline (`Store.Update` with `GuaranteedUpdate`'s optimistic
-//! retry): read the current object, strategy and defaults, system metadata
-//! kept, validation, ownership, and a commit conditional on the revision
-//! read; a missing object is created where the kind allows it.
+//! retry): read the current object, decoding's defaults, ownership,
+//! mutating admission, strategy and defaults, system metadata kept,
+//! validation, validating admission, and a commit conditional on the
+//! revision read; a missing object is created where the kind allows it.
 
 use ferrokube_store::{BackendError, Expect, Op, StoreError, Txn};
 use serde_json::Value;
 
 use super::admission;
 use super::create::create_object;
-use super::ownership::{equal_with_metadata, record_update, Ownership};
+use super::ownership::{
+    equal_with_metadata, keep_valid_managed_fields, managed_fields, record_update, settle_update,
+    Ownership,
+};
 use super::{commit, validate};
 use crate::admission::{Caller, Operation};
 use crate::api::context::Api;
@@ -67,6 +71,17 @@ pub async fn update_object(
         if defaulted {
             crate::defaults::apply(target.resource, &mut new);
         }
+        // Decoding: quantities in their canonical form (a bad one is the
+        // decoder's 400, before admission), a Secret's `stringData` folded
+        // into `data`, a Namespace's name label defaulted.
+        validate::normalize(api, target, &mut new)?;
+        strategy::fold_secret_string_data(target.resource, &mut new);
+        strategy::namespace_name_label(target.resource, &mut new);
+        let now = crate::go::time::now_rfc3339();
+        record_update(api, target, &old, &mut new, owner, |prepared| {
+            prepare_for_update(target, &old, prepared, &now);
+        });
+        let recorded = managed_fields(&new).cloned();
         // Mutating admission, inside the retry as kube's `UpdatedObject`
         // transformers run on each attempt.
         admission::mutate(
@@ -81,17 +96,12 @@ pub async fn update_object(
         if !new.is_object() {
             return Err(Status::internal("admission left no object to update"));
         }
+        let entries = keep_valid_managed_fields(&mut new, recorded, caller);
         // Decoding defaults and prunes a custom resource before the strategy
         // compares it with the stored one.
         crate::crd::default_and_prune(target.custom.as_deref(), &mut new);
         strategy::fold_secret_string_data(target.resource, &mut new);
-        let spec_changed = if csr_strategy::is_certificate_signing_request(target.resource) {
-            let now = crate::go::time::now_rfc3339();
-            csr_strategy::prepare_for_update(target.subresource, &old, &mut new, &now);
-            false
-        } else {
-            strategy::prepare_for_update(target.resource, target.subresource, &old, &mut new)
-        };
+        let spec_changed = prepare_for_update(target, &old, &mut new, &now);
         keep_system_metadata(target, &old, &mut new, spec_changed)?;
         strategy::namespace_name_label(target.resource, &mut new);
         if defaulted {
@@ -162,7 +172,7 @@ pub async fn update_object(
                 Err(other) => return Err(commit::map_store_error(target, &name, other)),
             }
         }
-        record_update(api, target, &old, &mut new, owner);
+        settle_update(&old, &mut new, entries);
         // Validating admission (`updateValidation` in `Store.Update`), also
         // for an update that turns out to change nothing.
         admission::validate(
@@ -210,6 +220,17 @@ pub async fn update_object(
         }
     }
     Err(Status::conflict(&target.group_resource(), &name))
+}
+
+/// The strategy's `PrepareForUpdate` (a CertificateSigningRequest's own);
+/// whether the spec changed (the generation moves).
+fn prepare_for_update(target: &Target<'_>, old: &Value, new: &mut Value, now: &str) -> bool {
+    if csr_strategy::is_certificate_signing_request(target.resource) {
+        csr_strategy::prepare_for_update(target.subresource, old, new, now);
+        false
+    } else {
+        strategy::prepare_for_update(target.resource, target.subresource, old, new)
+    }
 }
 
 /// The old object's generation (as [`keep_system_metadata`] reads it), for
