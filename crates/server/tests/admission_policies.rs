@@ -581,3 +581,102 @@ spec:
     );
     assert!(status.success(), "{stderr}");
 }
+
+/// `matchPolicy: Equivalent` (the default): a policy whose rules name
+/// `events.k8s.io/v1` events judges a core v1 Event that kubectl creates,
+/// on the object converted to `events.k8s.io/v1` (`note`, not `message`)
+/// with `request.kind` naming that version and `request.requestKind` the
+/// request's; with `Exact` it does not apply.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_equivalent_policy_judges_core_events_at_events_k8s_io() {
+    let env = TestEnv::new("vapeq").await;
+    let ns = env.ns.clone();
+    let policy = |match_policy: &str| {
+        format!(
+            r#"apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: notes-{ns}
+spec:
+  matchConstraints:
+    matchPolicy: {match_policy}
+    resourceRules:
+    - apiGroups: ["events.k8s.io"]
+      apiVersions: ["v1"]
+      operations: ["CREATE"]
+      resources: ["events"]
+  matchConditions:
+  - name: own-namespace
+    expression: "request.namespace == '{ns}'"
+  validations:
+  - expression: "request.kind.group == 'events.k8s.io' && request.requestKind.group == '' && request.resource.group == 'events.k8s.io'"
+    message: "not seen at events.k8s.io/v1"
+  - expression: "object.apiVersion == 'events.k8s.io/v1' && object.note != 'forbidden'"
+    message: "forbidden notes"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: notes-{ns}
+spec:
+  policyName: notes-{ns}
+  validationActions: [Deny]
+"#
+        )
+    };
+    let event = |name: &str, message: &str| {
+        format!(
+            r#"apiVersion: v1
+kind: Event
+metadata:
+  name: {name}
+  namespace: {ns}
+involvedObject:
+  kind: Pod
+  name: p
+  namespace: {ns}
+reason: Tested
+message: {message}
+type: Normal
+"#
+        )
+    };
+    let (status, stdout, stderr) =
+        env.kubectl_stdin("1.33", &["apply", "-f", "-"], Some(&policy("Equivalent")));
+    assert!(status.success(), "{stdout}\n{stderr}");
+    // Seen at events.k8s.io/v1 (the first validation holds) and allowed.
+    let (status, _, stderr) =
+        env.kubectl_stdin("1.33", &["create", "-f", "-"], Some(&event("fine", "ok")));
+    assert!(status.success(), "{stderr}");
+    let (status, _, stderr) = env.kubectl_stdin(
+        "1.33",
+        &["create", "-f", "-"],
+        Some(&event("refused", "forbidden")),
+    );
+    assert!(!status.success());
+    assert!(
+        stderr.contains(&format!(
+            "ValidatingAdmissionPolicy 'notes-{ns}' with binding 'notes-{ns}' denied request: forbidden notes"
+        )),
+        "{stderr}"
+    );
+    // Exact: the core v1 create is not matched.
+    let (status, stdout, stderr) =
+        env.kubectl_stdin("1.33", &["apply", "-f", "-"], Some(&policy("Exact")));
+    assert!(status.success(), "{stdout}\n{stderr}");
+    let (status, _, stderr) = env.kubectl_stdin(
+        "1.33",
+        &["create", "-f", "-"],
+        Some(&event("exact", "forbidden")),
+    );
+    assert!(status.success(), "{stderr}");
+    let (status, _, stderr) = env.kubectl(
+        "1.33",
+        &[
+            "delete",
+            &format!("validatingadmissionpolicy/notes-{ns}"),
+            &format!("validatingadmissionpolicybinding/notes-{ns}"),
+        ],
+    );
+    assert!(status.success(), "{stderr}");
+}

@@ -56,6 +56,9 @@ pub struct Denial {
 pub struct Inputs<'a> {
     store: &'a ObjectStore,
     attributes: &'a Attributes<'a>,
+    /// The request's own attributes (`requestKind`, `requestResource`)
+    /// when `attributes` are an equivalent resource's.
+    requested: &'a Attributes<'a>,
     object: Option<&'a Value>,
     request_json: OnceLock<Value>,
     namespace_json: OnceLock<Value>,
@@ -75,10 +78,26 @@ impl<'a> Inputs<'a> {
         Inputs {
             store,
             attributes,
+            requested: attributes,
             object,
             request_json: OnceLock::new(),
             namespace_json: OnceLock::new(),
             authorizer: None,
+        }
+    }
+
+    /// The inputs of a request matched at an equivalent resource:
+    /// `attributes` and `object` are at its version (`NewVersionedAttributes`),
+    /// `requested` the request's own.
+    pub fn at_equivalent(
+        store: &'a ObjectStore,
+        attributes: &'a Attributes<'a>,
+        requested: &'a Attributes<'a>,
+        object: Option<&'a Value>,
+    ) -> Self {
+        Inputs {
+            requested,
+            ..Inputs::new(store, attributes, object)
         }
     }
 
@@ -99,7 +118,7 @@ impl<'a> Inputs<'a> {
 
     fn request(&self) -> &Value {
         self.request_json
-            .get_or_init(|| request_object(self.attributes))
+            .get_or_init(|| request_object_as(self.attributes, self.requested))
     }
 
     /// `CreateNamespaceObject`: the request's namespace with the metadata
@@ -129,7 +148,14 @@ impl<'a> Inputs<'a> {
 /// `CreateAdmissionRequest` as CEL's `request` sees it: the review's
 /// request without the objects.
 pub fn request_object(attributes: &Attributes<'_>) -> Value {
-    let mut review = crate::admission::webhook::review::request("", attributes, None);
+    request_object_as(attributes, attributes)
+}
+
+/// [`request_object`] of a request matched at an equivalent resource:
+/// `kind` and `resource` from `attributes`, `requestKind` and
+/// `requestResource` from `requested`.
+fn request_object_as(attributes: &Attributes<'_>, requested: &Attributes<'_>) -> Value {
+    let mut review = crate::admission::webhook::review::request_as("", attributes, requested, None);
     let mut request = review
         .get_mut("request")
         .map(Value::take)

@@ -10,55 +10,91 @@ use serde_json::Value;
 
 use super::compile::{MatchResources, NamedRule};
 use crate::admission::attributes::Attributes;
+use crate::admission::webhook::config::MatchPolicy;
+use crate::admission::webhook::equivalent::{self, Equivalent};
 use crate::admission::webhook::matching::{namespace_matches, object_matches, rule_matches};
 use crate::object::ObjectStore;
 use crate::status::Status;
 
+/// How a request matched a policy's rules: at its own resource, or (with
+/// `matchPolicy: Equivalent`) at an equivalent one, whose kind the policy
+/// then evaluates the objects at.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Matched {
+    Own,
+    Equivalent(Equivalent),
+}
+
 /// `matchesResourceRules`: a rule that matches the request and, when it
-/// names resources, the request's name.
-fn matches_rules(rules: &[NamedRule], attributes: &Attributes<'_>) -> bool {
-    rules.iter().any(|named| {
+/// names resources, the request's name; else, unless the policy is
+/// `Exact`, a rule that matches an equivalent resource (kube checks no
+/// names there).
+fn matches_rules(
+    store: &ObjectStore,
+    rules: &[NamedRule],
+    match_policy: MatchPolicy,
+    attributes: &Attributes<'_>,
+) -> Option<Matched> {
+    let own = rules.iter().any(|named| {
         rule_matches(&named.rule, attributes)
             && (named.resource_names.is_empty()
                 || named
                     .resource_names
                     .iter()
                     .any(|name| name == attributes.name))
+    });
+    if own {
+        return Some(Matched::Own);
+    }
+    if match_policy == MatchPolicy::Exact || rules.is_empty() {
+        return None;
+    }
+    let equivalents = equivalent::equivalents(store, attributes);
+    rules.iter().find_map(|named| {
+        equivalents
+            .iter()
+            .find(|equivalent| {
+                rule_matches(
+                    &named.rule,
+                    &equivalent.attributes(attributes, attributes.old_object),
+                )
+            })
+            .map(|equivalent| Matched::Equivalent(equivalent.clone()))
     })
 }
 
 /// `Matcher.Matches`. An empty `resourceRules` (a binding's
-/// matchResources that only narrows by selectors) matches every resource.
-///
-/// matchPolicy `Equivalent` would also try the group's other versions of
-/// the resource; ferrokube does not convert objects for admission, so only
-/// the request's own version is matched (docs/compatibility.md), as for
-/// webhooks.
+/// matchResources that only narrows by selectors) matches every resource
+/// at its own version.
 pub fn matches(
     store: &ObjectStore,
     criteria: &MatchResources,
     attributes: &Attributes<'_>,
     object: Option<&Value>,
-) -> Result<bool, Status> {
+) -> Result<Option<Matched>, Status> {
     let namespace = namespace_matches(store, &criteria.namespace_selector, attributes, object);
     if matches!(namespace, Ok(false)) {
-        return Ok(false);
+        return Ok(None);
     }
     let object_selected = object_matches(&criteria.object_selector, attributes, object);
     if matches!(object_selected, Ok(false)) {
-        return Ok(false);
+        return Ok(None);
     }
-    if matches_rules(&criteria.exclude_resource_rules, attributes) {
-        return Ok(false);
+    let policy = criteria.match_policy;
+    if matches_rules(store, &criteria.exclude_resource_rules, policy, attributes).is_some() {
+        return Ok(None);
     }
-    let matched =
-        criteria.resource_rules.is_empty() || matches_rules(&criteria.resource_rules, attributes);
-    if !matched {
-        return Ok(false);
+    let matched = if criteria.resource_rules.is_empty() {
+        Some(Matched::Own)
+    } else {
+        matches_rules(store, &criteria.resource_rules, policy, attributes)
+    };
+    if matched.is_none() {
+        return Ok(None);
     }
     object_selected?;
     namespace?;
-    Ok(true)
+    Ok(matched)
 }
 
 #[cfg(test)]
@@ -124,17 +160,78 @@ mod tests {
             }],
         }));
         let create = attributes(Operation::Create, "deployments", "", "web");
-        assert!(matches(&store, &rules, &create, None).expect("no error"));
+        assert!(matches(&store, &rules, &create, None)
+            .expect("no error")
+            .is_some());
         let delete = attributes(Operation::Delete, "deployments", "", "web");
-        assert!(!matches(&store, &rules, &delete, None).expect("no error"));
+        assert!(matches(&store, &rules, &delete, None)
+            .expect("no error")
+            .is_none());
         let excluded = attributes(Operation::Create, "deployments", "", "skipped");
-        assert!(!matches(&store, &rules, &excluded, None).expect("no error"));
+        assert!(matches(&store, &rules, &excluded, None)
+            .expect("no error")
+            .is_none());
         let scale_web = attributes(Operation::Update, "deployments", "scale", "web");
-        assert!(matches(&store, &rules, &scale_web, None).expect("no error"));
+        assert!(matches(&store, &rules, &scale_web, None)
+            .expect("no error")
+            .is_some());
         let scale_other = attributes(Operation::Update, "deployments", "scale", "db");
-        assert!(!matches(&store, &rules, &scale_other, None).expect("no error"));
+        assert!(matches(&store, &rules, &scale_other, None)
+            .expect("no error")
+            .is_none());
         let status = attributes(Operation::Update, "deployments", "status", "web");
-        assert!(!matches(&store, &rules, &status, None).expect("no error"));
+        assert!(matches(&store, &rules, &status, None)
+            .expect("no error")
+            .is_none());
+    }
+
+    /// `matchPolicy: Equivalent` (the default) matches a core v1 Event
+    /// create by rules naming `events.k8s.io/v1`, at that kind; `Exact`
+    /// does not; an equivalent exclusion excludes.
+    #[tokio::test]
+    async fn equivalent_resources_match_at_their_own_kind() {
+        let store = store().await;
+        let create = Attributes {
+            kind: GroupVersionName::new("", "v1", "Event"),
+            resource: GroupVersionName::new("", "v1", "events"),
+            ..attributes(Operation::Create, "events", "", "e")
+        };
+        let rule = json!({"apiGroups": ["events.k8s.io"], "apiVersions": ["v1"],
+            "operations": ["CREATE"], "resources": ["events"]});
+        let equivalent = criteria(json!({"resourceRules": [rule]}));
+        match matches(&store, &equivalent, &create, None).expect("no error") {
+            Some(Matched::Equivalent(matched)) => {
+                assert_eq!(
+                    matched.kind,
+                    GroupVersionName::new("events.k8s.io", "v1", "Event")
+                );
+                assert_eq!(
+                    matched.resource,
+                    GroupVersionName::new("events.k8s.io", "v1", "events")
+                );
+            }
+            other => panic!("matched {other:?}"),
+        }
+        let exact = criteria(json!({"resourceRules": [rule], "matchPolicy": "Exact"}));
+        assert!(matches(&store, &exact, &create, None)
+            .expect("no error")
+            .is_none());
+        let own = criteria(
+            json!({"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+            "operations": ["CREATE"], "resources": ["events"]}]}),
+        );
+        assert_eq!(
+            matches(&store, &own, &create, None).expect("no error"),
+            Some(Matched::Own)
+        );
+        let excluded = criteria(json!({
+            "resourceRules": [{"apiGroups": ["*"], "apiVersions": ["*"],
+                "operations": ["*"], "resources": ["*"]}],
+            "excludeResourceRules": [rule],
+        }));
+        assert!(matches(&store, &excluded, &create, None)
+            .expect("no error")
+            .is_none());
     }
 
     #[tokio::test]
@@ -144,11 +241,17 @@ mod tests {
         let request = attributes(Operation::Create, "deployments", "", "web");
         let labelled = json!({"metadata": {"labels": {"team": "a"}}});
         let other = json!({"metadata": {"labels": {"team": "b"}}});
-        assert!(matches(&store, &selected, &request, Some(&labelled)).expect("no error"));
-        assert!(!matches(&store, &selected, &request, Some(&other)).expect("no error"));
+        assert!(matches(&store, &selected, &request, Some(&labelled))
+            .expect("no error")
+            .is_some());
+        assert!(matches(&store, &selected, &request, Some(&other))
+            .expect("no error")
+            .is_none());
         let mut update = attributes(Operation::Update, "deployments", "", "web");
         update.old_object = Some(&labelled);
-        assert!(matches(&store, &selected, &update, Some(&other)).expect("no error"));
+        assert!(matches(&store, &selected, &update, Some(&other))
+            .expect("no error")
+            .is_some());
     }
 
     #[tokio::test]
@@ -162,6 +265,8 @@ mod tests {
         let create = attributes(Operation::Create, "deployments", "", "web");
         assert!(matches(&store, &bad, &create, None).is_err());
         let delete = attributes(Operation::Delete, "deployments", "", "web");
-        assert!(!matches(&store, &bad, &delete, None).expect("no error"));
+        assert!(matches(&store, &bad, &delete, None)
+            .expect("no error")
+            .is_none());
     }
 }

@@ -25,6 +25,7 @@ use serde_json::Value;
 
 use self::compile::{Binding, Policy, Reason};
 use self::evaluate::{AuditAnnotation, Evaluation, Inputs};
+use self::matching::Matched;
 use super::attributes::{Attributes, Caller};
 use super::webhook::config::FailurePolicy;
 use crate::label_selector::Selector;
@@ -151,10 +152,9 @@ pub fn validate(
     if super::webhook::matching::is_exempt(attributes) {
         return Ok(());
     }
-    let mut inputs = Inputs::new(store, attributes, object);
-    if let Some(authorizer) = authorizer {
-        inputs = inputs.with_authorizer(authorizer::RequestChecker::shared(authorizer, attributes));
-    }
+    let checker =
+        authorizer.map(|authorizer| authorizer::RequestChecker::shared(authorizer, attributes));
+    let own_inputs = with_checker(Inputs::new(store, attributes, object), &checker);
     let mut denied: Vec<Denied> = Vec::new();
     for hook in &compiled.hooks {
         let policy = &hook.policy;
@@ -172,20 +172,44 @@ pub fn validate(
                 });
             }
         };
-        match matching::matches(store, &policy.match_constraints, attributes, object) {
-            Ok(true) => {}
-            Ok(false) => continue,
+        let matched = match matching::matches(store, &policy.match_constraints, attributes, object)
+        {
+            Ok(Some(matched)) => matched,
+            Ok(None) => continue,
             Err(status) => {
                 config_error(&mut denied, None, status.message);
                 continue;
             }
-        }
+        };
+        // Matched at an equivalent resource: evaluated on the objects at
+        // its version (`NewVersionedAttributes`).
+        let (converted, converted_old);
+        let versioned;
+        let equivalent_inputs;
+        let inputs = match &matched {
+            Matched::Own => &own_inputs,
+            Matched::Equivalent(equivalent) => {
+                converted = object
+                    .map(|object| equivalent.to_this(object))
+                    .transpose()?;
+                converted_old = attributes
+                    .old_object
+                    .map(|old| equivalent.to_this(old))
+                    .transpose()?;
+                versioned = equivalent.attributes(attributes, converted_old.as_ref());
+                equivalent_inputs = with_checker(
+                    Inputs::at_equivalent(store, &versioned, attributes, converted.as_ref()),
+                    &checker,
+                );
+                &equivalent_inputs
+            }
+        };
         let mut collected = AnnotationCollector::default();
         for binding in &hook.bindings {
             if let Some(criteria) = &binding.match_resources {
                 match matching::matches(store, criteria, attributes, object) {
-                    Ok(true) => {}
-                    Ok(false) => continue,
+                    Ok(Some(_)) => {}
+                    Ok(None) => continue,
                     Err(status) => {
                         config_error(&mut denied, Some(&binding.name), status.message);
                         continue;
@@ -201,7 +225,7 @@ pub fn validate(
             };
             for param in &params {
                 let evaluate = || {
-                    let evaluation = Evaluation::new(policy, &inputs, param.as_ref());
+                    let evaluation = Evaluation::new(policy, inputs, param.as_ref());
                     match evaluation.match_conditions() {
                         Ok(false) => (Vec::new(), Vec::new()),
                         Ok(true) => (
@@ -276,6 +300,17 @@ pub fn validate(
     match denied.into_iter().next() {
         Some(first) => Err(denial_status(attributes, object, &first)),
         None => Ok(()),
+    }
+}
+
+/// `inputs` answering the `authorizer` variable with `checker`, if any.
+fn with_checker<'a>(
+    inputs: Inputs<'a>,
+    checker: &Option<Arc<dyn crate::cel_env::authz::Checker>>,
+) -> Inputs<'a> {
+    match checker {
+        Some(checker) => inputs.with_authorizer(checker.clone()),
+        None => inputs,
     }
 }
 
