@@ -59,5 +59,6 @@ pub mod snapshot_cell;
 pub mod status;
 pub mod table;
 pub mod tls;
+pub mod uid;
 pub mod validation;
 pub mod versions;

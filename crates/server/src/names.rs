@@ -108,7 +108,7 @@ pub fn generate(prefix: &str) -> String {
     } else {
         prefix
     };
-    let random = uuid::Uuid::new_v4();
+    let random = crate::uid::new_v4();
     let suffix: String = random
         .as_bytes()
         .iter()

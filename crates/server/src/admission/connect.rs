@@ -73,6 +73,7 @@ impl Admission {
                     &compiled.validating,
                     attributes,
                     Some(options),
+                    None,
                     caller,
                     authorizer,
                 )

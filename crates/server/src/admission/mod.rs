@@ -172,11 +172,13 @@ impl Admission {
     }
 
     /// The validating stage (`admission.ValidationInterface.Validate`), on
-    /// the object as it will be stored.
+    /// the object as it will be stored; `object_json` is its JSON when the
+    /// write encoded it already (webhooks are sent it).
     pub async fn validate(
         &self,
         attributes: &Attributes<'_>,
         object: Option<&Value>,
+        object_json: Option<&[u8]>,
         caller: &Caller,
     ) -> Result<()> {
         let authorizer = self.authorizer.as_ref();
@@ -235,6 +237,7 @@ impl Admission {
                     &compiled.validating,
                     attributes,
                     object,
+                    object_json,
                     caller,
                     self.authorizer.as_ref(),
                 )

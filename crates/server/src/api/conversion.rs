@@ -67,7 +67,7 @@ async fn convert(
         .iter()
         .map(|&index| objects[index].clone())
         .collect();
-    let uid = uuid::Uuid::new_v4().to_string();
+    let uid = crate::uid::new_v4().to_string();
     let review = webhook::review_request(version, &uid, desired, &sent);
     let resolved = {
         let snapshot = api.store.snapshot();

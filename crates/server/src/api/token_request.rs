@@ -246,7 +246,7 @@ async fn issue(
         return Err(invalid("", &errors));
     }
     api.admission
-        .validate(&attributes, Some(&body), caller)
+        .validate(&attributes, Some(&body), None, caller)
         .await?;
 
     let bound_ref = spec.get("boundObjectRef").filter(|value| !value.is_null());

@@ -32,7 +32,7 @@ pub fn audit_id(headers: &http::HeaderMap) -> String {
         .get(AUDIT_ID_HEADER)
         .and_then(|value| value.to_str().ok())
         .filter(|value| !value.is_empty())
-        .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_string)
+        .map_or_else(|| crate::uid::new_v4().to_string(), str::to_string)
 }
 
 /// What `serve_one` knows when it starts auditing a request.

@@ -71,16 +71,29 @@ impl Webhooks {
     /// The webhooks the store holds now.
     pub fn current(&self, store: &ObjectStore) -> Arc<Compiled> {
         let snapshot = store.snapshot();
-        let stamp: Vec<(String, i64)> = snapshot
-            .range(MUTATING_PREFIX, None)
-            .chain(snapshot.range(VALIDATING_PREFIX, None))
+        let stored = || {
+            snapshot
+                .range(MUTATING_PREFIX, None)
+                .chain(snapshot.range(VALIDATING_PREFIX, None))
+        };
+        let previous = match self.compiled.lock() {
+            Ok(compiled) => compiled.clone(),
+            Err(_) => Arc::new(Compiled::default()),
+        };
+        // The common case, nothing changed: compared without allocating
+        // (as the admission policies are).
+        let mut compiled_from = previous.stamp.iter();
+        let unchanged = stored().all(|(key, entry)| {
+            compiled_from
+                .next()
+                .is_some_and(|(k, revision)| k == key && *revision == entry.mod_revision)
+        }) && compiled_from.next().is_none();
+        if unchanged {
+            return previous;
+        }
+        let stamp: Vec<(String, i64)> = stored()
             .map(|(key, entry)| (key.clone(), entry.mod_revision))
             .collect();
-        if let Ok(compiled) = self.compiled.lock() {
-            if compiled.stamp == stamp {
-                return compiled.clone();
-            }
-        }
         let compile = |prefix: &str, mutating: bool| -> Vec<Webhook> {
             snapshot
                 .range(prefix, None)
@@ -119,20 +132,32 @@ enum CallError {
 /// One call of `webhook` (`callHook` / `callAttrMutatingHook` up to the
 /// verified answer): dry-run against `sideEffects`, the review POSTed with
 /// the webhook's timeout, the answer verified, warnings recorded, a denial
-/// turned into kube's `Status`.
+/// turned into kube's `Status`. `object_json` is `object`'s JSON when it
+/// is already encoded.
+#[allow(clippy::too_many_arguments)]
 async fn call(
     store: &ObjectStore,
     webhook: &Webhook,
     equivalent: Option<&Equivalent>,
     attributes: &Attributes<'_>,
     object: Option<&Value>,
+    object_json: Option<&[u8]>,
     caller: &Caller,
     mutating: bool,
 ) -> std::result::Result<review::Verdict, CallError> {
     dry_run_allowed(webhook, attributes.dry_run)?;
-    let uid = uuid::Uuid::new_v4().to_string();
+    let uid = crate::uid::new_v4().to_string();
+    let encoding =
+        |error: serde_json::Error| CallError::Calling(format!("failed to call webhook: {error}"));
     let request = match equivalent {
-        None => review::encode_as(&uid, attributes, attributes, object),
+        None => match (object_json, object) {
+            (Some(json), _) => review::encode_as(&uid, attributes, attributes, Some(json)),
+            (None, Some(object)) => {
+                let json = serde_json::to_vec(object).map_err(encoding)?;
+                review::encode_as(&uid, attributes, attributes, Some(&json))
+            }
+            (None, None) => review::encode_as(&uid, attributes, attributes, None),
+        },
         // `NewVersionedAttributes`: the objects at the equivalent's version.
         Some(equivalent) => {
             let object = object
@@ -145,10 +170,15 @@ async fn call(
                 .transpose()
                 .map_err(CallError::Status)?;
             let versioned = equivalent.attributes(attributes, old.as_ref());
-            review::encode_as(&uid, &versioned, attributes, object.as_ref())
+            let json = object
+                .as_ref()
+                .map(serde_json::to_vec)
+                .transpose()
+                .map_err(encoding)?;
+            review::encode_as(&uid, &versioned, attributes, json.as_deref())
         }
     }
-    .map_err(|error| CallError::Calling(format!("failed to call webhook: {error}")))?;
+    .map_err(encoding)?;
     let calling = |error: &str| CallError::Calling(format!("failed to call webhook: {error}"));
     let through_service;
     let resolved = match &webhook.resolved_url {
@@ -254,12 +284,15 @@ fn matching<'h>(
 }
 
 /// `validating.Dispatcher.Dispatch`: every matching webhook at once; the
-/// first error (in webhook order) is the answer.
+/// first error (in webhook order) is the answer. The object is encoded
+/// once for all of them, unless `object_json` (its stored encoding) is
+/// given.
 pub async fn validate(
     store: &ObjectStore,
     hooks: &[Webhook],
     attributes: &Attributes<'_>,
     object: Option<&Value>,
+    object_json: Option<&[u8]>,
     caller: &Caller,
     authorizer: Option<&crate::authz::Authorizer>,
 ) -> Result<()> {
@@ -270,6 +303,15 @@ pub async fn validate(
     if called.is_empty() {
         return Ok(());
     }
+    let encoded;
+    let object_json = match (object_json, object) {
+        (Some(json), _) => Some(json),
+        (None, Some(object)) => {
+            encoded = serde_json::to_vec(object).map_err(|error| Status::internal(&error))?;
+            Some(encoded.as_slice())
+        }
+        (None, None) => None,
+    };
     let calls = called.iter().map(|(webhook, equivalent)| async move {
         match call(
             store,
@@ -277,6 +319,7 @@ pub async fn validate(
             equivalent.as_ref(),
             attributes,
             object,
+            object_json,
             caller,
             false,
         )
@@ -330,6 +373,7 @@ pub async fn mutate(
                 equivalent.as_ref(),
                 attributes,
                 object.as_deref(),
+                None,
                 caller,
                 true,
             )

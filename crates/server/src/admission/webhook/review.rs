@@ -111,40 +111,64 @@ pub fn request_as(
 
 /// The review's JSON as [`request_as`] writes it, byte for byte, written
 /// straight from the attributes and the objects where they are (a webhook
-/// call needs neither the tree nor a copy of the objects).
+/// call needs neither the tree nor a copy of the objects). `object_json` is
+/// `object`'s own JSON (`serde_json::to_vec`), encoded once for every
+/// webhook a request calls, or taken from the stored encoding.
 pub fn encode_as(
     uid: &str,
     attributes: &Attributes<'_>,
     requested: &Attributes<'_>,
-    object: Option<&Value>,
+    object_json: Option<&[u8]>,
 ) -> serde_json::Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(1024);
-    serde_json::to_writer(
+    let mut out = Vec::with_capacity(512 + object_json.map_or(0, <[u8]>::len));
+    out.extend_from_slice(
+        br#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"dryRun":"#,
+    );
+    serde_json::to_writer(&mut out, &attributes.dry_run)?;
+    let group_version = |value, name_key| WireGroupVersion { value, name_key };
+    entry(&mut out, "kind", &group_version(&attributes.kind, "kind"))?;
+    if !attributes.name.is_empty() {
+        entry(&mut out, "name", attributes.name)?;
+    }
+    if !attributes.namespace.is_empty() {
+        entry(&mut out, "namespace", attributes.namespace)?;
+    }
+    out.extend_from_slice(br#","object":"#);
+    out.extend_from_slice(object_json.unwrap_or(b"null"));
+    entry(&mut out, "oldObject", &attributes.old_object)?;
+    entry(&mut out, "operation", attributes.operation.as_str())?;
+    entry(&mut out, "options", &attributes.options)?;
+    entry(
         &mut out,
-        &Wire {
-            request: WireRequest {
-                uid,
-                attributes,
-                requested,
-                object,
-            },
-        },
+        "requestKind",
+        &group_version(&requested.kind, "kind"),
     )?;
+    let requested_resource = group_version(&requested.resource, "resource");
+    entry(&mut out, "requestResource", &requested_resource)?;
+    if !attributes.subresource.is_empty() {
+        entry(&mut out, "requestSubResource", attributes.subresource)?;
+    }
+    let resource = group_version(&attributes.resource, "resource");
+    entry(&mut out, "resource", &resource)?;
+    if !attributes.subresource.is_empty() {
+        entry(&mut out, "subResource", attributes.subresource)?;
+    }
+    entry(&mut out, "uid", uid)?;
+    entry(&mut out, "userInfo", &WireUser(attributes.user))?;
+    out.extend_from_slice(b"}}");
     Ok(out)
 }
 
-/// `{"apiVersion", "kind", "request"}`, and within each object the keys in
-/// the order a `serde_json::Map` keeps them (sorted), as [`request_as`]'s
-/// tree is written.
-struct Wire<'a> {
-    request: WireRequest<'a>,
-}
-
-struct WireRequest<'a> {
-    uid: &'a str,
-    attributes: &'a Attributes<'a>,
-    requested: &'a Attributes<'a>,
-    object: Option<&'a Value>,
+/// `,"key":value` (the keys need no escaping).
+fn entry<T: serde::Serialize + ?Sized>(
+    out: &mut Vec<u8>,
+    key: &str,
+    value: &T,
+) -> serde_json::Result<()> {
+    out.extend_from_slice(b",\"");
+    out.extend_from_slice(key.as_bytes());
+    out.extend_from_slice(b"\":");
+    serde_json::to_writer(out, value)
 }
 
 /// A `{group, kind|resource, version}` object (its keys sorted either way).
@@ -155,53 +179,6 @@ struct WireGroupVersion<'a> {
 
 /// `userInfo` with its empty fields left out.
 struct WireUser<'a>(Option<&'a crate::authn::UserInfo>);
-
-impl serde::Serialize for Wire<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut map = serializer.serialize_map(Some(3))?;
-        map.serialize_entry("apiVersion", "admission.k8s.io/v1")?;
-        map.serialize_entry("kind", "AdmissionReview")?;
-        map.serialize_entry("request", &self.request)?;
-        map.end()
-    }
-}
-
-impl serde::Serialize for WireRequest<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let attributes = self.attributes;
-        let group_version = |value, name_key| WireGroupVersion { value, name_key };
-        let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("dryRun", &attributes.dry_run)?;
-        map.serialize_entry("kind", &group_version(&attributes.kind, "kind"))?;
-        if !attributes.name.is_empty() {
-            map.serialize_entry("name", attributes.name)?;
-        }
-        if !attributes.namespace.is_empty() {
-            map.serialize_entry("namespace", attributes.namespace)?;
-        }
-        map.serialize_entry("object", &self.object)?;
-        map.serialize_entry("oldObject", &attributes.old_object)?;
-        map.serialize_entry("operation", attributes.operation.as_str())?;
-        map.serialize_entry("options", &attributes.options)?;
-        map.serialize_entry("requestKind", &group_version(&self.requested.kind, "kind"))?;
-        map.serialize_entry(
-            "requestResource",
-            &group_version(&self.requested.resource, "resource"),
-        )?;
-        if !attributes.subresource.is_empty() {
-            map.serialize_entry("requestSubResource", attributes.subresource)?;
-        }
-        map.serialize_entry("resource", &group_version(&attributes.resource, "resource"))?;
-        if !attributes.subresource.is_empty() {
-            map.serialize_entry("subResource", attributes.subresource)?;
-        }
-        map.serialize_entry("uid", self.uid)?;
-        map.serialize_entry("userInfo", &WireUser(attributes.user))?;
-        map.end()
-    }
-}
 
 impl serde::Serialize for WireGroupVersion<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -502,7 +479,8 @@ mod tests {
             (&scale, &requested, Some(&object)),
         ] {
             let tree = request_as("u-1", attributes, requested, object);
-            let wire = encode_as("u-1", attributes, requested, object).expect("encodes");
+            let json = object.map(|object| serde_json::to_vec(object).expect("json"));
+            let wire = encode_as("u-1", attributes, requested, json.as_deref()).expect("encodes");
             assert_eq!(
                 String::from_utf8(wire).expect("utf-8"),
                 serde_json::to_string(&tree).expect("json")

@@ -88,6 +88,19 @@ pub async fn validate(
     old_object: Option<&Value>,
     caller: &Caller,
 ) -> Result<()> {
+    validate_encoded(api, target, operation, (object, None), old_object, caller).await
+}
+
+/// [`validate`] of an object whose JSON (`serde_json::to_vec`) the write
+/// has already: validating webhooks are sent those bytes.
+pub async fn validate_encoded(
+    api: &Api,
+    target: &Target<'_>,
+    operation: Operation,
+    (object, object_json): (Option<&Value>, Option<&[u8]>),
+    old_object: Option<&Value>,
+    caller: &Caller,
+) -> Result<()> {
     if caller.admitted {
         return Ok(());
     }
@@ -97,7 +110,9 @@ pub async fn validate(
         .unwrap_or_else(|| target.name.unwrap_or_default())
         .to_string();
     let attributes = attributes(target, operation, &name, old_object, caller);
-    api.admission.validate(&attributes, object, caller).await
+    api.admission
+        .validate(&attributes, object, object_json, caller)
+        .await
 }
 
 /// A write's answer with the warnings and audit annotations admission

@@ -72,7 +72,7 @@ pub async fn create_object(
         // rest.BeforeCreate / FillObjectMetaSystemFields.
         metadata.insert(
             "uid".into(),
-            Value::String(uuid::Uuid::new_v4().to_string()),
+            Value::String(crate::uid::new_v4().to_string()),
         );
         metadata.insert(
             "creationTimestamp".into(),
@@ -111,13 +111,32 @@ pub async fn create_object(
     }
     // rest.BeforeCreate: the strategy's warnings, after validation.
     warn(caller, strategy::warnings_on_create(target.resource, &body));
+    let key = target.key(&name);
+    // The stored bytes, when they are the object's own JSON, are encoded
+    // now: validating webhooks are sent the same bytes.
+    let own_json = if dry_run {
+        None
+    } else {
+        commit::own_json_bytes(target, &key, &body)
+    };
+    let object_json = own_json.as_ref().and_then(|bytes| bytes.as_deref().ok());
     // Validating admission (`rest.AdmissionToValidateObjectFunc` in `Store.Create`).
-    admission::validate(api, target, Operation::Create, Some(&body), None, caller).await?;
+    admission::validate_encoded(
+        api,
+        target,
+        Operation::Create,
+        (Some(&body), object_json),
+        None,
+        caller,
+    )
+    .await?;
     if dry_run {
         return Ok(body);
     }
-    let key = target.key(&name);
-    let value = commit::stored_bytes(api, target, &key, &body).await?;
+    let value = match own_json {
+        Some(bytes) => bytes?,
+        None => commit::stored_bytes(api, target, &key, &body).await?,
+    };
     let txn = Txn::single(Op::Put {
         key,
         value,

@@ -173,23 +173,31 @@ pub async fn update_object(
             }
         }
         settle_update(&old, &mut new, entries);
+        // `new` at the live revision equal to `old`? (Compared in place: a
+        // clone of the whole object per write showed in profiles.)
+        let revision = Value::String(current_revision.to_string());
+        let unchanged = equal_with_metadata(&new, &old, &[("resourceVersion", Some(&revision))])
+            && !api.store.backend().is_stale(&key);
+        // The stored bytes of a write, when they are the object's own JSON,
+        // are encoded now: validating webhooks are sent the same bytes.
+        let own_json = if dry_run || unchanged {
+            None
+        } else {
+            commit::own_json_bytes(target, &key, &new)
+        };
+        let object_json = own_json.as_ref().and_then(|bytes| bytes.as_deref().ok());
         // Validating admission (`updateValidation` in `Store.Update`), also
         // for an update that turns out to change nothing.
-        admission::validate(
+        admission::validate_encoded(
             api,
             target,
             Operation::Update,
-            Some(&new),
+            (Some(&new), object_json),
             Some(&old),
             caller,
         )
         .await?;
-        // `new` at the live revision equal to `old`? (Compared in place: a
-        // clone of the whole object per write showed in profiles.)
-        let revision = Value::String(current_revision.to_string());
-        if equal_with_metadata(&new, &old, &[("resourceVersion", Some(&revision))])
-            && !api.store.backend().is_stale(&key)
-        {
+        if unchanged {
             // GuaranteedUpdate skips a write that changes nothing, unless
             // the stored value is stale (encrypted with an older key).
             return Ok((200, old));
@@ -198,9 +206,13 @@ pub async fn update_object(
             object::set_resource_version(&mut new, current_revision);
             return Ok((200, new));
         }
+        let value = match own_json {
+            Some(bytes) => bytes?,
+            None => commit::stored_bytes(api, target, &key, &new).await?,
+        };
         let txn = Txn::single(Op::Put {
             key: key.clone(),
-            value: commit::stored_bytes(api, target, &key, &new).await?,
+            value,
             expect: Expect::ModRevision(current_revision),
         });
         match commit::commit(api, txn).await {
