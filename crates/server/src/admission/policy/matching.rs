@@ -12,7 +12,9 @@ use super::compile::{MatchResources, NamedRule};
 use crate::admission::attributes::Attributes;
 use crate::admission::webhook::config::MatchPolicy;
 use crate::admission::webhook::equivalent::{self, Equivalent};
-use crate::admission::webhook::matching::{namespace_matches, object_matches, rule_matches};
+use crate::admission::webhook::matching::{
+    names_resource, namespace_matches, object_matches, rule_matches,
+};
 use crate::object::ObjectStore;
 use crate::status::Status;
 
@@ -46,7 +48,9 @@ fn matches_rules(
     if own {
         return Some(Matched::Own);
     }
-    if match_policy == MatchPolicy::Exact || rules.is_empty() {
+    if match_policy == MatchPolicy::Exact
+        || !names_resource(rules.iter().map(|named| &named.rule), attributes)
+    {
         return None;
     }
     let equivalents = equivalent::equivalents(store, attributes);

@@ -57,6 +57,21 @@ pub fn rule_matches(rule: &Rule, attributes: &Attributes<'_>) -> bool {
         && resource
 }
 
+/// Whether any of `rules` names the request's resource (or `*`), at any
+/// group and version: equivalents keep the resource's name, so rules that
+/// do not name it need not look them up (a CRD read per request).
+pub(crate) fn names_resource<'r>(
+    mut rules: impl Iterator<Item = &'r Rule>,
+    attributes: &Attributes<'_>,
+) -> bool {
+    rules.any(|rule| {
+        rule.resources.iter().any(|entry| {
+            let resource = entry.split_once('/').map_or(entry.as_str(), |(r, _)| r);
+            resource == "*" || resource == attributes.resource.name
+        })
+    })
+}
+
 /// The labels of the request's namespace (`GetNamespaceLabels`): from the
 /// object itself for a create or update of a Namespace, else the stored
 /// namespace's (404 when it is missing).
@@ -179,15 +194,9 @@ pub fn should_call(
         .any(|rule| rule_matches(rule, attributes));
     let mut invocation = Invocation { equivalent: None };
     if !matched {
-        // Equivalents keep the resource's name: a webhook whose rules do not
-        // name it need not look them up (a CRD read per request).
-        let names_resource = webhook.rules.iter().any(|rule| {
-            rule.resources.iter().any(|entry| {
-                let resource = entry.split_once('/').map_or(entry.as_str(), |(r, _)| r);
-                resource == "*" || resource == attributes.resource.name
-            })
-        });
-        if webhook.match_policy != MatchPolicy::Equivalent || !names_resource {
+        if webhook.match_policy != MatchPolicy::Equivalent
+            || !names_resource(webhook.rules.iter(), attributes)
+        {
             return Ok(None);
         }
         // Earlier rules first, each against every equivalent resource.
