@@ -712,6 +712,90 @@ async fn a_create_answers_with_the_bytes_a_get_returns() {
     assert_eq!(missing.status, 404);
 }
 
+/// An update is recorded before the strategy, as kube's update handler
+/// records it: a `/status` write by a stale copy whose spec differs owns
+/// only what it changed in status (the status strategy keeps the stored
+/// spec, kube's reset fields), a main-resource write that changes status
+/// owns none of it, and a Namespace's `spec.finalizers` (changed only
+/// through `/finalize`) count for nobody, so that write is a no-op.
+#[tokio::test]
+async fn updates_own_only_what_their_strategy_keeps() {
+    let api = api().await;
+    let path = "/apis/apps/v1/namespaces/default/deployments/d";
+    let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "d"},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"a": "b"}},
+            "template": {"metadata": {"labels": {"a": "b"}},
+                "spec": {"containers": [{"name": "c", "image": "i"}]}}}});
+    let created = call(
+        &api,
+        Method::Post,
+        "/apis/apps/v1/namespaces/default/deployments",
+        Some(deployment),
+    )
+    .await;
+    assert_eq!(created.status, 201);
+    let mut stale = created.body_json();
+    stale["spec"]["replicas"] = json!(5);
+    stale["status"] = json!({"replicas": 1});
+    stale["metadata"]
+        .as_object_mut()
+        .unwrap()
+        .remove("managedFields");
+    let updated = call(&api, Method::Put, &format!("{path}/status"), Some(stale)).await;
+    assert_eq!(updated.status, 200, "{}", updated.body_json());
+    let object = updated.body_json();
+    assert_eq!(object["spec"]["replicas"], 1);
+    let status_entry = object["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|entry| entry["subresource"] == "status")
+        .cloned()
+        .expect("a status entry");
+    assert_eq!(
+        status_entry["fieldsV1"],
+        json!({"f:status": {"f:replicas": {}}})
+    );
+    // Through the main resource, status is the strategy's to keep.
+    let mut main = object.clone();
+    main["status"] = json!({"replicas": 9});
+    main["metadata"]["labels"] = json!({"x": "y"});
+    let updated = call(&api, Method::Put, path, Some(main)).await;
+    assert_eq!(updated.status, 200);
+    let object = updated.body_json();
+    assert_eq!(object["status"]["replicas"], 1);
+    let entries = object["metadata"]["managedFields"].as_array().unwrap();
+    let main_entry = entries
+        .iter()
+        .find(|entry| {
+            entry.get("subresource").is_none() && entry["fieldsV1"]["f:metadata"].is_object()
+        })
+        .expect("the update's entry");
+    assert_eq!(
+        main_entry["fieldsV1"]["f:metadata"],
+        json!({"f:labels": {".": {}, "f:x": {}}})
+    );
+    assert!(entries
+        .iter()
+        .all(|entry| entry.get("subresource").is_some()
+            || entry["fieldsV1"].get("f:status").is_none()));
+
+    let namespace = call(
+        &api,
+        Method::Post,
+        "/api/v1/namespaces",
+        Some(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "fin"}})),
+    )
+    .await;
+    assert_eq!(namespace.status, 201);
+    let mut cleared = namespace.body_json();
+    cleared["spec"]["finalizers"] = json!([]);
+    let updated = call(&api, Method::Put, "/api/v1/namespaces/fin", Some(cleared)).await;
+    assert_eq!(updated.status, 200);
+    assert_eq!(updated.body_json(), namespace.body_json());
+}
+
 /// A create's managedFields leave status out where status is a subresource
 /// (compared with the zero value's status), keep it for nodes, and leave
 /// the object's own status as it was. A named namespace's name label is a
