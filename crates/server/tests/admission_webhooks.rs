@@ -1341,6 +1341,34 @@ async fn mutating_webhooks_see_and_patch_the_defaulted_object() {
     unregister(&env, "MutatingWebhookConfiguration", &env.ns).await;
 }
 
+/// The `/mutate` hook (labels `mutated: "true"`) on ConfigMap `operations`.
+fn label_hook(env: &TestEnv, hook: &Webhook, operations: Value, selector: &Value) -> Value {
+    hook_entry(
+        &format!("label.{}.example.com", env.ns),
+        &hook.url("/mutate"),
+        &hook.ca_bundle,
+        configmaps_rule(operations),
+        selector,
+    )
+}
+
+/// The ConfigMap `settings` as kubectl 1.33 gets it, managedFields shown.
+fn settings_with_managed_fields(env: &TestEnv) -> Value {
+    let get = [
+        "get",
+        "configmap",
+        "settings",
+        "-n",
+        &env.ns,
+        "-o",
+        "json",
+        "--show-managed-fields",
+    ];
+    let (status, stdout, stderr) = env.kubectl("1.33", &get);
+    assert!(status.success(), "{stderr}");
+    serde_json::from_str(&stdout).unwrap()
+}
+
 /// kube's create handler records managedFields before mutating admission:
 /// what a webhook adds is nobody's, and managedFields a webhook leaves
 /// invalid are reset to the request's with kube's warning.
@@ -1354,13 +1382,7 @@ async fn what_mutating_webhooks_add_is_nobodys_and_broken_managed_fields_are_res
         "MutatingWebhookConfiguration",
         &env.ns,
         json!([
-            hook_entry(
-                &format!("label.{}.example.com", env.ns),
-                &hook.url("/mutate"),
-                &hook.ca_bundle,
-                configmaps_rule(json!(["CREATE"])),
-                &namespace_selector,
-            ),
+            label_hook(&env, &hook, json!(["CREATE"]), &namespace_selector),
             hook_entry(
                 &format!("break.{}.example.com", env.ns),
                 &hook.url("/break-managed-fields"),
@@ -1390,21 +1412,7 @@ async fn what_mutating_webhooks_add_is_nobodys_and_broken_managed_fields_are_res
         ),
         "{stderr}"
     );
-    let (status, stdout, stderr) = env.kubectl(
-        "1.33",
-        &[
-            "get",
-            "configmap",
-            "settings",
-            "-n",
-            &env.ns,
-            "-o",
-            "json",
-            "--show-managed-fields",
-        ],
-    );
-    assert!(status.success(), "{stderr}");
-    let stored: Value = serde_json::from_str(&stdout).unwrap();
+    let stored = settings_with_managed_fields(&env);
     assert_eq!(stored["metadata"]["labels"], json!({"mutated": "true"}));
     let entries = stored["metadata"]["managedFields"].as_array().unwrap();
     assert_eq!(entries.len(), 1, "{entries:?}");
@@ -1431,12 +1439,11 @@ async fn what_mutating_webhooks_add_on_update_is_nobodys() {
         &env,
         "MutatingWebhookConfiguration",
         &env.ns,
-        json!([hook_entry(
-            &format!("label.{}.example.com", env.ns),
-            &hook.url("/mutate"),
-            &hook.ca_bundle,
-            configmaps_rule(json!(["UPDATE"])),
-            &namespace_selector,
+        json!([label_hook(
+            &env,
+            &hook,
+            json!(["UPDATE"]),
+            &namespace_selector
         )]),
     )
     .await;
@@ -1463,19 +1470,7 @@ async fn what_mutating_webhooks_add_on_update_is_nobodys() {
     ];
     let (status, _, stderr) = env.kubectl("1.33", &patch);
     assert!(status.success(), "{stderr}");
-    let get = [
-        "get",
-        "configmap",
-        "settings",
-        "-n",
-        ns,
-        "-o",
-        "json",
-        "--show-managed-fields",
-    ];
-    let (status, stdout, stderr) = env.kubectl("1.33", &get);
-    assert!(status.success(), "{stderr}");
-    let stored: Value = serde_json::from_str(&stdout).unwrap();
+    let stored = settings_with_managed_fields(&env);
     assert_eq!(stored["metadata"]["labels"], json!({"mutated": "true"}));
     let entries = stored["metadata"]["managedFields"].as_array().unwrap();
     let fields: Vec<(&str, &Value)> = entries

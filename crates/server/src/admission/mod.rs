@@ -43,6 +43,7 @@ pub mod resource_quota;
 pub mod runtime_class;
 pub mod service_account;
 pub mod signer_authorization;
+pub mod stamp;
 pub mod storage_object_in_use_protection;
 pub mod taint_nodes_by_condition;
 #[cfg(test)]

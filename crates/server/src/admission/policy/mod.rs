@@ -49,7 +49,7 @@ pub struct Hook {
 #[derive(Debug, Default)]
 pub struct Compiled {
     /// Each object's key and mod revision: what this was compiled from.
-    stamp: Vec<(String, i64)>,
+    stamp: super::stamp::Stamp,
     /// Policies by name, each with its bindings.
     pub hooks: Vec<Hook>,
 }
@@ -71,24 +71,16 @@ impl Policies {
             snapshot
                 .range(POLICY_PREFIX, None)
                 .chain(snapshot.range(BINDING_PREFIX, None))
+                .map(|(key, entry)| (key, entry.mod_revision))
         };
         let previous = match self.compiled.lock() {
             Ok(compiled) => compiled.clone(),
             Err(_) => Arc::new(Compiled::default()),
         };
-        // The common case, nothing changed: compared without allocating.
-        let mut compiled_from = previous.stamp.iter();
-        let unchanged = stored().all(|(key, entry)| {
-            compiled_from
-                .next()
-                .is_some_and(|(k, revision)| k == key && *revision == entry.mod_revision)
-        }) && compiled_from.next().is_none();
-        if unchanged {
+        if super::stamp::unchanged(&previous.stamp, stored()) {
             return previous;
         }
-        let stamp: Vec<(String, i64)> = stored()
-            .map(|(key, entry)| (key.clone(), entry.mod_revision))
-            .collect();
+        let stamp = super::stamp::of(stored());
         let bindings: Vec<Arc<Binding>> = snapshot
             .range(BINDING_PREFIX, None)
             .filter_map(|(_, entry)| entry.object.value())

@@ -38,7 +38,7 @@ const MUTATING_PREFIX: &str = "/registry/mutatingwebhookconfigurations/";
 #[derive(Debug, Default)]
 pub struct Compiled {
     /// Each configuration's key and mod revision: what this was compiled from.
-    stamp: Vec<(String, i64)>,
+    stamp: super::stamp::Stamp,
     pub validating: Vec<Webhook>,
     pub mutating: Vec<Webhook>,
 }
@@ -75,25 +75,16 @@ impl Webhooks {
             snapshot
                 .range(MUTATING_PREFIX, None)
                 .chain(snapshot.range(VALIDATING_PREFIX, None))
+                .map(|(key, entry)| (key, entry.mod_revision))
         };
         let previous = match self.compiled.lock() {
             Ok(compiled) => compiled.clone(),
             Err(_) => Arc::new(Compiled::default()),
         };
-        // The common case, nothing changed: compared without allocating
-        // (as the admission policies are).
-        let mut compiled_from = previous.stamp.iter();
-        let unchanged = stored().all(|(key, entry)| {
-            compiled_from
-                .next()
-                .is_some_and(|(k, revision)| k == key && *revision == entry.mod_revision)
-        }) && compiled_from.next().is_none();
-        if unchanged {
+        if super::stamp::unchanged(&previous.stamp, stored()) {
             return previous;
         }
-        let stamp: Vec<(String, i64)> = stored()
-            .map(|(key, entry)| (key.clone(), entry.mod_revision))
-            .collect();
+        let stamp = super::stamp::of(stored());
         let compile = |prefix: &str, mutating: bool| -> Vec<Webhook> {
             snapshot
                 .range(prefix, None)
