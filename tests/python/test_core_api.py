@@ -472,6 +472,46 @@ def test_deployment_status_replace_keeps_spec(apps_v1, namespace):
     assert status_read.metadata.resource_version == read.metadata.resource_version
 
 
+def test_workloads_read_back_typed_with_gos_zero_status(core_v1, apps_v1, namespace):
+    # kube's zero statuses carry the fields Go writes without omitempty; the
+    # typed models require some (V1ReplicaSetStatus.replicas, the DaemonSet
+    # counts), so without them the reads below raise.
+    template = lambda app: client.V1PodTemplateSpec(
+        metadata=client.V1ObjectMeta(labels={"app": app}),
+        spec=client.V1PodSpec(containers=[client.V1Container(name="c", image="busybox")]),
+    )
+    selector = lambda app: client.V1LabelSelector(match_labels={"app": app})
+    apps_v1.create_namespaced_replica_set(namespace, client.V1ReplicaSet(
+        metadata=client.V1ObjectMeta(name="rs"),
+        spec=client.V1ReplicaSetSpec(replicas=0, selector=selector("rs"), template=template("rs"))))
+    apps_v1.create_namespaced_daemon_set(namespace, client.V1DaemonSet(
+        metadata=client.V1ObjectMeta(name="ds"),
+        spec=client.V1DaemonSetSpec(selector=selector("ds"), template=template("ds"))))
+    apps_v1.create_namespaced_stateful_set(namespace, client.V1StatefulSet(
+        metadata=client.V1ObjectMeta(name="ss"),
+        spec=client.V1StatefulSetSpec(replicas=0, selector=selector("ss"), template=template("ss"))))
+    core_v1.create_namespaced_replication_controller(namespace, client.V1ReplicationController(
+        metadata=client.V1ObjectMeta(name="rc"),
+        spec=client.V1ReplicationControllerSpec(replicas=0, selector={"app": "rc"}, template=template("rc"))))
+
+    assert apps_v1.read_namespaced_replica_set("rs", namespace).status.replicas == 0
+    ds = apps_v1.read_namespaced_daemon_set("ds", namespace).status
+    assert (ds.current_number_scheduled, ds.desired_number_scheduled, ds.number_misscheduled, ds.number_ready) == (0, 0, 0, 0)
+    assert apps_v1.read_namespaced_stateful_set("ss", namespace).status.available_replicas == 0
+    assert core_v1.read_namespaced_replication_controller("rc", namespace).status.replicas == 0
+    assert raw_get(apps_v1.read_namespaced_stateful_set, "ss", namespace)[2]["status"] == {
+        "replicas": 0, "availableReplicas": 0}
+
+    # The labels sent through a ReplicaSet's /status are kept (its status
+    # strategy only restores the spec), unlike a Deployment's.
+    rs = apps_v1.read_namespaced_replica_set("rs", namespace)
+    rs.metadata.labels = {"tier": "cache"}
+    rs.status = client.V1ReplicaSetStatus(replicas=0, observed_generation=1)
+    updated = apps_v1.replace_namespaced_replica_set_status("rs", namespace, rs)
+    assert updated.status.observed_generation == 1
+    assert updated.metadata.labels == {"tier": "cache"}
+
+
 def test_deployment_scale_subresource(apps_v1, namespace):
     created = apps_v1.create_namespaced_deployment(namespace, deployment_body("web", replicas=2))
     current = apps_v1.read_namespaced_deployment("web", namespace)

@@ -1,13 +1,16 @@
 //! `/status` writes validated as kube validates them: pods
 //! (`ValidatePodStatusUpdate`) through `kubectl patch --subresource status`,
-//! services' load balancer ingress and jobs' terminal conditions through kube-rs.
+//! services' load balancer ingress and jobs' terminal conditions through
+//! kube-rs; and the metadata each kind's status strategy keeps from them.
 #![allow(clippy::unwrap_used)]
 
 use ferrokube_testkit as common;
 
 use common::{api_status, TestEnv};
+use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{Pod, Service};
+use k8s_openapi::api::flowcontrol::v1::FlowSchema;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use serde_json::json;
 
@@ -169,4 +172,246 @@ async fn job_terminal_conditions_are_validated() {
     )
     .await
     .unwrap();
+}
+
+/// What a `/status` write may change of the metadata is its kind's status
+/// strategy's: kubectl 1.33's labels and annotations through a pod's
+/// `/status` are kept, its owner references not (`podStatusStrategy`); a
+/// Deployment's labels are not, its annotations are; a ReplicaSet replaced
+/// through `/status` by kube-rs keeps all it sent, and the status manager
+/// owns them; a FlowSchema's (`ResetObjectMetaForStatus`) keeps none. Labels
+/// sent that way are validated like any other.
+#[tokio::test]
+async fn status_writes_keep_the_metadata_their_kinds_strategy_keeps() {
+    let env = TestEnv::new("statusmeta").await;
+    let patch_status = |resource: &str, body: &str| {
+        env.kubectl(
+            "1.33",
+            &[
+                "patch",
+                "-n",
+                &env.ns,
+                resource,
+                "--subresource",
+                "status",
+                "--type",
+                "merge",
+                "-p",
+                body,
+            ],
+        )
+    };
+    let pods: Api<Pod> = env.api();
+    let pod: Pod = serde_json::from_value(json!({
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "c", "image": "busybox"}]},
+    }))
+    .unwrap();
+    pods.create(&PostParams::default(), &pod).await.unwrap();
+    let owner = r#"{"apiVersion":"v1","kind":"ConfigMap","name":"o","uid":"6b1a3c4e-0000-4000-8000-000000000001"}"#;
+    let (status, out, err) = patch_status(
+        "pod/p",
+        &format!(
+            r#"{{"metadata":{{"labels":{{"l":"v"}},"annotations":{{"a":"v"}},"ownerReferences":[{owner}]}},"status":{{"message":"m"}}}}"#
+        ),
+    );
+    assert!(status.success(), "{out}{err}");
+    let stored = pods.get("p").await.unwrap();
+    assert_eq!(stored.status.unwrap().message.as_deref(), Some("m"));
+    let metadata = stored.metadata;
+    assert_eq!(metadata.labels.unwrap()["l"], "v");
+    assert_eq!(metadata.annotations.unwrap()["a"], "v");
+    assert_eq!(metadata.owner_references, None);
+    let (status, _, err) = patch_status("pod/p", r#"{"metadata":{"labels":{"bad key!":"v"}}}"#);
+    assert!(!status.success());
+    assert!(
+        err.contains(r#"The Pod "p" is invalid: metadata.labels: Invalid value: "bad key!""#),
+        "{err}"
+    );
+
+    let deployments: Api<Deployment> = env.api();
+    let deployment: Deployment = serde_json::from_value(json!({
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+        "spec": {"selector": {"matchLabels": {"app": "d"}}, "template": {
+            "metadata": {"labels": {"app": "d"}},
+            "spec": {"containers": [{"name": "c", "image": "busybox"}]}}},
+    }))
+    .unwrap();
+    deployments
+        .create(&PostParams::default(), &deployment)
+        .await
+        .unwrap();
+    let (status, out, err) = patch_status(
+        "deployment/d",
+        r#"{"metadata":{"labels":{"l":"v"},"annotations":{"a":"v"}},"status":{"observedGeneration":1}}"#,
+    );
+    assert!(status.success(), "{out}{err}");
+    let metadata = deployments.get("d").await.unwrap().metadata;
+    assert_eq!(metadata.labels, None);
+    assert_eq!(metadata.annotations.unwrap()["a"], "v");
+
+    let replica_sets: Api<ReplicaSet> = env.api();
+    let replica_set: ReplicaSet = serde_json::from_value(json!({
+        "apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "r"},
+        "spec": {"replicas": 0, "selector": {"matchLabels": {"app": "r"}}, "template": {
+            "metadata": {"labels": {"app": "r"}},
+            "spec": {"containers": [{"name": "c", "image": "busybox"}]}}},
+    }))
+    .unwrap();
+    let mut stored = replica_sets
+        .create(&PostParams::default(), &replica_set)
+        .await
+        .unwrap();
+    stored.metadata.labels = Some([("l".to_string(), "v".to_string())].into());
+    stored.metadata.finalizers = Some(vec!["example.com/keep".to_string()]);
+    stored.metadata.managed_fields = None;
+    let params = PostParams {
+        field_manager: Some("status-writer".into()),
+        ..PostParams::default()
+    };
+    let replaced = replica_sets
+        .replace_status("r", &params, &stored)
+        .await
+        .unwrap();
+    assert_eq!(replaced.metadata.labels.unwrap()["l"], "v");
+    assert_eq!(
+        replaced.metadata.finalizers,
+        Some(vec!["example.com/keep".to_string()])
+    );
+    let entry = replaced
+        .metadata
+        .managed_fields
+        .unwrap()
+        .into_iter()
+        .find(|entry| entry.manager.as_deref() == Some("status-writer"))
+        .expect("the status writer's entry");
+    assert_eq!(entry.subresource.as_deref(), Some("status"));
+    let owned = serde_json::to_string(&entry.fields_v1.unwrap().0).unwrap();
+    assert!(owned.contains(r#""f:labels":{".":{},"f:l":{}}"#), "{owned}");
+    assert!(!owned.contains("f:status"), "{owned}");
+    assert!(owned.contains(r#""f:finalizers""#), "{owned}");
+    // A status leaving out what Go always writes is stored as Go decodes it.
+    let mut body = serde_json::to_value(replica_sets.get("r").await.unwrap()).unwrap();
+    body["status"] = json!({"observedGeneration": 1});
+    let path = format!("/apis/apps/v1/namespaces/{}/replicasets/r/status", env.ns);
+    let answer = env
+        .raw(
+            "PUT",
+            &path,
+            Some("application/json"),
+            body.to_string().into_bytes(),
+        )
+        .await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let stored: serde_json::Value = serde_json::from_str(&answer.body).unwrap();
+    assert_eq!(
+        stored["status"],
+        json!({"observedGeneration": 1, "replicas": 0})
+    );
+    let (status, out, err) = env.kubectl(
+        "1.33",
+        &[
+            "patch",
+            "-n",
+            &env.ns,
+            "replicaset/r",
+            "--type",
+            "json",
+            "-p",
+            r#"[{"op":"remove","path":"/metadata/finalizers"}]"#,
+        ],
+    );
+    assert!(status.success(), "{out}{err}");
+
+    let flow_schemas: Api<FlowSchema> = Api::all(env.client.clone());
+    let (status, out, err) = env.kubectl(
+        "1.33",
+        &[
+            "patch",
+            "flowschema/global-default",
+            "--subresource",
+            "status",
+            "--type",
+            "merge",
+            "-p",
+            r#"{"metadata":{"labels":{"l":"v"}}}"#,
+        ],
+    );
+    assert!(status.success(), "{out}{err}");
+    let labels = flow_schemas
+        .get("global-default")
+        .await
+        .unwrap()
+        .metadata
+        .labels
+        .unwrap_or_default();
+    assert!(!labels.contains_key("l"), "{labels:?}");
+}
+
+/// Server-side apply through `/status` owns the metadata the kind's status
+/// strategy keeps and not what it resets (`GetResetFields`): a label applied
+/// through a pod's `/status` is stored and owned, one through a
+/// Deployment's is neither.
+#[tokio::test]
+async fn status_apply_owns_only_the_metadata_the_strategy_keeps() {
+    let env = TestEnv::new("statusapply").await;
+    let pods: Api<Pod> = env.api();
+    let pod: Pod = serde_json::from_value(json!({
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "c", "image": "busybox"}]},
+    }))
+    .unwrap();
+    pods.create(&PostParams::default(), &pod).await.unwrap();
+    let deployments: Api<Deployment> = env.api();
+    let deployment: Deployment = serde_json::from_value(json!({
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+        "spec": {"selector": {"matchLabels": {"app": "d"}}, "template": {
+            "metadata": {"labels": {"app": "d"}},
+            "spec": {"containers": [{"name": "c", "image": "busybox"}]}}},
+    }))
+    .unwrap();
+    deployments
+        .create(&PostParams::default(), &deployment)
+        .await
+        .unwrap();
+    let params = PatchParams::apply("status-applier");
+    let owned = |managed: Option<
+        Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry>,
+    >| {
+        let entry = managed
+            .unwrap()
+            .into_iter()
+            .find(|entry| entry.manager.as_deref() == Some("status-applier"))
+            .expect("the applier's entry");
+        assert_eq!(entry.subresource.as_deref(), Some("status"));
+        serde_json::to_string(&entry.fields_v1.unwrap().0).unwrap()
+    };
+    let applied = pods
+        .patch_status(
+            "p",
+            &params,
+            &Patch::Apply(json!({"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": "p", "labels": {"l": "v"}}, "status": {"message": "m"}})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(applied.metadata.labels.unwrap()["l"], "v");
+    let fields = owned(applied.metadata.managed_fields);
+    assert!(fields.contains(r#""f:labels":{"f:l":{}}"#), "{fields}");
+    assert!(fields.contains(r#""f:message":{}"#), "{fields}");
+
+    let applied = deployments
+        .patch_status(
+            "d",
+            &params,
+            &Patch::Apply(json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": "d", "labels": {"l": "v"}},
+                "status": {"observedGeneration": 1}})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(applied.metadata.labels, None);
+    let fields = owned(applied.metadata.managed_fields);
+    assert!(!fields.contains("f:labels"), "{fields}");
+    assert!(fields.contains(r#""f:observedGeneration":{}"#), "{fields}");
 }

@@ -55,10 +55,15 @@ pub(super) async fn apply(
     let subresource = target.subresource.unwrap_or("");
     let mut fm = field_manager(api, target, subresource);
     if subresource == "status" {
-        // Through /status only the status is this applier's (`GetResetFields`).
+        // Through /status only the status is this applier's (`GetResetFields`),
+        // and of a built-in kind the metadata its status strategy keeps
+        // (`field_manager` resets the rest of it).
+        let keeps_metadata = target.custom.is_none() && !resource.custom;
         if let Some(map) = config.as_object() {
-            for key in map.keys().filter(|key| *key != "status") {
-                fm.reset.insert(&[PathElement::Field(key.clone())]);
+            for key in map.keys() {
+                if key != "status" && !(keeps_metadata && key == "metadata") {
+                    fm.reset.insert(&[PathElement::Field(key.clone())]);
+                }
             }
         }
     }

@@ -59,19 +59,6 @@ pub fn prepare_for_create(resource: &ResourceDef, object: &mut Value) -> Vec<Str
             ("", "PersistentVolumeClaim") => {
                 map.insert("status".into(), json!({"phase": "Pending"}));
             }
-            ("", "Service") => {
-                map.insert("status".into(), json!({"loadBalancer": {}}));
-            }
-            // The zero status as Go writes it: the replica counts have no
-            // `omitempty` (v1 both, v2 `desiredReplicas`), and typed clients
-            // (the Python client) require them.
-            ("autoscaling", "HorizontalPodAutoscaler") => {
-                let zero = match resource.version {
-                    "v1" => json!({"currentReplicas": 0, "desiredReplicas": 0}),
-                    _ => json!({"desiredReplicas": 0}),
-                };
-                map.insert("status".into(), zero);
-            }
             ("apiextensions.k8s.io", "CustomResourceDefinition") => {
                 // `strategy.PrepareForCreate`: a fresh status that records the
                 // storage version (the typed status always has acceptedNames'
@@ -83,7 +70,8 @@ pub fn prepare_for_create(resource: &ResourceDef, object: &mut Value) -> Vec<Str
                 );
             }
             _ => {
-                map.insert("status".into(), json!({}));
+                let zero = go_zero_status(resource).unwrap_or_else(|| json!({}));
+                map.insert("status".into(), zero);
             }
         }
     }
@@ -314,6 +302,58 @@ pub fn fold_secret_string_data(resource: &ResourceDef, object: &mut Value) {
     }
 }
 
+/// The status a kind's Go type writes when it is zero: its fields without
+/// `omitempty` (`json:"replicas"`), and structs, which `omitempty` never
+/// leaves out. kube's JSON always carries them (every object it serves went
+/// through the Go type), and typed clients require some of them (the Python
+/// client refuses a ReplicaSet without `status.replicas`). `None` for the
+/// kinds whose zero status is `{}`.
+fn go_zero_status(resource: &ResourceDef) -> Option<Value> {
+    Some(match (resource.group, resource.kind) {
+        ("apps", "ReplicaSet") | ("", "ReplicationController") => json!({"replicas": 0}),
+        ("apps", "StatefulSet") => json!({"replicas": 0, "availableReplicas": 0}),
+        ("apps", "DaemonSet") => json!({
+            "currentNumberScheduled": 0, "numberMisscheduled": 0,
+            "desiredNumberScheduled": 0, "numberReady": 0,
+        }),
+        ("policy", "PodDisruptionBudget") => json!({
+            "disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0,
+        }),
+        ("", "Service") | ("networking.k8s.io", "Ingress") => json!({"loadBalancer": {}}),
+        ("storage.k8s.io", "VolumeAttachment") => json!({"attached": false}),
+        ("autoscaling", "HorizontalPodAutoscaler") => match resource.version {
+            "v1" => json!({"currentReplicas": 0, "desiredReplicas": 0}),
+            _ => json!({"desiredReplicas": 0}),
+        },
+        _ => return None,
+    })
+}
+
+/// The status as Go decodes and encodes it: each field of
+/// [`go_zero_status`] that `object`'s status lacks or holds `null` is the
+/// zero (a `/status` write sending `{}` stores `{"replicas": 0}`, as kube).
+fn fill_go_zero_status(resource: &ResourceDef, object: &mut Value) {
+    let Some(Value::Object(zero)) = go_zero_status(resource) else {
+        return;
+    };
+    let Some(map) = object.as_object_mut() else {
+        return;
+    };
+    let status = map.entry("status").or_insert(Value::Null);
+    if status.is_null() {
+        *status = json!({});
+    }
+    let Some(status) = status.as_object_mut() else {
+        return;
+    };
+    for (field, value) in zero {
+        let slot = status.entry(field).or_insert(Value::Null);
+        if slot.is_null() {
+            *slot = value;
+        }
+    }
+}
+
 /// Labels every namespace carries (`kubernetes.io/metadata.name`), set on create and update.
 pub fn namespace_name_label(resource: &ResourceDef, object: &mut Value) {
     if (resource.group, resource.kind) != ("", "Namespace") {
@@ -329,9 +369,9 @@ pub fn namespace_name_label(resource: &ResourceDef, object: &mut Value) {
 }
 
 /// `PrepareForUpdate` for the main resource and for `/status`:
-/// through the main resource the old status is kept; through `/status` only
-/// the status changes (`metav1.ResetObjectMetaForStatus` keeps the old
-/// metadata's labels, annotations, finalizers, owner references).
+/// through the main resource the old status is kept; through `/status` the
+/// status changes, and the metadata its kind's status strategy takes from
+/// the request ([`status_metadata_from_request`]).
 /// Returns whether the spec changed (for the generation bump).
 pub fn prepare_for_update(
     resource: &ResourceDef,
@@ -348,9 +388,8 @@ pub fn prepare_for_update(
                 None => map.remove("status"),
             };
         }
-        if (resource.group, resource.kind) == ("apiextensions.k8s.io", "CustomResourceDefinition") {
-            keep_requested_metadata(new, &mut merged);
-        }
+        keep_requested_metadata(new, &mut merged, status_metadata_from_request(resource));
+        fill_go_zero_status(resource, &mut merged);
         if (resource.group, resource.kind) == ("", "Pod") {
             backfill_pod_status(old, &mut merged);
         }
@@ -586,24 +625,80 @@ fn keep_only_resize_fields(old: &Value, new: &mut Value) -> bool {
     spec_changed(old, new)
 }
 
-/// The CRD status strategy's `PrepareForUpdate`
-/// (`registry/customresourcedefinition/strategy.go`) calls
-/// `metav1.ResetObjectMetaForStatus(&newObj.ObjectMeta, &newObj.ObjectMeta)`,
-/// resetting the new metadata to itself: through a CRD's `/status` the
-/// labels, annotations, finalizers and owner references sent are kept
-/// (kube's finalizer controller removes its finalizer that way). Everything
-/// else in metadata is the system's or immutable, as for any update.
-fn keep_requested_metadata(requested: &Value, merged: &mut Value) {
-    let Some(sent) = requested.get("metadata").and_then(Value::as_object) else {
+/// The metadata a `/status` write takes from the request, by kind, as each
+/// status strategy's `PrepareForUpdate` in kube 1.34 decides (`rest.BeforeUpdate`
+/// settles generation, uid, creationTimestamp and the deletion fields for all).
+/// - The older strategies only put back the old spec (`newX.Spec = oldX.Spec`):
+///   labels, annotations, finalizers and owner references sent are kept.
+///   Pods put back the old owner references (`podStatusStrategy`: old kubelets
+///   corrupt them), Deployments the old labels.
+/// - CRDs call `metav1.ResetObjectMetaForStatus(&newObj.ObjectMeta,
+///   &newObj.ObjectMeta)`, resetting the new metadata to itself: all is kept
+///   (kube's finalizer controller removes its finalizer that way).
+/// - The newer strategies (`ResetObjectMetaForStatus` with the old metadata:
+///   ValidatingAdmissionPolicies, VolumeAttachments, ServiceCIDRs,
+///   ResourceClaims, …; FlowSchemas and PriorityLevelConfigurations copy the
+///   old ObjectMeta) and custom resources (the old object with the new status)
+///   keep none of it.
+///
+/// CertificateSigningRequests' `/status` and `/approval` keep all of it too
+/// (their strategies, `csr_strategy`, only restore the spec).
+fn status_metadata_from_request(resource: &ResourceDef) -> &'static [&'static str] {
+    const ALL: &[&str] = &["labels", "annotations", "finalizers", "ownerReferences"];
+    if resource.custom {
+        return &[];
+    }
+    match (resource.group, resource.kind) {
+        ("", "Pod") => &["labels", "annotations", "finalizers"],
+        ("apps", "Deployment") => &["annotations", "finalizers", "ownerReferences"],
+        (
+            "",
+            "Namespace"
+            | "Node"
+            | "PersistentVolume"
+            | "PersistentVolumeClaim"
+            | "ReplicationController"
+            | "ResourceQuota"
+            | "Service",
+        )
+        | ("apps", "DaemonSet" | "ReplicaSet" | "StatefulSet")
+        | ("autoscaling", "HorizontalPodAutoscaler")
+        | ("batch", "CronJob" | "Job")
+        | ("networking.k8s.io", "Ingress")
+        | ("policy", "PodDisruptionBudget")
+        | ("apiextensions.k8s.io", "CustomResourceDefinition")
+        | ("certificates.k8s.io", "CertificateSigningRequest") => ALL,
+        _ => &[],
+    }
+}
+
+/// The metadata fields a `/status` write of `resource` cannot change: its
+/// status strategy's reset fields under `metadata` (server-side apply
+/// through `/status` does not own them).
+pub fn status_metadata_reset(resource: &ResourceDef) -> impl Iterator<Item = &'static str> {
+    let kept = status_metadata_from_request(resource);
+    ["labels", "annotations", "finalizers", "ownerReferences"]
+        .into_iter()
+        .filter(move |field| !kept.contains(field))
+}
+
+/// `fields` of the requested metadata (present or absent) in `merged`.
+fn keep_requested_metadata(requested: &Value, merged: &mut Value, fields: &[&str]) {
+    if fields.is_empty() {
         return;
-    };
+    }
+    let empty = Map::new();
+    let sent = requested
+        .get("metadata")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
     let Some(metadata) = crate::object::metadata_mut(merged) else {
         return;
     };
-    for field in ["labels", "annotations", "finalizers", "ownerReferences"] {
-        match sent.get(field) {
-            Some(value) => metadata.insert(field.into(), value.clone()),
-            None => metadata.remove(field),
+    for field in fields {
+        match sent.get(*field) {
+            Some(value) => metadata.insert((*field).into(), value.clone()),
+            None => metadata.remove(*field),
         };
     }
 }
@@ -728,6 +823,61 @@ mod tests {
         assert_eq!(status["metadata"]["resourceVersion"], json!("5"));
     }
 
+    /// kube's zero statuses carry the fields Go writes without `omitempty`,
+    /// on create and on a `/status` write that leaves them out or nulls them.
+    #[test]
+    fn statuses_carry_the_fields_go_always_writes() {
+        let created = |group: &str, plural: &str| {
+            let mut object =
+                json!({"metadata": {"name": "o"}, "spec": {}, "status": {"replicas": 9}});
+            prepare_for_create(def(group, plural), &mut object);
+            object["status"].clone()
+        };
+        assert_eq!(created("apps", "replicasets"), json!({"replicas": 0}));
+        assert_eq!(
+            created("", "replicationcontrollers"),
+            json!({"replicas": 0})
+        );
+        assert_eq!(
+            created("apps", "statefulsets"),
+            json!({"replicas": 0, "availableReplicas": 0})
+        );
+        assert_eq!(
+            created("apps", "daemonsets"),
+            json!({"currentNumberScheduled": 0, "numberMisscheduled": 0,
+                   "desiredNumberScheduled": 0, "numberReady": 0})
+        );
+        assert_eq!(
+            created("policy", "poddisruptionbudgets"),
+            json!({"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0})
+        );
+        assert_eq!(
+            created("networking.k8s.io", "ingresses"),
+            json!({"loadBalancer": {}})
+        );
+        assert_eq!(
+            created("storage.k8s.io", "volumeattachments"),
+            json!({"attached": false})
+        );
+        assert_eq!(
+            created("autoscaling", "horizontalpodautoscalers"),
+            json!({"currentReplicas": 0, "desiredReplicas": 0})
+        );
+        assert_eq!(created("apps", "deployments"), json!({}));
+
+        let replica_sets = def("apps", "replicasets");
+        let old = json!({"metadata": {"name": "r"}, "spec": {}, "status": {"replicas": 2}});
+        for sent in [
+            json!({}),
+            json!({"replicas": null, "readyReplicas": 1}),
+            Value::Null,
+        ] {
+            let mut new = json!({"metadata": {"name": "r"}, "status": sent});
+            prepare_for_update(replica_sets, Some("status"), &old, &mut new);
+            assert_eq!(new["status"]["replicas"], json!(0), "{new}");
+        }
+    }
+
     #[test]
     fn namespaces_get_the_kubernetes_finalizer_appended() {
         let namespaces = def("", "namespaces");
@@ -762,6 +912,76 @@ mod tests {
             json!({"name": "w.x.io", "labels": {"b": "2"}, "generation": 2,
                    "annotations": {"n": "v"}, "resourceVersion": ""}),
             "labels, annotations and finalizers as sent; generation kept"
+        );
+    }
+
+    /// A `/status` write that changes every metadata field a strategy may
+    /// take from the request, through one kind of each class.
+    #[test]
+    fn status_writes_keep_the_metadata_their_strategy_takes() {
+        let old = json!({"metadata": {"name": "o", "labels": {"a": "1"}, "annotations": {"a": "1"},
+            "finalizers": ["x.io/a"], "ownerReferences": [{"uid": "1"}]}, "spec": {}, "status": {}});
+        let sent = json!({"metadata": {"name": "o", "labels": {"b": "2"}, "annotations": {"b": "2"},
+            "finalizers": ["x.io/b"]}, "spec": {"changed": true}, "status": {"s": 1}});
+        let kept = |group: &str, plural: &str| {
+            let mut new = sent.clone();
+            prepare_for_update(def(group, plural), Some("status"), &old, &mut new);
+            assert_eq!(new["spec"], json!({}), "{plural}: the spec is the old one");
+            assert_eq!(new["status"]["s"], json!(1), "{plural}");
+            ["labels", "annotations", "finalizers", "ownerReferences"]
+                .into_iter()
+                .filter(|field| new["metadata"].get(*field) == sent["metadata"].get(*field))
+                .collect::<Vec<_>>()
+        };
+        let all = vec!["labels", "annotations", "finalizers", "ownerReferences"];
+        assert_eq!(kept("apps", "replicasets"), all);
+        assert_eq!(kept("", "services"), all);
+        assert_eq!(
+            kept("", "pods"),
+            vec!["labels", "annotations", "finalizers"]
+        );
+        assert_eq!(
+            kept("apps", "deployments"),
+            vec!["annotations", "finalizers", "ownerReferences"]
+        );
+        assert_eq!(
+            kept(
+                "admissionregistration.k8s.io",
+                "validatingadmissionpolicies"
+            ),
+            Vec::<&str>::new()
+        );
+        assert_eq!(
+            kept("flowcontrol.apiserver.k8s.io", "flowschemas"),
+            Vec::<&str>::new()
+        );
+    }
+
+    /// Every built-in kind with `/status` is classified on purpose: these
+    /// are the ones whose status strategy keeps none of the metadata sent.
+    #[test]
+    fn kinds_whose_status_writes_keep_no_metadata() {
+        let registry = Registry::new(crate::registry::builtin_resources());
+        let mut none: Vec<String> = registry
+            .resources()
+            .iter()
+            .filter(|r| r.subresource("status").is_some() && !r.custom)
+            .filter(|r| status_metadata_from_request(r).is_empty())
+            .map(|r| format!("{}/{}", r.group, r.kind))
+            .collect();
+        none.sort();
+        none.dedup();
+        assert_eq!(
+            none,
+            [
+                "admissionregistration.k8s.io/ValidatingAdmissionPolicy",
+                "apiregistration.k8s.io/APIService",
+                "flowcontrol.apiserver.k8s.io/FlowSchema",
+                "flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration",
+                "networking.k8s.io/ServiceCIDR",
+                "resource.k8s.io/ResourceClaim",
+                "storage.k8s.io/VolumeAttachment",
+            ]
         );
     }
 

@@ -52,6 +52,15 @@ pub fn field_manager<'a>(
         // Nodes' too, though their create may carry one).
         reset.insert(&[PathElement::field("status")]);
     }
+    if subresource == "status" && target.custom.is_none() && !resource.custom {
+        // A status strategy's reset fields: the spec, and the metadata it
+        // does not take from the request (apply resets the rest of a
+        // configuration but its status and metadata).
+        reset.insert(&[PathElement::field("spec")]);
+        for field in crate::api::strategy::status_metadata_reset(resource) {
+            reset.insert(&[PathElement::field("metadata"), PathElement::field(field)]);
+        }
+    }
     if subresource.is_empty() && (resource.group, resource.kind) == ("", "Namespace") {
         // `spec.finalizers` change only through `/finalize`.
         reset.insert(&[PathElement::field("spec"), PathElement::field("finalizers")]);
