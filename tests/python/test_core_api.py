@@ -928,3 +928,14 @@ def test_deployment_delete_with_uid_precondition(apps_v1, namespace):
         {"name": "web", "group": "apps", "kind": "Deployment"},
     )
     assert apps_v1.read_namespaced_deployment("web", namespace).metadata.uid == created.metadata.uid
+
+
+def test_component_statuses_are_probed(core_v1):
+    # Deprecated but served by kube 1.34: the storage answers, and nothing
+    # listens on the controller-manager's and scheduler's default ports here.
+    statuses = {item.metadata.name: item.conditions[0] for item in core_v1.list_component_status().items}
+    assert sorted(statuses) == ["controller-manager", "etcd-0", "scheduler"]
+    assert (statuses["etcd-0"].type, statuses["etcd-0"].status, statuses["etcd-0"].message) == ("Healthy", "True", "ok")
+    scheduler = core_v1.read_component_status("scheduler").conditions[0]
+    assert scheduler.status == "False"
+    assert "dial tcp 127.0.0.1:10259: connect: connection refused" in scheduler.message

@@ -28,6 +28,7 @@ per_version!(
     create_namespace,
     create_configmap_from_literal,
     invalid_objects,
+    component_statuses,
 );
 
 const MANIFEST: &str = r#"apiVersion: apps/v1
@@ -694,4 +695,56 @@ async fn invalid_objects(v: &str) {
         err.starts_with("The Pod \"web\" is invalid: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)\n"),
         "{err}"
     );
+}
+
+/// `kubectl get cs` as against kube 1.34 with no controller-manager or
+/// scheduler on their default ports: both Unhealthy with Go's dial error,
+/// the storage `etcd-0` Healthy, the deprecation warning; one by name, an
+/// unknown name (kube's plain 500), a field selector.
+async fn component_statuses(v: &str) {
+    let env = TestEnv::new("kc-cs").await;
+    let (status, out, err) = env.kubectl(v, &["get", "componentstatuses"]);
+    assert!(status.success(), "{out}{err}");
+    assert!(
+        err.contains("Warning: v1 ComponentStatus is deprecated in v1.19+"),
+        "{err}"
+    );
+    let (header, rows) = table(&out);
+    assert_eq!(header, ["NAME", "STATUS", "MESSAGE", "ERROR"]);
+    let names: Vec<&str> = rows.iter().map(|row| row[0].as_str()).collect();
+    assert_eq!(names, ["controller-manager", "etcd-0", "scheduler"]);
+    assert_eq!(rows[1][1..], ["Healthy", "ok"]);
+    for (row, port) in [(&rows[0], 10257), (&rows[2], 10259)] {
+        assert_eq!(
+            row[1..].join(" "),
+            format!(
+                "Unhealthy Get \"https://127.0.0.1:{port}/healthz\": dial tcp 127.0.0.1:{port}: connect: connection refused"
+            )
+        );
+    }
+    let scheduler = json(&env.kubectl_ok(v, &["get", "cs", "scheduler", "-o", "json"]));
+    assert_eq!(scheduler["kind"], "ComponentStatus");
+    assert_eq!(
+        scheduler["metadata"],
+        serde_json::json!({"name": "scheduler"})
+    );
+    assert_eq!(scheduler["conditions"][0]["type"], "Healthy");
+    assert_eq!(scheduler["conditions"][0]["status"], "False");
+    let (status, _, err) = env.kubectl(v, &["get", "cs", "nope"]);
+    assert!(!status.success());
+    assert!(
+        err.contains(
+            "Error from server (InternalError): Internal error occurred: Component not found: nope"
+        ),
+        "{err}"
+    );
+    let args = [
+        "get",
+        "cs",
+        "--field-selector",
+        "metadata.name=etcd-0",
+        "-o",
+        "name",
+    ];
+    assert_eq!(env.kubectl_ok(v, &args).trim(), "componentstatus/etcd-0");
 }

@@ -10,8 +10,8 @@ use super::exchange::{ApiRequest, ApiResponse};
 use super::patch_type::PatchType;
 use super::target::Target;
 use super::{
-    apply, binding, connect, create, delete, eviction, get, kubelet_proxy, list, patch,
-    representation, reviews, scale, token_request, update, watch,
+    apply, binding, component_status, connect, create, delete, eviction, get, kubelet_proxy, list,
+    patch, representation, reviews, scale, token_request, update, watch,
 };
 use crate::authz::access_review::ReviewKind;
 use crate::registry::{Registry, ResourceDef};
@@ -52,7 +52,8 @@ pub(super) async fn handle(
     // (`handlers/create.go` et al. negotiate first).
     let capabilities = crate::negotiate::Capabilities {
         protobuf: crate::protobuf::message_for(&resource.api_version(), resource.kind).is_some(),
-        table: !resource.storage.is_empty() && target.subresource != Some("scale"),
+        table: (!resource.storage.is_empty() || component_status::served(resource))
+            && target.subresource != Some("scale"),
     };
     let negotiated = crate::negotiate::negotiate_output(request.header("accept"), capabilities);
     let outcome = match &negotiated {
@@ -63,6 +64,14 @@ pub(super) async fn handle(
     // here, before the synchronous representation reads it.
     let outcome = super::conversion::response(api, &target, outcome).await;
     let mut response = representation::represent(outcome, request, &target, negotiated.ok());
+    if component_status::served(resource) {
+        // The installer's warning for a deprecated API, before the handler's.
+        if let Some(warning) =
+            crate::field_validation::warning_header_value(component_status::DEPRECATION)
+        {
+            response.headers.insert(0, (http::header::WARNING, warning));
+        }
+    }
     if let Some(warning) = target
         .custom
         .as_ref()
@@ -224,6 +233,12 @@ async fn dispatch(
         }
         ("", "bindings", Verb::Create) => {
             return binding::create(api, request, target).await;
+        }
+        ("", "componentstatuses", Verb::Get) => {
+            return component_status::get(api, target).await;
+        }
+        ("", "componentstatuses", Verb::List) => {
+            return component_status::list(api, request, target).await;
         }
         _ => {}
     }

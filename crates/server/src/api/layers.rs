@@ -34,6 +34,7 @@ const LAYERS: &[&[&str]] = &[
     &[
         "apply",
         "binding",
+        "component_status",
         "create",
         "delete",
         "get",

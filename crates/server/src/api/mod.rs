@@ -30,6 +30,7 @@ mod write;
 // pipeline.
 mod apply;
 mod binding;
+mod component_status;
 mod create;
 mod delete;
 mod get;

@@ -345,18 +345,28 @@ fn as_table(
             )
         }
         Payload::Value(value) => {
-            // Only objects of the endpoint's kind have its printer.
-            if value.get("kind").and_then(Value::as_str) != Some(resource.kind) {
+            // Only objects of the endpoint's kind have its printer, and lists
+            // of them a handler built (componentstatuses).
+            let kind = value
+                .get("kind")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let listed = kind.strip_suffix("List") == Some(resource.kind);
+            if kind != resource.kind && !listed {
                 return Payload::Value(value);
             }
             let revision = object::resource_version(&value).parse().unwrap_or(0);
+            let items = match value.get("items").and_then(Value::as_array) {
+                Some(items) if listed => items.as_slice(),
+                _ => std::slice::from_ref(&value),
+            };
             table::table(
                 table::TableOf {
                     resource,
                     custom: printer_columns,
                 },
                 version,
-                std::slice::from_ref(&value),
+                items,
                 revision,
                 None,
                 include_object(request),
