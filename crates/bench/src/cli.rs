@@ -377,6 +377,13 @@ pub struct Cli {
     /// half-open TLS) held open at once.
     #[arg(long, default_value_t = 200)]
     pub abusers: usize,
+    /// Requests a second from all clients together, each client sending on
+    /// a fixed schedule (open loop: latency counted from the scheduled
+    /// time when the client is late for it, so a server that holds a client
+    /// up counts); 0 sends each request when the
+    /// client's last is answered (closed loop, as fast as the server answers).
+    #[arg(long, default_value_t = 0.0)]
+    pub rate: f64,
     /// `abuse`: the normal client's requests a second, sent on a fixed
     /// schedule (open loop; latency counted from the scheduled time, so a
     /// late start counts); 0 sends each request when the last is answered
@@ -445,6 +452,9 @@ impl Cli {
         }
         if !self.rss_limit_mib.is_finite() || self.rss_limit_mib <= 0.0 {
             return usage("--rss-limit-mib must be a positive number");
+        }
+        if !self.rate.is_finite() || self.rate < 0.0 {
+            return usage("--rate must be 0 (closed loop) or a positive number");
         }
         if !self.normal_rate.is_finite() || self.normal_rate < 0.0 {
             return usage("--normal-rate must be 0 (closed loop) or a positive number");
@@ -543,6 +553,7 @@ impl Cli {
             stop: self.stop(),
             timeout: Duration::from_secs_f64(self.timeout),
             progress: (!self.quiet).then(|| label.to_string()),
+            rate: self.rate,
         }
     }
 

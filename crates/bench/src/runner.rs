@@ -55,6 +55,12 @@ pub struct LoadOptions {
     pub progress: Option<String>,
     /// The server's process, for its share of the CPU.
     pub server_pid: Option<u32>,
+    /// Requests a second from all workers together on a fixed schedule
+    /// (open loop: each worker sends every `concurrency / rate` seconds,
+    /// latency counted from the scheduled time when the worker is late for
+    /// it, so a server that holds a worker up counts);
+    /// 0 sends each request when the worker's last is answered.
+    pub rate: f64,
 }
 
 /// Failures of one kind, with the first message seen.
@@ -125,6 +131,34 @@ pub fn snippet(body: &[u8], max: usize) -> String {
     out
 }
 
+/// A worker's send times under `LoadOptions::rate`: every `interval` from
+/// `first`.
+#[derive(Clone, Copy)]
+struct Pace {
+    first: Instant,
+    interval: Duration,
+}
+
+impl Pace {
+    /// Worker `index` of `concurrency` sharing `rate` requests a second,
+    /// the workers' schedules spread evenly over one interval.
+    fn of(rate: f64, index: usize, concurrency: usize, start: Instant) -> Option<Pace> {
+        if rate <= 0.0 || !rate.is_finite() {
+            return None;
+        }
+        let interval = Duration::from_secs_f64(concurrency.max(1) as f64 / rate);
+        let offset = interval.mul_f64(index as f64 / concurrency.max(1) as f64);
+        Some(Pace {
+            first: start + offset,
+            interval,
+        })
+    }
+
+    fn at(&self, sent: u64) -> Instant {
+        self.first + self.interval.mul_f64(sent as f64)
+    }
+}
+
 async fn worker(
     index: usize,
     mut session: Session,
@@ -132,13 +166,28 @@ async fn worker(
     shared: Arc<Shared>,
     stop: Stop,
     timeout: Duration,
+    pace: Option<Pace>,
 ) -> WorkerResult {
     let mut latency = Histogram::new();
     let mut errors = BTreeMap::new();
     let mut local_seq = 0u64;
+    let mut sent = 0u64;
     loop {
         if shared.stop.load(Ordering::Relaxed) {
             break;
+        }
+        // Latency is counted from the scheduled time when the worker is
+        // late for it (the server held its last request), else from the
+        // send: waiting for a time still ahead ends at the timer's next
+        // millisecond, a delay of the client's own.
+        let mut scheduled = pace.map(|pace| pace.at(sent));
+        sent += 1;
+        if let Some(at) = scheduled.filter(|at| *at > Instant::now()) {
+            tokio::time::sleep_until(at.into()).await;
+            if shared.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            scheduled = None;
         }
         let seq = match stop {
             Stop::Requests(limit) => {
@@ -154,7 +203,7 @@ async fn worker(
             }
         };
         let (method, path, body) = workload.request(index, seq);
-        let started = Instant::now();
+        let started = scheduled.unwrap_or_else(Instant::now);
         let result = tokio::time::timeout(
             timeout,
             session.send_as(method, &path, body, workload.content_type()),
@@ -221,6 +270,7 @@ pub async fn run(
             shared.clone(),
             options.stop,
             options.timeout,
+            Pace::of(options.rate, index, options.concurrency, began),
         ));
     }
     let progress = options
@@ -372,6 +422,16 @@ pub fn note(quiet: bool, message: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paced_workers_share_the_rate_on_spread_schedules() {
+        let start = Instant::now();
+        assert!(Pace::of(0.0, 0, 32, start).is_none());
+        let pace = Pace::of(1000.0, 3, 32, start).expect("paced");
+        assert_eq!(pace.interval, Duration::from_millis(32));
+        assert_eq!(pace.at(0), start + Duration::from_millis(3));
+        assert_eq!(pace.at(2), start + Duration::from_millis(67));
+    }
 
     #[test]
     fn progress_by_time_and_by_count() {

@@ -183,6 +183,31 @@ fn ceiling_alone_with_a_request_count() {
     assert_eq!(result["load"]["connections"], 0);
 }
 
+/// `--rate` paces the clients: they never send ahead of their schedules,
+/// so the measured window holds at most rate × window (plus one request a
+/// client) where a closed loop sends thousands.
+#[test]
+fn ceiling_paced_by_rate() {
+    let report = bench(&[
+        "ceiling",
+        "--rate",
+        "200",
+        "--duration",
+        "0.5",
+        "--warmup",
+        "0.2",
+        "--concurrency",
+        "4",
+    ]);
+    let result = &results(&report)[0];
+    assert_sane_load(result);
+    let requests = result["load"]["requests"].as_u64().expect("requests");
+    assert!(
+        requests <= 200 / 2 + 4,
+        "{requests} requests in 0.5 s at 200/s"
+    );
+}
+
 #[test]
 fn watch_delivers_every_update_to_every_watcher() {
     let bin = ferrokube_bin();

@@ -192,6 +192,7 @@ pub async fn run(
             timeout,
             progress: (!cli.quiet).then(|| format!("{label}: creating {kind}s")),
             server_pid: endpoint.pid(),
+            rate: 0.0,
         },
     )
     .await;

@@ -363,6 +363,7 @@ pub async fn seed_configmaps(
             timeout: std::time::Duration::from_secs(60),
             progress: plan.progress,
             server_pid: plan.server_pid,
+            rate: 0.0,
         },
     )
     .await;
