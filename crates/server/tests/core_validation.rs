@@ -42,9 +42,10 @@ async fn kubectl_prints_kube_causes_for_core_kinds() {
         "{err}"
     );
     let endpoints = "apiVersion: v1\nkind: Endpoints\nmetadata:\n  name: ep\nsubsets:\n- addresses: [{ip: 169.254.169.254}]\n  ports: [{port: 80, protocol: TCP}]\n";
+    // kube 1.33 deprecated v1 Endpoints: its warning comes with every answer.
     assert_eq!(
         refused(&env, endpoints),
-        "The Endpoints \"ep\" is invalid: subsets[0].addresses[0].ip: Invalid value: \"169.254.169.254\": may not be in the link-local range (169.254.0.0/16, fe80::/10)\n"
+        "Warning: v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice\nThe Endpoints \"ep\" is invalid: subsets[0].addresses[0].ip: Invalid value: \"169.254.169.254\": may not be in the link-local range (169.254.0.0/16, fe80::/10)\n"
     );
     let quota =
         "apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: q\nspec:\n  hard: {pods: 1500m}\n";

@@ -29,6 +29,7 @@ per_version!(
     create_configmap_from_literal,
     invalid_objects,
     component_statuses,
+    deprecated_endpoints_warn,
 );
 
 const MANIFEST: &str = r#"apiVersion: apps/v1
@@ -747,4 +748,20 @@ async fn component_statuses(v: &str) {
         "name",
     ];
     assert_eq!(env.kubectl_ok(v, &args).trim(), "componentstatus/etcd-0");
+}
+
+/// kube 1.33 deprecated core v1 Endpoints: every request carries the
+/// installer's warning, which kubectl prints; EndpointSlices do not.
+async fn deprecated_endpoints_warn(v: &str) {
+    let env = TestEnv::new("kc-ep").await;
+    let (status, out, err) = env.kubectl(v, &["get", "endpoints", "-A"]);
+    assert!(status.success(), "{out}{err}");
+    assert!(out.contains("kubernetes"), "{out}");
+    assert_eq!(
+        err.trim(),
+        "Warning: v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"
+    );
+    let (status, out, err) = env.kubectl(v, &["get", "endpointslices", "-A"]);
+    assert!(status.success(), "{out}{err}");
+    assert_eq!(err.trim(), "");
 }

@@ -22,10 +22,6 @@ use probe::Probe;
 /// `probeTimeOut` of `componentstatus/validator.go`.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// The deprecation kube's installer announces on every request
-/// (`+k8s:prerelease-lifecycle-gen:deprecated=1.19`).
-pub const DEPRECATION: &str = "v1 ComponentStatus is deprecated in v1.19+";
-
 /// Whether `resource` is core v1 componentstatuses.
 pub fn served(resource: &crate::registry::ResourceDef) -> bool {
     (resource.group, resource.plural) == ("", "componentstatuses")

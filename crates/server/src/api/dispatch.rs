@@ -64,13 +64,11 @@ pub(super) async fn handle(
     // here, before the synchronous representation reads it.
     let outcome = super::conversion::response(api, &target, outcome).await;
     let mut response = representation::represent(outcome, request, &target, negotiated.ok());
-    if component_status::served(resource) {
+    if let Some(warning) =
+        deprecation(resource).and_then(crate::field_validation::warning_header_value)
+    {
         // The installer's warning for a deprecated API, before the handler's.
-        if let Some(warning) =
-            crate::field_validation::warning_header_value(component_status::DEPRECATION)
-        {
-            response.headers.insert(0, (http::header::WARNING, warning));
-        }
+        response.headers.insert(0, (http::header::WARNING, warning));
     }
     if let Some(warning) = target
         .custom
@@ -82,6 +80,28 @@ pub(super) async fn handle(
         response.headers.insert(0, (http::header::WARNING, warning));
     }
     Ok(response)
+}
+
+/// The warning kube's installer adds to every request of a built-in
+/// resource whose version its release deprecates (`deprecation.WarningMessage`
+/// of the type's `APILifecycleDeprecated` and `APILifecycleReplacement`): of
+/// the versions kube 1.34 serves by default, core v1 Endpoints and
+/// ComponentStatus.
+fn deprecation(resource: &ResourceDef) -> Option<&'static str> {
+    match (
+        resource.group,
+        resource.version,
+        resource.plural,
+        resource.custom,
+    ) {
+        ("", "v1", "endpoints", false) => {
+            Some("v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice")
+        }
+        ("", "v1", "componentstatuses", false) => {
+            Some("v1 ComponentStatus is deprecated in v1.19+")
+        }
+        _ => None,
+    }
 }
 
 /// Why a resource path is not served.
