@@ -14,18 +14,38 @@ use k8s_openapi::api::flowcontrol::v1::FlowSchema;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use serde_json::json;
 
+/// A pod `name` of one busybox container.
+async fn create_pod(pods: &Api<Pod>, name: &str) {
+    let pod: Pod = serde_json::from_value(json!({
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+        "spec": {"containers": [{"name": "c", "image": "busybox"}]},
+    }))
+    .unwrap();
+    pods.create(&PostParams::default(), &pod).await.unwrap();
+}
+
+/// A Deployment `name` of one busybox container, selecting `app: <name>`.
+async fn create_deployment(deployments: &Api<Deployment>, name: &str) {
+    let deployment: Deployment = serde_json::from_value(json!({
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
+        "spec": {"selector": {"matchLabels": {"app": name}}, "template": {
+            "metadata": {"labels": {"app": name}},
+            "spec": {"containers": [{"name": "c", "image": "busybox"}]}}},
+    }))
+    .unwrap();
+    deployments
+        .create(&PostParams::default(), &deployment)
+        .await
+        .unwrap();
+}
+
 /// A pod condition of a type that is no qualified name, and a change of
 /// the QoS class, are refused with kube's 422; valid IPs are accepted.
 #[tokio::test]
 async fn kubectl_status_patch_of_a_pod_is_validated() {
     let env = TestEnv::new("podstatus").await;
     let pods: Api<Pod> = env.api();
-    let pod: Pod = serde_json::from_value(json!({
-        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
-        "spec": {"containers": [{"name": "c", "image": "busybox"}]},
-    }))
-    .unwrap();
-    pods.create(&PostParams::default(), &pod).await.unwrap();
+    create_pod(&pods, "p").await;
     let patch = |body: &str| {
         env.kubectl(
             "1.33",
@@ -202,12 +222,7 @@ async fn status_writes_keep_the_metadata_their_kinds_strategy_keeps() {
         )
     };
     let pods: Api<Pod> = env.api();
-    let pod: Pod = serde_json::from_value(json!({
-        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
-        "spec": {"containers": [{"name": "c", "image": "busybox"}]},
-    }))
-    .unwrap();
-    pods.create(&PostParams::default(), &pod).await.unwrap();
+    create_pod(&pods, "p").await;
     let owner = r#"{"apiVersion":"v1","kind":"ConfigMap","name":"o","uid":"6b1a3c4e-0000-4000-8000-000000000001"}"#;
     let (status, out, err) = patch_status(
         "pod/p",
@@ -230,17 +245,7 @@ async fn status_writes_keep_the_metadata_their_kinds_strategy_keeps() {
     );
 
     let deployments: Api<Deployment> = env.api();
-    let deployment: Deployment = serde_json::from_value(json!({
-        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
-        "spec": {"selector": {"matchLabels": {"app": "d"}}, "template": {
-            "metadata": {"labels": {"app": "d"}},
-            "spec": {"containers": [{"name": "c", "image": "busybox"}]}}},
-    }))
-    .unwrap();
-    deployments
-        .create(&PostParams::default(), &deployment)
-        .await
-        .unwrap();
+    create_deployment(&deployments, "d").await;
     let (status, out, err) = patch_status(
         "deployment/d",
         r#"{"metadata":{"labels":{"l":"v"},"annotations":{"a":"v"}},"status":{"observedGeneration":1}}"#,
@@ -356,24 +361,9 @@ async fn status_writes_keep_the_metadata_their_kinds_strategy_keeps() {
 async fn status_apply_owns_only_the_metadata_the_strategy_keeps() {
     let env = TestEnv::new("statusapply").await;
     let pods: Api<Pod> = env.api();
-    let pod: Pod = serde_json::from_value(json!({
-        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
-        "spec": {"containers": [{"name": "c", "image": "busybox"}]},
-    }))
-    .unwrap();
-    pods.create(&PostParams::default(), &pod).await.unwrap();
+    create_pod(&pods, "p").await;
     let deployments: Api<Deployment> = env.api();
-    let deployment: Deployment = serde_json::from_value(json!({
-        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
-        "spec": {"selector": {"matchLabels": {"app": "d"}}, "template": {
-            "metadata": {"labels": {"app": "d"}},
-            "spec": {"containers": [{"name": "c", "image": "busybox"}]}}},
-    }))
-    .unwrap();
-    deployments
-        .create(&PostParams::default(), &deployment)
-        .await
-        .unwrap();
+    create_deployment(&deployments, "d").await;
     let params = PatchParams::apply("status-applier");
     let owned = |managed: Option<
         Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry>,
